@@ -1,0 +1,142 @@
+# cuferry - non-recursive Makefile. `make help` lists the targets.
+#
+# Build outputs go to $(B) (build/ by default; build-san/ for the sanitizer build).
+
+B        ?= build
+CC       ?= cc
+SAN      ?= 0
+OPT      ?= -O2
+CFLAGS   ?= $(OPT) -g
+WARN      = -Wall -Wextra -Wformat=2 -Wshadow -Wno-unused-parameter
+CPPFLAGS += -std=c11 -D_GNU_SOURCE -I. -I$(B)
+DEPFLAGS  = -MMD -MP
+
+# Keys compiled into the unpacker: make TRUSTED_KEYS=a.pub,b.pub
+TRUSTED_KEYS ?=
+
+ifeq ($(SAN),1)
+CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=address,undefined
+# ASan cannot be combined with a static link: the sanitizer unpacker links shared libraries.
+UNPACKER_LIBS = -larchive -lzstd -lmbedcrypto -ljansson -ldl -lpthread
+else
+UNPACKER_LIBS = -Wl,-Bstatic -larchive -lzstd -lacl -lmbedcrypto -ljansson -Wl,-Bdynamic -ldl -lpthread
+endif
+BUNDLER_LIBS = -larchive -lzstd -lmbedcrypto -ljansson -lcurl -lpthread
+TEST_LIBS    = -lcmocka -larchive -lzstd -lmbedcrypto -ljansson -lpthread -ldl
+
+# Debian packages the build, the tests and the demo need (make deps installs what is missing).
+DEB_PACKAGES = gcc make pkg-config libarchive-dev libzstd-dev libmbedtls-dev libjansson-dev \
+               libcurl4-openssl-dev libacl1-dev libcmocka-dev zstd xz-utils openssl python3 \
+               tar file
+
+COMMON_SRC    = common/err.c common/log.c common/io.c common/sha256.c common/progress.c \
+                common/frame.c common/bundlefile.c common/payload.c common/platform.c
+MANIFESTS_SRC = manifests/manifest.c manifests/pathrule.c manifests/redist.c manifests/compat.c
+VERIFY_SRC    = signing/verify.c
+SIGN_SRC      = signing/sign.c
+BUNDLER_SRC   = bundler/main.c bundler/create.c bundler/source.c bundler/pack.c \
+                bundler/fetch.c bundler/mirror.c bundler/output.c bundler/check.c bundler/inspect.c
+UNPACKER_SRC  = $(filter-out unpacker/main.c,$(wildcard unpacker/*.c))
+
+obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
+
+LIB_OBJ      = $(call obj,$(COMMON_SRC) $(MANIFESTS_SRC) $(VERIFY_SRC)) $(B)/obj/compat_data.o
+BUNDLER_OBJ  = $(LIB_OBJ) $(call obj,$(SIGN_SRC) $(BUNDLER_SRC))
+UNPACKER_OBJ = $(LIB_OBJ) $(call obj,$(UNPACKER_SRC)) $(B)/obj/trusted_keys.o
+
+UNIT_TESTS = $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
+
+.PHONY: all deps test sanitize bench install clean demo help lint
+.DEFAULT_GOAL := all
+
+## all: build bundler and unpacker (installs missing Debian packages first)
+all: $(B)/.deps $(B)/bundler $(B)/unpacker
+
+## deps: install exactly the Debian packages the project needs (apt-get, as root)
+deps:
+	@missing=$$(for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing:" $$missing; \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+
+$(B)/.deps: Makefile
+	@$(MAKE) --no-print-directory deps
+	@mkdir -p $(B) && touch $@
+
+$(B)/obj/%.o: %.c | $(B)/.deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
+
+# compat.tsv travels inside the programs as a C string.
+$(B)/compat_data.c: manifests/compat.tsv
+	@mkdir -p $(B)
+	awk 'BEGIN { print "/* generated from manifests/compat.tsv */"; print "const char compat_tsv[] =" } \
+	     { gsub(/\\/, "\\\\"); gsub(/"/, "\\\""); print "\"" $$0 "\\n\"" } END { print ";" }' $< > $@
+
+$(B)/obj/compat_data.o: $(B)/compat_data.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+# Trusted keys compiled in: PEM files turned into a C table (empty when none given).
+$(B)/trusted_keys.c: FORCE
+	@mkdir -p $(B)
+	@sh tests/tools/embed-keys.sh "$(TRUSTED_KEYS)" > $@.tmp
+	@cmp -s $@.tmp $@ 2>/dev/null && rm -f $@.tmp || mv $@.tmp $@
+
+$(B)/obj/trusted_keys.o: $(B)/trusted_keys.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+FORCE:
+
+$(B)/bundler: $(BUNDLER_OBJ)
+	$(CC) $(LDFLAGS) $^ -o $@ $(BUNDLER_LIBS)
+
+$(B)/unpacker: $(UNPACKER_OBJ) $(B)/obj/unpacker/main.o
+	$(CC) $(LDFLAGS) $^ -o $@ $(UNPACKER_LIBS)
+
+# Unit tests: one cmocka binary per module, linked with shared libraries.
+$(B)/tests/test_%: tests/unit/test_%.c $(LIB_OBJ) $(call obj,$(SIGN_SRC) $(filter-out bundler/main.c,$(BUNDLER_SRC)) $(UNPACKER_SRC)) $(B)/obj/trusted_keys.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) $^ -o $@ $(TEST_LIBS) -lcurl
+
+## test: unit tests (cmocka) and end-to-end tests on the real cuDNN of this machine
+test: all $(UNIT_TESTS)
+	@sh tests/run.sh $(B)
+
+## sanitize: the whole test suite built with ASan and UBSan
+sanitize:
+	@$(MAKE) --no-print-directory B=build-san SAN=1 OPT=-O1 test
+
+## demo: the main job end to end: deps, build, bundle this machine's cuDNN, install it
+##       into a sandbox root, show the result
+demo: all
+	@sh tests/tools/demo.sh $(B)
+
+## bench: speed and size against tar/xz/zstd baselines on the real cuDNN payload
+bench: all
+	@sh tests/tools/bench.sh $(B)
+
+## lint: static analysis (gcc -fanalyzer and cppcheck)
+lint: $(B)/.deps
+	@for f in $(COMMON_SRC) $(MANIFESTS_SRC) $(VERIFY_SRC) $(SIGN_SRC) $(BUNDLER_SRC) $(UNPACKER_SRC) unpacker/main.c; do \
+		$(CC) $(CPPFLAGS) -fanalyzer -fsyntax-only $$f || exit 1; done
+
+PREFIX ?= /usr/local
+## install: copy bundler and unpacker to $(PREFIX)/bin
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(B)/bundler $(B)/unpacker $(DESTDIR)$(PREFIX)/bin/
+
+## clean: remove build outputs
+clean:
+	rm -rf build build-san
+
+## help: this list
+help:
+	@grep -A 1 '^## ' Makefile | sed -n 's/^## //p'
+
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,24 @@
+/* check.h - reading back a bundle: its frame, every signature (by the keys it carries), the
+ * manifest, and optionally the whole payload. Used for self-verification, inspect and sign. */
+#ifndef BUNDLER_CHECK_H
+#define BUNDLER_CHECK_H
+
+#include "common/bundlefile.h"
+#include "common/err.h"
+#include "common/frame.h"
+#include "manifests/manifest.h"
+
+struct checked {
+	struct bundle_input *input;
+	struct frame frame;
+	struct manifest *manifest;
+	uint8_t digest[32]; /* SHA-256 of the header bytes: what each signature covers */
+};
+
+/* Opens path and checks the frame and each signature against the key it names. */
+int check_open(const char *path, struct checked *c, struct cf_err *e);
+/* Walks the payload: every chunk, entry and file against the manifest. */
+int check_payload(struct checked *c, int progress, struct cf_err *e);
+void check_close(struct checked *c);
+
+#endif

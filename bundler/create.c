@@ -1,0 +1,501 @@
+/* create.c - bundler create: source -> install tree -> payload -> signed manifest -> checked
+ * bundle in place */
+#include "bundler/create.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bundler/check.h"
+#include "bundler/fetch.h"
+#include "bundler/mirror.h"
+#include "bundler/output.h"
+#include "bundler/pack.h"
+#include "bundler/source.h"
+#include "common/frame.h"
+#include "common/io.h"
+#include "common/log.h"
+#include "common/sha256.h"
+#include "manifests/compat.h"
+#include "manifests/manifest.h"
+#include "manifests/pathrule.h"
+#include "signing/sign.h"
+
+/* Temporaries a signal must not leave behind (zstd's "artefact" idea). */
+static char *volatile cleanup_paths[4];
+
+static void cleanup_register(int slot, const char *path)
+{
+	cleanup_paths[slot] = path ? xstrdup(path) : NULL;
+}
+
+static void cleanup_forget(int slot)
+{
+	char *p = cleanup_paths[slot];
+	cleanup_paths[slot] = NULL;
+	free(p);
+}
+
+void create_cleanup(void)
+{
+	for (int i = 0; i < 4; i++)
+		if (cleanup_paths[i]) {
+			if (i == 0)
+				io_rmtree(cleanup_paths[i]);
+			else
+				unlink(cleanup_paths[i]);
+		}
+}
+
+enum { SLOT_WORKDIR, SLOT_PAYLOAD, SLOT_STAGED };
+
+static char *default_cache(const char *given)
+{
+	if (given)
+		return xstrdup(given);
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	if (xdg && *xdg)
+		return xasprintf("%s/cuferry", xdg);
+	return xasprintf("%s/.cache/cuferry", home && *home ? home : "/tmp");
+}
+
+static int64_t date_to_epoch(const char *date)
+{
+	char iso[40];
+	snprintf(iso, sizeof(iso), "%.10sT00:00:00Z", date);
+	return manifest_parse_time(iso);
+}
+
+/* SOURCE_DATE_EPOCH makes created, the default counter and the entries' mtime reproducible. */
+static int set_times(struct manifest *m, const struct create_options *o, int64_t source_time,
+		     struct cf_err *e)
+{
+	const char *sde = getenv("SOURCE_DATE_EPOCH");
+	int64_t now = (int64_t)time(NULL), epoch = -1;
+	char created[32];
+	if (sde && *sde) {
+		char *end;
+		epoch = strtoll(sde, &end, 10);
+		if (*end || epoch < 0)
+			return cf_fail(e, CF_USAGE, "SOURCE_DATE_EPOCH='%s' is not a number of seconds", sde);
+		now = epoch;
+	}
+	manifest_format_time(now, created);
+	manifest_set(&m->created, created);
+	m->counter = o->has_counter ? o->counter : (uint64_t)now;
+	m->source_date_epoch = (uint64_t)(epoch >= 0 ? epoch : source_time > 0 ? source_time : now);
+	if (o->expires_days >= 0) {
+		char expires[32];
+		manifest_format_time(now + (int64_t)o->expires_days * 86400, expires);
+		manifest_set(&m->expires, expires);
+	}
+	return CF_OK;
+}
+
+static void set_env(struct manifest *m, const struct tree *t)
+{
+	int windows = strncmp(m->platform, "windows", 7) == 0, bin = 0, binx64 = 0;
+	for (size_t i = 0; i < t->count; i++) {
+		bin |= strncmp(t->entries[i].path, "bin/", 4) == 0;
+		binx64 |= strncmp(t->entries[i].path, "bin/x64/", 8) == 0;
+	}
+	if (windows) {
+		manifest_strings_add(&m->env_path, binx64 ? "bin/x64" : "bin");
+		return;
+	}
+	if (bin)
+		manifest_strings_add(&m->env_path, "bin");
+	manifest_strings_add(&m->env_ld_library_path, "lib");
+}
+
+/* CUDA 13 dropped GPUs before Turing, 12 those before Maxwell; the matrix may say more. */
+static const char *cc_floor(const char *variant)
+{
+	int major = atoi(variant);
+	return major >= 13 ? "7.5" : major == 12 ? "5.0" : major == 11 ? "3.5" : "3.0";
+}
+
+static void add_plan_components(struct manifest *m, const struct mirror_plan *plan, int included)
+{
+	manifest_set(&m->cuda_release, plan->cuda_release);
+	for (size_t i = 0; i < plan->ncomponents; i++) {
+		const struct redist_artifact *a = &plan->components[i];
+		struct manifest_component c = { .name = (char *)a->component,
+						.version = (char *)a->version,
+						.relative_path = (char *)a->relative_path,
+						.has_sha256 = 1, .size = a->size, .included = included };
+		memcpy(c.sha256, a->sha256, 32);
+		manifest_add_component(m, &c);
+	}
+}
+
+/* Components of a directory source: versions from NVIDIA's wheel metadata, hash of the
+ * library itself. */
+static void add_tree_components(struct manifest *m, const struct tree *t, const char *dir,
+				int included)
+{
+	for (size_t i = 0; i < t->ncuda_libs; i++) {
+		const struct cuda_lib_info *l = &t->cuda_libs[i];
+		char *file = xasprintf("%s/%s", dir, l->file), real[PATH_MAX];
+		struct manifest_component c = { .name = (char *)l->name, .version = (char *)l->version,
+						.included = included };
+		if (realpath(file, real) && sha256_file(real, c.sha256, &c.size) == 0)
+			c.has_sha256 = 1;
+		manifest_add_component(m, &c);
+		free(file);
+	}
+}
+
+static int agree(const char *what, const char *given, const char *found, struct cf_err *e)
+{
+	if (given && found && *found && compat_version_cmp(given, found) != 0)
+		return cf_fail(e, CF_SOURCE, "the source holds %s %s, not %s", what, found, given);
+	return CF_OK;
+}
+
+struct job {
+	const struct create_options *o;
+	struct tree tree;
+	struct mirror_plan plan;
+	int have_plan;
+	struct manifest *m;
+	char *workdir;
+	char *cache;
+	char *out_path;
+	struct fetch_options fetch;
+	char source_kind[32];
+	char source_name[512];
+	uint8_t source_sha[32];
+	int source_has_sha;
+	uint64_t source_size;
+	int64_t source_time;
+};
+
+static int fetch_from_mirror(struct job *j, struct cf_err *e)
+{
+	const struct create_options *o = j->o;
+	const char *platform = o->platform ? o->platform : "linux-x86_64";
+	if (!o->cudnn)
+		return cf_fail(e, CF_USAGE, "--cudnn VERSION is required with a mirror");
+	int rc = mirror_resolve(o->mirror, o->cudnn, o->cuda, platform, &j->fetch, &j->plan, e);
+	if (rc != CF_OK)
+		return rc;
+	j->have_plan = 1;
+	char *dest = xasprintf("%s/%s", j->cache, j->plan.cudnn.relative_path);
+	log_msg(LOG_INFO, "cuDNN %s for CUDA %s (%s): %s", j->plan.cudnn.version,
+		j->plan.cudnn.cuda_variant, platform, j->plan.cudnn_url);
+	rc = fetch_file(j->plan.cudnn_url, dest, j->plan.cudnn.size, j->plan.cudnn.sha256, &j->fetch, e);
+	if (rc == CF_OK)
+		rc = source_from_archive(dest, j->workdir, &j->tree, e);
+	free(dest);
+	for (size_t i = 0; rc == CF_OK && o->with_cuda_libs && i < j->plan.ncomponents; i++) {
+		const struct redist_artifact *a = &j->plan.components[i];
+		dest = xasprintf("%s/%s", j->cache, a->relative_path);
+		rc = fetch_file(j->plan.component_urls[i], dest, a->size, a->sha256, &j->fetch, e);
+		if (rc == CF_OK)
+			rc = source_add_component_archive(dest, j->workdir, platform, &j->tree, e);
+		free(dest);
+	}
+	const char *slash = strrchr(j->plan.cudnn.relative_path, '/');
+	snprintf(j->source_kind, sizeof(j->source_kind), "nvidia-redist");
+	snprintf(j->source_name, sizeof(j->source_name), "%s",
+		 slash ? slash + 1 : j->plan.cudnn.relative_path);
+	memcpy(j->source_sha, j->plan.cudnn.sha256, 32);
+	j->source_has_sha = 1;
+	j->source_size = j->plan.cudnn.size;
+	j->source_time = date_to_epoch(j->plan.release_date);
+	return rc;
+}
+
+static int load_source(struct job *j, struct cf_err *e)
+{
+	const struct create_options *o = j->o;
+	int rc;
+	if (o->from_dir) {
+		rc = source_from_dir(o->from_dir, o->with_cuda_libs, &j->tree, e);
+		snprintf(j->source_kind, sizeof(j->source_kind), "dir");
+		snprintf(j->source_name, sizeof(j->source_name), "%s", o->from_dir);
+	} else if (o->from_archive) {
+		rc = source_from_archive(o->from_archive, j->workdir, &j->tree, e);
+		snprintf(j->source_kind, sizeof(j->source_kind), "archive");
+		const char *slash = strrchr(o->from_archive, '/');
+		snprintf(j->source_name, sizeof(j->source_name), "%s", slash ? slash + 1 : o->from_archive);
+		if (rc == CF_OK && sha256_file(o->from_archive, j->source_sha, &j->source_size) == 0)
+			j->source_has_sha = 1;
+	} else {
+		return fetch_from_mirror(j, e);
+	}
+	j->source_time = j->tree.newest_mtime;
+	if (rc == CF_OK && o->mirror_given) {
+		const char *cuda = o->cuda ? o->cuda : j->tree.cuda_variant;
+		rc = mirror_resolve_cuda(o->mirror, cuda, o->platform ? o->platform : j->tree.platform,
+					 &j->fetch, &j->plan, e);
+		j->have_plan = rc == CF_OK;
+	}
+	return rc;
+}
+
+/* Everything the manifest says, apart from files and payload. */
+static int describe(struct job *j, struct cf_err *e)
+{
+	const struct create_options *o = j->o;
+	struct tree *t = &j->tree;
+	struct manifest *m = j->m;
+	struct compat_result compat;
+	char variant[16], id[256];
+	int rc = agree("cuDNN", o->cudnn, t->version, e);
+	if (rc == CF_OK && o->cuda && t->cuda_variant[0] &&
+	    atoi(o->cuda) != atoi(t->cuda_variant))
+		rc = cf_fail(e, CF_SOURCE, "the source is built for CUDA %s, not %s", t->cuda_variant,
+			     o->cuda);
+	if (rc == CF_OK && o->platform && t->platform[0] && strcmp(o->platform, t->platform) != 0)
+		rc = cf_fail(e, CF_SOURCE, "the source is for %s, not %s", t->platform, o->platform);
+	if (rc != CF_OK)
+		return rc;
+	snprintf(variant, sizeof(variant), "%.*s",
+		 (int)strcspn(t->cuda_variant[0] ? t->cuda_variant : o->cuda ? o->cuda : "", "."),
+		 t->cuda_variant[0] ? t->cuda_variant : o->cuda ? o->cuda : "");
+	if (!variant[0])
+		return cf_fail(e, CF_USAGE, "cannot tell which CUDA this cuDNN is for: pass --cuda");
+	if (!t->platform[0] && !o->platform)
+		return cf_fail(e, CF_USAGE, "cannot tell the platform of this source: pass --platform");
+	manifest_set(&m->platform, t->platform[0] ? t->platform : o->platform);
+	manifest_set(&m->cudnn_version, t->version);
+	manifest_set(&m->cuda_variant, variant);
+	const char *cuda_for_check = o->cuda ? o->cuda : t->cuda_hint[0] ? t->cuda_hint : variant;
+	rc = compat_check(t->version, cuda_for_check, m->platform, &compat, e);
+	if (rc != CF_OK)
+		return rc;
+	if (!compat.known)
+		log_msg(LOG_WARN, "cuDNN %s is not in the compatibility data; driver minimum taken "
+			"from CUDA %s", t->version, variant);
+	snprintf(id, sizeof(id), "cudnn-%s-cuda%s-%s", t->version, variant, m->platform);
+	manifest_set(&m->bundle_id, id);
+	manifest_set(&m->driver_min, compat.driver_min[0] ? compat.driver_min : NULL);
+	manifest_set(&m->cc_min, compat.sm_min[0] ? compat.sm_min : cc_floor(variant));
+	manifest_set(&m->source_kind, j->source_kind);
+	manifest_set(&m->source_name, j->source_name);
+	memcpy(m->source_sha256, j->source_sha, 32);
+	m->source_has_sha256 = j->source_has_sha;
+	m->source_size = j->source_size;
+	if (j->have_plan)
+		add_plan_components(m, &j->plan, o->with_cuda_libs && !o->from_dir);
+	else if (o->from_dir)
+		add_tree_components(m, t, o->from_dir, o->with_cuda_libs);
+	if (o->from_dir && j->have_plan)
+		for (size_t i = 0; i < m->ncomponents; i++)
+			m->components[i].included = o->with_cuda_libs;
+	if (!m->cuda_release)
+		manifest_set(&m->cuda_release, t->cuda_hint[0] ? t->cuda_hint : NULL);
+	if (m->ncomponents == 0)
+		log_msg(LOG_WARN, "no CUDA component list for this source (give --mirror to fetch "
+			"NVIDIA's CUDA redistrib manifest)");
+	set_env(m, t);
+	return set_times(m, o, j->source_time, e);
+}
+
+/* Path rules before any compression: a bad name fails in a second, not after a minute. */
+static int check_tree_names(const struct tree *t, struct cf_err *e)
+{
+	char why[160];
+	if (t->count == 0)
+		return cf_fail(e, CF_SOURCE, "the source holds no cuDNN files");
+	for (size_t i = 0; i < t->count; i++)
+		if (path_check(t->entries[i].path, why, sizeof(why)) != 0)
+			return cf_fail(e, CF_SOURCE, "source file '%s' cannot be bundled: %s",
+				       t->entries[i].path, why);
+	return CF_OK;
+}
+
+static char *output_path(const struct create_options *o, const struct manifest *m)
+{
+	size_t n = strlen(o->out);
+	if (io_is_dir(o->out) || (n && o->out[n - 1] == '/'))
+		return xasprintf("%s%scudnn-%s-cuda%s-%s.%s", o->out, o->out[n - 1] == '/' ? "" : "/",
+				 m->cudnn_version, m->cuda_variant, m->platform,
+				 o->sfx ? (strncmp(m->platform, "windows", 7) ? "run" : "exe") : "bundle");
+	return xstrdup(o->out);
+}
+
+static int sign_and_write(struct job *j, struct signer *signer, int payload_fd,
+			  struct cf_err *e)
+{
+	size_t json_len, frame_len, spki_len;
+	char *json = manifest_to_json(j->m, &json_len);
+	struct frame_sig sig;
+	uint8_t digest[32];
+	char *staged = NULL;
+	if (!json)
+		return cf_fail(e, CF_USAGE, "cannot encode the manifest");
+	if (json_len > FRAME_CAP / 2) {
+		free(json);
+		return cf_fail(e, CF_USAGE, "manifest of %zu bytes is too large", json_len);
+	}
+	sha256_buf(json, json_len, digest);
+	const uint8_t *spki = signer_spki(signer, &spki_len);
+	memset(&sig, 0, sizeof(sig));
+	sig_keyid(spki, spki_len, sig.keyid);
+	sig.spki_len = (uint16_t)spki_len;
+	memcpy(sig.spki, spki, spki_len);
+	int rc = signer_sign(signer, digest, sig.sig, e);
+	uint8_t *frame = rc == CF_OK ? frame_encode((const uint8_t *)json, (uint32_t)json_len, &sig,
+						    1, &frame_len)
+				     : NULL;
+	free(json);
+	if (rc == CF_OK)
+		rc = output_stage(j->out_path, frame, frame_len, payload_fd, j->m->compressed_size,
+				  &staged, e);
+	free(frame);
+	if (rc != CF_OK)
+		return rc;
+	cleanup_register(SLOT_STAGED, staged);
+	struct checked c;
+	rc = check_open(staged, &c, e);
+	if (rc == CF_OK)
+		rc = check_payload(&c, j->o->progress, e);
+	check_close(&c);
+	if (rc != CF_OK) {
+		char why[sizeof(e->msg)];
+		snprintf(why, sizeof(why), "%s", e->msg);
+		cf_err_clear(e);
+		rc = cf_fail(e, CF_USAGE, "the new bundle failed its own check, nothing written: %s", why);
+		unlink(staged);
+	} else {
+		struct output_options oo = { .split_size = j->o->split,
+					     .sfx_stub = j->o->sfx ? j->o->sfx_stub : NULL,
+					     .progress = j->o->progress };
+		rc = output_commit(staged, j->out_path, &oo, e);
+	}
+	cleanup_forget(SLOT_STAGED);
+	free(staged);
+	return rc;
+}
+
+static int build(struct job *j, struct signer *signer, struct cf_err *e)
+{
+	int rc = load_source(j, e);
+	if (rc == CF_OK)
+		rc = check_tree_names(&j->tree, e);
+	if (rc == CF_OK)
+		rc = describe(j, e);
+	if (rc != CF_OK)
+		return rc;
+	j->out_path = output_path(j->o, j->m);
+	char *payload = xasprintf("%s.payload-XXXXXX", j->out_path);
+	int fd = mkostemp(payload, O_CLOEXEC);
+	if (fd < 0) {
+		rc = cf_fail(e, CF_USAGE, "%s: %s", j->out_path, strerror(errno));
+		free(payload);
+		return rc;
+	}
+	cleanup_register(SLOT_PAYLOAD, payload);
+	struct pack_options po = { j->o->level, j->o->threads, j->o->progress };
+	rc = pack_payload(&j->tree, j->m, &po, fd, e);
+	if (rc == CF_OK)
+		rc = manifest_validate(j->m, e);
+	if (rc == CF_OK)
+		rc = sign_and_write(j, signer, fd, e);
+	close(fd);
+	unlink(payload);
+	cleanup_forget(SLOT_PAYLOAD);
+	free(payload);
+	return rc;
+}
+
+static void print_summary(const struct job *j)
+{
+	struct stat st;
+	const struct manifest *m = j->m;
+	uint64_t size = stat(j->out_path, &st) == 0 ? (uint64_t)st.st_size : m->compressed_size;
+	log_out("bundle    %s%s\n", j->out_path, j->o->split ? ".001 …" : "");
+	log_out("id        %s (counter %llu)\n", m->bundle_id, (unsigned long long)m->counter);
+	log_out("cuDNN     %s for CUDA %s, %s\n", m->cudnn_version, m->cuda_variant, m->platform);
+	log_out("files     %zu, %.1f MiB -> %.1f MiB (%.1f%%)\n", m->nfiles,
+		(double)m->uncompressed_size / 1048576.0, (double)size / 1048576.0,
+		m->uncompressed_size ? 100.0 * (double)size / (double)m->uncompressed_size : 0.0);
+	for (size_t i = 0; i < m->ncomponents; i++)
+		log_out("requires  %s %s%s\n", m->components[i].name, m->components[i].version,
+			m->components[i].included ? " (included)" : " (listed, not included)");
+	log_out("driver    >= %s, compute capability >= %s\n", m->driver_min ? m->driver_min : "?",
+		m->cc_min ? m->cc_min : "?");
+}
+
+int create_bundle(const struct create_options *o, struct cf_err *e)
+{
+	struct job j;
+	struct signer *signer = NULL;
+	memset(&j, 0, sizeof(j));
+	j.o = o;
+	j.fetch = (struct fetch_options){ .retries = 4, .progress = o->progress };
+	/* Load the key first: a typo in --key should not cost a download. */
+	int rc = signer_load(o->key_path, &signer, e);
+	if (rc != CF_OK)
+		return rc;
+	j.cache = default_cache(o->cache);
+	j.fetch.cache_dir = j.cache;
+	j.m = manifest_new();
+	char *out_dir = xstrdup(o->out), *slash = strrchr(out_dir, '/');
+	if (io_is_dir(o->out))
+		;
+	else if (slash)
+		*slash = '\0';
+	else
+		strcpy(out_dir, ".");
+	j.workdir = xasprintf("%s/.cuferry-work-XXXXXX", out_dir);
+	free(out_dir);
+	if (!mkdtemp(j.workdir)) {
+		rc = cf_fail(e, CF_USAGE, "%s: %s", o->out, strerror(errno));
+	} else {
+		cleanup_register(SLOT_WORKDIR, j.workdir);
+		rc = build(&j, signer, e);
+		if (rc == CF_OK)
+			print_summary(&j);
+	}
+	tree_free(&j.tree);
+	io_rmtree(j.workdir);
+	cleanup_forget(SLOT_WORKDIR);
+	signer_free(signer);
+	manifest_free(j.m);
+	free(j.workdir);
+	free(j.cache);
+	free(j.out_path);
+	return rc;
+}
+
+int create_resolve(const struct create_options *o, struct cf_err *e)
+{
+	struct mirror_plan plan;
+	struct fetch_options fo = { .retries = 2, .progress = 0 };
+	const char *platform = o->platform ? o->platform : "linux-x86_64";
+	char hex[65];
+	if (!o->cudnn)
+		return cf_fail(e, CF_USAGE, "--cudnn VERSION is required");
+	int rc = mirror_resolve(o->mirror, o->cudnn, o->cuda, platform, &fo, &plan, e);
+	if (rc != CF_OK)
+		return rc;
+	hex_encode(plan.cudnn.sha256, 32, hex);
+	log_out("cuDNN %s for CUDA %s on %s (released %s)\n", plan.cudnn.version,
+		plan.cudnn.cuda_variant, platform, plan.release_date);
+	log_out("  manifest  %s\n", plan.cudnn_json_url);
+	log_out("  archive   %s\n  size      %llu bytes\n  sha256    %s\n", plan.cudnn_url,
+		(unsigned long long)plan.cudnn.size, hex);
+	log_out("CUDA %s redistributables cuDNN opens at run time (%s):\n", plan.cuda_release,
+		o->with_cuda_libs ? "downloaded with --with-cuda-libs" : "listed in the manifest");
+	for (size_t i = 0; i < plan.ncomponents; i++) {
+		hex_encode(plan.components[i].sha256, 32, hex);
+		log_out("  %-10s %-12s %s\n             %llu bytes, sha256 %s\n",
+			plan.components[i].component, plan.components[i].version, plan.component_urls[i],
+			(unsigned long long)plan.components[i].size, hex);
+	}
+	log_out("requires driver >= %s\n", plan.driver_min[0] ? plan.driver_min : "(unknown)");
+	log_out("bundle name cudnn-%s-cuda%s-%s.bundle\n", plan.cudnn.version,
+		plan.cudnn.cuda_variant, platform);
+	return CF_OK;
+}

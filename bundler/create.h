@@ -1,0 +1,38 @@
+/* create.h - bundler create and resolve: from a source to one signed, checked bundle */
+#ifndef BUNDLER_CREATE_H
+#define BUNDLER_CREATE_H
+
+#include <stdint.h>
+
+#include "common/err.h"
+
+struct create_options {
+	const char *cudnn;
+	const char *cuda;
+	const char *platform;
+	const char *key_path;
+	const char *out;
+	const char *mirror;
+	int mirror_given;
+	const char *from_archive;
+	const char *from_dir;
+	int with_cuda_libs;
+	uint64_t counter;
+	int has_counter;
+	int expires_days; /* < 0: never */
+	int level;
+	int threads;
+	uint64_t split;
+	int sfx;
+	const char *sfx_stub;
+	const char *cache;
+	int progress;
+};
+
+int create_bundle(const struct create_options *o, struct cf_err *e);
+/* What create would fetch from the mirror, printed; nothing is downloaded. */
+int create_resolve(const struct create_options *o, struct cf_err *e);
+/* Remove temporaries of a create in progress (called from a signal handler). */
+void create_cleanup(void);
+
+#endif

@@ -1,0 +1,254 @@
+/* inspect.c - looking into a bundle, and adding signatures to one */
+#include "bundler/inspect.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bundler/check.h"
+#include "bundler/output.h"
+#include "common/frame.h"
+#include "common/io.h"
+#include "common/log.h"
+#include "common/sha256.h"
+#include "signing/sign.h"
+#include "signing/verify.h"
+
+static void print_manifest(const struct manifest *m)
+{
+	log_out("bundle_id   %s\n", m->bundle_id);
+	log_out("format      %s, counter %llu\n", MANIFEST_FORMAT, (unsigned long long)m->counter);
+	log_out("created     %s, expires %s\n", m->created, m->expires ? m->expires : "never");
+	log_out("platform    %s\n", m->platform);
+	log_out("cuDNN       %s for CUDA %s (from %s %s)\n", m->cudnn_version, m->cuda_variant,
+		m->source_kind, m->source_name);
+	log_out("CUDA        %s\n", m->cuda_release ? m->cuda_release : "(unknown release)");
+	for (size_t i = 0; i < m->ncomponents; i++)
+		log_out("  %-11s %-12s %s\n", m->components[i].name, m->components[i].version,
+			m->components[i].included ? "included" : "listed, not included");
+	log_out("requires    driver >= %s, compute capability >= %s\n",
+		m->driver_min ? m->driver_min : "?", m->cc_min ? m->cc_min : "?");
+	log_out("payload     %llu bytes compressed, %llu bytes as tar, %zu chunks of %u bytes\n",
+		(unsigned long long)m->compressed_size, (unsigned long long)m->uncompressed_size,
+		m->nchunks, m->chunk_size);
+	log_out("files       %zu\n", m->nfiles);
+	for (size_t i = 0; i < m->nfiles; i++) {
+		const struct manifest_file *f = &m->files[i];
+		if (f->type == MF_SYMLINK)
+			log_out("  %-6s %12s  %s -> %s\n", "link", "", f->path, f->target);
+		else
+			log_out("  %04o   %12llu  %s\n", f->mode, (unsigned long long)f->size, f->path);
+	}
+	for (size_t i = 0; i < m->env_path.count; i++)
+		log_out("env         PATH += %s\n", m->env_path.items[i]);
+	for (size_t i = 0; i < m->env_ld_library_path.count; i++)
+		log_out("env         LD_LIBRARY_PATH += %s\n", m->env_ld_library_path.items[i]);
+}
+
+static int write_export(const char *dir, const char *name, const void *data, size_t len,
+			struct cf_err *e)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	int rc = io_write_file_atomic(path, data, len, 0644) == 0
+			 ? CF_OK
+			 : cf_fail(e, CF_USAGE, "%s: %s", path, strerror(errno));
+	free(path);
+	return rc;
+}
+
+/* header.json, signer-N.pub and signature-N.der: enough for openssl dgst -verify. */
+static int export_frame(const struct frame *f, const char *dir, struct cf_err *e)
+{
+	if (io_mkdirs(dir, 0755) != 0)
+		return cf_fail(e, CF_USAGE, "%s: %s", dir, strerror(errno));
+	int rc = write_export(dir, "header.json", f->header, f->header_len, e);
+	for (uint32_t i = 0; i < f->nsigs && rc == CF_OK; i++) {
+		char pem[1024], name[64];
+		uint8_t der[SIG_DER_MAX];
+		size_t der_len;
+		if (sig_pubkey_pem(f->sigs[i].spki, f->sigs[i].spki_len, pem, sizeof(pem)) != 0)
+			return cf_fail(e, CF_TRUST, "signature %u carries an unreadable key", i + 1);
+		sig_raw_to_der(f->sigs[i].sig, der, &der_len);
+		snprintf(name, sizeof(name), "signer-%u.pub", i + 1);
+		rc = write_export(dir, name, pem, strlen(pem), e);
+		snprintf(name, sizeof(name), "signature-%u.der", i + 1);
+		if (rc == CF_OK)
+			rc = write_export(dir, name, der, der_len, e);
+	}
+	if (rc == CF_OK)
+		log_out("exported to %s: header.json, signer-N.pub, signature-N.der\n"
+			"check with: openssl dgst -sha256 -verify %s/signer-1.pub -signature "
+			"%s/signature-1.der %s/header.json\n", dir, dir, dir, dir);
+	return rc;
+}
+
+int inspect_bundle(const char *path, const char *export_dir, struct cf_err *e)
+{
+	struct checked c;
+	int rc = check_open(path, &c, e);
+	if (c.frame.header && c.frame.nsigs) {
+		for (uint32_t i = 0; i < c.frame.nsigs; i++) {
+			char fp[65], id[17];
+			sig_short_id(c.frame.sigs[i].keyid, id);
+			sig_fingerprint(c.frame.sigs[i].keyid, fp);
+			log_out("signer %u    %s (fingerprint %s)%s\n", i + 1, id, fp,
+				rc == CF_TRUST ? "" : ", signature valid");
+		}
+	}
+	if (rc == CF_OK) {
+		log_out("layout      %s, %llu bytes%s\n",
+			bundle_is_sfx(c.input) ? "self-extracting" : bundle_part_count(c.input) > 1 ? "split" : "single file",
+			(unsigned long long)bundle_size(c.input),
+			bundle_part_count(c.input) > 1 ? " in parts" : "");
+		print_manifest(c.manifest);
+	}
+	if (rc == CF_OK && export_dir)
+		rc = export_frame(&c.frame, export_dir, e);
+	check_close(&c);
+	return rc;
+}
+
+/* --signature FILE: 64 raw bytes, 128 hex digits, or DER from openssl. */
+static int read_signature(const char *path, uint8_t raw[SIG_RAW_LEN], struct cf_err *e)
+{
+	char *data;
+	size_t len;
+	if (io_read_file(path, 4096, &data, &len) != 0)
+		return cf_fail(e, CF_USAGE, "%s: cannot read signature", path);
+	int rc = CF_OK;
+	size_t trimmed = len;
+	while (trimmed && (data[trimmed - 1] == '\n' || data[trimmed - 1] == '\r' ||
+			   data[trimmed - 1] == ' '))
+		trimmed--;
+	data[trimmed] = '\0';
+	if (len == SIG_RAW_LEN && (uint8_t)data[0] != 0x30)
+		memcpy(raw, data, SIG_RAW_LEN);
+	else if (trimmed == 2 * SIG_RAW_LEN && hex_decode(data, raw, SIG_RAW_LEN) == 0)
+		;
+	else if (sig_der_to_raw((const uint8_t *)data, len, raw) != 0)
+		rc = cf_fail(e, CF_TRUST, "%s: not a P-256 signature (64 raw bytes, 128 hex digits "
+			     "or strict DER)", path);
+	free(data);
+	return rc;
+}
+
+static int make_signature(const struct checked *c, const struct sign_options *o,
+			  struct frame_sig *sig, struct cf_err *e)
+{
+	memset(sig, 0, sizeof(*sig));
+	if (!o->external) {
+		struct signer *s;
+		size_t len;
+		int rc = signer_load(o->key_path, &s, e);
+		if (rc != CF_OK)
+			return rc;
+		const uint8_t *spki = signer_spki(s, &len);
+		memcpy(sig->spki, spki, len);
+		sig->spki_len = (uint16_t)len;
+		rc = signer_sign(s, c->digest, sig->sig, e);
+		signer_free(s);
+		if (rc != CF_OK)
+			return rc;
+	} else {
+		size_t len;
+		int rc = sig_pubkey_load(o->pub_path, sig->spki, &len, e);
+		if (rc != CF_OK)
+			return rc;
+		sig->spki_len = (uint16_t)len;
+		rc = read_signature(o->signature_path, sig->sig, e);
+		if (rc != CF_OK)
+			return rc;
+		if (sig_verify(sig->spki, len, c->digest, sig->sig, SIG_RAW_LEN) != SIG_VALID)
+			return cf_fail(e, CF_TRUST, "the external signature does not verify with %s over "
+				       "this bundle's header", o->pub_path);
+	}
+	sig_keyid(sig->spki, sig->spki_len, sig->keyid);
+	for (uint32_t i = 0; i < c->frame.nsigs; i++)
+		if (memcmp(c->frame.sigs[i].keyid, sig->keyid, 32) == 0)
+			return cf_fail(e, CF_USAGE, "this key has already signed the bundle");
+	if (c->frame.nsigs >= FRAME_MAX_SIGS)
+		return cf_fail(e, CF_USAGE, "the bundle already has %d signatures", FRAME_MAX_SIGS);
+	return CF_OK;
+}
+
+static int rewrite_with(const char *path, struct checked *c, const struct frame_sig *sig,
+			struct cf_err *e)
+{
+	struct frame_sig sigs[FRAME_MAX_SIGS];
+	size_t frame_len;
+	memcpy(sigs, c->frame.sigs, c->frame.nsigs * sizeof(*sigs));
+	sigs[c->frame.nsigs] = *sig;
+	uint8_t *frame = frame_encode(c->frame.header, c->frame.header_len, sigs, c->frame.nsigs + 1,
+				      &frame_len);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *staged = NULL;
+	int rc;
+	if (fd < 0 || lseek(fd, (off_t)c->frame.frame_len, SEEK_SET) < 0) {
+		rc = cf_fail(e, CF_USAGE, "%s: %s", path, strerror(errno));
+	} else {
+		/* output_stage copies from offset 0 of its fd: give it a view past the old frame. */
+		char *payload = xasprintf("%s.payload-XXXXXX", path);
+		int pfd = mkostemp(payload, O_CLOEXEC);
+		unlink(payload);
+		free(payload);
+		rc = (pfd >= 0 && io_copy_fd(fd, pfd, c->manifest->compressed_size) == 0)
+			     ? output_stage(path, frame, frame_len, pfd, c->manifest->compressed_size,
+					    &staged, e)
+			     : cf_fail(e, CF_USAGE, "%s: %s", path, strerror(errno));
+		if (pfd >= 0)
+			close(pfd);
+	}
+	if (fd >= 0)
+		close(fd);
+	free(frame);
+	if (rc != CF_OK)
+		return rc;
+	struct checked again;
+	rc = check_open(staged, &again, e);
+	if (rc == CF_OK)
+		rc = check_payload(&again, 0, e);
+	check_close(&again);
+	if (rc == CF_OK) {
+		struct output_options oo = { 0 };
+		rc = output_commit(staged, path, &oo, e);
+	} else {
+		unlink(staged);
+	}
+	free(staged);
+	return rc;
+}
+
+int sign_bundle(const char *path, const struct sign_options *o, struct cf_err *e)
+{
+	struct checked c;
+	struct frame_sig sig;
+	int rc = check_open(path, &c, e);
+	if (rc == CF_OK && (bundle_is_sfx(c.input) || bundle_part_count(c.input) > 1))
+		rc = cf_fail(e, CF_USAGE, "sign a plain .bundle, then split it or make the .run");
+	if (rc == CF_OK && o->external && !o->signature_path) {
+		char hex[65];
+		hex_encode(c.digest, 32, hex);
+		log_out("%s\n", hex);
+		log_msg(LOG_INFO, "this is the SHA-256 of the signed header. Sign it on the signing "
+			"host, e.g.:\n  printf %s | xxd -r -p > digest.bin\n  openssl pkeyutl -sign "
+			"-inkey key.pem -in digest.bin -out sig.der\nthen: bundler sign %s --external "
+			"--pub key.pub --signature sig.der", hex, path);
+		check_close(&c);
+		return CF_OK;
+	}
+	if (rc == CF_OK)
+		rc = make_signature(&c, o, &sig, e);
+	if (rc == CF_OK)
+		rc = rewrite_with(path, &c, &sig, e);
+	if (rc == CF_OK) {
+		char id[17];
+		sig_short_id(sig.keyid, id);
+		log_out("%s: signature %u added (key %s)\n", path, c.frame.nsigs + 1, id);
+	}
+	check_close(&c);
+	return rc;
+}

@@ -1,0 +1,272 @@
+/* main.c - bundler command line: parse, dispatch, exit with the code of DESIGN.md §9 */
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bundler/create.h"
+#include "bundler/fetch.h"
+#include "bundler/inspect.h"
+#include "bundler/mirror.h"
+#include "common/io.h"
+#include "common/log.h"
+#include "signing/sign.h"
+
+static const char usage_text[] =
+	"usage: bundler keygen NAME\n"
+	"       bundler create --cudnn VER [--cuda MAJOR[.MINOR]] [--platform P] --key K.key -o OUT\n"
+	"                      [--mirror URL | --from-archive FILE | --from-dir DIR] [--with-cuda-libs]\n"
+	"                      [--counter N] [--expires DAYS] [--level N] [--threads N]\n"
+	"                      [--split SIZE] [--sfx [--unpacker PATH]] [--cache DIR] [-q]\n"
+	"       bundler resolve --cudnn VER [--cuda MAJOR[.MINOR]] [--platform P] [--mirror URL]\n"
+	"       bundler inspect BUNDLE [--export DIR]\n"
+	"       bundler sign BUNDLE (--key K.key | --external [--pub K.pub --signature SIG])\n";
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "bundler: ");
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\ntry 'bundler --help' for more information\n");
+	return 1;
+}
+
+static int finish(int rc, const struct cf_err *e)
+{
+	if (rc != 0)
+		log_msg(LOG_ERROR, "%s", e->msg[0] ? e->msg : cf_status_name(rc));
+	return rc;
+}
+
+static void on_signal(int sig)
+{
+	create_cleanup();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* The static unpacker to embed in a .run: --unpacker, else next to this bundler. */
+static char *find_stub(const char *given)
+{
+	char self[PATH_MAX];
+	if (given)
+		return xstrdup(given);
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return xstrdup("unpacker");
+	self[n] = '\0';
+	*strrchr(self, '/') = '\0';
+	return xasprintf("%s/unpacker", self);
+}
+
+enum { OPT_CUDNN = 256, OPT_CUDA, OPT_PLATFORM, OPT_KEY, OPT_MIRROR, OPT_ARCHIVE, OPT_DIR,
+       OPT_CUDA_LIBS, OPT_COUNTER, OPT_EXPIRES, OPT_LEVEL, OPT_THREADS, OPT_SPLIT, OPT_SFX,
+       OPT_CACHE, OPT_UNPACKER, OPT_EXPORT, OPT_EXTERNAL, OPT_PUB, OPT_SIGNATURE };
+
+static const struct option long_options[] = {
+	{ "cudnn", required_argument, NULL, OPT_CUDNN },
+	{ "cuda", required_argument, NULL, OPT_CUDA },
+	{ "platform", required_argument, NULL, OPT_PLATFORM },
+	{ "key", required_argument, NULL, OPT_KEY },
+	{ "output", required_argument, NULL, 'o' },
+	{ "mirror", required_argument, NULL, OPT_MIRROR },
+	{ "from-archive", required_argument, NULL, OPT_ARCHIVE },
+	{ "from-dir", required_argument, NULL, OPT_DIR },
+	{ "with-cuda-libs", no_argument, NULL, OPT_CUDA_LIBS },
+	{ "counter", required_argument, NULL, OPT_COUNTER },
+	{ "expires", required_argument, NULL, OPT_EXPIRES },
+	{ "level", required_argument, NULL, OPT_LEVEL },
+	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "split", required_argument, NULL, OPT_SPLIT },
+	{ "sfx", no_argument, NULL, OPT_SFX },
+	{ "unpacker", required_argument, NULL, OPT_UNPACKER },
+	{ "cache", required_argument, NULL, OPT_CACHE },
+	{ "export", required_argument, NULL, OPT_EXPORT },
+	{ "external", no_argument, NULL, OPT_EXTERNAL },
+	{ "pub", required_argument, NULL, OPT_PUB },
+	{ "signature", required_argument, NULL, OPT_SIGNATURE },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct cli {
+	struct create_options create;
+	struct sign_options sign;
+	const char *export_dir;
+	const char *stub;
+	int quiet, verbose;
+};
+
+static int number(const char *s, long long min, long long max, long long *out)
+{
+	char *end;
+	long long v = strtoll(s, &end, 10);
+	if (!*s || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_option(struct cli *c, int opt, const char *arg)
+{
+	struct create_options *o = &c->create;
+	long long v;
+	switch (opt) {
+	case OPT_CUDNN: o->cudnn = arg; return 0;
+	case OPT_CUDA: o->cuda = arg; return 0;
+	case OPT_PLATFORM: o->platform = arg; return 0;
+	case OPT_KEY: o->key_path = c->sign.key_path = arg; return 0;
+	case 'o': o->out = arg; return 0;
+	case OPT_MIRROR: o->mirror = arg; o->mirror_given = 1; return 0;
+	case OPT_ARCHIVE: o->from_archive = arg; return 0;
+	case OPT_DIR: o->from_dir = arg; return 0;
+	case OPT_CUDA_LIBS: o->with_cuda_libs = 1; return 0;
+	case OPT_SFX: o->sfx = 1; return 0;
+	case OPT_UNPACKER: c->stub = arg; return 0;
+	case OPT_CACHE: o->cache = arg; return 0;
+	case OPT_EXPORT: c->export_dir = arg; return 0;
+	case OPT_EXTERNAL: c->sign.external = 1; return 0;
+	case OPT_PUB: c->sign.pub_path = arg; return 0;
+	case OPT_SIGNATURE: c->sign.signature_path = arg; return 0;
+	case 'q': c->quiet = 1; return 0;
+	case 'v': c->verbose = 1; return 0;
+	case OPT_COUNTER:
+		if (number(arg, 0, LLONG_MAX, &v))
+			return usage_error("--counter '%s' is not a non-negative integer", arg);
+		o->counter = (uint64_t)v;
+		o->has_counter = 1;
+		return 0;
+	case OPT_EXPIRES:
+		if (number(arg, 1, 36500, &v))
+			return usage_error("--expires '%s' is not a number of days (1-36500)", arg);
+		o->expires_days = (int)v;
+		return 0;
+	case OPT_LEVEL:
+		if (number(arg, 1, 22, &v))
+			return usage_error("--level '%s' is not between 1 and 22", arg);
+		o->level = (int)v;
+		return 0;
+	case OPT_THREADS:
+		if (number(arg, 1, 256, &v))
+			return usage_error("--threads '%s' is not between 1 and 256", arg);
+		o->threads = (int)v;
+		return 0;
+	case OPT_SPLIT:
+		if (io_parse_size(arg, &o->split) != 0 || o->split < (1u << 20))
+			return usage_error("--split '%s' is not a size of at least 1M (e.g. 4G, 700M)", arg);
+		return 0;
+	default:
+		return usage_error("%s", "unknown option");
+	}
+}
+
+static int cmd_keygen(int argc, char **argv)
+{
+	struct cf_err e = { 0 };
+	uint8_t id[32];
+	char fp[65], short_id[17];
+	if (argc != 1)
+		return usage_error("%s", "keygen takes one NAME");
+	int rc = signer_keygen(argv[0], id, &e);
+	if (rc != 0)
+		return finish(rc, &e);
+	sig_fingerprint(id, fp);
+	sig_short_id(id, short_id);
+	log_out("wrote %s.key (secret, mode 0600) and %s.pub\nkey id      %s\nfingerprint %s\n",
+		argv[0], argv[0], short_id, fp);
+	return 0;
+}
+
+static int check_create(const struct cli *c)
+{
+	const struct create_options *o = &c->create;
+	int sources = (o->from_archive != NULL) + (o->from_dir != NULL);
+	if (sources > 1)
+		return usage_error("%s", "give one of --from-archive and --from-dir");
+	if (!o->key_path)
+		return usage_error("%s", "--key K.key is required (make one with 'bundler keygen NAME')");
+	if (!o->out)
+		return usage_error("%s", "-o OUT is required");
+	if (o->split && o->sfx)
+		return usage_error("%s", "--split and --sfx do not go together");
+	return 0;
+}
+
+static int run_verb(const char *verb, struct cli *c, int argc, char **argv)
+{
+	struct cf_err e = { 0 };
+	int rc;
+	if (strcmp(verb, "create") == 0 || strcmp(verb, "resolve") == 0) {
+		if (argc != 0)
+			return usage_error("unexpected argument '%s'", argv[0]);
+		if (strcmp(verb, "resolve") == 0) {
+			fetch_global_init();
+			rc = create_resolve(&c->create, &e);
+			fetch_global_cleanup();
+			return finish(rc, &e);
+		}
+		if ((rc = check_create(c)) != 0)
+			return rc;
+		char *stub = find_stub(c->stub);
+		c->create.sfx_stub = stub;
+		signal(SIGINT, on_signal);
+		signal(SIGTERM, on_signal);
+		fetch_global_init();
+		rc = create_bundle(&c->create, &e);
+		fetch_global_cleanup();
+		free(stub);
+		return finish(rc, &e);
+	}
+	if (argc != 1)
+		return usage_error("%s takes one BUNDLE", verb);
+	if (strcmp(verb, "inspect") == 0)
+		return finish(inspect_bundle(argv[0], c->export_dir, &e), &e);
+	if (strcmp(verb, "sign") == 0) {
+		if (!!c->sign.key_path == !!c->sign.external)
+			return usage_error("%s", "sign needs --key K.key or --external");
+		if (c->sign.external && !!c->sign.pub_path != !!c->sign.signature_path)
+			return usage_error("%s", "--external takes --pub and --signature together");
+		return finish(sign_bundle(argv[0], &c->sign, &e), &e);
+	}
+	return usage_error("unknown command '%s'", verb);
+}
+
+int main(int argc, char **argv)
+{
+	struct cli c;
+	memset(&c, 0, sizeof(c));
+	c.create.mirror = MIRROR_DEFAULT;
+	c.create.expires_days = -1;
+	c.create.level = 9;
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		fputs(usage_text, argc < 2 ? stderr : stdout);
+		return argc < 2 ? 1 : 0;
+	}
+	const char *verb = argv[1];
+	if (strcmp(verb, "keygen") == 0)
+		return log_init("bundler", LOG_INFO), cmd_keygen(argc - 2, argv + 2);
+	int opt;
+	optind = 2;
+	while ((opt = getopt_long(argc, argv, "o:qvh", long_options, NULL)) != -1) {
+		if (opt == 'h') {
+			fputs(usage_text, stdout);
+			return 0;
+		}
+		if (opt == '?')
+			return usage_error("%s", "bad option");
+		if (parse_option(&c, opt, optarg) != 0)
+			return 1;
+	}
+	log_init("bundler", c.quiet ? LOG_WARN : c.verbose ? LOG_DEBUG : LOG_INFO);
+	c.create.progress = !c.quiet;
+	return run_verb(verb, &c, argc - optind, argv + optind);
+}

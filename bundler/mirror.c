@@ -1,0 +1,170 @@
+/* mirror.c - version resolution against NVIDIA's redist layout */
+#include "bundler/mirror.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/io.h"
+#include "common/log.h"
+#include "manifests/compat.h"
+
+#define JSON_MAX (16u << 20)
+
+/* Labels of redistrib_<label>.json named in a directory listing. */
+static size_t listing_labels(const char *html, char labels[][64], size_t max)
+{
+	size_t n = 0;
+	for (const char *p = strstr(html, "redistrib_"); p && n < max;
+	     p = strstr(p + 1, "redistrib_")) {
+		const char *v = p + 10;
+		size_t len = strspn(v, "0123456789.");
+		while (len && v[len - 1] == '.')
+			len--;
+		if (len == 0 || len >= 64 || strncmp(v + len, ".json", 5) != 0)
+			continue;
+		char label[64] = { 0 };
+		memcpy(label, v, len);
+		int dup = 0;
+		for (size_t i = 0; i < n; i++)
+			dup |= strcmp(labels[i], label) == 0;
+		if (!dup)
+			memcpy(labels[n++], label, sizeof(label));
+	}
+	return n;
+}
+
+/* The newest label that agrees with want on every component want names. */
+static int pick_label(const char *base, const char *want, const struct fetch_options *o,
+		      char *out, size_t size, struct cf_err *e)
+{
+	char *html, labels[512][64], *url = xasprintf("%s/", base);
+	size_t len, n;
+	struct cf_err quiet = { 0 };
+	if (fetch_text(url, JSON_MAX, o, &html, &len, &quiet) != CF_OK) {
+		/* No listing (a plain file mirror): ask for the exact name. */
+		free(url);
+		snprintf(out, size, "%s", want);
+		return CF_OK;
+	}
+	free(url);
+	n = listing_labels(html, labels, 512);
+	free(html);
+	out[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		if (compat_version_cmp(labels[i], want) == 0 &&
+		    (!out[0] || compat_version_cmp_full(labels[i], out) > 0))
+			snprintf(out, size, "%.63s", labels[i]);
+	if (!out[0])
+		return cf_fail(e, CF_SOURCE, "%s/ lists no redistrib_<version>.json matching %s",
+			       base, want);
+	return CF_OK;
+}
+
+static int load_redist(const char *url, const struct fetch_options *o, struct redist **r,
+		       struct cf_err *e)
+{
+	char *text;
+	size_t len;
+	int rc = fetch_text(url, JSON_MAX, o, &text, &len, e);
+	if (rc != CF_OK)
+		return rc;
+	rc = redist_parse(text, len, r, e);
+	free(text);
+	return rc;
+}
+
+/* The highest CUDA variant offered, when the user named none. */
+static void highest_variant(const struct redist *r, const char *platform, char *out, size_t size)
+{
+	char offered[128];
+	int best = -1;
+	redist_variants(r, "cudnn", platform, offered, sizeof(offered));
+	for (char *p = offered; *p;) {
+		int v = atoi(p);
+		if (v > best)
+			best = v;
+		p += strcspn(p, ",");
+		if (*p == ',')
+			p++;
+	}
+	if (best >= 0)
+		snprintf(out, size, "%d", best);
+	else
+		out[0] = '\0';
+}
+
+int mirror_resolve_cuda(const char *mirror, const char *cuda, const char *platform,
+			const struct fetch_options *o, struct mirror_plan *plan, struct cf_err *e)
+{
+	static const char *const needed[] = { "libcublas", "cuda_nvrtc" };
+	char *base = xasprintf("%s/cuda/redist", mirror);
+	struct redist *r = NULL;
+	int rc = pick_label(base, cuda, o, plan->cuda_release, sizeof(plan->cuda_release), e);
+	if (rc == CF_OK) {
+		snprintf(plan->cuda_json_url, sizeof(plan->cuda_json_url), "%s/redistrib_%s.json", base,
+			 plan->cuda_release);
+		rc = load_redist(plan->cuda_json_url, o, &r, e);
+	}
+	plan->ncomponents = 0;
+	for (size_t i = 0; i < 2 && rc == CF_OK; i++) {
+		struct redist_artifact a;
+		rc = redist_find(r, needed[i], platform, NULL, &a, e);
+		if (rc == CF_OK) {
+			plan->components[plan->ncomponents] = a;
+			snprintf(plan->component_urls[plan->ncomponents++], 1024, "%s/%s", base,
+				 a.relative_path);
+		}
+	}
+	redist_free(r);
+	free(base);
+	return rc;
+}
+
+int mirror_resolve(const char *mirror, const char *cudnn, const char *cuda, const char *platform,
+		   const struct fetch_options *o, struct mirror_plan *plan, struct cf_err *e)
+{
+	char *base = xasprintf("%s/cudnn/redist", mirror), variant[16];
+	struct redist *r = NULL;
+	struct compat_result compat;
+	memset(plan, 0, sizeof(*plan));
+	int rc = pick_label(base, cudnn, o, plan->cudnn_label, sizeof(plan->cudnn_label), e);
+	if (rc == CF_OK) {
+		snprintf(plan->cudnn_json_url, sizeof(plan->cudnn_json_url), "%s/redistrib_%s.json",
+			 base, plan->cudnn_label);
+		rc = load_redist(plan->cudnn_json_url, o, &r, e);
+	}
+	if (rc == CF_OK) {
+		if (cuda)
+			snprintf(variant, sizeof(variant), "%.*s", (int)strcspn(cuda, "."), cuda);
+		else
+			highest_variant(r, platform, variant, sizeof(variant));
+		rc = redist_find(r, "cudnn", platform, variant[0] ? variant : NULL, &plan->cudnn, e);
+	}
+	if (rc == CF_OK && compat_version_cmp(plan->cudnn.version, cudnn) != 0)
+		rc = cf_fail(e, CF_SOURCE, "%s offers cuDNN %s, not %s", plan->cudnn_json_url,
+			     plan->cudnn.version, cudnn);
+	if (rc == CF_OK) {
+		const char *date = redist_release_date(r);
+		snprintf(plan->release_date, sizeof(plan->release_date), "%s", date ? date : "");
+		snprintf(plan->cudnn_url, sizeof(plan->cudnn_url), "%s/%s", base,
+			 plan->cudnn.relative_path);
+		if (!plan->cudnn.cuda_variant[0])
+			snprintf(plan->cudnn.cuda_variant, sizeof(plan->cudnn.cuda_variant), "%s",
+				 cuda ? variant : "");
+		if (!plan->cudnn.cuda_variant[0])
+			rc = cf_fail(e, CF_USAGE, "cannot tell which CUDA cuDNN %s is for: pass --cuda",
+				     plan->cudnn.version);
+	}
+	if (rc == CF_OK)
+		rc = compat_check(plan->cudnn.version, cuda ? cuda : plan->cudnn.cuda_variant, platform,
+				  &compat, e);
+	if (rc == CF_OK) {
+		snprintf(plan->driver_min, sizeof(plan->driver_min), "%s", compat.driver_min);
+		rc = mirror_resolve_cuda(mirror, cuda ? cuda : plan->cudnn.cuda_variant, platform, o,
+					 plan, e);
+	}
+	redist_free(r);
+	free(base);
+	return rc;
+}

@@ -1,0 +1,35 @@
+/* mirror.h - deciding what to fetch from an NVIDIA-style mirror: the cuDNN release, its
+ * archive for a platform and CUDA variant, and the matching CUDA redistributables */
+#ifndef BUNDLER_MIRROR_H
+#define BUNDLER_MIRROR_H
+
+#include "bundler/fetch.h"
+#include "common/err.h"
+#include "manifests/redist.h"
+
+#define MIRROR_DEFAULT "https://developer.download.nvidia.com/compute"
+#define MIRROR_MAX_COMPONENTS 2
+
+struct mirror_plan {
+	char cudnn_label[64];       /* redistrib_<label>.json */
+	char cudnn_json_url[1024];
+	char release_date[32];
+	struct redist_artifact cudnn;
+	char cudnn_url[1024];
+	char cuda_release[64];
+	char cuda_json_url[1024];
+	struct redist_artifact components[MIRROR_MAX_COMPONENTS];
+	char component_urls[MIRROR_MAX_COMPONENTS][1024];
+	size_t ncomponents;
+	char driver_min[32];
+};
+
+/* cudnn "9.19" picks the newest 9.19.x; cuda "13" or "13.0" picks the variant and the newest
+ * CUDA release of that line. Refuses pairs NVIDIA's support matrix rules out. */
+int mirror_resolve(const char *mirror, const char *cudnn, const char *cuda, const char *platform,
+		   const struct fetch_options *o, struct mirror_plan *plan, struct cf_err *e);
+/* Only the CUDA part, for sources that are not a mirror download. */
+int mirror_resolve_cuda(const char *mirror, const char *cuda, const char *platform,
+			const struct fetch_options *o, struct mirror_plan *plan, struct cf_err *e);
+
+#endif

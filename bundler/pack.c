@@ -1,0 +1,228 @@
+/* pack.c - deterministic tar into multi-threaded zstd, with per-chunk and per-file SHA-256 */
+#include "bundler/pack.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "common/io.h"
+#include "common/progress.h"
+#include "common/sha256.h"
+
+struct packer {
+	ZSTD_CCtx *z;
+	int out_fd;
+	uint8_t *zbuf;
+	size_t zbuf_size;
+	struct manifest *m;
+	struct sha256 chunk_hash;
+	uint64_t chunk_fill;
+	uint64_t compressed;
+	uint64_t uncompressed;
+	struct progress progress;
+	struct cf_err *e;
+};
+
+static void chunk_push(struct packer *p)
+{
+	struct manifest *m = p->m;
+	m->chunks = xrealloc(m->chunks, (m->nchunks + 1) * 32);
+	sha256_final(&p->chunk_hash, m->chunks[m->nchunks++]);
+	sha256_init(&p->chunk_hash);
+	p->chunk_fill = 0;
+}
+
+/* Compressed bytes go to the file and, chunk by chunk, into the signed hash list. */
+static int emit(struct packer *p, const uint8_t *data, size_t len)
+{
+	if (io_write_all(p->out_fd, data, len) != 0)
+		return cf_fail(p->e, CF_USAGE, "writing payload: %s", strerror(errno));
+	p->compressed += len;
+	while (len > 0) {
+		size_t room = p->m->chunk_size - p->chunk_fill;
+		size_t n = len < room ? len : room;
+		sha256_update(&p->chunk_hash, data, n);
+		p->chunk_fill += n;
+		data += n;
+		len -= n;
+		if (p->chunk_fill == p->m->chunk_size)
+			chunk_push(p);
+	}
+	return CF_OK;
+}
+
+static int compress(struct packer *p, const void *data, size_t len, ZSTD_EndDirective mode)
+{
+	ZSTD_inBuffer in = { data, len, 0 };
+	for (;;) {
+		ZSTD_outBuffer out = { p->zbuf, p->zbuf_size, 0 };
+		size_t left = ZSTD_compressStream2(p->z, &out, &in, mode);
+		if (ZSTD_isError(left))
+			return cf_fail(p->e, CF_USAGE, "zstd: %s", ZSTD_getErrorName(left));
+		if (out.pos && emit(p, p->zbuf, out.pos) != CF_OK)
+			return p->e->code;
+		if (mode == ZSTD_e_end ? left == 0 : in.pos == in.size)
+			return CF_OK;
+	}
+}
+
+static la_ssize_t tar_write(struct archive *a, void *ctx, const void *buf, size_t len)
+{
+	struct packer *p = ctx;
+	(void)a;
+	p->uncompressed += len;
+	return compress(p, buf, len, ZSTD_e_continue) == CF_OK ? (la_ssize_t)len : -1;
+}
+
+static int setup_zstd(struct packer *p, const struct pack_options *o)
+{
+	int threads = o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+	p->z = ZSTD_createCCtx();
+	/* nbWorkers >= 1 always: zstd's output then does not depend on the number of workers,
+	 * so the same inputs give the same bundle on any machine. */
+	size_t r = ZSTD_CCtx_setParameter(p->z, ZSTD_c_compressionLevel, o->level);
+	if (!ZSTD_isError(r))
+		r = ZSTD_CCtx_setParameter(p->z, ZSTD_c_nbWorkers, threads < 1 ? 1 : threads);
+	if (!ZSTD_isError(r))
+		r = ZSTD_CCtx_setParameter(p->z, ZSTD_c_enableLongDistanceMatching, 1);
+	if (!ZSTD_isError(r))
+		r = ZSTD_CCtx_setParameter(p->z, ZSTD_c_windowLog, PACK_WINDOW_LOG);
+	if (!ZSTD_isError(r))
+		r = ZSTD_CCtx_setParameter(p->z, ZSTD_c_checksumFlag, 1);
+	if (ZSTD_isError(r))
+		return cf_fail(p->e, CF_USAGE, "zstd: %s", ZSTD_getErrorName(r));
+	p->zbuf_size = ZSTD_CStreamOutSize();
+	p->zbuf = xmalloc(p->zbuf_size);
+	return CF_OK;
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+	return strcmp((*(const struct tree_entry *const *)a)->path,
+		      (*(const struct tree_entry *const *)b)->path);
+}
+
+static int pack_file(struct archive *a, struct packer *p, const struct tree_entry *t,
+		     struct archive_entry *ent, uint8_t *buf)
+{
+	int fd = open(t->src, O_RDONLY | O_CLOEXEC);
+	struct sha256 h;
+	uint64_t size;
+	if (fd < 0)
+		return cf_fail(p->e, CF_SOURCE, "%s: %s", t->src, strerror(errno));
+	size = (uint64_t)lseek(fd, 0, SEEK_END);
+	lseek(fd, 0, SEEK_SET);
+	archive_entry_set_filetype(ent, AE_IFREG);
+	archive_entry_set_perm(ent, t->mode);
+	archive_entry_set_size(ent, (la_int64_t)size);
+	if (archive_write_header(a, ent) != ARCHIVE_OK) {
+		close(fd);
+		return cf_fail(p->e, p->e->code ? p->e->code : CF_USAGE, "tar: %s",
+			       archive_error_string(a));
+	}
+	sha256_init(&h);
+	uint64_t done = 0;
+	while (done < size) {
+		ssize_t n = io_read_full(fd, buf, 1 << 20);
+		if (n <= 0)
+			break;
+		if ((uint64_t)n > size - done)
+			n = (ssize_t)(size - done);
+		sha256_update(&h, buf, (size_t)n);
+		if (archive_write_data(a, buf, (size_t)n) != n) {
+			close(fd);
+			return cf_fail(p->e, p->e->code ? p->e->code : CF_USAGE, "tar: %s",
+				       archive_error_string(a));
+		}
+		done += (uint64_t)n;
+		progress_add(&p->progress, (uint64_t)n);
+	}
+	close(fd);
+	uint8_t digest[32];
+	sha256_final(&h, digest);
+	if (done != size)
+		return cf_fail(p->e, CF_SOURCE, "%s changed while it was read", t->src);
+	manifest_add_file(p->m, t->path, size, t->mode, digest);
+	return CF_OK;
+}
+
+static int pack_entries(struct archive *a, struct packer *p, const struct tree *t)
+{
+	const struct tree_entry **order = xcalloc(t->count, sizeof(*order));
+	uint8_t *buf = xmalloc(1 << 20);
+	int rc = CF_OK;
+	for (size_t i = 0; i < t->count; i++)
+		order[i] = &t->entries[i];
+	qsort(order, t->count, sizeof(*order), entry_cmp);
+	for (size_t i = 0; i < t->count && rc == CF_OK; i++) {
+		struct archive_entry *ent = archive_entry_new();
+		/* Fixed metadata: same inputs, same bytes. No owner names, no atime/ctime. */
+		archive_entry_set_pathname(ent, order[i]->path);
+		archive_entry_set_mtime(ent, (time_t)p->m->source_date_epoch, 0);
+		archive_entry_set_uid(ent, 0);
+		archive_entry_set_gid(ent, 0);
+		if (order[i]->is_symlink) {
+			archive_entry_set_filetype(ent, AE_IFLNK);
+			archive_entry_set_perm(ent, 0777);
+			archive_entry_set_symlink(ent, order[i]->target);
+			if (archive_write_header(a, ent) != ARCHIVE_OK)
+				rc = cf_fail(p->e, CF_USAGE, "tar: %s", archive_error_string(a));
+			else
+				manifest_add_symlink(p->m, order[i]->path, order[i]->target);
+		} else {
+			rc = pack_file(a, p, order[i], ent, buf);
+		}
+		archive_entry_free(ent);
+	}
+	free(buf);
+	free(order);
+	return rc;
+}
+
+int pack_payload(const struct tree *t, struct manifest *m, const struct pack_options *o,
+		 int out_fd, struct cf_err *e)
+{
+	struct packer p = { .out_fd = out_fd, .m = m, .e = e };
+	uint64_t bytes = 0;
+	for (size_t i = 0; i < t->count; i++)
+		if (!t->entries[i].is_symlink) {
+			uint64_t size = 0;
+			int fd = open(t->entries[i].src, O_RDONLY | O_CLOEXEC);
+			if (fd >= 0) {
+				size = (uint64_t)lseek(fd, 0, SEEK_END);
+				close(fd);
+			}
+			bytes += size;
+		}
+	sha256_init(&p.chunk_hash);
+	if (setup_zstd(&p, o) != CF_OK) {
+		ZSTD_freeCCtx(p.z);
+		return e->code;
+	}
+	progress_start(&p.progress, "compressing", bytes, o->progress);
+	struct archive *a = archive_write_new();
+	archive_write_set_format_pax_restricted(a);
+	int rc = CF_OK;
+	if (archive_write_open(a, &p, NULL, tar_write, NULL) != ARCHIVE_OK)
+		rc = cf_fail(e, CF_USAGE, "tar: %s", archive_error_string(a));
+	if (rc == CF_OK)
+		rc = pack_entries(a, &p, t);
+	if (rc == CF_OK && archive_write_close(a) != ARCHIVE_OK)
+		rc = cf_fail(e, CF_USAGE, "tar: %s", archive_error_string(a));
+	archive_write_free(a);
+	if (rc == CF_OK)
+		rc = compress(&p, NULL, 0, ZSTD_e_end);
+	progress_end(&p.progress);
+	if (rc == CF_OK && p.chunk_fill > 0)
+		chunk_push(&p);
+	m->compressed_size = p.compressed;
+	m->uncompressed_size = p.uncompressed;
+	ZSTD_freeCCtx(p.z);
+	free(p.zbuf);
+	return rc;
+}

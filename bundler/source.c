@@ -1,0 +1,571 @@
+/* source.c - reading cuDNN out of a directory or an NVIDIA archive into an install tree */
+#include "bundler/source.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/io.h"
+#include "common/log.h"
+#include "manifests/compat.h"
+
+void tree_free(struct tree *t)
+{
+	for (size_t i = 0; i < t->count; i++) {
+		free(t->entries[i].path);
+		free(t->entries[i].src);
+		free(t->entries[i].target);
+	}
+	free(t->entries);
+	if (t->tmpdir)
+		io_rmtree(t->tmpdir);
+	free(t->tmpdir);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Add a file or symlink found at src under the install path; skips what is not one. */
+static int tree_add(struct tree *t, const char *path, const char *src, struct cf_err *e)
+{
+	struct stat st;
+	char target[PATH_MAX];
+	if (lstat(src, &st) != 0)
+		return cf_fail(e, CF_SOURCE, "%s: %s", src, strerror(errno));
+	struct tree_entry ent = { 0 };
+	if (S_ISLNK(st.st_mode)) {
+		ssize_t n = readlink(src, target, sizeof(target) - 1);
+		if (n < 0)
+			return cf_fail(e, CF_SOURCE, "%s: %s", src, strerror(errno));
+		target[n] = '\0';
+		ent.is_symlink = 1;
+		ent.target = xstrdup(target);
+	} else if (S_ISREG(st.st_mode)) {
+		ent.src = xstrdup(src);
+		ent.mode = (st.st_mode & 0111) ? 0755 : 0644;
+	} else {
+		return CF_OK;
+	}
+	ent.path = xstrdup(path);
+	ent.mtime = st.st_mtime;
+	if (st.st_mtime > t->newest_mtime)
+		t->newest_mtime = st.st_mtime;
+	t->entries = xrealloc(t->entries, (t->count + 1) * sizeof(*t->entries));
+	t->entries[t->count++] = ent;
+	return CF_OK;
+}
+
+static int matches_any(const char *name, const char *const *patterns)
+{
+	for (; *patterns; patterns++)
+		if (fnmatch(*patterns, name, 0) == 0)
+			return 1;
+	return 0;
+}
+
+/* Files of one directory (not recursive) whose names match, placed under install_dir. */
+static int take_matching(struct tree *t, const char *dir, const char *install_dir,
+			 const char *const *patterns, struct cf_err *e)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	if (!d)
+		return CF_OK;
+	char **names = NULL;
+	size_t n = 0;
+	while ((de = readdir(d)) != NULL)
+		if (matches_any(de->d_name, patterns)) {
+			names = xrealloc(names, (n + 1) * sizeof(*names));
+			names[n++] = xstrdup(de->d_name);
+		}
+	closedir(d);
+	int rc = CF_OK;
+	for (size_t i = 0; i < n; i++) {
+		char *src = xasprintf("%s/%s", dir, names[i]);
+		char *path = xasprintf("%s/%s", install_dir, names[i]);
+		if (rc == CF_OK)
+			rc = tree_add(t, path, src, e);
+		free(src);
+		free(path);
+		free(names[i]);
+	}
+	free(names);
+	return rc;
+}
+
+static int read_define(const char *text, const char *name, long *out)
+{
+	char key[64];
+	snprintf(key, sizeof(key), "#define %s ", name);
+	const char *p = strstr(text, key);
+	if (!p)
+		return -1;
+	*out = strtol(p + strlen(key), NULL, 10);
+	return 0;
+}
+
+/* MAJOR.MINOR.PATCH from cudnn_version.h (8.x and later) or cudnn.h (before). */
+static int version_from_headers(const char *include_dir, char *out, size_t size)
+{
+	static const char *const files[] = { "cudnn_version.h", "cudnn.h" };
+	for (size_t i = 0; i < 2; i++) {
+		char *path = xasprintf("%s/%s", include_dir, files[i]), *text;
+		int rc = io_read_file(path, 4 << 20, &text, NULL);
+		free(path);
+		if (rc != 0)
+			continue;
+		long major, minor, patch;
+		int ok = read_define(text, "CUDNN_MAJOR", &major) == 0 &&
+			 read_define(text, "CUDNN_MINOR", &minor) == 0 &&
+			 read_define(text, "CUDNN_PATCHLEVEL", &patch) == 0;
+		free(text);
+		if (ok) {
+			snprintf(out, size, "%ld.%ld.%ld", major, minor, patch);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* ELF e_machine of a shared library: x86_64 or aarch64. */
+static const char *platform_of_elf(const char *path)
+{
+	unsigned char hdr[20];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	ssize_t n = io_read_full(fd, hdr, sizeof(hdr));
+	close(fd);
+	if (n != (ssize_t)sizeof(hdr) || memcmp(hdr, "\177ELF", 4) != 0)
+		return NULL;
+	unsigned machine = hdr[18] | hdr[19] << 8;
+	return machine == 62 ? "linux-x86_64" : machine == 183 ? "linux-sbsa" : NULL;
+}
+
+/* Platform from what the tree holds: DLLs mean Windows, otherwise the ELF machine. */
+static void detect_platform(struct tree *t, char *out, size_t size)
+{
+	out[0] = '\0';
+	for (size_t i = 0; i < t->count; i++) {
+		const struct tree_entry *ent = &t->entries[i];
+		if (ent->is_symlink)
+			continue;
+		if (fnmatch("*.dll", ent->path, 0) == 0) {
+			snprintf(out, size, "windows-x86_64");
+			return;
+		}
+		const char *p = fnmatch("*.so*", ent->path, 0) == 0 ? platform_of_elf(ent->src) : NULL;
+		if (p) {
+			snprintf(out, size, "%s", p);
+			return;
+		}
+	}
+}
+
+/* dist-info folders of NVIDIA's wheels name exact versions: nvidia_cudnn_cu13-9.19.0.56 */
+static int dist_info_version(const char *dir, const char *prefix, char *version, size_t vsize,
+			     char *dist_name, size_t dsize)
+{
+	char *path = xasprintf("%s/dist-info", dir);
+	DIR *d = opendir(path);
+	struct dirent *de;
+	int found = -1;
+	free(path);
+	if (!d)
+		return -1;
+	while ((de = readdir(d)) != NULL) {
+		size_t n = strlen(prefix);
+		if (strncmp(de->d_name, prefix, n) != 0)
+			continue;
+		const char *dash = strchr(de->d_name, '-');
+		const char *end = strstr(de->d_name, ".dist-info");
+		if (!dash || !end || end < dash)
+			continue;
+		snprintf(version, vsize, "%.*s", (int)(end - dash - 1), dash + 1);
+		if (dist_name)
+			snprintf(dist_name, dsize, "%s", de->d_name);
+		found = 0;
+		break;
+	}
+	closedir(d);
+	return found;
+}
+
+static void note_cuda_lib(struct tree *t, const char *name, const char *version,
+			  const char *file)
+{
+	if (t->ncuda_libs >= sizeof(t->cuda_libs) / sizeof(t->cuda_libs[0]))
+		return;
+	struct cuda_lib_info *c = &t->cuda_libs[t->ncuda_libs++];
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	snprintf(c->version, sizeof(c->version), "%s", version);
+	snprintf(c->file, sizeof(c->file), "%s", file);
+}
+
+static void detect_cuda_libs(const char *dir, const char *libdir, struct tree *t)
+{
+	char version[64], *file;
+	/* The CUDA runtime's wheel names the toolkit release: nvidia_cuda_runtime-13.0.96 */
+	if (dist_info_version(dir, "nvidia_cuda_runtime-", version, sizeof(version), NULL, 0) == 0) {
+		size_t n = strspn(version, "0123456789");
+		n += version[n] == '.' ? 1 + strspn(version + n + 1, "0123456789") : 0;
+		snprintf(t->cuda_hint, sizeof(t->cuda_hint), "%.*s", (int)n, version);
+	}
+	if (dist_info_version(dir, "nvidia_cublas-", version, sizeof(version), NULL, 0) == 0) {
+		file = xasprintf("%s/libcublas.so.%.*s", libdir, (int)strcspn(version, "."), version);
+		note_cuda_lib(t, "libcublas", version, file);
+		free(file);
+	}
+	if (dist_info_version(dir, "nvidia_cuda_nvrtc-", version, sizeof(version), NULL, 0) == 0) {
+		file = xasprintf("%s/libnvrtc.so.%.*s", libdir, (int)strcspn(version, "."), version);
+		note_cuda_lib(t, "cuda_nvrtc", version, file);
+		free(file);
+	}
+}
+
+static int take_license(const char *dir, struct tree *t, struct cf_err *e)
+{
+	static const char *const names[] = { "LICENSE", "LICENSE.txt", "NVIDIA_SLA_cuDNN_Support.txt" };
+	for (size_t i = 0; i < 3; i++) {
+		char *src = xasprintf("%s/%s", dir, names[i]);
+		int found = io_exists(src);
+		int rc = found ? tree_add(t, names[i], src, e) : CF_OK;
+		free(src);
+		if (found)
+			return rc;
+	}
+	char version[64], dist[256];
+	if (dist_info_version(dir, "nvidia_cudnn_cu", version, sizeof(version), dist,
+			      sizeof(dist)) == 0) {
+		char *src = xasprintf("%s/dist-info/%s/licenses/License.txt", dir, dist);
+		int rc = io_exists(src) ? tree_add(t, "LICENSE", src, e) : CF_OK;
+		free(src);
+		return rc;
+	}
+	return CF_OK;
+}
+
+int source_from_dir(const char *dir, int with_cuda_libs, struct tree *t, struct cf_err *e)
+{
+	static const char *const headers[] = { "cudnn*.h", NULL };
+	static const char *const linux_libs[] = { "libcudnn*.so*", NULL };
+	static const char *const win_libs[] = { "cudnn*.lib", NULL };
+	static const char *const win_dlls[] = { "cudnn*.dll", NULL };
+	static const char *const cuda_linux[] = { "libcublas.so*", "libcublasLt.so*", "libnvrtc.so*",
+						  "libnvrtc-builtins.so*", NULL };
+	static const char *const cuda_win[] = { "cublas64_*.dll", "cublasLt64_*.dll",
+						"nvrtc64_*.dll", "nvrtc-builtins64_*.dll", NULL };
+	char *inc = xasprintf("%s/include", dir), *lib = xasprintf("%s/lib", dir);
+	char *lib64 = xasprintf("%s/lib64", dir), *libx64 = xasprintf("%s/lib/x64", dir);
+	char *bin = xasprintf("%s/bin", dir), *binx64 = xasprintf("%s/bin/x64", dir);
+	char real_lib[PATH_MAX] = "", real_lib64[PATH_MAX] = "";
+	int rc = CF_OK;
+	if (!io_is_dir(dir)) {
+		rc = cf_fail(e, CF_USAGE, "%s: not a directory", dir);
+		goto out;
+	}
+	if (!realpath(lib, real_lib))
+		real_lib[0] = '\0';
+	if (!realpath(lib64, real_lib64))
+		real_lib64[0] = '\0';
+	/* lib64 is often a link to lib: take each real directory once, always as lib/. */
+	const char *libdirs[] = { lib, strcmp(real_lib, real_lib64) ? lib64 : NULL };
+	rc = take_matching(t, inc, "include", headers, e);
+	for (size_t i = 0; i < 2 && rc == CF_OK; i++) {
+		if (!libdirs[i])
+			continue;
+		rc = take_matching(t, libdirs[i], "lib", linux_libs, e);
+		if (rc == CF_OK && with_cuda_libs)
+			rc = take_matching(t, libdirs[i], "lib", cuda_linux, e);
+	}
+	if (rc == CF_OK)
+		rc = take_matching(t, libx64, "lib/x64", win_libs, e);
+	const char *bindirs[] = { bin, binx64 }, *binnames[] = { "bin", "bin/x64" };
+	for (size_t i = 0; i < 2 && rc == CF_OK; i++) {
+		rc = take_matching(t, bindirs[i], binnames[i], win_dlls, e);
+		if (rc == CF_OK && with_cuda_libs)
+			rc = take_matching(t, bindirs[i], binnames[i], cuda_win, e);
+	}
+	if (rc == CF_OK)
+		rc = take_license(dir, t, e);
+	if (rc != CF_OK)
+		goto out;
+	if (version_from_headers(inc, t->version, sizeof(t->version)) != 0) {
+		rc = cf_fail(e, CF_SOURCE, "%s: no cuDNN headers (include/cudnn_version.h or "
+			     "include/cudnn.h) found", dir);
+		goto out;
+	}
+	char exact[64], dist[256];
+	if (dist_info_version(dir, "nvidia_cudnn_cu", exact, sizeof(exact), dist, sizeof(dist)) == 0 &&
+	    compat_version_cmp(exact, t->version) == 0) {
+		snprintf(t->version, sizeof(t->version), "%s", exact);
+		snprintf(t->cuda_variant, sizeof(t->cuda_variant), "%.*s",
+			 (int)strspn(dist + 15, "0123456789"), dist + 15);
+	}
+	detect_platform(t, t->platform, sizeof(t->platform));
+	detect_cuda_libs(dir, "lib", t);
+out:
+	free(inc);
+	free(lib);
+	free(lib64);
+	free(libx64);
+	free(bin);
+	free(binx64);
+	return rc;
+}
+
+/* ---- archives ---- */
+
+static int extract_archive(const char *archive, const char *dest, struct cf_err *e)
+{
+	struct archive *a = archive_read_new(), *w = archive_write_disk_new();
+	struct archive_entry *ent;
+	int rc = CF_OK;
+	archive_read_support_format_tar(a);
+	archive_read_support_format_zip(a);
+	archive_read_support_filter_xz(a);
+	archive_read_support_filter_gzip(a);
+	archive_read_support_filter_bzip2(a);
+	archive_read_support_filter_zstd(a);
+	archive_write_disk_set_options(w, ARCHIVE_EXTRACT_SECURE_NODOTDOT |
+					   ARCHIVE_EXTRACT_SECURE_SYMLINKS |
+					   ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS | ARCHIVE_EXTRACT_TIME |
+					   ARCHIVE_EXTRACT_PERM);
+	if (archive_read_open_filename(a, archive, 1 << 20) != ARCHIVE_OK) {
+		rc = cf_fail(e, CF_SOURCE, "%s: %s", archive, archive_error_string(a));
+		goto out;
+	}
+	for (;;) {
+		int r = archive_read_next_header(a, &ent);
+		if (r == ARCHIVE_EOF)
+			break;
+		if (r != ARCHIVE_OK) {
+			rc = cf_fail(e, CF_SOURCE, "%s: %s", archive, archive_error_string(a));
+			break;
+		}
+		mode_t type = archive_entry_filetype(ent);
+		if (type != AE_IFREG && type != AE_IFDIR && type != AE_IFLNK)
+			continue; /* nothing else belongs in an install tree */
+		archive_entry_set_mode(ent, (archive_entry_mode(ent) & ~(mode_t)07022) |
+						    (type == AE_IFDIR ? 0700 : 0600));
+		char *path = xasprintf("%s/%s", dest, archive_entry_pathname(ent));
+		archive_entry_set_pathname(ent, path);
+		free(path);
+		if (archive_read_extract2(a, ent, w) != ARCHIVE_OK) {
+			rc = cf_fail(e, CF_SOURCE, "%s: %s", archive, archive_error_string(w));
+			break;
+		}
+	}
+out:
+	archive_write_free(w);
+	archive_read_free(a);
+	return rc;
+}
+
+/* Every file and link under dir, recursively; "lib64" at the top becomes "lib". */
+static int take_all(struct tree *t, const char *dir, const char *rel, struct cf_err *e)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int rc = CF_OK;
+	if (!d)
+		return cf_fail(e, CF_SOURCE, "%s: %s", dir, strerror(errno));
+	while (rc == CF_OK && (de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		const char *name = (!*rel && strcmp(de->d_name, "lib64") == 0) ? "lib" : de->d_name;
+		char *src = xasprintf("%s/%s", dir, de->d_name);
+		char *path = *rel ? xasprintf("%s/%s", rel, name) : xstrdup(name);
+		if (io_is_dir(src))
+			rc = take_all(t, src, path, e);
+		else
+			rc = tree_add(t, path, src, e);
+		free(src);
+		free(path);
+	}
+	closedir(d);
+	return rc;
+}
+
+/* The one top directory of an archive (NVIDIA always has one), or dir itself. */
+static char *archive_root(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char *only = NULL;
+	int count = 0;
+	if (!d)
+		return xstrdup(dir);
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		count++;
+		free(only);
+		only = xasprintf("%s/%s", dir, de->d_name);
+	}
+	closedir(d);
+	if (count == 1 && io_is_dir(only))
+		return only;
+	free(only);
+	return xstrdup(dir);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+static void platform_alias(const char *in, char *out, size_t size)
+{
+	if (strcmp(in, "linux-x64") == 0)
+		snprintf(out, size, "linux-x86_64");
+	else if (strcmp(in, "windows-x64") == 0 || strcmp(in, "windows10-x64") == 0)
+		snprintf(out, size, "windows-x86_64");
+	else
+		snprintf(out, size, "%s", in);
+}
+
+void source_parse_archive_name(const char *path, char *version, size_t vsize, char *cuda,
+			       size_t csize, char *platform, size_t psize)
+{
+	const char *name = base_name(path);
+	char plat[32];
+	int a, b, c, d;
+	version[0] = cuda[0] = platform[0] = '\0';
+	/* Legacy: cudnn-11.4-windows-x64-v8.2.2.26.zip, cudnn-11.3-linux-x64-v8.2.1.32.tgz */
+	if (sscanf(name, "cudnn-%d.%d-%31[a-z0-9_]-%*[a-z0-9]-v%d.", &a, &b, plat, &c) >= 3 ||
+	    sscanf(name, "cudnn-%d.%d-%31[a-z0-9]-", &a, &b, plat) == 3) {
+		const char *v = strstr(name, "-v");
+		const char *dash = strchr(strchr(name + 6, '-') + 1, '-');
+		snprintf(cuda, csize, "%d.%d", a, b);
+		if (dash && v) {
+			char full[32];
+			snprintf(full, sizeof(full), "%.*s", (int)(v - strchr(name + 6, '-') - 1),
+				 strchr(name + 6, '-') + 1);
+			platform_alias(full, platform, psize);
+		}
+		if (v) {
+			size_t n = strspn(v + 2, "0123456789.");
+			while (n && v[2 + n - 1] == '.')
+				n--;
+			snprintf(version, vsize, "%.*s", (int)n, v + 2);
+		}
+		return;
+	}
+	/* Redist: cudnn-linux-x86_64-9.13.0.50_cuda13-archive.tar.xz */
+	static const char *const platforms[] = { "linux-x86_64", "linux-sbsa", "linux-aarch64",
+						 "windows-x86_64", "linux-ppc64le", NULL };
+	for (size_t i = 0; platforms[i]; i++) {
+		char prefix[64];
+		snprintf(prefix, sizeof(prefix), "cudnn-%s-", platforms[i]);
+		if (strncmp(name, prefix, strlen(prefix)) != 0)
+			continue;
+		snprintf(platform, psize, "%s", platforms[i]);
+		const char *v = name + strlen(prefix);
+		size_t n = strspn(v, "0123456789.");
+		snprintf(version, vsize, "%.*s", (int)n, v);
+		if (sscanf(v + n, "_cuda%d", &d) == 1)
+			snprintf(cuda, csize, "%d", d);
+		return;
+	}
+}
+
+static int check_agreement(const char *archive, struct tree *t, struct cf_err *e)
+{
+	char nver[64], ncuda[16], nplat[32];
+	source_parse_archive_name(archive, nver, sizeof(nver), ncuda, sizeof(ncuda), nplat,
+				  sizeof(nplat));
+	if (nver[0] && compat_version_cmp(nver, t->version) != 0)
+		return cf_fail(e, CF_SOURCE, "%s: the name says cuDNN %s, its headers say %s",
+			       base_name(archive), nver, t->version);
+	if (nver[0] && strlen(nver) > strlen(t->version))
+		snprintf(t->version, sizeof(t->version), "%s", nver);
+	if (nplat[0] && t->platform[0] && strcmp(nplat, t->platform) != 0)
+		return cf_fail(e, CF_SOURCE, "%s: the name says %s, its libraries are for %s",
+			       base_name(archive), nplat, t->platform);
+	if (nplat[0] && !t->platform[0])
+		snprintf(t->platform, sizeof(t->platform), "%s", nplat);
+	if (ncuda[0] && strchr(ncuda, '.')) {
+		snprintf(t->cuda_hint, sizeof(t->cuda_hint), "%s", ncuda);
+		snprintf(t->cuda_variant, sizeof(t->cuda_variant), "%.*s",
+			 (int)strcspn(ncuda, "."), ncuda);
+	} else if (ncuda[0]) {
+		snprintf(t->cuda_variant, sizeof(t->cuda_variant), "%s", ncuda);
+	}
+	return CF_OK;
+}
+
+static int extract_to_workdir(const char *archive, const char *workdir, char **root,
+			      char **tmp, struct cf_err *e)
+{
+	if (io_mkdirs(workdir, 0700) != 0)
+		return cf_fail(e, CF_SOURCE, "%s: %s", workdir, strerror(errno));
+	*tmp = xasprintf("%s/extract-XXXXXX", workdir);
+	if (!mkdtemp(*tmp))
+		return cf_fail(e, CF_SOURCE, "%s: %s", workdir, strerror(errno));
+	int rc = extract_archive(archive, *tmp, e);
+	if (rc == CF_OK)
+		*root = archive_root(*tmp);
+	return rc;
+}
+
+int source_from_archive(const char *archive, const char *workdir, struct tree *t,
+			struct cf_err *e)
+{
+	char *root = NULL;
+	int rc = extract_to_workdir(archive, workdir, &root, &t->tmpdir, e);
+	if (rc == CF_OK)
+		rc = take_all(t, root, "", e);
+	if (rc == CF_OK) {
+		char *inc = xasprintf("%s/include", root);
+		if (version_from_headers(inc, t->version, sizeof(t->version)) != 0)
+			rc = cf_fail(e, CF_SOURCE, "%s: no cuDNN headers in the archive", archive);
+		free(inc);
+	}
+	if (rc == CF_OK) {
+		detect_platform(t, t->platform, sizeof(t->platform));
+		rc = check_agreement(archive, t, e);
+	}
+	free(root);
+	return rc;
+}
+
+int source_add_component_archive(const char *archive, const char *workdir, const char *platform,
+				 struct tree *t, struct cf_err *e)
+{
+	static const char *const so[] = { "*.so*", NULL };
+	static const char *const dll[] = { "*.dll", NULL };
+	static const char *const lic[] = { "LICENSE", NULL };
+	char *root = NULL, *tmp = NULL;
+	int rc = extract_to_workdir(archive, workdir, &root, &tmp, e);
+	int windows = strncmp(platform, "windows", 7) == 0;
+	if (rc == CF_OK) {
+		char *lib = xasprintf("%s/%s", root, windows ? "bin" : "lib");
+		rc = take_matching(t, lib, windows ? "bin" : "lib", windows ? dll : so, e);
+		free(lib);
+	}
+	if (rc == CF_OK) {
+		/* Each component's licence travels with it, under its own name. */
+		size_t before = t->count;
+		rc = take_matching(t, root, "LICENSE", lic, e);
+		if (rc == CF_OK && t->count > before) {
+			char *stem = xstrdup(base_name(archive));
+			stem[strcspn(stem, "-")] = '\0';
+			free(t->entries[before].path);
+			t->entries[before].path = xasprintf("LICENSE.%s.txt", stem);
+			free(stem);
+		}
+	}
+	/* Extracted files must outlive this call: they are packed later. Keep tmp. */
+	free(root);
+	free(tmp);
+	return rc;
+}

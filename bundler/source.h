@@ -1,0 +1,55 @@
+/* source.h - turning a cuDNN source (directory, archive, download) into an install tree */
+#ifndef BUNDLER_SOURCE_H
+#define BUNDLER_SOURCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/err.h"
+
+struct tree_entry {
+	char *path;     /* install path, e.g. lib/libcudnn.so.9 */
+	char *src;      /* absolute file on disk (files only) */
+	char *target;   /* symlinks only */
+	int is_symlink;
+	unsigned mode;  /* 0644 or 0755 */
+	int64_t mtime;
+};
+
+struct cuda_lib_info {
+	char name[32];      /* libcublas, cuda_nvrtc */
+	char version[64];
+	char file[512];     /* its main library in the tree, for size and SHA-256 */
+};
+
+struct tree {
+	struct tree_entry *entries;
+	size_t count;
+	char version[64];       /* cuDNN version, as precise as the source tells */
+	char cuda_variant[16];  /* CUDA major the build targets, "" if unknown */
+	char cuda_hint[16];     /* CUDA version named by a legacy archive ("11.4") */
+	char platform[32];      /* NVIDIA platform name, "" if unknown */
+	char license_note[64];
+	struct cuda_lib_info cuda_libs[4];
+	size_t ncuda_libs;
+	int64_t newest_mtime;
+	char *tmpdir;           /* extraction directory to remove, if any */
+};
+
+void tree_free(struct tree *t);
+/* Take cuDNN's files (and CUDA's cuBLAS/NVRTC when with_cuda_libs) out of an unpacked tree,
+ * such as a CUDA toolkit directory or an extracted NVIDIA archive. */
+int source_from_dir(const char *dir, int with_cuda_libs, struct tree *t, struct cf_err *e);
+/* Extract an NVIDIA archive (any layout of NVIDIA.md) into workdir and read it. Name and
+ * contents must agree on version, CUDA and platform. */
+int source_from_archive(const char *archive, const char *workdir, struct tree *t,
+			struct cf_err *e);
+/* Add the files of an extracted CUDA component archive (cuBLAS, NVRTC) under lib/ or bin/. */
+int source_add_component_archive(const char *archive, const char *workdir, const char *platform,
+				 struct tree *t, struct cf_err *e);
+/* Facts an archive's file name states: cudnn-linux-x86_64-9.13.0.50_cuda13-archive.tar.xz,
+ * cudnn-11.4-windows-x64-v8.2.2.26.zip. Missing facts are left "". */
+void source_parse_archive_name(const char *name, char *version, size_t vsize, char *cuda,
+			       size_t csize, char *platform, size_t psize);
+
+#endif

@@ -1,0 +1,274 @@
+/* bundlefile.c - one verified stream over plain, split and self-extracting bundles */
+#include "common/bundlefile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/io.h"
+#include "common/sha256.h"
+
+#define MAX_PARTS 999
+
+struct bundle_part {
+	char *path;
+	uint64_t start; /* stream offset of its first byte */
+	uint64_t size;
+};
+
+struct bundle_input {
+	struct bundle_part parts[MAX_PARTS];
+	size_t nparts;
+	char *split_stem; /* NAME for NAME.001, NULL otherwise */
+	size_t current;   /* part whose fd is open */
+	int fd;
+	uint64_t base;    /* file offset of stream byte 0 in a .run, else 0 */
+	uint64_t size;    /* stream length */
+	uint64_t pos;     /* next stream offset to read */
+	int sfx;
+	struct chunk_plan plan;
+	size_t next_chunk;
+	uint8_t *chunk;
+};
+
+static int part_add(struct bundle_input *b, const char *path, uint64_t size)
+{
+	struct bundle_part *p = &b->parts[b->nparts];
+	p->path = xstrdup(path);
+	p->start = b->nparts ? b->parts[b->nparts - 1].start + b->parts[b->nparts - 1].size : 0;
+	p->size = size;
+	b->nparts++;
+	return 0;
+}
+
+static int has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* A .run has the static unpacker in front and a trailer at the end. */
+static int detect_sfx(struct bundle_input *b, int fd, uint64_t file_size)
+{
+	uint8_t head[4], tail[SFX_TRAILER_LEN];
+	uint64_t off, len;
+	if (file_size < SFX_TRAILER_LEN + 8 || pread(fd, head, 4, 0) != 4)
+		return 0;
+	if (frame_le32(head) == FRAME_MAGIC)
+		return 0;
+	if (pread(fd, tail, sizeof(tail), (off_t)(file_size - SFX_TRAILER_LEN)) != SFX_TRAILER_LEN ||
+	    frame_sfx_parse(tail, &off, &len) != 0)
+		return 0;
+	if (off > file_size || len > file_size - off || off + len > file_size - SFX_TRAILER_LEN)
+		return 0;
+	b->sfx = 1;
+	b->base = off;
+	b->size = len;
+	return 1;
+}
+
+int bundle_open(const char *path, struct bundle_input **out, struct cf_err *e)
+{
+	struct bundle_input *b = xcalloc(1, sizeof(*b));
+	struct stat st;
+	b->fd = -1;
+	if (has_suffix(path, ".001")) {
+		b->split_stem = xstrdup(path);
+		b->split_stem[strlen(path) - 4] = '\0';
+		for (int i = 1; i <= MAX_PARTS; i++) {
+			char *part = xasprintf("%s.%03d", b->split_stem, i);
+			int ok = stat(part, &st) == 0 && S_ISREG(st.st_mode);
+			if (ok)
+				part_add(b, part, (uint64_t)st.st_size);
+			free(part);
+			if (!ok)
+				break;
+		}
+		if (b->nparts == 0) {
+			bundle_close(b);
+			return cf_fail(e, CF_USAGE, "%s: cannot open bundle part", path);
+		}
+		b->size = b->parts[b->nparts - 1].start + b->parts[b->nparts - 1].size;
+	} else {
+		if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+			bundle_close(b);
+			return cf_fail(e, CF_USAGE, "%s: %s", path,
+				       errno ? strerror(errno) : "not a regular file");
+		}
+		part_add(b, path, (uint64_t)st.st_size);
+		b->size = (uint64_t)st.st_size;
+	}
+	b->fd = open(b->parts[0].path, O_RDONLY | O_CLOEXEC);
+	if (b->fd < 0) {
+		int rc = cf_fail(e, CF_USAGE, "%s: %s", b->parts[0].path, strerror(errno));
+		bundle_close(b);
+		return rc;
+	}
+	if (!b->split_stem)
+		detect_sfx(b, b->fd, b->parts[0].size);
+	*out = b;
+	return CF_OK;
+}
+
+void bundle_close(struct bundle_input *b)
+{
+	if (!b)
+		return;
+	if (b->fd >= 0)
+		close(b->fd);
+	for (size_t i = 0; i < b->nparts; i++)
+		free(b->parts[i].path);
+	free(b->split_stem);
+	free(b->chunk);
+	free(b);
+}
+
+uint64_t bundle_size(const struct bundle_input *b)
+{
+	return b->size;
+}
+
+int bundle_is_sfx(const struct bundle_input *b)
+{
+	return b->sfx;
+}
+
+size_t bundle_part_count(const struct bundle_input *b)
+{
+	return b->nparts;
+}
+
+static const char *part_name_at(const struct bundle_input *b, uint64_t offset)
+{
+	for (size_t i = b->nparts; i-- > 0;)
+		if (offset >= b->parts[i].start)
+			return b->parts[i].path;
+	return b->parts[0].path;
+}
+
+/* Open the part that holds stream offset pos; names a missing part of a split bundle. */
+static int switch_part(struct bundle_input *b, struct cf_err *e)
+{
+	while (b->current + 1 < b->nparts &&
+	       b->pos >= b->parts[b->current].start + b->parts[b->current].size) {
+		close(b->fd);
+		b->current++;
+		b->fd = open(b->parts[b->current].path, O_RDONLY | O_CLOEXEC);
+		if (b->fd < 0)
+			return cf_fail(e, CF_INTEGRITY, "%s: %s", b->parts[b->current].path,
+				       strerror(errno));
+	}
+	return CF_OK;
+}
+
+/* Read up to len stream bytes at pos. Returns bytes read, 0 at the end of the stream. */
+static ssize_t stream_read(struct bundle_input *b, uint8_t *buf, size_t len, struct cf_err *e)
+{
+	size_t got = 0;
+	while (got < len && b->pos < b->size) {
+		if (switch_part(b, e) != CF_OK)
+			return -1;
+		const struct bundle_part *p = &b->parts[b->current];
+		uint64_t in_part = b->pos - p->start;
+		uint64_t avail = (b->sfx ? b->size : p->size) - in_part;
+		size_t want = len - got < avail ? len - got : (size_t)avail;
+		ssize_t n = pread(b->fd, buf + got, want, (off_t)(b->base + in_part));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			cf_fail(e, CF_INTEGRITY, "%s: read error: %s", p->path, strerror(errno));
+			return -1;
+		}
+		if (n == 0) {
+			/* The file shrank under us: treat it as truncated data. */
+			cf_fail(e, CF_INTEGRITY, "%s: truncated at offset %llu", p->path,
+				(unsigned long long)b->pos);
+			return -1;
+		}
+		got += (size_t)n;
+		b->pos += (uint64_t)n;
+	}
+	return (ssize_t)got;
+}
+
+int bundle_read_frame(struct bundle_input *b, struct frame *f, struct cf_err *e)
+{
+	uint8_t prefix[8];
+	ssize_t n = stream_read(b, prefix, sizeof(prefix), e);
+	if (n < 0)
+		return cf_fail(e, CF_TRUST, "cannot read the signed header");
+	if (n < 8 || frame_le32(prefix) != FRAME_MAGIC)
+		return cf_fail(e, CF_TRUST, "not a cuferry bundle: no signed header frame at the start");
+	uint32_t len = frame_le32(prefix + 4);
+	if (len > FRAME_CAP)
+		return cf_fail(e, CF_TRUST, "signed header of %u bytes is over the %u-byte cap", len,
+			       FRAME_CAP);
+	uint8_t *content = xmalloc(len ? len : 1);
+	n = stream_read(b, content, len, e);
+	if (n != (ssize_t)len) {
+		free(content);
+		cf_err_clear(e);
+		return cf_fail(e, CF_TRUST, "signed header truncated (%zd of %u bytes)", n < 0 ? 0 : n,
+			       len);
+	}
+	int rc = frame_parse(content, len, f, e);
+	free(content);
+	return rc;
+}
+
+void bundle_begin_payload(struct bundle_input *b, const struct chunk_plan *plan)
+{
+	b->plan = *plan;
+	b->next_chunk = 0;
+	free(b->chunk);
+	b->chunk = xmalloc(plan->chunk_size);
+}
+
+int bundle_next_chunk(struct bundle_input *b, const uint8_t **data, size_t *len,
+		      struct cf_err *e)
+{
+	const struct chunk_plan *p = &b->plan;
+	*data = b->chunk;
+	*len = 0;
+	if (b->next_chunk == p->nchunks) {
+		uint8_t extra;
+		ssize_t n = stream_read(b, &extra, 1, e);
+		if (n < 0)
+			return e->code;
+		if (n > 0)
+			return cf_fail(e, CF_INTEGRITY,
+				       "unexpected data after the payload at offset %llu (%s)",
+				       (unsigned long long)(b->pos - 1), part_name_at(b, b->pos - 1));
+		return CF_OK;
+	}
+	uint64_t done = (uint64_t)b->next_chunk * p->chunk_size;
+	size_t want = p->payload_size - done < p->chunk_size ? (size_t)(p->payload_size - done)
+							     : p->chunk_size;
+	uint64_t start = b->pos;
+	ssize_t n = stream_read(b, b->chunk, want, e);
+	if (n < 0)
+		return e->code;
+	if ((size_t)n != want) {
+		if (b->split_stem && b->current + 1 == b->nparts)
+			return cf_fail(e, CF_INTEGRITY,
+				       "bundle part %s.%03zu is missing (payload chunk %zu at offset "
+				       "%llu)",
+				       b->split_stem, b->nparts + 1, b->next_chunk,
+				       (unsigned long long)b->pos);
+		return cf_fail(e, CF_INTEGRITY, "payload truncated in chunk %zu at offset %llu (%s)",
+			       b->next_chunk, (unsigned long long)b->pos, part_name_at(b, start));
+	}
+	uint8_t digest[32];
+	sha256_buf(b->chunk, want, digest);
+	if (!digest_equal(digest, p->hashes[b->next_chunk], 32))
+		return cf_fail(e, CF_INTEGRITY,
+			       "payload chunk %zu (offset %llu, %s) does not match its signed SHA-256",
+			       b->next_chunk, (unsigned long long)start, part_name_at(b, start));
+	b->next_chunk++;
+	*len = want;
+	return CF_OK;
+}

@@ -1,0 +1,133 @@
+/* frame.c - bounded encoder and parser of the bundle's signed skippable frame */
+#include "common/frame.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/io.h"
+
+uint32_t frame_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+void frame_put_le32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+	return (uint64_t)frame_le32(p) | (uint64_t)frame_le32(p + 4) << 32;
+}
+
+static void put_le64(uint8_t *p, uint64_t v)
+{
+	frame_put_le32(p, (uint32_t)v);
+	frame_put_le32(p + 4, (uint32_t)(v >> 32));
+}
+
+int frame_parse(const uint8_t *content, size_t len, struct frame *f, struct cf_err *e)
+{
+	const uint8_t *p = content, *end = content + len;
+	memset(f, 0, sizeof(*f));
+	if (len > FRAME_CAP)
+		return cf_fail(e, CF_TRUST, "signed header of %zu bytes is over the %u-byte cap", len,
+			       FRAME_CAP);
+	if (len < 8 + 4 || memcmp(p, FRAME_TAG, 8) != 0)
+		return cf_fail(e, CF_TRUST, "not a cuferry bundle header (tag CUFERRY1 missing)");
+	p += 8;
+	uint32_t hlen = frame_le32(p);
+	p += 4;
+	if (hlen == 0 || hlen > (size_t)(end - p) || (size_t)(end - p) - hlen < 4)
+		return cf_fail(e, CF_TRUST, "signed header truncated (header length %u)", hlen);
+	const uint8_t *header = p;
+	p += hlen;
+	uint32_t nsigs = frame_le32(p);
+	p += 4;
+	if (nsigs < 1 || nsigs > FRAME_MAX_SIGS)
+		return cf_fail(e, CF_TRUST, "bundle carries %u signatures (1 to %d allowed)", nsigs,
+			       FRAME_MAX_SIGS);
+	for (uint32_t i = 0; i < nsigs; i++) {
+		struct frame_sig *s = &f->sigs[i];
+		if (end - p < 32 + 2)
+			return cf_fail(e, CF_TRUST, "signature %u truncated", i + 1);
+		memcpy(s->keyid, p, 32);
+		s->spki_len = (uint16_t)(p[32] | p[33] << 8);
+		p += 34;
+		if (s->spki_len == 0 || s->spki_len > FRAME_SPKI_MAX ||
+		    (size_t)(end - p) < (size_t)s->spki_len + 64)
+			return cf_fail(e, CF_TRUST, "signature %u truncated or key too long", i + 1);
+		memcpy(s->spki, p, s->spki_len);
+		p += s->spki_len;
+		memcpy(s->sig, p, 64);
+		p += 64;
+	}
+	if (p != end)
+		return cf_fail(e, CF_TRUST, "%zu unexpected bytes after the signatures",
+			       (size_t)(end - p));
+	f->header = xmalloc(hlen + 1);
+	memcpy(f->header, header, hlen);
+	f->header[hlen] = '\0';
+	f->header_len = hlen;
+	f->nsigs = nsigs;
+	f->frame_len = 8 + (uint64_t)len;
+	return CF_OK;
+}
+
+uint8_t *frame_encode(const uint8_t *header, uint32_t header_len, const struct frame_sig *sigs,
+		      uint32_t nsigs, size_t *out_len)
+{
+	size_t content = 8 + 4 + header_len + 4;
+	for (uint32_t i = 0; i < nsigs; i++)
+		content += 32 + 2 + sigs[i].spki_len + 64;
+	uint8_t *buf = xmalloc(8 + content), *p = buf;
+	frame_put_le32(p, FRAME_MAGIC);
+	frame_put_le32(p + 4, (uint32_t)content);
+	p += 8;
+	memcpy(p, FRAME_TAG, 8);
+	p += 8;
+	frame_put_le32(p, header_len);
+	p += 4;
+	memcpy(p, header, header_len);
+	p += header_len;
+	frame_put_le32(p, nsigs);
+	p += 4;
+	for (uint32_t i = 0; i < nsigs; i++) {
+		memcpy(p, sigs[i].keyid, 32);
+		p[32] = (uint8_t)(sigs[i].spki_len & 0xff);
+		p[33] = (uint8_t)(sigs[i].spki_len >> 8);
+		p += 34;
+		memcpy(p, sigs[i].spki, sigs[i].spki_len);
+		p += sigs[i].spki_len;
+		memcpy(p, sigs[i].sig, 64);
+		p += 64;
+	}
+	*out_len = 8 + content;
+	return buf;
+}
+
+void frame_free(struct frame *f)
+{
+	free(f->header);
+	f->header = NULL;
+}
+
+void frame_sfx_trailer(uint64_t offset, uint64_t length, uint8_t out[SFX_TRAILER_LEN])
+{
+	memcpy(out, FRAME_TAG, 8);
+	put_le64(out + 8, offset);
+	put_le64(out + 16, length);
+	memset(out + 24, 0, 8);
+}
+
+int frame_sfx_parse(const uint8_t in[SFX_TRAILER_LEN], uint64_t *offset, uint64_t *length)
+{
+	static const uint8_t zero[8];
+	if (memcmp(in, FRAME_TAG, 8) != 0 || memcmp(in + 24, zero, 8) != 0)
+		return -1;
+	*offset = le64(in + 8);
+	*length = le64(in + 16);
+	return 0;
+}

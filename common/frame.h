@@ -1,0 +1,45 @@
+/* frame.h - the signed header of a bundle: a zstd skippable frame (DESIGN.md §2) */
+#ifndef COMMON_FRAME_H
+#define COMMON_FRAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/err.h"
+
+#define FRAME_MAGIC 0x184D2A5Cu
+#define FRAME_TAG "CUFERRY1"
+#define FRAME_CAP (16u << 20)
+#define FRAME_MAX_SIGS 8
+#define FRAME_SPKI_MAX 512
+#define SFX_TRAILER_LEN 32
+
+struct frame_sig {
+	uint8_t keyid[32];
+	uint16_t spki_len;
+	uint8_t spki[FRAME_SPKI_MAX];
+	uint8_t sig[64];
+};
+
+struct frame {
+	uint8_t *header;      /* MANIFEST.json bytes: what the signatures cover */
+	uint32_t header_len;
+	uint32_t nsigs;
+	struct frame_sig sigs[FRAME_MAX_SIGS];
+	uint64_t frame_len;   /* bytes of the whole skippable frame, its 8-byte prefix included */
+};
+
+/* Parse the frame content (after magic and length). Bounded; no JSON is looked at.
+ * Problems are CF_TRUST: nothing in an unverified frame is believed. */
+int frame_parse(const uint8_t *content, size_t len, struct frame *f, struct cf_err *e);
+/* Encode a whole frame, prefix included. Caller frees. */
+uint8_t *frame_encode(const uint8_t *header, uint32_t header_len, const struct frame_sig *sigs,
+		      uint32_t nsigs, size_t *out_len);
+void frame_free(struct frame *f);
+/* Self-extracting trailer: "CUFERRY1", offset, length (LE u64), 8 zero bytes. */
+void frame_sfx_trailer(uint64_t offset, uint64_t length, uint8_t out[SFX_TRAILER_LEN]);
+int frame_sfx_parse(const uint8_t in[SFX_TRAILER_LEN], uint64_t *offset, uint64_t *length);
+uint32_t frame_le32(const uint8_t *p);
+void frame_put_le32(uint8_t *p, uint32_t v);
+
+#endif

@@ -1,0 +1,266 @@
+/* io.c - file and memory helpers */
+#include "common/io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void *oom(void)
+{
+	fputs("out of memory\n", stderr);
+	abort();
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	return p ? p : oom();
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	return p ? p : oom();
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	return p ? p : oom();
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+	return p ? p : oom();
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+	va_start(ap, fmt);
+	int n = vasprintf(&p, fmt, ap);
+	va_end(ap);
+	return n < 0 ? oom() : p;
+}
+
+ssize_t io_read_full(int fd, void *buf, size_t len)
+{
+	size_t got = 0;
+	while (got < len) {
+		ssize_t n = read(fd, (char *)buf + got, len - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+int io_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int io_read_file(const char *path, size_t max, char **out, size_t *len)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	if ((uint64_t)st.st_size > max) {
+		close(fd);
+		return -2;
+	}
+	char *buf = xmalloc((size_t)st.st_size + 1);
+	ssize_t n = io_read_full(fd, buf, (size_t)st.st_size);
+	close(fd);
+	if (n != st.st_size) {
+		free(buf);
+		errno = EIO;
+		return -1;
+	}
+	buf[n] = '\0';
+	*out = buf;
+	if (len)
+		*len = (size_t)n;
+	return 0;
+}
+
+int io_fsync_dir(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int rc = fsync(fd);
+	close(fd);
+	return rc;
+}
+
+int io_fsync_parent(const char *path)
+{
+	char *copy = xstrdup(path);
+	char *slash = strrchr(copy, '/');
+	int rc;
+	if (!slash)
+		rc = io_fsync_dir(".");
+	else if (slash == copy)
+		rc = io_fsync_dir("/");
+	else {
+		*slash = '\0';
+		rc = io_fsync_dir(copy);
+	}
+	free(copy);
+	return rc;
+}
+
+int io_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode)
+{
+	char *tmp = xasprintf("%s.tmp.XXXXXX", path);
+	int fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		free(tmp);
+		return -1;
+	}
+	if (fchmod(fd, mode) != 0 || io_write_all(fd, data, len) != 0 || fsync(fd) != 0) {
+		int saved = errno;
+		close(fd);
+		unlink(tmp);
+		free(tmp);
+		errno = saved;
+		return -1;
+	}
+	close(fd);
+	if (rename(tmp, path) != 0) {
+		int saved = errno;
+		unlink(tmp);
+		free(tmp);
+		errno = saved;
+		return -1;
+	}
+	free(tmp);
+	io_fsync_parent(path);
+	return 0;
+}
+
+int io_mkdirs(const char *path, mode_t mode)
+{
+	char *copy = xstrdup(path);
+	for (char *p = copy + 1; ; p++) {
+		if (*p == '/' || *p == '\0') {
+			char saved = *p;
+			*p = '\0';
+			if (mkdir(copy, mode) != 0 && errno != EEXIST) {
+				free(copy);
+				return -1;
+			}
+			*p = saved;
+			if (saved == '\0')
+				break;
+		}
+	}
+	free(copy);
+	return io_is_dir(path) ? 0 : -1;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (type == FTW_DP)
+		return rmdir(path) == 0 || errno == ENOENT ? 0 : -1;
+	return unlink(path) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+int io_rmtree(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) != 0)
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISDIR(st.st_mode))
+		return unlink(path);
+	/* Directories we create are 0700 or 0755; make sure we can descend into them. */
+	return nftw(path, rm_entry, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+int io_is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int io_exists(const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) == 0;
+}
+
+int io_copy_fd(int in, int out, uint64_t len)
+{
+	static char buf[1 << 20];
+	while (len > 0) {
+		size_t want = len < sizeof(buf) ? (size_t)len : sizeof(buf);
+		ssize_t n = io_read_full(in, buf, want);
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			return len == UINT64_MAX ? 0 : (errno = EIO, -1);
+		if (io_write_all(out, buf, (size_t)n) != 0)
+			return -1;
+		if (len != UINT64_MAX)
+			len -= (uint64_t)n;
+	}
+	return 0;
+}
+
+int io_parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s || *s == '-')
+		return -1;
+	uint64_t mult = 1;
+	switch (*end) {
+	case '\0': break;
+	case 'k': case 'K': mult = 1ULL << 10; end++; break;
+	case 'm': case 'M': mult = 1ULL << 20; end++; break;
+	case 'g': case 'G': mult = 1ULL << 30; end++; break;
+	case 't': case 'T': mult = 1ULL << 40; end++; break;
+	default: return -1;
+	}
+	if (*end == 'i' || *end == 'I')
+		end++;
+	if (*end == 'b' || *end == 'B')
+		end++;
+	if (*end != '\0' || (v && mult > UINT64_MAX / v))
+		return -1;
+	*out = v * mult;
+	return 0;
+}

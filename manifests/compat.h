@@ -1,0 +1,25 @@
+/* compat.h - cuDNN/CUDA/driver compatibility from NVIDIA's support matrices (compat.tsv) */
+#ifndef MANIFESTS_COMPAT_H
+#define MANIFESTS_COMPAT_H
+
+#include <stddef.h>
+
+#include "common/err.h"
+
+struct compat_result {
+	int known;              /* the table has rows for this cuDNN version */
+	char driver_min[32];    /* minimum driver for the CUDA major on this platform, or "" */
+	char sm_min[16];        /* lowest compute capability the matrix names, or "" */
+	char supported[256];    /* CUDA versions the table lists for this cuDNN, for messages */
+};
+
+/* cuda is "13" or "12.4". CF_OK when the pair is supported or the cuDNN version is not in
+ * the table (known = 0); CF_INCOMPATIBLE, listing the supported CUDA versions, otherwise. */
+int compat_check(const char *cudnn_version, const char *cuda, const char *platform,
+		 struct compat_result *out, struct cf_err *e);
+/* Compare dotted versions numerically over the shorter length ("9.27.0" vs "9.27.0.42" = 0). */
+int compat_version_cmp(const char *a, const char *b);
+/* Full numeric comparison, every component ("580.65.06" < "580.95.05"). */
+int compat_version_cmp_full(const char *a, const char *b);
+
+#endif

@@ -1,0 +1,654 @@
+/* manifest.c - the bundle manifest: model, deterministic writer, strict reader */
+#include "manifests/manifest.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/io.h"
+#include "common/sha256.h"
+#include "manifests/pathrule.h"
+
+struct manifest *manifest_new(void)
+{
+	struct manifest *m = xcalloc(1, sizeof(*m));
+	m->chunk_size = 1u << 20;
+	return m;
+}
+
+static void strings_free(struct manifest_strings *s)
+{
+	for (size_t i = 0; i < s->count; i++)
+		free(s->items[i]);
+	free(s->items);
+}
+
+void manifest_free(struct manifest *m)
+{
+	if (!m)
+		return;
+	char **fields[] = { &m->bundle_id, &m->created, &m->expires, &m->platform,
+			    &m->cudnn_version, &m->cuda_variant, &m->source_kind, &m->source_name,
+			    &m->cuda_release, &m->driver_min, &m->cc_min };
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		free(*fields[i]);
+	for (size_t i = 0; i < m->ncomponents; i++) {
+		free(m->components[i].name);
+		free(m->components[i].version);
+		free(m->components[i].relative_path);
+	}
+	free(m->components);
+	for (size_t i = 0; i < m->nfiles; i++) {
+		free(m->files[i].path);
+		free(m->files[i].target);
+	}
+	free(m->files);
+	free(m->chunks);
+	strings_free(&m->env_path);
+	strings_free(&m->env_ld_library_path);
+	free(m);
+}
+
+void manifest_set(char **field, const char *value)
+{
+	free(*field);
+	*field = value ? xstrdup(value) : NULL;
+}
+
+static struct manifest_file *file_append(struct manifest *m)
+{
+	m->files = xrealloc(m->files, (m->nfiles + 1) * sizeof(*m->files));
+	struct manifest_file *f = &m->files[m->nfiles++];
+	memset(f, 0, sizeof(*f));
+	return f;
+}
+
+void manifest_add_file(struct manifest *m, const char *path, uint64_t size, unsigned mode,
+		       const uint8_t sha256[32])
+{
+	struct manifest_file *f = file_append(m);
+	f->path = xstrdup(path);
+	f->type = MF_FILE;
+	f->size = size;
+	f->mode = mode;
+	memcpy(f->sha256, sha256, 32);
+}
+
+void manifest_add_symlink(struct manifest *m, const char *path, const char *target)
+{
+	struct manifest_file *f = file_append(m);
+	f->path = xstrdup(path);
+	f->type = MF_SYMLINK;
+	f->target = xstrdup(target);
+}
+
+void manifest_add_component(struct manifest *m, const struct manifest_component *c)
+{
+	m->components = xrealloc(m->components, (m->ncomponents + 1) * sizeof(*m->components));
+	struct manifest_component *d = &m->components[m->ncomponents++];
+	*d = *c;
+	d->name = xstrdup(c->name);
+	d->version = xstrdup(c->version ? c->version : "");
+	d->relative_path = c->relative_path ? xstrdup(c->relative_path) : NULL;
+}
+
+void manifest_strings_add(struct manifest_strings *s, const char *value)
+{
+	s->items = xrealloc(s->items, (s->count + 1) * sizeof(*s->items));
+	s->items[s->count++] = xstrdup(value);
+}
+
+static int file_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct manifest_file *)a)->path,
+		      ((const struct manifest_file *)b)->path);
+}
+
+void manifest_sort_files(struct manifest *m)
+{
+	qsort(m->files, m->nfiles, sizeof(*m->files), file_cmp);
+}
+
+const struct manifest_file *manifest_find(const struct manifest *m, const char *path)
+{
+	struct manifest_file key = { .path = (char *)path };
+	return bsearch(&key, m->files, m->nfiles, sizeof(*m->files), file_cmp);
+}
+
+char *manifest_install_name(const struct manifest *m)
+{
+	return xasprintf("cudnn-%s-cuda%s", m->cudnn_version, m->cuda_variant);
+}
+
+int64_t manifest_parse_time(const char *iso)
+{
+	struct tm tm;
+	memset(&tm, 0, sizeof(tm));
+	const char *end = strptime(iso, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (!end || *end)
+		return -1;
+	return (int64_t)timegm(&tm);
+}
+
+void manifest_format_time(int64_t t, char out[32])
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+	gmtime_r(&tt, &tm);
+	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* ---- validation ---- */
+
+static int dir_of_len(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? (int)(slash - path) : 0;
+}
+
+/* A symlink's target must be a sibling file, possibly through other sibling links. */
+static int check_symlink(const struct manifest *m, const struct manifest_file *f,
+			 struct cf_err *e)
+{
+	char why[160];
+	const struct manifest_file *cur = f;
+	for (int depth = 0; depth < 8; depth++) {
+		if (path_check_component(cur->target, strlen(cur->target), why, sizeof(why)) != 0)
+			return cf_fail(e, CF_INTEGRITY, "symlink '%s': target '%s': %s", f->path,
+				       cur->target, why);
+		int dlen = dir_of_len(cur->path);
+		char *full = dlen ? xasprintf("%.*s/%s", dlen, cur->path, cur->target)
+				  : xstrdup(cur->target);
+		const struct manifest_file *next = manifest_find(m, full);
+		free(full);
+		if (!next)
+			return cf_fail(e, CF_INTEGRITY,
+				       "symlink '%s': target '%s' is not a file of the bundle",
+				       f->path, cur->target);
+		if (next->type == MF_FILE)
+			return CF_OK;
+		cur = next;
+	}
+	return cf_fail(e, CF_INTEGRITY, "symlink '%s': chain too long or circular", f->path);
+}
+
+static int casecmp_ptr(const void *a, const void *b)
+{
+	return path_casecmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int check_files(const struct manifest *m, struct cf_err *e)
+{
+	char why[160];
+	if (m->nfiles == 0 || m->nfiles > MANIFEST_MAX_FILES)
+		return cf_fail(e, CF_INTEGRITY, "manifest lists %zu files", m->nfiles);
+	for (size_t i = 0; i < m->nfiles; i++) {
+		const struct manifest_file *f = &m->files[i];
+		if (path_check(f->path, why, sizeof(why)) != 0)
+			return cf_fail(e, CF_INTEGRITY, "unsafe path '%s': %s", f->path, why);
+		if (i > 0 && strcmp(m->files[i - 1].path, f->path) >= 0)
+			return cf_fail(e, CF_INTEGRITY, "files not sorted or duplicated at '%s'",
+				       f->path);
+		if (f->type == MF_FILE && f->mode != 0644 && f->mode != 0755)
+			return cf_fail(e, CF_INTEGRITY, "file '%s': mode %04o not allowed", f->path,
+				       f->mode);
+	}
+	/* Case-insensitive duplicates and a file used as a directory: one sorted pass each. */
+	char **folded = xcalloc(m->nfiles, sizeof(*folded));
+	int rc = CF_OK;
+	for (size_t i = 0; i < m->nfiles; i++)
+		folded[i] = m->files[i].path;
+	qsort(folded, m->nfiles, sizeof(*folded), casecmp_ptr);
+	for (size_t i = 1; i < m->nfiles && rc == CF_OK; i++)
+		if (path_casecmp(folded[i - 1], folded[i]) == 0)
+			rc = cf_fail(e, CF_INTEGRITY, "paths '%s' and '%s' differ only in case",
+				     folded[i - 1], folded[i]);
+	free(folded);
+	for (size_t i = 0; i + 1 < m->nfiles && rc == CF_OK; i++) {
+		size_t n = strlen(m->files[i].path);
+		for (size_t j = i + 1; j < m->nfiles; j++) {
+			if (strncmp(m->files[j].path, m->files[i].path, n) != 0)
+				break;
+			if (m->files[j].path[n] == '/') {
+				rc = cf_fail(e, CF_INTEGRITY, "'%s' is a file and a directory",
+					     m->files[i].path);
+				break;
+			}
+		}
+	}
+	for (size_t i = 0; i < m->nfiles && rc == CF_OK; i++)
+		if (m->files[i].type == MF_SYMLINK)
+			rc = check_symlink(m, &m->files[i], e);
+	return rc;
+}
+
+int manifest_validate(const struct manifest *m, struct cf_err *e)
+{
+	static const char *const platforms[] = { "linux-x86_64", "linux-sbsa", "linux-aarch64",
+						 "windows-x86_64" };
+	int known = 0;
+	for (size_t i = 0; i < 4; i++)
+		known |= m->platform && strcmp(m->platform, platforms[i]) == 0;
+	if (!known)
+		return cf_fail(e, CF_INTEGRITY, "unknown platform '%s'",
+			       m->platform ? m->platform : "");
+	if (!m->bundle_id || !*m->bundle_id || !m->cudnn_version || !m->cuda_variant)
+		return cf_fail(e, CF_INTEGRITY, "bundle_id, cudnn.version and cuda_variant are required");
+	char why[160];
+	char *name = manifest_install_name(m);
+	int bad = path_check(name, why, sizeof(why));
+	free(name);
+	if (bad)
+		return cf_fail(e, CF_INTEGRITY, "cuDNN version or CUDA variant unusable as a name: %s",
+			       why);
+	if (!m->created || manifest_parse_time(m->created) < 0)
+		return cf_fail(e, CF_INTEGRITY, "created is not a UTC time (YYYY-MM-DDTHH:MM:SSZ)");
+	if (m->expires && manifest_parse_time(m->expires) < 0)
+		return cf_fail(e, CF_INTEGRITY, "expires is not a UTC time (YYYY-MM-DDTHH:MM:SSZ)");
+	if (m->chunk_size < 4096 || m->chunk_size > (64u << 20))
+		return cf_fail(e, CF_INTEGRITY, "chunk_size %u out of range", m->chunk_size);
+	uint64_t want = (m->compressed_size + m->chunk_size - 1) / m->chunk_size;
+	if (m->compressed_size == 0 || want != m->nchunks)
+		return cf_fail(e, CF_INTEGRITY, "%zu chunk hashes for %llu payload bytes", m->nchunks,
+			       (unsigned long long)m->compressed_size);
+	uint64_t sum = 0;
+	for (size_t i = 0; i < m->nfiles; i++)
+		sum += m->files[i].type == MF_FILE ? m->files[i].size : 0;
+	if (sum > m->uncompressed_size)
+		return cf_fail(e, CF_INTEGRITY, "files add up to more than uncompressed_size");
+	const struct manifest_strings *envs[] = { &m->env_path, &m->env_ld_library_path };
+	for (size_t k = 0; k < 2; k++)
+		for (size_t i = 0; i < envs[k]->count; i++)
+			if (path_check(envs[k]->items[i], why, sizeof(why)) != 0)
+				return cf_fail(e, CF_INTEGRITY, "env entry '%s': %s",
+					       envs[k]->items[i], why);
+	return check_files(m, e);
+}
+
+/* ---- writer ---- */
+
+static json_t *json_hex(const uint8_t *d)
+{
+	char hex[65];
+	hex_encode(d, 32, hex);
+	return json_string(hex);
+}
+
+static json_t *json_strings(const struct manifest_strings *s)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < s->count; i++)
+		json_array_append_new(a, json_string(s->items[i]));
+	return a;
+}
+
+static json_t *json_files(const struct manifest *m)
+{
+	json_t *files = json_array();
+	for (size_t i = 0; i < m->nfiles; i++) {
+		const struct manifest_file *f = &m->files[i];
+		json_t *o = json_object();
+		char mode[8];
+		json_object_set_new(o, "path", json_string(f->path));
+		if (f->type == MF_SYMLINK) {
+			json_object_set_new(o, "type", json_string("symlink"));
+			json_object_set_new(o, "target", json_string(f->target));
+		} else {
+			snprintf(mode, sizeof(mode), "%04o", f->mode);
+			json_object_set_new(o, "type", json_string("file"));
+			json_object_set_new(o, "size", json_integer((json_int_t)f->size));
+			json_object_set_new(o, "mode", json_string(mode));
+			json_object_set_new(o, "sha256", json_hex(f->sha256));
+		}
+		json_array_append_new(files, o);
+	}
+	return files;
+}
+
+static json_t *json_components(const struct manifest *m)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < m->ncomponents; i++) {
+		const struct manifest_component *c = &m->components[i];
+		json_t *o = json_pack("{s:s, s:s, s:I, s:b}", "name", c->name, "version", c->version,
+				      "size", (json_int_t)c->size, "included", c->included);
+		json_object_set_new(o, "sha256", c->has_sha256 ? json_hex(c->sha256) : json_null());
+		if (c->relative_path)
+			json_object_set_new(o, "relative_path", json_string(c->relative_path));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+char *manifest_to_json(const struct manifest *m, size_t *len)
+{
+	json_t *source = json_pack("{s:s, s:s, s:I}", "kind", m->source_kind ? m->source_kind : "",
+				   "name", m->source_name ? m->source_name : "", "size",
+				   (json_int_t)m->source_size);
+	json_object_set_new(source, "sha256",
+			    m->source_has_sha256 ? json_hex(m->source_sha256) : json_null());
+	json_t *chunks = json_array();
+	for (size_t i = 0; i < m->nchunks; i++)
+		json_array_append_new(chunks, json_hex(m->chunks[i]));
+	json_t *root = json_pack(
+		"{s:s, s:s, s:I, s:I, s:s, s:o, s:s,"
+		" s:{s:s, s:s, s:o},"
+		" s:{s:s?, s:o},"
+		" s:{s:s?, s:s?},"
+		" s:{s:I, s:I, s:I, s:o},"
+		" s:o, s:{s:o, s:o}}",
+		"format", MANIFEST_FORMAT, "bundle_id", m->bundle_id, "counter",
+		(json_int_t)m->counter, "source_date_epoch", (json_int_t)m->source_date_epoch,
+		"created", m->created, "expires", m->expires ? json_string(m->expires) : json_null(),
+		"platform", m->platform,
+		"cudnn", "version", m->cudnn_version, "cuda_variant", m->cuda_variant, "source", source,
+		"cuda", "release", m->cuda_release, "components", json_components(m),
+		"requires", "driver_min", m->driver_min, "compute_capability_min", m->cc_min,
+		"payload", "compressed_size", (json_int_t)m->compressed_size, "uncompressed_size",
+		(json_int_t)m->uncompressed_size, "chunk_size", (json_int_t)m->chunk_size,
+		"chunk_sha256", chunks,
+		"files", json_files(m), "env", "PATH", json_strings(&m->env_path), "LD_LIBRARY_PATH",
+		json_strings(&m->env_ld_library_path));
+	if (!root)
+		return NULL;
+	char *out = json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(1) | JSON_ENSURE_ASCII);
+	json_decref(root);
+	if (out && len)
+		*len = strlen(out);
+	return out;
+}
+
+/* ---- strict reader ---- */
+
+struct reader {
+	struct cf_err *e;
+	const char *where;
+};
+
+static json_t *need(struct reader *r, json_t *obj, const char *key, int type)
+{
+	static const char *const names[] = { "object", "array", "string", "integer", "real",
+					     "boolean", "boolean", "null" };
+	json_t *v = json_object_get(obj, key);
+	if (!v) {
+		cf_fail(r->e, CF_INTEGRITY, "manifest: %s%s is missing", r->where, key);
+		return NULL;
+	}
+	int t = json_typeof(v);
+	int ok = t == type || (type == JSON_TRUE && t == JSON_FALSE);
+	if (!ok) {
+		cf_fail(r->e, CF_INTEGRITY, "manifest: %s%s must be a %s", r->where, key,
+			names[type]);
+		return NULL;
+	}
+	return v;
+}
+
+static int need_str(struct reader *r, json_t *obj, const char *key, char **out)
+{
+	json_t *v = need(r, obj, key, JSON_STRING);
+	if (!v)
+		return -1;
+	manifest_set(out, json_string_value(v));
+	return 0;
+}
+
+/* A string or null. */
+static int need_str_or_null(struct reader *r, json_t *obj, const char *key, char **out)
+{
+	json_t *v = json_object_get(obj, key);
+	if (v && json_is_null(v)) {
+		manifest_set(out, NULL);
+		return 0;
+	}
+	return need_str(r, obj, key, out);
+}
+
+static int need_u64(struct reader *r, json_t *obj, const char *key, uint64_t *out)
+{
+	json_t *v = need(r, obj, key, JSON_INTEGER);
+	if (!v)
+		return -1;
+	if (json_integer_value(v) < 0) {
+		cf_fail(r->e, CF_INTEGRITY, "manifest: %s%s must not be negative", r->where, key);
+		return -1;
+	}
+	*out = (uint64_t)json_integer_value(v);
+	return 0;
+}
+
+static int need_sha(struct reader *r, json_t *obj, const char *key, uint8_t out[32], int *has)
+{
+	json_t *v = json_object_get(obj, key);
+	if (has && v && json_is_null(v)) {
+		*has = 0;
+		return 0;
+	}
+	v = need(r, obj, key, JSON_STRING);
+	if (!v)
+		return -1;
+	if (hex_decode(json_string_value(v), out, 32) != 0) {
+		cf_fail(r->e, CF_INTEGRITY, "manifest: %s%s is not a SHA-256 in hex", r->where, key);
+		return -1;
+	}
+	if (has)
+		*has = 1;
+	return 0;
+}
+
+static int read_strings(struct reader *r, json_t *obj, const char *key,
+			struct manifest_strings *s)
+{
+	json_t *a = need(r, obj, key, JSON_ARRAY), *v;
+	size_t i;
+	if (!a)
+		return -1;
+	json_array_foreach(a, i, v) {
+		if (!json_is_string(v)) {
+			cf_fail(r->e, CF_INTEGRITY, "manifest: %s%s[%zu] must be a string", r->where,
+				key, i);
+			return -1;
+		}
+		manifest_strings_add(s, json_string_value(v));
+	}
+	return 0;
+}
+
+static int read_file_entry(struct reader *r, struct manifest *m, json_t *o, size_t i)
+{
+	char *path = NULL, *type = NULL, *target = NULL, *mode = NULL;
+	char where[48];
+	int rc = -1;
+	snprintf(where, sizeof(where), "files[%zu].", i);
+	r->where = where;
+	if (!json_is_object(o)) {
+		cf_fail(r->e, CF_INTEGRITY, "manifest: files[%zu] must be an object", i);
+		return -1;
+	}
+	if (need_str(r, o, "path", &path) || need_str(r, o, "type", &type))
+		goto out;
+	if (strcmp(type, "symlink") == 0) {
+		if (need_str(r, o, "target", &target))
+			goto out;
+		manifest_add_symlink(m, path, target);
+	} else if (strcmp(type, "file") == 0) {
+		uint64_t size;
+		uint8_t sha[32];
+		char *end;
+		if (need_u64(r, o, "size", &size) || need_str(r, o, "mode", &mode) ||
+		    need_sha(r, o, "sha256", sha, NULL))
+			goto out;
+		unsigned long mv = strtoul(mode, &end, 8);
+		if (*end || strlen(mode) != 4) {
+			cf_fail(r->e, CF_INTEGRITY, "manifest: %smode '%s' is not octal", where, mode);
+			goto out;
+		}
+		manifest_add_file(m, path, size, (unsigned)mv, sha);
+	} else {
+		char safe[64];
+		snprintf(safe, sizeof(safe), "%s", type);
+		cf_fail(r->e, CF_INTEGRITY, "manifest: %stype '%s' is not file or symlink", where,
+			safe);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(path);
+	free(type);
+	free(target);
+	free(mode);
+	return rc;
+}
+
+static int read_components(struct reader *r, struct manifest *m, json_t *cuda)
+{
+	json_t *a = need(r, cuda, "components", JSON_ARRAY), *o;
+	size_t i;
+	if (!a)
+		return -1;
+	json_array_foreach(a, i, o) {
+		struct manifest_component c;
+		memset(&c, 0, sizeof(c));
+		char where[48];
+		snprintf(where, sizeof(where), "cuda.components[%zu].", i);
+		r->where = where;
+		json_t *inc;
+		int rc = !json_is_object(o) || need_str(r, o, "name", &c.name) ||
+			 need_str(r, o, "version", &c.version) ||
+			 need_u64(r, o, "size", &c.size) ||
+			 need_sha(r, o, "sha256", c.sha256, &c.has_sha256) ||
+			 !(inc = need(r, o, "included", JSON_TRUE));
+		if (!rc) {
+			c.included = json_is_true(inc);
+			json_t *rp = json_object_get(o, "relative_path");
+			if (json_is_string(rp))
+				c.relative_path = (char *)json_string_value(rp);
+			manifest_add_component(m, &c);
+		} else {
+			cf_fail(r->e, CF_INTEGRITY, "manifest: cuda.components[%zu] is malformed", i);
+		}
+		free(c.name);
+		free(c.version);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+static int read_payload(struct reader *r, struct manifest *m, json_t *p)
+{
+	uint64_t chunk_size;
+	r->where = "payload.";
+	json_t *a;
+	if (need_u64(r, p, "compressed_size", &m->compressed_size) ||
+	    need_u64(r, p, "uncompressed_size", &m->uncompressed_size) ||
+	    need_u64(r, p, "chunk_size", &chunk_size) ||
+	    !(a = need(r, p, "chunk_sha256", JSON_ARRAY)))
+		return -1;
+	if (chunk_size == 0 || chunk_size > (64u << 20)) {
+		cf_fail(r->e, CF_INTEGRITY, "manifest: payload.chunk_size out of range");
+		return -1;
+	}
+	m->chunk_size = (uint32_t)chunk_size;
+	m->nchunks = json_array_size(a);
+	m->chunks = xcalloc(m->nchunks, 32);
+	for (size_t i = 0; i < m->nchunks; i++) {
+		json_t *v = json_array_get(a, i);
+		if (!json_is_string(v) || hex_decode(json_string_value(v), m->chunks[i], 32) != 0) {
+			cf_fail(r->e, CF_INTEGRITY, "manifest: payload.chunk_sha256[%zu] is not hex", i);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int read_root(struct reader *r, struct manifest *m, json_t *root)
+{
+	json_t *cudnn, *source, *cuda, *req, *payload, *files, *env, *o;
+	size_t i;
+	r->where = "";
+	if (need_str(r, root, "bundle_id", &m->bundle_id) ||
+	    need_u64(r, root, "counter", &m->counter) ||
+	    need_u64(r, root, "source_date_epoch", &m->source_date_epoch) ||
+	    need_str(r, root, "created", &m->created) ||
+	    need_str_or_null(r, root, "expires", &m->expires) ||
+	    need_str(r, root, "platform", &m->platform) ||
+	    !(cudnn = need(r, root, "cudnn", JSON_OBJECT)) ||
+	    !(cuda = need(r, root, "cuda", JSON_OBJECT)) ||
+	    !(req = need(r, root, "requires", JSON_OBJECT)) ||
+	    !(payload = need(r, root, "payload", JSON_OBJECT)) ||
+	    !(files = need(r, root, "files", JSON_ARRAY)) ||
+	    !(env = need(r, root, "env", JSON_OBJECT)))
+		return -1;
+	r->where = "cudnn.";
+	if (need_str(r, cudnn, "version", &m->cudnn_version) ||
+	    need_str(r, cudnn, "cuda_variant", &m->cuda_variant) ||
+	    !(source = need(r, cudnn, "source", JSON_OBJECT)))
+		return -1;
+	r->where = "cudnn.source.";
+	if (need_str(r, source, "kind", &m->source_kind) ||
+	    need_str(r, source, "name", &m->source_name) ||
+	    need_u64(r, source, "size", &m->source_size) ||
+	    need_sha(r, source, "sha256", m->source_sha256, &m->source_has_sha256))
+		return -1;
+	r->where = "cuda.";
+	if (need_str_or_null(r, cuda, "release", &m->cuda_release) || read_components(r, m, cuda))
+		return -1;
+	r->where = "requires.";
+	if (need_str_or_null(r, req, "driver_min", &m->driver_min) ||
+	    need_str_or_null(r, req, "compute_capability_min", &m->cc_min))
+		return -1;
+	if (read_payload(r, m, payload))
+		return -1;
+	if (json_array_size(files) > MANIFEST_MAX_FILES) {
+		cf_fail(r->e, CF_INTEGRITY, "manifest: too many files");
+		return -1;
+	}
+	json_array_foreach(files, i, o)
+		if (read_file_entry(r, m, o, i))
+			return -1;
+	r->where = "env.";
+	return read_strings(r, env, "PATH", &m->env_path) ||
+			       read_strings(r, env, "LD_LIBRARY_PATH", &m->env_ld_library_path)
+		       ? -1
+		       : 0;
+}
+
+int manifest_parse(const char *json, size_t len, struct manifest **out, struct cf_err *e)
+{
+	json_error_t jerr;
+	*out = NULL;
+	if (len > MANIFEST_MAX_SIZE)
+		return cf_fail(e, CF_INTEGRITY, "manifest larger than %u bytes", MANIFEST_MAX_SIZE);
+	json_t *root = json_loadb(json, len, JSON_REJECT_DUPLICATES,
+				  &jerr);
+	if (!root)
+		return cf_fail(e, CF_INTEGRITY, "manifest: line %d column %d: %s", jerr.line,
+			       jerr.column, jerr.text);
+	if (!json_is_object(root)) {
+		json_decref(root);
+		return cf_fail(e, CF_INTEGRITY, "manifest: not a JSON object");
+	}
+	json_t *format = json_object_get(root, "format");
+	if (!json_is_string(format) || strcmp(json_string_value(format), MANIFEST_FORMAT) != 0) {
+		char shown[64] = "";
+		if (json_is_string(format))
+			snprintf(shown, sizeof(shown), "%s", json_string_value(format));
+		json_decref(root);
+		return cf_fail(e, CF_INCOMPATIBLE,
+			       "bundle format '%s' is not known to this unpacker (expected %s)",
+			       shown, MANIFEST_FORMAT);
+	}
+	struct manifest *m = manifest_new();
+	struct reader r = { .e = e, .where = "" };
+	int bad = read_root(&r, m, root);
+	json_decref(root);
+	if (bad || manifest_validate(m, e) != CF_OK) {
+		manifest_free(m);
+		return e->code ? e->code : CF_INTEGRITY;
+	}
+	*out = m;
+	return CF_OK;
+}

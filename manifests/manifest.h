@@ -1,0 +1,95 @@
+/* manifest.h - MANIFEST.json of DESIGN.md §3: build, write deterministically, parse strictly */
+#ifndef MANIFESTS_MANIFEST_H
+#define MANIFESTS_MANIFEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/err.h"
+
+#define MANIFEST_FORMAT "cuferry-bundle-1"
+#define MANIFEST_MAX_FILES 100000
+#define MANIFEST_MAX_SIZE (16u << 20)
+
+enum manifest_type { MF_FILE = 0, MF_SYMLINK = 1 };
+
+struct manifest_file {
+	char *path;
+	int type;
+	uint64_t size;    /* files only */
+	unsigned mode;    /* files only: 0644 or 0755 */
+	uint8_t sha256[32];
+	char *target;     /* symlinks only: a file name in the same directory */
+};
+
+struct manifest_component {
+	char *name;
+	char *version;
+	char *relative_path; /* where NVIDIA publishes it; may be NULL */
+	uint8_t sha256[32];
+	int has_sha256;
+	uint64_t size;
+	int included;
+};
+
+struct manifest_strings {
+	char **items;
+	size_t count;
+};
+
+struct manifest {
+	char *bundle_id;
+	uint64_t counter;
+	uint64_t source_date_epoch;
+	char *created;
+	char *expires; /* NULL when it never expires */
+	char *platform;
+	char *cudnn_version;
+	char *cuda_variant;
+	char *source_kind; /* nvidia-redist, archive, dir */
+	char *source_name;
+	uint8_t source_sha256[32];
+	int source_has_sha256;
+	uint64_t source_size;
+	char *cuda_release;
+	struct manifest_component *components;
+	size_t ncomponents;
+	char *driver_min;
+	char *cc_min;
+	uint64_t compressed_size;
+	uint64_t uncompressed_size;
+	uint32_t chunk_size;
+	uint8_t (*chunks)[32];
+	size_t nchunks;
+	struct manifest_file *files;
+	size_t nfiles;
+	struct manifest_strings env_path;
+	struct manifest_strings env_ld_library_path;
+};
+
+struct manifest *manifest_new(void);
+void manifest_free(struct manifest *m);
+void manifest_set(char **field, const char *value);
+void manifest_add_file(struct manifest *m, const char *path, uint64_t size, unsigned mode,
+		       const uint8_t sha256[32]);
+void manifest_add_symlink(struct manifest *m, const char *path, const char *target);
+void manifest_add_component(struct manifest *m, const struct manifest_component *c);
+void manifest_strings_add(struct manifest_strings *s, const char *value);
+/* Sort files by path (byte order), the order of the payload. */
+void manifest_sort_files(struct manifest *m);
+const struct manifest_file *manifest_find(const struct manifest *m, const char *path);
+
+/* Every rule of DESIGN.md §3 on a complete manifest. CF_OK or CF_INTEGRITY with the reason. */
+int manifest_validate(const struct manifest *m, struct cf_err *e);
+/* Deterministic UTF-8 JSON (sorted keys, fixed indentation). Caller frees. */
+char *manifest_to_json(const struct manifest *m, size_t *len);
+/* Strict parse: duplicate keys, wrong types, missing fields, bad paths are errors.
+ * Unknown format: CF_INCOMPATIBLE. Other problems: CF_INTEGRITY. */
+int manifest_parse(const char *json, size_t len, struct manifest **out, struct cf_err *e);
+/* "cudnn-9.19.0.56-cuda13": the install directory name of a bundle. */
+char *manifest_install_name(const struct manifest *m);
+/* Seconds since the epoch from "YYYY-MM-DDTHH:MM:SSZ"; -1 when malformed. */
+int64_t manifest_parse_time(const char *iso);
+void manifest_format_time(int64_t t, char out[32]);
+
+#endif

@@ -1,0 +1,17 @@
+/* pathrule.h - the portable path policy of DESIGN.md §3, shared by bundler and unpacker */
+#ifndef MANIFESTS_PATHRULE_H
+#define MANIFESTS_PATHRULE_H
+
+#include <stddef.h>
+
+#define PATH_MAX_TOTAL 1024
+#define PATH_MAX_COMPONENT 255
+
+/* 0 when path is acceptable on every platform; otherwise -1 and a reason in why. */
+int path_check(const char *path, char *why, size_t why_size);
+/* The same rule for one component (a symlink target, a file name). */
+int path_check_component(const char *name, size_t len, char *why, size_t why_size);
+/* Case-insensitive ASCII comparison, as Windows and macOS file systems compare names. */
+int path_casecmp(const char *a, const char *b);
+
+#endif

@@ -1,0 +1,167 @@
+/* sign.c - key generation and deterministic ECDSA P-256 signing over mbedTLS 2.28 */
+#include "signing/sign.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <mbedtls/ctr_drbg.h>
+#include <mbedtls/ecdsa.h>
+#include <mbedtls/entropy.h>
+#include <mbedtls/pk.h>
+#include <mbedtls/platform_util.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/io.h"
+
+struct signer {
+	mbedtls_pk_context pk;
+	mbedtls_entropy_context entropy;
+	mbedtls_ctr_drbg_context drbg;
+	uint8_t spki[SIG_SPKI_MAX];
+	size_t spki_len;
+};
+
+static int drbg_seed(mbedtls_entropy_context *ent, mbedtls_ctr_drbg_context *drbg)
+{
+	static const unsigned char pers[] = "cuferry-signing";
+	mbedtls_entropy_init(ent);
+	mbedtls_ctr_drbg_init(drbg);
+	return mbedtls_ctr_drbg_seed(drbg, mbedtls_entropy_func, ent, pers, sizeof(pers) - 1);
+}
+
+static int write_new_file(const char *path, const void *data, size_t len, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (fd < 0)
+		return -1;
+	if (io_write_all(fd, data, len) != 0 || fsync(fd) != 0) {
+		int saved = errno;
+		close(fd);
+		unlink(path);
+		errno = saved;
+		return -1;
+	}
+	return close(fd);
+}
+
+static int spki_of(mbedtls_pk_context *pk, uint8_t *out, size_t *len)
+{
+	uint8_t buf[SIG_SPKI_MAX];
+	int n = mbedtls_pk_write_pubkey_der(pk, buf, sizeof(buf));
+	if (n <= 0)
+		return -1;
+	memcpy(out, buf + sizeof(buf) - n, (size_t)n);
+	*len = (size_t)n;
+	return 0;
+}
+
+int signer_keygen(const char *name, uint8_t keyid[SIG_KEYID_LEN], struct cf_err *e)
+{
+	mbedtls_pk_context pk;
+	mbedtls_entropy_context ent;
+	mbedtls_ctr_drbg_context drbg;
+	unsigned char secret[1024], pub[1024], spki[SIG_SPKI_MAX];
+	size_t spki_len;
+	char *key_path = xasprintf("%s.key", name), *pub_path = xasprintf("%s.pub", name);
+	int rc = CF_OK;
+	mbedtls_pk_init(&pk);
+	if (drbg_seed(&ent, &drbg) != 0 ||
+	    mbedtls_pk_setup(&pk, mbedtls_pk_info_from_type(MBEDTLS_PK_ECKEY)) != 0 ||
+	    mbedtls_ecp_gen_key(MBEDTLS_ECP_DP_SECP256R1, mbedtls_pk_ec(pk),
+				mbedtls_ctr_drbg_random, &drbg) != 0 ||
+	    mbedtls_pk_write_key_pem(&pk, secret, sizeof(secret)) != 0 ||
+	    mbedtls_pk_write_pubkey_pem(&pk, pub, sizeof(pub)) != 0 ||
+	    spki_of(&pk, spki, &spki_len) != 0) {
+		rc = cf_fail(e, CF_USAGE, "key generation failed");
+		goto out;
+	}
+	if (write_new_file(key_path, secret, strlen((char *)secret), 0600) != 0) {
+		rc = cf_fail(e, CF_USAGE, "%s: %s", key_path,
+			     errno == EEXIST ? "already exists, not overwritten" : strerror(errno));
+		goto out;
+	}
+	if (write_new_file(pub_path, pub, strlen((char *)pub), 0644) != 0) {
+		rc = cf_fail(e, CF_USAGE, "%s: %s", pub_path,
+			     errno == EEXIST ? "already exists, not overwritten" : strerror(errno));
+		unlink(key_path);
+		goto out;
+	}
+	sig_keyid(spki, spki_len, keyid);
+out:
+	mbedtls_platform_zeroize(secret, sizeof(secret));
+	mbedtls_pk_free(&pk);
+	mbedtls_ctr_drbg_free(&drbg);
+	mbedtls_entropy_free(&ent);
+	free(key_path);
+	free(pub_path);
+	return rc;
+}
+
+int signer_load(const char *path, struct signer **out, struct cf_err *e)
+{
+	struct signer *s = xcalloc(1, sizeof(*s));
+	mbedtls_pk_init(&s->pk);
+	if (drbg_seed(&s->entropy, &s->drbg) != 0) {
+		signer_free(s);
+		return cf_fail(e, CF_USAGE, "cannot seed the random generator");
+	}
+	int rc = mbedtls_pk_parse_keyfile(&s->pk, path, NULL);
+	if (rc != 0) {
+		signer_free(s);
+		return cf_fail(e, CF_USAGE,
+			       "%s: cannot read secret key (mbedTLS -0x%04x; encrypted PKCS#8 from "
+			       "OpenSSL 3 is not supported, use --external)",
+			       path, -rc);
+	}
+	if (mbedtls_pk_get_type(&s->pk) != MBEDTLS_PK_ECKEY ||
+	    mbedtls_pk_ec(s->pk)->grp.id != MBEDTLS_ECP_DP_SECP256R1 ||
+	    spki_of(&s->pk, s->spki, &s->spki_len) != 0) {
+		signer_free(s);
+		return cf_fail(e, CF_USAGE, "%s: not an ECDSA P-256 secret key", path);
+	}
+	*out = s;
+	return CF_OK;
+}
+
+void signer_free(struct signer *s)
+{
+	if (!s)
+		return;
+	mbedtls_pk_free(&s->pk); /* zeroizes the secret */
+	mbedtls_ctr_drbg_free(&s->drbg);
+	mbedtls_entropy_free(&s->entropy);
+	free(s);
+}
+
+const uint8_t *signer_spki(const struct signer *s, size_t *len)
+{
+	*len = s->spki_len;
+	return s->spki;
+}
+
+int signer_sign(struct signer *s, const uint8_t digest[32], uint8_t sig[SIG_RAW_LEN],
+		struct cf_err *e)
+{
+	mbedtls_mpi r, sv;
+	mbedtls_ecp_keypair *ec = mbedtls_pk_ec(s->pk);
+	mbedtls_mpi_init(&r);
+	mbedtls_mpi_init(&sv);
+	/* The DRBG only blinds the computation; the nonce itself is RFC 6979's. */
+	int rc = mbedtls_ecdsa_sign_det_ext(&ec->grp, &r, &sv, &ec->d, digest, 32,
+					    MBEDTLS_MD_SHA256, mbedtls_ctr_drbg_random, &s->drbg);
+	if (rc == 0)
+		rc = mbedtls_mpi_write_binary(&r, sig, 32);
+	if (rc == 0)
+		rc = mbedtls_mpi_write_binary(&sv, sig + 32, 32);
+	mbedtls_mpi_free(&r);
+	mbedtls_mpi_free(&sv);
+	if (rc != 0)
+		return cf_fail(e, CF_USAGE, "signing failed (mbedTLS -0x%04x)", -rc);
+	/* mbedTLS 2.28.3 predates the low-memory ECDSA fix of 2.28.5: never trust a fresh
+	 * signature before it verifies. */
+	if (sig_verify(s->spki, s->spki_len, digest, sig, SIG_RAW_LEN) != SIG_VALID)
+		return cf_fail(e, CF_USAGE, "the new signature does not verify; nothing written");
+	return CF_OK;
+}
