@@ -264,3 +264,15 @@ int io_parse_size(const char *s, uint64_t *out)
 	*out = v * mult;
 	return 0;
 }
+
+int io_copy_file_atomic(const char *from, const char *to)
+{
+	char *data;
+	size_t len;
+	struct stat st;
+	if (stat(from, &st) != 0 || io_read_file(from, 64u << 20, &data, &len) != 0)
+		return -1;
+	int rc = io_write_file_atomic(to, data, len, st.st_mode & 0777);
+	free(data);
+	return rc;
+}

@@ -1,0 +1,141 @@
+/* cli.c - parsing the unpacker's arguments: --long options and /windows switches alike */
+#include "unpacker/cli.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+const char cli_usage[] =
+	"usage: unpacker [install] BUNDLE|PART.001|X.run [--prefix DIR] [--trust K.pub]...\n"
+	"                [--trust-fingerprint HEX]... [/silent | --silent] [/log=FILE | --log FILE]\n"
+	"                [--json FILE] [--no-env | --env=user] [--allow-downgrade] [--allow-expired]\n"
+	"                [--root DIR]\n"
+	"       unpacker verify BUNDLE [--trust K.pub]...   signature and every hash; installs nothing\n"
+	"       unpacker list | use ID | uninstall ID [--force] | env [--shell sh|ps|cmd] | doctor\n"
+	"Windows-style switches work too: /silent /S /quiet /log=FILE /prefix=DIR /D=DIR /?\n"
+	"exit codes: 0 ok, 1 usage, 2 trust, 3 integrity, 4 incompatible, 5 install failed,\n"
+	"            6 validation failed, 7 policy, 8 busy, 10 rollback failed\n";
+
+static const char *const verbs[] = { "install", "verify", "list", "use", "uninstall", "env",
+				     "doctor", NULL };
+
+/* "/log=FILE" and "--log=FILE": the value after '=', case-insensitive name. */
+static const char *value_of(const char *arg, const char *name)
+{
+	size_t n = strlen(name);
+	if (strncasecmp(arg, name, n) == 0 && arg[n] == '=')
+		return arg + n + 1;
+	return NULL;
+}
+
+static int windows_switch(const char *a, struct cli *c)
+{
+	const char *v;
+	if (!strcasecmp(a, "/silent") || !strcasecmp(a, "/S") || !strcasecmp(a, "/quiet") ||
+	    !strcasecmp(a, "/q"))
+		return c->silent = 1;
+	if (!strcmp(a, "/?") || !strcasecmp(a, "/help"))
+		return c->help = 1;
+	if ((v = value_of(a, "/log")))
+		return c->log_file = v, 1;
+	if ((v = value_of(a, "/prefix")) || (v = value_of(a, "/D")))
+		return c->prefix = v, 1;
+	return 0; /* any other /argument is a path */
+}
+
+static int takes_value(const char *a, const char *name, int *i, int argc, char **argv,
+		       const char **out)
+{
+	const char *v = value_of(a, name);
+	if (v)
+		return *out = v, 1;
+	if (strcmp(a, name) != 0)
+		return 0;
+	if (*i + 1 >= argc)
+		return -1;
+	*out = argv[++*i];
+	return 1;
+}
+
+static int add_list(const char **list, size_t *n, const char *v)
+{
+	if (*n >= CLI_MAX_TRUST)
+		return -1;
+	list[(*n)++] = v;
+	return 1;
+}
+
+static int long_option(const char *a, int *i, int argc, char **argv, struct cli *c)
+{
+	const char *v;
+	int r;
+	struct { const char *name; int *flag; } flags[] = {
+		{ "--silent", &c->silent }, { "--quiet", &c->silent }, { "--no-env", &c->no_env },
+		{ "--no-validate", &c->no_validate }, { "--require-gpu", &c->require_gpu },
+		{ "--allow-downgrade", &c->allow_downgrade }, { "--allow-expired", &c->allow_expired },
+		{ "--force", &c->force }, { "--help", &c->help }, { "-h", &c->help },
+		{ "--verbose", &c->verbose }, { "-v", &c->verbose },
+	};
+	for (size_t k = 0; k < sizeof(flags) / sizeof(flags[0]); k++)
+		if (strcmp(a, flags[k].name) == 0)
+			return *flags[k].flag = 1;
+	if (strcmp(a, "--env=user") == 0)
+		return c->env_user = 1;
+	struct { const char *name; const char **out; } values[] = {
+		{ "--prefix", &c->prefix }, { "--root", &c->root }, { "--log", &c->log_file },
+		{ "--json", &c->json_file }, { "--shell", &c->shell },
+	};
+	for (size_t k = 0; k < sizeof(values) / sizeof(values[0]); k++)
+		if ((r = takes_value(a, values[k].name, i, argc, argv, values[k].out)) != 0)
+			return r;
+	if ((r = takes_value(a, "--trust", i, argc, argv, &v)) != 0)
+		return r < 0 ? r : add_list(c->trust_files, &c->ntrust_files, v);
+	if ((r = takes_value(a, "--trust-fingerprint", i, argc, argv, &v)) != 0)
+		return r < 0 ? r : add_list(c->fingerprints, &c->nfingerprints, v);
+	return 0;
+}
+
+static int positional(const char *a, struct cli *c, char *why, size_t size)
+{
+	if (!c->verb) {
+		for (size_t k = 0; verbs[k]; k++)
+			if (strcmp(a, verbs[k]) == 0)
+				return c->verb = verbs[k], 0;
+		c->verb = "install"; /* the default verb: unpacker BUNDLE */
+	}
+	if (c->arg) {
+		snprintf(why, size, "unexpected argument '%s'", a);
+		return 1;
+	}
+	c->arg = a;
+	return 0;
+}
+
+int cli_parse(int argc, char **argv, struct cli *c, char *why, size_t why_size)
+{
+	memset(c, 0, sizeof(*c));
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (a[0] == '/' && windows_switch(a, c))
+			continue;
+		if (a[0] == '-' && a[1]) {
+			int r = long_option(a, &i, argc, argv, c);
+			if (r == 0) {
+				snprintf(why, why_size, "unknown option '%s'", a);
+				return 1;
+			}
+			if (r < 0) {
+				snprintf(why, why_size, "option '%s' needs a value", a);
+				return 1;
+			}
+			continue;
+		}
+		if (positional(a, c, why, why_size))
+			return 1;
+	}
+	if (!c->verb)
+		c->verb = "install";
+	if (!c->root)
+		c->root = "";
+	return 0;
+}

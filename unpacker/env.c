@@ -1,0 +1,145 @@
+/* env.c - environment files that never put an empty element into a search path */
+#include "unpacker/env.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/io.h"
+#include "common/log.h"
+
+void env_files_init(struct env_files *f, const char *root)
+{
+	f->ldconf = xasprintf("%s/etc/ld.so.conf.d/cuferry-cudnn.conf", root);
+	f->profile = xasprintf("%s/etc/profile.d/cuferry-cudnn.sh", root);
+}
+
+void env_files_free(struct env_files *f)
+{
+	free(f->ldconf);
+	free(f->profile);
+}
+
+int env_system_present(const struct env_files *f)
+{
+	return io_exists(f->ldconf) && io_exists(f->profile);
+}
+
+char *env_sh_snippet(const char *prefix_sys, int with_ld_library_path)
+{
+	/* ${VAR:+:$VAR} adds a separator only when VAR is set and not empty: an empty element
+	 * would put the current directory on the search path. */
+	return xasprintf(
+		"# cuDNN installed by cuferry's unpacker; rewritten on install, removed on the last "
+		"uninstall\n"
+		"CUDNN_PATH=%s/current\n"
+		"export CUDNN_PATH\n"
+		"if [ -d \"$CUDNN_PATH/bin\" ]; then\n"
+		"\tcase \":${PATH-}:\" in\n"
+		"\t*\":$CUDNN_PATH/bin:\"*) ;;\n"
+		"\t*) PATH=\"$CUDNN_PATH/bin${PATH:+:$PATH}\"; export PATH ;;\n"
+		"\tesac\n"
+		"fi\n"
+		"%s",
+		prefix_sys,
+		with_ld_library_path
+			? "case \":${LD_LIBRARY_PATH-}:\" in\n"
+			  "*\":$CUDNN_PATH/lib:\"*) ;;\n"
+			  "*) LD_LIBRARY_PATH=\"$CUDNN_PATH/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\"; "
+			  "export LD_LIBRARY_PATH ;;\n"
+			  "esac\n"
+			: "");
+}
+
+/* ldconfig with a clean environment, by absolute path. */
+static int run_ldconfig(struct cf_err *e)
+{
+	static const char *const candidates[] = { "/sbin/ldconfig", "/usr/sbin/ldconfig" };
+	const char *prog = NULL;
+	for (size_t i = 0; i < 2 && !prog; i++)
+		if (access(candidates[i], X_OK) == 0)
+			prog = candidates[i];
+	if (!prog)
+		return cf_fail(e, CF_INSTALL, "ldconfig not found");
+	pid_t pid = fork();
+	if (pid == 0) {
+		char *const argv[] = { (char *)prog, NULL }, *const envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
+		execve(prog, argv, envp);
+		_exit(127);
+	}
+	int status;
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+		return cf_fail(e, CF_INSTALL, "ldconfig failed");
+	return CF_OK;
+}
+
+static int write_file(const char *path, const char *text, struct cf_err *e)
+{
+	char *dir = xstrdup(path);
+	*strrchr(dir, '/') = '\0';
+	int ok = io_mkdirs(dir, 0755) == 0 &&
+		 io_write_file_atomic(path, text, strlen(text), 0644) == 0;
+	free(dir);
+	return ok ? CF_OK : cf_fail(e, CF_INSTALL, "%s: %s", path, strerror(errno));
+}
+
+int env_write_system(const struct env_files *f, const char *root, const char *prefix_sys,
+		     struct cf_err *e)
+{
+	char *conf = xasprintf("# cuDNN installed by cuferry's unpacker\n%s/current/lib\n", prefix_sys);
+	char *sh = env_sh_snippet(prefix_sys, 0);
+	int rc = write_file(f->ldconf, conf, e);
+	if (rc == CF_OK)
+		rc = write_file(f->profile, sh, e);
+	free(conf);
+	free(sh);
+	if (rc == CF_OK && !*root)
+		rc = run_ldconfig(e);
+	else if (rc == CF_OK)
+		log_msg(LOG_DEBUG, "--root given: ldconfig not run (the image's first boot or ldconfig -r "
+			"does that)");
+	return rc;
+}
+
+int env_remove_system(const struct env_files *f, const char *root, struct cf_err *e)
+{
+	if ((unlink(f->ldconf) != 0 && errno != ENOENT) || (unlink(f->profile) != 0 && errno != ENOENT))
+		return cf_fail(e, CF_INSTALL, "cannot remove environment files: %s", strerror(errno));
+	return *root ? CF_OK : run_ldconfig(e);
+}
+
+int env_write_user(const char *prefix_sys, char *written, size_t size, struct cf_err *e)
+{
+	const char *home = getenv("HOME");
+	if (!home || !*home)
+		return cf_fail(e, CF_INSTALL, "HOME is not set: cannot write the user environment");
+	char *path = xasprintf("%s/.config/cuferry/cudnn.sh", home);
+	char *sh = env_sh_snippet(prefix_sys, 1);
+	int rc = write_file(path, sh, e);
+	snprintf(written, size, "%s", path);
+	free(path);
+	free(sh);
+	return rc;
+}
+
+int env_print(const char *prefix_sys, const char *shell, struct cf_err *e)
+{
+	if (!shell || strcmp(shell, "sh") == 0) {
+		char *sh = env_sh_snippet(prefix_sys, 1);
+		log_out("%s", sh);
+		free(sh);
+	} else if (strcmp(shell, "ps") == 0) {
+		log_out("$env:CUDNN_PATH = \"%s\\current\"\n"
+			"if (Test-Path \"$env:CUDNN_PATH\\bin\") { $env:PATH = \"$env:CUDNN_PATH\\bin;\" + "
+			"$env:PATH }\n", prefix_sys);
+	} else if (strcmp(shell, "cmd") == 0) {
+		log_out("set \"CUDNN_PATH=%s\\current\"\n"
+			"if exist \"%%CUDNN_PATH%%\\bin\" set \"PATH=%%CUDNN_PATH%%\\bin;%%PATH%%\"\n", prefix_sys);
+	} else {
+		return cf_fail(e, CF_USAGE, "--shell must be sh, ps or cmd");
+	}
+	return CF_OK;
+}

@@ -1,0 +1,778 @@
+/* install.c - verify, stage, rename, switch, record; roll back on any failure; repair after
+ * a crash */
+#include "unpacker/install.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/bundlefile.h"
+#include "common/frame.h"
+#include "common/io.h"
+#include "common/log.h"
+#include "common/payload.h"
+#include "common/platform.h"
+#include "common/sha256.h"
+#include "manifests/manifest.h"
+#include "unpacker/env.h"
+#include "unpacker/state.h"
+
+struct paths {
+	const char *root;
+	char *prefix_sys; /* /opt/cudnn: what the system sees */
+	char *prefix;     /* ROOT/opt/cudnn: where we write */
+	char *meta;       /* PREFIX/.cuferry */
+	char *state;
+	char *state_prev;
+	char *journal;
+	char *lock;
+	char *current;
+};
+
+char *install_default_prefix(const struct install_options *o)
+{
+	if (o->prefix)
+		return xstrdup(o->prefix);
+	const char *home = getenv("HOME");
+	if (platform_is_admin() || *o->root || !home || !*home)
+		return xstrdup("/opt/cudnn");
+	return xasprintf("%s/.local/opt/cudnn", home);
+}
+
+static void paths_init(struct paths *p, const struct install_options *o)
+{
+	p->root = o->root;
+	p->prefix_sys = install_default_prefix(o);
+	p->prefix = xasprintf("%s%s", o->root, p->prefix_sys);
+	p->meta = xasprintf("%s/.cuferry", p->prefix);
+	p->state = xasprintf("%s/state.json", p->meta);
+	p->state_prev = xasprintf("%s/state.prev.json", p->meta);
+	p->journal = xasprintf("%s/journal.json", p->meta);
+	p->lock = xasprintf("%s/lock", p->meta);
+	p->current = xasprintf("%s/current", p->prefix);
+}
+
+static void paths_free(struct paths *p)
+{
+	free(p->prefix_sys);
+	free(p->prefix);
+	free(p->meta);
+	free(p->state);
+	free(p->state_prev);
+	free(p->journal);
+	free(p->lock);
+	free(p->current);
+}
+
+/* Test seam: CUFERRY_FAULT=step fails there, step:pause stops there so a test can kill -9.
+ * It can only make an install fail, never make a bad one pass. */
+static int fault(const char *step, struct cf_err *e)
+{
+	const char *f = getenv("CUFERRY_FAULT");
+	size_t n = strlen(step);
+	if (!f || strncmp(f, step, n) != 0 || (f[n] != '\0' && f[n] != ':'))
+		return CF_OK;
+	if (strcmp(f + n, ":pause") == 0) {
+		fprintf(stderr, "cuferry-fault: paused at %s\n", step);
+		raise(SIGSTOP);
+		return CF_OK;
+	}
+	return cf_fail(e, CF_INSTALL, "injected failure at %s (CUFERRY_FAULT)", step);
+}
+
+/* ---- reading and trusting a bundle: nothing is written before this succeeds ---- */
+
+struct opened {
+	struct bundle_input *input;
+	struct frame frame;
+	struct manifest *m;
+};
+
+static void opened_close(struct opened *b)
+{
+	bundle_close(b->input);
+	frame_free(&b->frame);
+	manifest_free(b->m);
+	memset(b, 0, sizeof(*b));
+}
+
+static int open_trusted(const struct install_options *o, struct opened *b, char *signers,
+			size_t size, struct cf_err *e)
+{
+	struct trust t;
+	memset(b, 0, sizeof(*b));
+	int rc = trust_load(&t, &o->trust, e);
+	if (rc == CF_OK)
+		rc = bundle_open(o->bundle, &b->input, e);
+	if (rc == CF_OK)
+		rc = bundle_read_frame(b->input, &b->frame, e);
+	if (rc == CF_OK)
+		rc = trust_check(&t, &b->frame, signers, size, e);
+	/* Only now, with the signature good, is the manifest parsed. */
+	if (rc == CF_OK)
+		rc = manifest_parse((const char *)b->frame.header, b->frame.header_len, &b->m, e);
+	return rc;
+}
+
+/* ---- the staging writer: a fresh private directory, no symlink ever followed ---- */
+
+struct stage {
+	int rootfd;
+	int fd;
+	uint64_t files;
+	uint64_t bytes;
+	int faulted;
+};
+
+/* Open (creating) the parent directory of path under rootfd without following links. */
+static int open_parent(int rootfd, const char *path, const char **name, struct cf_err *e)
+{
+	char *copy = xstrdup(path);
+	int dirfd = dup(rootfd);
+	char *p = copy, *slash;
+	while (dirfd >= 0 && (slash = strchr(p, '/')) != NULL) {
+		*slash = '\0';
+		if (mkdirat(dirfd, p, 0755) != 0 && errno != EEXIST) {
+			close(dirfd);
+			dirfd = -1;
+			break;
+		}
+		int next = openat(dirfd, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(dirfd);
+		dirfd = next;
+		p = slash + 1;
+	}
+	*name = path + (p - copy);
+	free(copy);
+	if (dirfd < 0)
+		return cf_fail(e, CF_INSTALL, "'%s': cannot create its directory: %s", path, strerror(errno));
+	return dirfd;
+}
+
+static int stage_begin(void *ctx, const struct manifest_file *f, struct cf_err *e)
+{
+	struct stage *s = ctx;
+	const char *name;
+	int dirfd = open_parent(s->rootfd, f->path, &name, e);
+	if (dirfd < 0)
+		return e->code;
+	int rc = CF_OK;
+	if (f->type == MF_SYMLINK) {
+		if (symlinkat(f->target, dirfd, name) != 0)
+			rc = cf_fail(e, errno == EEXIST ? CF_INTEGRITY : CF_INSTALL, "'%s': %s", f->path,
+				     strerror(errno));
+	} else {
+		s->fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (s->fd < 0)
+			rc = cf_fail(e, errno == EEXIST ? CF_INTEGRITY : CF_INSTALL, "'%s': %s", f->path,
+				     strerror(errno));
+	}
+	close(dirfd);
+	return rc;
+}
+
+static int stage_data(void *ctx, const void *buf, size_t len, struct cf_err *e)
+{
+	struct stage *s = ctx;
+	if (io_write_all(s->fd, buf, len) != 0)
+		return cf_fail(e, errno == ENOSPC ? CF_INCOMPATIBLE : CF_INSTALL, "writing: %s",
+			       strerror(errno));
+	s->bytes += len;
+	return CF_OK;
+}
+
+static int stage_end(void *ctx, const struct manifest_file *f, struct cf_err *e)
+{
+	struct stage *s = ctx;
+	s->files++;
+	if (f->type != MF_FILE)
+		return CF_OK;
+	int rc = fchmod(s->fd, f->mode) == 0 ? CF_OK
+					      : cf_fail(e, CF_INSTALL, "'%s': %s", f->path, strerror(errno));
+	if (close(s->fd) != 0 && rc == CF_OK)
+		rc = cf_fail(e, errno == ENOSPC ? CF_INCOMPATIBLE : CF_INSTALL, "'%s': %s", f->path,
+			     strerror(errno));
+	s->fd = -1;
+	if (rc == CF_OK && !s->faulted) {
+		s->faulted = 1;
+		rc = fault("extract", e);
+	}
+	return rc;
+}
+
+static int write_meta(int rootfd, const struct opened *b, const struct install_result *r,
+		      struct cf_err *e)
+{
+	size_t len;
+	uint8_t *frame = frame_encode(b->frame.header, b->frame.header_len, b->frame.sigs,
+				      b->frame.nsigs, &len);
+	char now[32];
+	manifest_format_time((int64_t)time(NULL), now);
+	json_t *report = json_pack("{s:s, s:s, s:s, s:I, s:s, s:s, s:I, s:I}", "bundle_id",
+				   b->m->bundle_id, "cudnn_version", b->m->cudnn_version,
+				   "cuda_variant", b->m->cuda_variant, "counter",
+				   (json_int_t)b->m->counter, "installed_at", now, "signers",
+				   r->signers, "files", (json_int_t)r->files, "bytes",
+				   (json_int_t)r->bytes);
+	char *text = json_dumps(report, JSON_INDENT(2) | JSON_SORT_KEYS);
+	json_decref(report);
+	int ok = mkdirat(rootfd, ".cuferry", 0755) == 0;
+	int dfd = ok ? openat(rootfd, ".cuferry", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+	int hfd = dfd >= 0 ? openat(dfd, "header.bin", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644) : -1;
+	int jfd = dfd >= 0 ? openat(dfd, "report.json", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644) : -1;
+	ok = hfd >= 0 && jfd >= 0 && io_write_all(hfd, frame, len) == 0 &&
+	     io_write_all(jfd, text, strlen(text)) == 0;
+	int saved = errno;
+	if (hfd >= 0)
+		close(hfd);
+	if (jfd >= 0)
+		close(jfd);
+	if (dfd >= 0)
+		close(dfd);
+	free(frame);
+	free(text);
+	return ok ? CF_OK : cf_fail(e, CF_INSTALL, "writing .cuferry: %s", strerror(saved));
+}
+
+/* ---- the journal: what a crashed run was doing, so the next run can undo it ---- */
+
+struct journal {
+	char *staging;
+	char *target;            /* dir name under the prefix */
+	char *backup;            /* where an existing target was moved, or NULL */
+	char *previous_current;  /* dir name, or NULL */
+	int target_existed;
+	int state_existed;
+	int env_created;
+	int committed;
+};
+
+static void journal_free(struct journal *j)
+{
+	free(j->staging);
+	free(j->target);
+	free(j->backup);
+	free(j->previous_current);
+	memset(j, 0, sizeof(*j));
+}
+
+static int journal_write(const struct paths *p, const struct journal *j, struct cf_err *e)
+{
+	json_t *o = json_pack("{s:s, s:s, s:s?, s:s?, s:b, s:b, s:b, s:b}", "staging", j->staging,
+			      "target", j->target, "backup", j->backup, "previous_current",
+			      j->previous_current, "target_existed", j->target_existed,
+			      "state_existed", j->state_existed, "env_created", j->env_created,
+			      "committed", j->committed);
+	char *text = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS);
+	json_decref(o);
+	int rc = io_write_file_atomic(p->journal, text, strlen(text), 0600) == 0
+			 ? CF_OK
+			 : cf_fail(e, CF_INSTALL, "%s: %s", p->journal, strerror(errno));
+	free(text);
+	return rc;
+}
+
+static int journal_read(const struct paths *p, struct journal *j)
+{
+	char *text;
+	size_t len;
+	memset(j, 0, sizeof(*j));
+	if (io_read_file(p->journal, 1 << 20, &text, &len) != 0)
+		return -1;
+	json_t *o = json_loadb(text, len, 0, NULL);
+	free(text);
+	const char *s;
+	if (!json_is_object(o))
+		return json_decref(o), -2;
+#define JSTR(k) ((s = json_string_value(json_object_get(o, k))) ? xstrdup(s) : NULL)
+	j->staging = JSTR("staging");
+	j->target = JSTR("target");
+	j->backup = JSTR("backup");
+	j->previous_current = JSTR("previous_current");
+#undef JSTR
+	j->target_existed = json_is_true(json_object_get(o, "target_existed"));
+	j->state_existed = json_is_true(json_object_get(o, "state_existed"));
+	j->env_created = json_is_true(json_object_get(o, "env_created"));
+	j->committed = json_is_true(json_object_get(o, "committed"));
+	json_decref(o);
+	return j->target ? 0 : -2;
+}
+
+static char *under(const struct paths *p, const char *name)
+{
+	return xasprintf("%s/%s", p->prefix, name);
+}
+
+static int set_current(const struct paths *p, const char *dir)
+{
+	if (!dir)
+		return unlink(p->current) == 0 || errno == ENOENT ? 0 : -1;
+	return platform_switch_link(p->current, dir);
+}
+
+/* Put everything back as the journal says it was. Every step is safe to repeat. */
+static int rollback(const struct paths *p, const struct journal *j, struct cf_err *e)
+{
+	int bad = 0;
+	char *target = under(p, j->target);
+	bad |= set_current(p, j->previous_current) != 0;
+	if (j->backup) {
+		char *backup = under(p, j->backup);
+		if (io_exists(backup)) {
+			bad |= io_rmtree(target) != 0;
+			bad |= rename(backup, target) != 0;
+		}
+		free(backup);
+	} else if (!j->target_existed) {
+		bad |= io_rmtree(target) != 0;
+	}
+	free(target);
+	if (j->staging)
+		bad |= io_rmtree(j->staging) != 0;
+	if (j->state_existed) {
+		if (io_exists(p->state_prev))
+			bad |= rename(p->state_prev, p->state) != 0;
+	} else {
+		bad |= unlink(p->state) != 0 && errno != ENOENT;
+	}
+	if (j->env_created) {
+		struct env_files f;
+		struct cf_err ignored = { 0 };
+		env_files_init(&f, p->root);
+		bad |= env_remove_system(&f, p->root, &ignored) != CF_OK;
+		env_files_free(&f);
+	}
+	if (bad)
+		return cf_fail(e, CF_ROLLBACK, "rollback incomplete: check %s (journal kept at %s); "
+			       "re-run the unpacker to retry, or restore by hand", p->prefix, p->journal);
+	unlink(p->journal);
+	io_fsync_dir(p->meta);
+	return CF_OK;
+}
+
+/* Staging directories of crashed runs: we hold the lock, so nobody else is using them. */
+static void remove_stale_staging(const struct paths *p)
+{
+	DIR *d = opendir(p->prefix);
+	struct dirent *de;
+	if (!d)
+		return;
+	while ((de = readdir(d)) != NULL)
+		if (strncmp(de->d_name, ".staging-", 9) == 0 || strncmp(de->d_name, ".old-", 5) == 0) {
+			char *path = under(p, de->d_name);
+			log_msg(LOG_INFO, "removing %s left by an interrupted run", de->d_name);
+			io_rmtree(path);
+			free(path);
+		}
+	closedir(d);
+}
+
+/* Finish or undo what a crashed run left, before anything else happens. */
+static int recover(const struct paths *p, int *recovered, struct cf_err *e)
+{
+	struct journal j;
+	int r = journal_read(p, &j);
+	*recovered = 0;
+	if (r == -1)
+		return errno == ENOENT ? (remove_stale_staging(p), CF_OK)
+				       : cf_fail(e, CF_INSTALL, "%s: %s", p->journal, strerror(errno));
+	if (r == -2) {
+		journal_free(&j);
+		return cf_fail(e, CF_ROLLBACK, "%s is damaged: the last run was interrupted and its "
+			       "state cannot be told; inspect %s", p->journal, p->prefix);
+	}
+	int rc;
+	if (j.committed) {
+		log_msg(LOG_WARN, "completing an install of %s that was interrupted after it was "
+			"committed", j.target);
+		unlink(p->journal);
+		rc = CF_OK;
+	} else {
+		log_msg(LOG_WARN, "rolling back an install of %s that was interrupted", j.target);
+		rc = rollback(p, &j, e);
+	}
+	journal_free(&j);
+	if (rc == CF_OK) {
+		remove_stale_staging(p);
+		unlink(p->state_prev);
+		*recovered = 1;
+	}
+	return rc;
+}
+
+/* Lock, then repair: every command that changes the prefix starts here. */
+static int prefix_open(const struct paths *p, int *lock, int *recovered, struct cf_err *e)
+{
+	if (io_mkdirs(p->meta, 0755) != 0)
+		return cf_fail(e, CF_INSTALL, "%s: %s", p->meta, strerror(errno));
+	int r = platform_lock(p->lock, lock);
+	if (r == 1)
+		return cf_fail(e, CF_BUSY, "another unpacker holds %s", p->lock);
+	if (r != 0)
+		return cf_fail(e, CF_INSTALL, "%s: %s", p->lock, strerror(errno));
+	int rc = recover(p, recovered, e);
+	if (rc != CF_OK) {
+		platform_unlock(*lock);
+		*lock = -1;
+	}
+	return rc;
+}
+
+/* ---- policy: replay, downgrade, expiry, clock, platform, space ---- */
+
+static int check_policy(const struct install_options *o, const struct manifest *m,
+			const struct state *st, const struct paths *p, struct install_result *r,
+			struct cf_err *e)
+{
+	int64_t now = (int64_t)time(NULL);
+	uint64_t seen;
+	char nowstr[32];
+	manifest_format_time(now, nowstr);
+	if (st->newest_created && strcmp(nowstr, st->newest_created) < 0)
+		return cf_fail(e, CF_POLICY, "the system clock (%s) is earlier than the creation of a "
+			       "bundle already installed (%s): fix the clock first", nowstr,
+			       st->newest_created);
+	if (m->expires && manifest_parse_time(m->expires) < now && !o->allow_expired)
+		return cf_fail(e, CF_POLICY, "bundle expired on %s (--allow-expired to install anyway)",
+			       m->expires);
+	if (state_seen_counter(st, m->bundle_id, &seen)) {
+		const struct state_bundle *b = state_find(st, r->dir);
+		char *dir = under(p, r->dir);
+		int present = io_is_dir(dir);
+		free(dir);
+		if (m->counter == seen && b && b->counter == seen && present) {
+			r->noop = 1;
+			return CF_OK;
+		}
+		if (m->counter < seen && !o->allow_downgrade)
+			return cf_fail(e, CF_POLICY, "bundle counter %llu is lower than %llu already seen for "
+				       "%s: replay or downgrade refused (--allow-downgrade)",
+				       (unsigned long long)m->counter, (unsigned long long)seen,
+				       m->bundle_id);
+	}
+	return CF_OK;
+}
+
+static int check_space(const struct paths *p, const struct manifest *m, struct cf_err *e)
+{
+	uint64_t free_bytes, need = 16u << 20;
+	for (size_t i = 0; i < m->nfiles; i++)
+		need += m->files[i].size + 4096;
+	if (platform_free_bytes(p->prefix, &free_bytes) != 0)
+		return cf_fail(e, CF_INSTALL, "%s: %s", p->prefix, strerror(errno));
+	if (free_bytes < need)
+		return cf_fail(e, CF_INCOMPATIBLE, "not enough space in %s: %llu MiB free, %llu MiB needed",
+			       p->prefix, (unsigned long long)(free_bytes >> 20),
+			       (unsigned long long)(need >> 20));
+	return CF_OK;
+}
+
+/* ---- the transaction ---- */
+
+static int extract_to_staging(const struct paths *p, struct opened *b, struct install_result *r,
+			      const struct install_options *o, char **staging, struct cf_err *e)
+{
+	*staging = xasprintf("%s/.staging-XXXXXX", p->prefix);
+	if (!mkdtemp(*staging)) /* mode 0700: private until it is complete */
+		return cf_fail(e, CF_INSTALL, "%s: %s", p->prefix, strerror(errno));
+	struct stage s = { .fd = -1 };
+	s.rootfd = open(*staging, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (s.rootfd < 0)
+		return cf_fail(e, CF_INSTALL, "%s: %s", *staging, strerror(errno));
+	struct payload_sink sink = { stage_begin, stage_data, stage_end, &s };
+	struct progress prog;
+	progress_start(&prog, "installing", b->m->compressed_size, o->progress);
+	int rc = payload_walk(b->input, b->m, &sink, &prog, e);
+	progress_end(&prog);
+	if (s.fd >= 0)
+		close(s.fd);
+	r->files = s.files;
+	r->bytes = s.bytes;
+	if (rc == CF_OK)
+		rc = write_meta(s.rootfd, b, r, e);
+	if (rc == CF_OK && (syncfs(s.rootfd) != 0 || fchmod(s.rootfd, 0755) != 0))
+		rc = cf_fail(e, CF_INSTALL, "%s: %s", *staging, strerror(errno));
+	close(s.rootfd);
+	return rc;
+}
+
+static int commit_install(const struct paths *p, const struct install_options *o,
+			  const struct manifest *m, struct state *st, struct journal *j,
+			  struct install_result *r, struct cf_err *e)
+{
+	char *target = under(p, j->target), now[32];
+	int rc = CF_OK;
+	if (j->target_existed) {
+		j->backup = xasprintf(".old-%s-%ld", j->target, (long)getpid());
+		rc = journal_write(p, j, e);
+		char *backup = under(p, j->backup);
+		if (rc == CF_OK && rename(target, backup) != 0)
+			rc = cf_fail(e, CF_INSTALL, "%s: %s", target, strerror(errno));
+		free(backup);
+	}
+	if (rc == CF_OK && rename(j->staging, target) != 0)
+		rc = cf_fail(e, CF_INSTALL, "%s: %s", target, strerror(errno));
+	if (rc == CF_OK)
+		rc = fault("renamed", e);
+	if (rc == CF_OK && platform_switch_link(p->current, j->target) != 0)
+		rc = cf_fail(e, CF_INSTALL, "%s: %s", p->current, strerror(errno));
+	if (rc == CF_OK)
+		rc = fault("switched", e);
+	manifest_format_time((int64_t)time(NULL), now);
+	struct state_bundle b = { m->bundle_id, j->target, m->cudnn_version, m->cuda_variant,
+				  m->created, now, m->counter };
+	if (rc == CF_OK) {
+		state_record(st, &b);
+		state_set_current(st, j->target);
+		rc = state_save(p->state, st, e);
+	}
+	if (rc == CF_OK)
+		rc = fault("state", e);
+	struct env_files f;
+	env_files_init(&f, p->root);
+	if (rc == CF_OK && !o->no_env && !o->env_user && platform_is_admin()) {
+		j->env_created = !env_system_present(&f);
+		rc = journal_write(p, j, e);
+		if (rc == CF_OK)
+			rc = env_write_system(&f, p->root, p->prefix_sys, e);
+		snprintf(r->env_note, sizeof(r->env_note), "%s and %s", f.ldconf, f.profile);
+	} else if (rc == CF_OK && !o->no_env) {
+		char written[512];
+		if (o->env_user)
+			rc = env_write_user(p->prefix_sys, written, sizeof(written), e);
+		snprintf(r->env_note, sizeof(r->env_note), o->env_user ? "written to %s: source it from ~/.profile"
+			 : "not root: add the output of 'unpacker env' to your shell profile, or use --env=user%s",
+			 o->env_user ? written : "");
+	}
+	env_files_free(&f);
+	if (rc == CF_OK)
+		rc = fault("env", e);
+	free(target);
+	return rc;
+}
+
+static int transaction(const struct paths *p, const struct install_options *o, struct opened *b,
+		       struct state *st, struct install_result *r, struct cf_err *e)
+{
+	struct journal j = { 0 };
+	char *target = under(p, r->dir);
+	j.target = xstrdup(r->dir);
+	j.target_existed = io_exists(target);
+	j.state_existed = io_exists(p->state);
+	j.previous_current = st->current ? xstrdup(st->current) : NULL;
+	free(target);
+	int rc = CF_OK;
+	if (j.state_existed && io_copy_file_atomic(p->state, p->state_prev) != 0)
+		rc = cf_fail(e, CF_INSTALL, "%s: %s", p->state_prev, strerror(errno));
+	char *staging = NULL;
+	if (rc == CF_OK)
+		rc = extract_to_staging(p, b, r, o, &staging, e);
+	j.staging = staging;
+	if (rc == CF_OK)
+		rc = journal_write(p, &j, e);
+	if (rc == CF_OK)
+		rc = commit_install(p, o, b->m, st, &j, r, e);
+	if (rc == CF_OK) {
+		j.committed = 1;
+		rc = journal_write(p, &j, e);
+	}
+	if (rc == CF_OK) {
+		if (j.backup) {
+			char *backup = under(p, j.backup);
+			io_rmtree(backup);
+			free(backup);
+		}
+		unlink(p->journal);
+		unlink(p->state_prev);
+	} else {
+		struct cf_err rb = { 0 };
+		log_msg(LOG_ERROR, "%s", e->msg);
+		if (rollback(p, &j, &rb) != CF_OK) {
+			cf_err_clear(e);
+			rc = cf_fail(e, CF_ROLLBACK, "%s", rb.msg);
+		} else {
+			log_msg(LOG_INFO, "previous state restored");
+			if (rc != CF_INTEGRITY && rc != CF_INCOMPATIBLE && rc != CF_TRUST)
+				rc = CF_INSTALL;
+			e->code = rc;
+		}
+	}
+	journal_free(&j);
+	return rc;
+}
+
+static void fill_result(struct install_result *r, const struct manifest *m, const struct paths *p)
+{
+	char *dir = manifest_install_name(m);
+	snprintf(r->dir, sizeof(r->dir), "%s", dir);
+	snprintf(r->bundle_id, sizeof(r->bundle_id), "%s", m->bundle_id);
+	snprintf(r->version, sizeof(r->version), "%s", m->cudnn_version);
+	snprintf(r->cuda_variant, sizeof(r->cuda_variant), "%s", m->cuda_variant);
+	snprintf(r->prefix, sizeof(r->prefix), "%s", p->prefix);
+	r->counter = m->counter;
+	free(dir);
+}
+
+int install_bundle(const struct install_options *o, struct install_result *r, struct cf_err *e)
+{
+	struct paths p;
+	struct opened b;
+	struct state st = { 0 };
+	int lock = -1;
+	memset(r, 0, sizeof(*r));
+	paths_init(&p, o);
+	int rc = open_trusted(o, &b, r->signers, sizeof(r->signers), e);
+	if (rc == CF_OK && strcmp(b.m->platform, platform_name()) != 0)
+		rc = cf_fail(e, CF_INCOMPATIBLE, "bundle is for %s, this machine is %s", b.m->platform,
+			     platform_name());
+	if (rc == CF_OK) {
+		fill_result(r, b.m, &p);
+		rc = prefix_open(&p, &lock, &r->recovered, e);
+	}
+	if (rc == CF_OK)
+		rc = state_load(p.state, &st, e);
+	if (rc == CF_OK)
+		rc = check_policy(o, b.m, &st, &p, r, e);
+	if (rc == CF_OK && !r->noop)
+		rc = check_space(&p, b.m, e);
+	if (rc == CF_OK && !r->noop)
+		rc = transaction(&p, o, &b, &st, r, e);
+	platform_unlock(lock);
+	state_free(&st);
+	opened_close(&b);
+	paths_free(&p);
+	return rc;
+}
+
+int verify_bundle(const struct install_options *o, struct install_result *r, struct cf_err *e)
+{
+	struct paths p;
+	struct opened b;
+	memset(r, 0, sizeof(*r));
+	paths_init(&p, o);
+	int rc = open_trusted(o, &b, r->signers, sizeof(r->signers), e);
+	if (rc == CF_OK) {
+		struct progress prog;
+		fill_result(r, b.m, &p);
+		progress_start(&prog, "verifying", b.m->compressed_size, o->progress);
+		rc = payload_walk(b.input, b.m, NULL, &prog, e);
+		progress_end(&prog);
+		for (size_t i = 0; i < b.m->nfiles; i++)
+			r->bytes += b.m->files[i].size;
+		r->files = b.m->nfiles;
+	}
+	opened_close(&b);
+	paths_free(&p);
+	return rc;
+}
+
+/* ---- list, use, uninstall, env ---- */
+
+int list_installed(const struct install_options *o, struct cf_err *e)
+{
+	struct paths p;
+	struct state st;
+	paths_init(&p, o);
+	int rc = state_load(p.state, &st, e);
+	if (rc == CF_OK) {
+		if (st.nbundles == 0)
+			log_out("nothing installed in %s\n", p.prefix);
+		for (size_t i = 0; i < st.nbundles; i++) {
+			const struct state_bundle *b = &st.bundles[i];
+			int cur = st.current && strcmp(st.current, b->dir) == 0;
+			log_out("%s %-28s %-40s counter %-12llu created %s\n", cur ? "*" : " ", b->dir, b->id,
+				(unsigned long long)b->counter, b->created ? b->created : "?");
+		}
+	}
+	state_free(&st);
+	paths_free(&p);
+	return rc;
+}
+
+int use_installed(const struct install_options *o, const char *id, struct cf_err *e)
+{
+	struct paths p;
+	struct state st = { 0 };
+	int lock = -1, recovered;
+	paths_init(&p, o);
+	int rc = prefix_open(&p, &lock, &recovered, e);
+	if (rc == CF_OK)
+		rc = state_load(p.state, &st, e);
+	struct state_bundle *b = rc == CF_OK ? state_find(&st, id) : NULL;
+	if (rc == CF_OK && !b)
+		rc = cf_fail(e, CF_USAGE, "'%s' is not installed in %s (see 'unpacker list')", id, p.prefix);
+	if (rc == CF_OK && platform_switch_link(p.current, b->dir) != 0)
+		rc = cf_fail(e, CF_INSTALL, "%s: %s", p.current, strerror(errno));
+	if (rc == CF_OK) {
+		state_set_current(&st, b->dir);
+		rc = state_save(p.state, &st, e);
+		if (rc == CF_OK)
+			log_out("current -> %s\n", b->dir);
+	}
+	platform_unlock(lock);
+	state_free(&st);
+	paths_free(&p);
+	return rc;
+}
+
+int uninstall_installed(const struct install_options *o, const char *id, struct cf_err *e)
+{
+	struct paths p;
+	struct state st = { 0 };
+	int lock = -1, recovered;
+	paths_init(&p, o);
+	int rc = prefix_open(&p, &lock, &recovered, e);
+	if (rc == CF_OK)
+		rc = state_load(p.state, &st, e);
+	struct state_bundle *b = rc == CF_OK ? state_find(&st, id) : NULL;
+	if (rc == CF_OK && !b)
+		rc = cf_fail(e, CF_USAGE, "'%s' is not installed in %s (see 'unpacker list')", id, p.prefix);
+	int is_current = b && st.current && strcmp(st.current, b->dir) == 0;
+	if (rc == CF_OK && is_current && !o->force)
+		rc = cf_fail(e, CF_USAGE, "'%s' is the current cuDNN; 'unpacker use' another first, or "
+			     "--force", b->dir);
+	if (rc == CF_OK) {
+		char *dir = under(&p, b->dir), *name = xstrdup(b->dir);
+		/* Unlink current first: a half-removed tree must never be current. */
+		if (is_current && set_current(&p, NULL) != 0)
+			rc = cf_fail(e, CF_INSTALL, "%s: %s", p.current, strerror(errno));
+		if (rc == CF_OK) {
+			state_remove(&st, name);
+			if (is_current)
+				state_set_current(&st, NULL);
+			rc = state_save(p.state, &st, e);
+		}
+		if (rc == CF_OK && io_rmtree(dir) != 0)
+			rc = cf_fail(e, CF_INSTALL, "%s: %s", dir, strerror(errno));
+		if (rc == CF_OK && is_current && platform_is_admin() && !o->no_env) {
+			struct env_files f;
+			env_files_init(&f, p.root);
+			rc = env_remove_system(&f, p.root, e);
+			env_files_free(&f);
+		}
+		if (rc == CF_OK)
+			log_out("removed %s\n", name);
+		free(dir);
+		free(name);
+	}
+	platform_unlock(lock);
+	state_free(&st);
+	paths_free(&p);
+	return rc;
+}
+
+int env_command(const struct install_options *o, const char *shell, struct cf_err *e)
+{
+	char *prefix = install_default_prefix(o);
+	int rc = env_print(prefix, shell, e);
+	free(prefix);
+	return rc;
+}

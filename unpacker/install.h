@@ -1,0 +1,50 @@
+/* install.h - the install transaction of DESIGN.md §6 and the commands around it
+ * (verify, list, use, uninstall, env) */
+#ifndef UNPACKER_INSTALL_H
+#define UNPACKER_INSTALL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/err.h"
+#include "unpacker/trust.h"
+
+struct install_options {
+	const char *bundle;
+	const char *root;   /* "" or --root DIR */
+	const char *prefix; /* as the system sees it; NULL for the default */
+	struct trust_sources trust;
+	int no_env;
+	int env_user;
+	int allow_downgrade;
+	int allow_expired;
+	int force;
+	int progress;
+};
+
+struct install_result {
+	char bundle_id[256];
+	char dir[256];
+	char version[64];
+	char cuda_variant[16];
+	char prefix[1024];
+	char signers[256];
+	uint64_t counter;
+	uint64_t files;
+	uint64_t bytes;
+	int noop;
+	int recovered;
+	char env_note[512];
+};
+
+int install_bundle(const struct install_options *o, struct install_result *r, struct cf_err *e);
+/* Signature and every hash; writes nothing. */
+int verify_bundle(const struct install_options *o, struct install_result *r, struct cf_err *e);
+int list_installed(const struct install_options *o, struct cf_err *e);
+int use_installed(const struct install_options *o, const char *id, struct cf_err *e);
+int uninstall_installed(const struct install_options *o, const char *id, struct cf_err *e);
+int env_command(const struct install_options *o, const char *shell, struct cf_err *e);
+/* The prefix as the system sees it (default /opt/cudnn for root, ~/.local/opt/cudnn else). */
+char *install_default_prefix(const struct install_options *o);
+
+#endif

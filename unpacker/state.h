@@ -1,0 +1,45 @@
+/* state.h - PREFIX/.cuferry/state.json: installed bundles, counters seen, which is current */
+#ifndef UNPACKER_STATE_H
+#define UNPACKER_STATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/err.h"
+
+struct state_bundle {
+	char *id;      /* bundle_id */
+	char *dir;     /* directory under PREFIX */
+	char *version;
+	char *cuda_variant;
+	char *created;
+	char *installed_at;
+	uint64_t counter;
+};
+
+struct state_seen {
+	char *id;
+	uint64_t counter;
+};
+
+struct state {
+	char *current;        /* dir name, or NULL */
+	char *newest_created; /* the latest `created` ever installed: the clock must not be earlier */
+	struct state_bundle *bundles;
+	size_t nbundles;
+	struct state_seen *seen; /* highest counter per bundle_id, kept after uninstall (replay) */
+	size_t nseen;
+};
+
+/* A missing file is an empty state; a damaged one is an error (CF_INSTALL). */
+int state_load(const char *path, struct state *s, struct cf_err *e);
+int state_save(const char *path, const struct state *s, struct cf_err *e);
+void state_free(struct state *s);
+struct state_bundle *state_find(const struct state *s, const char *dir_or_id);
+/* The highest counter seen for a bundle id; 0 when never seen (returns 0/1 found). */
+int state_seen_counter(const struct state *s, const char *id, uint64_t *counter);
+void state_record(struct state *s, const struct state_bundle *b);
+void state_remove(struct state *s, const char *dir);
+void state_set_current(struct state *s, const char *dir);
+
+#endif
