@@ -1,0 +1,40 @@
+#!/bin/sh
+# fixtures.sh - things many tests share, made once per run at test time (never committed):
+#   keys, a bundle of this machine's real cuDNN, a small bundle of real cuDNN files.
+set -eu
+B=$CUFERRY_BUILD
+FX=$CUFERRY_FIXTURES
+mkdir -p "$FX"
+cd "$FX"
+
+cuda_dir() {
+	if command -v nvcc >/dev/null 2>&1; then dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")"
+	elif [ -d /usr/local/cuda ]; then readlink -f /usr/local/cuda
+	else echo "no CUDA toolkit with cuDNN found (nvcc or /usr/local/cuda)" >&2; exit 1; fi
+}
+CUDA=$(cuda_dir)
+echo "$CUDA" > cuda_dir
+
+for k in test other third; do
+	[ -f $k.key ] || "$B/bundler" keygen $k >/dev/null
+done
+
+# A small tree of real cuDNN files: headers, the loader library and one sub-library.
+if [ ! -d small-src ] || [ small-src -ot "$B/bundler" ]; then
+	rm -rf small-src && mkdir -p small-src/include small-src/lib
+	cp "$CUDA"/include/cudnn*.h small-src/include/
+	cp "$CUDA"/lib*/libcudnn.so.9 "$CUDA"/lib*/libcudnn_graph.so.9 small-src/lib/ 2>/dev/null || true
+	ln -sf libcudnn.so.9 small-src/lib/libcudnn.so
+	ln -sf libcudnn_graph.so.9 small-src/lib/libcudnn_graph.so
+	echo "NVIDIA cuDNN licence (see the real LICENSE in the full bundle)" > small-src/LICENSE
+fi
+
+build_if_stale() { # OUT ARGS...
+	out=$1; shift
+	if [ ! -f "$out" ] || [ "$out" -ot "$B/bundler" ]; then
+		rm -f "$out"
+		SOURCE_DATE_EPOCH=1760486400 "$B/bundler" create --key test.key -o "$out" -q "$@"
+	fi
+}
+build_if_stale small.bundle --from-dir small-src --cuda 13 --level 3 --counter 100
+build_if_stale real.bundle --from-dir "$CUDA" --level 3 --counter 100

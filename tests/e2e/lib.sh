@@ -1,0 +1,65 @@
+# lib.sh - helpers for the end-to-end scripts (sourced). Each script runs in its own scratch
+# directory under $CUFERRY_BUILD/e2e/<name>, removed when it passes.
+set -eu
+B=$CUFERRY_BUILD
+TOP=$CUFERRY_TOP
+FX=$CUFERRY_FIXTURES
+BUNDLER=$B/bundler
+UNPACKER=$B/unpacker
+NAME=$(basename "$0" .sh)
+W=$B/e2e/$NAME
+rm -rf "$W"
+mkdir -p "$W"
+cd "$W"
+CLEANUP=""
+trap 'status=$?; eval "$CLEANUP"; [ $status -eq 0 ] && rm -rf "$W"; exit $status' EXIT
+
+# start_mirror DIR [server options]: a real HTTP server on 127.0.0.1; sets MIRROR.
+start_mirror() {
+	dir=$1; shift
+	rm -f "$W/port"
+	python3 "$TOP/tests/tools/mirror_server.py" "$dir" "$W/port" "$@" 2>>"$W/mirror.log" &
+	CLEANUP="$CLEANUP kill $! 2>/dev/null || true;"
+	i=0
+	while [ ! -s "$W/port" ]; do
+		i=$((i + 1)); [ $i -lt 100 ] || fail "mirror server did not start"; sleep 0.1
+	done
+	MIRROR="http://127.0.0.1:$(cat "$W/port")"
+}
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+note() { echo "== $*"; }
+
+# expect CODE CMD...: run CMD, require exit code CODE, keep its stderr in $W/last.err
+expect() {
+	want=$1; shift
+	set +e
+	"$@" >"$W/last.out" 2>"$W/last.err"
+	got=$?
+	set -e
+	if [ "$got" -ne "$want" ]; then
+		echo "command: $*" >&2; cat "$W/last.out" "$W/last.err" >&2
+		fail "exit $got, expected $want"
+	fi
+}
+
+# The reason must be one line on stderr (besides progress, which needs a terminal).
+one_line_reason() {
+	n=$(grep -c 'error' "$W/last.err" || true)
+	[ "$n" -eq 1 ] || { cat "$W/last.err" >&2; fail "expected one error line, got $n"; }
+}
+
+assert_contains() { grep -q -- "$2" "$1" || { cat "$1" >&2; fail "'$2' not in $1"; }; }
+
+# A listing of a tree's names, types, modes and hashes: compare before/after.
+tree_listing() {
+	(cd "$1" && find . -printf '%p %y %m %l\n' | LC_ALL=C sort && find . -type f -exec sha256sum {} + | LC_ALL=C sort) 2>/dev/null
+}
+
+# No staging directory left anywhere under a root.
+no_staging() {
+	left=$(find "$1" -name '.staging-*' -o -name '.old-*' 2>/dev/null | head -1)
+	[ -z "$left" ] || fail "left behind: $left"
+}
+
+py() { python3 "$@"; }

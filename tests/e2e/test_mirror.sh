@@ -1,0 +1,83 @@
+#!/bin/sh
+# bundler create/resolve against an NVIDIA-style mirror on 127.0.0.1 made from real files:
+# resolution, CUDA component list, --with-cuda-libs, checksum and size enforcement, a
+# missing version, and a download that breaks in the middle and resumes.
+. "$CUFERRY_TOP/tests/e2e/lib.sh"
+export CUFERRY_FETCH_NO_BACKOFF=1
+py "$TOP/tests/tools/make_mirror.py" "$(cat "$FX/cuda_dir")" mirror
+start_mirror mirror
+
+note "resolve: newest 9.19.x, CUDA 13 line, nothing downloaded"
+expect 0 "$BUNDLER" resolve --cudnn 9.19 --cuda 13 --mirror "$MIRROR"
+assert_contains last.out "cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz"
+assert_contains last.out "CUDA 13.0.2"
+assert_contains last.out "libcublas"
+assert_contains last.out "cuda_nvrtc"
+assert_contains last.out "580.65.06"
+[ ! -e cache ] || fail "resolve downloaded something"
+
+note "create from the mirror: components listed, not included"
+expect 0 "$BUNDLER" create --cudnn 9.19 --cuda 13 --mirror "$MIRROR" --key "$FX/test.key" \
+	--cache cache -o out/ --level 3
+b=out/cudnn-9.19.0.56-cuda13-linux-x86_64.bundle
+[ -f "$b" ] || fail "no bundle"
+expect 0 "$BUNDLER" inspect "$b"
+assert_contains last.out "libcublas   13.1.0.3     listed, not included"
+assert_contains last.out "nvidia-redist cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz"
+assert_contains last.out "lib/libcudnn.so -> libcudnn.so.9"
+(cd out && sha256sum -c SHA256SUMS) >/dev/null
+
+note "--with-cuda-libs downloads, verifies and packs cuBLAS and NVRTC"
+expect 0 "$BUNDLER" create --cudnn 9.19.0 --mirror "$MIRROR" --key "$FX/test.key" --cache cache \
+	-o libs.bundle --with-cuda-libs --level 3
+expect 0 "$BUNDLER" inspect libs.bundle
+assert_contains last.out "libcublas   13.1.0.3     included"
+assert_contains last.out "lib/libcublas.so.13"
+assert_contains last.out "lib/libnvrtc-builtins.so.13.0"
+assert_contains last.out "LICENSE.libcublas.txt"
+
+note "the cache is used the second time"
+expect 0 "$BUNDLER" create --cudnn 9.19 --cuda 13 --mirror "$MIRROR" --key "$FX/test.key" \
+	--cache cache -o again.bundle --level 3
+assert_contains last.err "using cached"
+
+note "a wrong SHA-256 in NVIDIA's JSON: exit 9, nothing written"
+cp -r mirror badsha
+py - badsha/cudnn/redist/redistrib_9.19.0.json <<'PY'
+import json, sys
+p = sys.argv[1]; d = json.load(open(p))
+d["cudnn"]["linux-x86_64"]["cuda13"]["sha256"] = "0" * 64
+json.dump(d, open(p, "w"))
+PY
+start_mirror badsha
+expect 9 "$BUNDLER" create --cudnn 9.19 --cuda 13 --mirror "$MIRROR" --key "$FX/test.key" \
+	--cache cache2 -o bad/ --level 3
+assert_contains last.err "SHA-256 does not match"
+one_line_reason
+[ -z "$(ls bad 2>/dev/null)" ] || fail "output left after a checksum failure: $(ls bad)"
+
+note "a wrong size in NVIDIA's JSON: exit 9"
+py - badsha/cudnn/redist/redistrib_9.19.0.json mirror/cudnn/redist/redistrib_9.19.0.json <<'PY'
+import json, sys
+good = json.load(open(sys.argv[2])); good["cudnn"]["linux-x86_64"]["cuda13"]["size"] = "1000"
+json.dump(good, open(sys.argv[1], "w"))
+PY
+expect 9 "$BUNDLER" create --cudnn 9.19 --cuda 13 --mirror "$MIRROR" --key "$FX/test.key" \
+	--cache cache3 -o bad/ --level 3
+[ -z "$(ls bad 2>/dev/null)" ] || fail "output left after a size failure"
+
+note "a version the mirror does not have: exit 9"
+expect 9 "$BUNDLER" create --cudnn 9.99 --mirror "$MIRROR" --key "$FX/test.key" -o bad/
+assert_contains last.err "9.99"
+
+note "an unsupported pair is refused with the alternatives"
+expect 4 "$BUNDLER" resolve --cudnn 9.19 --cuda 11 --mirror "$MIRROR"
+assert_contains last.err "offered: 12,13"
+
+note "a connection that breaks mid-download resumes"
+start_mirror mirror --drop-once "_cuda13-archive.tar.xz:300000"
+expect 0 "$BUNDLER" create --cudnn 9.19 --cuda 13 --mirror "$MIRROR" --key "$FX/test.key" \
+	--cache cache4 -o resumed.bundle --level 3
+assert_contains last.err "resuming at"
+cmp resumed.bundle "$b" >/dev/null 2>&1 || true
+expect 0 "$BUNDLER" inspect resumed.bundle

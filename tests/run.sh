@@ -1,0 +1,43 @@
+#!/bin/sh
+# run.sh BUILD_DIR - every unit test binary, then every end-to-end script; one summary line.
+# cmocka prints its own [ PASSED ] lines; each e2e script prints "ok NAME" or "FAIL NAME".
+set -u
+B=${1:-build}
+top=$(cd "$(dirname "$0")/.." && pwd)
+B=$(cd "$top" && cd "$B" && pwd)
+export CUFERRY_BUILD="$B" CUFERRY_TOP="$top"
+passed=0 failed=0 failures=""
+
+for t in "$B"/tests/test_*; do
+	[ -x "$t" ] || continue
+	name=$(basename "$t")
+	if (cd "$top" && "$t"); then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1)); failures="$failures $name"
+	fi
+done
+
+# Fixtures made once per run and shared: the real cuDNN bundle, keys, the mirror.
+export CUFERRY_FIXTURES="$B/test-fixtures"
+if ! sh "$top/tests/e2e/fixtures.sh"; then
+	echo "FAIL fixtures"; failed=$((failed + 1)); failures="$failures fixtures"
+else
+	for s in "$top"/tests/e2e/test_*.sh "$top"/tests/threats/test_*.sh; do
+		[ -f "$s" ] || continue
+		name=$(basename "$s" .sh)
+		log="$B/e2e-logs/$name.log"
+		mkdir -p "$B/e2e-logs"
+		start=$(date +%s)
+		if sh "$s" >"$log" 2>&1; then
+			passed=$((passed + 1)); echo "ok   $name ($(( $(date +%s) - start ))s)"
+		else
+			failed=$((failed + 1)); failures="$failures $name"
+			echo "FAIL $name (log: $log)"; tail -n 25 "$log" | sed 's/^/    /'
+		fi
+	done
+fi
+
+[ -n "$failures" ] && echo "failed:$failures"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

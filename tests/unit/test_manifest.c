@@ -1,0 +1,244 @@
+/* test_manifest.c - manifest round trips, the path rules, strict parsing errors */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "manifests/manifest.h"
+#include "manifests/pathrule.h"
+
+static struct manifest *sample(void)
+{
+	struct manifest *m = manifest_new();
+	uint8_t sha[32];
+	memset(sha, 0xab, sizeof(sha));
+	manifest_set(&m->bundle_id, "cudnn-9.19.0.56-cuda13-linux-x86_64");
+	manifest_set(&m->created, "2026-11-29T17:03:20Z");
+	manifest_set(&m->platform, "linux-x86_64");
+	manifest_set(&m->cudnn_version, "9.19.0.56");
+	manifest_set(&m->cuda_variant, "13");
+	manifest_set(&m->source_kind, "dir");
+	manifest_set(&m->source_name, "/usr/local/cuda");
+	manifest_set(&m->cuda_release, "13.0");
+	manifest_set(&m->driver_min, "580.65.06");
+	manifest_set(&m->cc_min, "7.5");
+	struct manifest_component c = { .name = "libcublas", .version = "13.1.0.3", .has_sha256 = 1,
+					.size = 7, .included = 0 };
+	memcpy(c.sha256, sha, 32);
+	manifest_add_component(m, &c);
+	m->counter = 1764431000;
+	m->source_date_epoch = 1760486400;
+	manifest_add_file(m, "lib/libcudnn.so.9", 129240, 0755, sha);
+	manifest_add_symlink(m, "lib/libcudnn.so", "libcudnn.so.9");
+	manifest_add_file(m, "include/cudnn.h", 10, 0644, sha);
+	manifest_sort_files(m);
+	m->compressed_size = 3 * 1048576 + 5;
+	m->uncompressed_size = 200000;
+	m->nchunks = 4;
+	m->chunks = calloc(4, 32);
+	manifest_strings_add(&m->env_ld_library_path, "lib");
+	return m;
+}
+
+static void test_manifest_round_trip_is_identical(void **state)
+{
+	(void)state;
+	struct manifest *m = sample(), *back = NULL;
+	struct cf_err e = { 0 };
+	size_t len, len2;
+	assert_int_equal(manifest_validate(m, &e), CF_OK);
+	char *json = manifest_to_json(m, &len);
+	assert_non_null(json);
+	assert_int_equal(manifest_parse(json, len, &back, &e), CF_OK);
+	char *again = manifest_to_json(back, &len2);
+	assert_string_equal(json, again);
+	assert_int_equal(back->nfiles, 3);
+	assert_string_equal(back->files[1].path, "lib/libcudnn.so");
+	assert_string_equal(back->files[1].target, "libcudnn.so.9");
+	assert_int_equal(back->files[2].mode, 0755);
+	assert_int_equal(back->ncomponents, 1);
+	free(json);
+	free(again);
+	manifest_free(m);
+	manifest_free(back);
+}
+
+static const struct {
+	const char *path;
+	int ok;
+} path_table[] = {
+	{ "lib/libcudnn.so.9", 1 },
+	{ "include/cudnn_version.h", 1 },
+	{ "bin/x64/cudnn64_9.dll", 1 },
+	{ "a+b-c_d.e", 1 },
+	{ "../etc/passwd", 0 },
+	{ "lib/../../x", 0 },
+	{ "/etc/passwd", 0 },
+	{ "./lib/x", 0 },
+	{ "lib//x", 0 },
+	{ "lib/", 0 },
+	{ "", 0 },
+	{ "bad\nname", 0 },
+	{ "a\\b", 0 },
+	{ "x:y", 0 },
+	{ "CON.txt", 0 },
+	{ "con", 0 },
+	{ "aux", 0 },
+	{ "lib/AUX.dll", 0 },
+	{ "NUL", 0 },
+	{ "com1", 0 },
+	{ "LPT9.log", 0 },
+	{ "COM0", 1 },
+	{ "CONSOLE", 1 },
+	{ "dir./f", 0 },
+	{ "file.", 0 },
+	{ "GIT~1", 0 },
+	{ "sp ace", 0 },
+	{ "tab\tname", 0 },
+	{ "caf\xc3\xa9", 0 },
+	{ "star*", 0 },
+	{ "q?", 0 },
+	{ "pipe|x", 0 },
+	{ "lt<", 0 },
+	{ "quote\"", 0 },
+};
+
+static void test_pathrule_hostile_table(void **state)
+{
+	(void)state;
+	char why[160];
+	for (size_t i = 0; i < sizeof(path_table) / sizeof(path_table[0]); i++) {
+		int ok = path_check(path_table[i].path, why, sizeof(why)) == 0;
+		if (ok != path_table[i].ok)
+			fail_msg("path '%s': expected %s", path_table[i].path,
+				 path_table[i].ok ? "accepted" : "refused");
+	}
+}
+
+static void test_pathrule_lengths(void **state)
+{
+	(void)state;
+	char why[160], comp[300], whole[1100];
+	memset(comp, 'a', 255);
+	comp[255] = '\0';
+	assert_int_equal(path_check(comp, why, sizeof(why)), 0);
+	comp[255] = 'a';
+	comp[256] = '\0';
+	assert_int_equal(path_check(comp, why, sizeof(why)), -1);
+	for (size_t i = 0; i < sizeof(whole) - 1; i++)
+		whole[i] = (i % 100 == 99) ? '/' : 'b';
+	whole[1024] = '\0';
+	whole[1023] = 'c';
+	assert_int_equal(path_check(whole, why, sizeof(why)), 0);
+	whole[1024] = 'd';
+	whole[1025] = '\0';
+	assert_int_equal(path_check(whole, why, sizeof(why)), -1);
+}
+
+static int parse_code(const char *json)
+{
+	struct manifest *m = NULL;
+	struct cf_err e = { 0 };
+	int rc = manifest_parse(json, strlen(json), &m, &e);
+	manifest_free(m);
+	return rc;
+}
+
+/* Replace the first occurrence of from with to in the sample's JSON and parse it. */
+static int mutated(const char *from, const char *to, char *msg, size_t size)
+{
+	struct manifest *m = sample(), *back = NULL;
+	struct cf_err e = { 0 };
+	size_t len;
+	char *json = manifest_to_json(m, &len);
+	char *at = strstr(json, from);
+	assert_non_null(at);
+	char *out = malloc(len + strlen(to) + 1);
+	sprintf(out, "%.*s%s%s", (int)(at - json), json, to, at + strlen(from));
+	int rc = manifest_parse(out, strlen(out), &back, &e);
+	if (msg)
+		snprintf(msg, size, "%s", e.msg);
+	free(out);
+	free(json);
+	manifest_free(m);
+	manifest_free(back);
+	return rc;
+}
+
+static void test_manifest_strict_errors(void **state)
+{
+	(void)state;
+	char msg[1024];
+	assert_int_equal(parse_code("[]"), CF_INTEGRITY);
+	assert_int_equal(parse_code("{\"format\": \"cuferry-bundle-1\", \"format\": \"x\"}"), CF_INTEGRITY);
+	assert_int_equal(parse_code("{\"format\": \"cuferry-bundle-2\"}"), CF_INCOMPATIBLE);
+	assert_int_equal(parse_code("not json"), CF_INTEGRITY);
+	assert_int_equal(mutated("\"counter\": 1764431000", "\"counter\": \"1\"", msg, sizeof(msg)), CF_INTEGRITY);
+	assert_non_null(strstr(msg, "counter"));
+	assert_int_equal(mutated("\"counter\": 1764431000", "\"counter\": -5", msg, sizeof(msg)), CF_INTEGRITY);
+	assert_int_equal(mutated("\"platform\": \"linux-x86_64\"", "\"platform\": \"linux-mips\"", msg, sizeof(msg)), CF_INTEGRITY);
+	assert_int_equal(mutated("\"path\": \"include/cudnn.h\"", "\"path\": \"../cudnn.h\"", msg, sizeof(msg)), CF_INTEGRITY);
+	assert_non_null(strstr(msg, "unsafe path"));
+	assert_int_equal(mutated("\"mode\": \"0755\"", "\"mode\": \"4755\"", msg, sizeof(msg)), CF_INTEGRITY);
+	assert_int_equal(mutated("\"target\": \"libcudnn.so.9\"", "\"target\": \"../../etc/shadow\"", msg, sizeof(msg)), CF_INTEGRITY);
+	assert_int_equal(mutated("\"target\": \"libcudnn.so.9\"", "\"target\": \"missing.so\"", msg, sizeof(msg)), CF_INTEGRITY);
+	assert_int_equal(mutated("\"type\": \"file\"", "\"type\": \"hardlink\"", msg, sizeof(msg)), CF_INTEGRITY);
+	assert_int_equal(mutated("\"created\": \"2026-11-29T17:03:20Z\"", "\"created\": \"yesterday\"", msg, sizeof(msg)), CF_INTEGRITY);
+	assert_int_equal(mutated("\"bundle_id\"", "\"bundle_id\": \"x\", \"bundle_id\"", msg, sizeof(msg)), CF_INTEGRITY);
+	/* unknown fields are ignored */
+	assert_int_equal(mutated("\"bundle_id\"", "\"x-extra\": {\"a\": 1}, \"bundle_id\"", msg, sizeof(msg)), CF_OK);
+}
+
+static void test_manifest_case_and_dir_conflicts(void **state)
+{
+	(void)state;
+	struct cf_err e = { 0 };
+	uint8_t sha[32] = { 0 };
+	struct manifest *m = sample();
+	manifest_add_file(m, "lib/LIBCUDNN.so.9", 1, 0644, sha);
+	manifest_sort_files(m);
+	assert_int_equal(manifest_validate(m, &e), CF_INTEGRITY);
+	assert_non_null(strstr(e.msg, "case"));
+	manifest_free(m);
+	cf_err_clear(&e);
+	m = sample();
+	manifest_add_file(m, "lib", 1, 0644, sha);
+	manifest_sort_files(m);
+	assert_int_equal(manifest_validate(m, &e), CF_INTEGRITY);
+	assert_non_null(strstr(e.msg, "file and a directory"));
+	manifest_free(m);
+	cf_err_clear(&e);
+	m = sample();
+	manifest_add_file(m, "F.dll", 1, 0644, sha);
+	manifest_add_file(m, "f.dll", 1, 0644, sha);
+	manifest_sort_files(m);
+	assert_int_equal(manifest_validate(m, &e), CF_INTEGRITY);
+	manifest_free(m);
+}
+
+static void test_manifest_chunk_count_must_match(void **state)
+{
+	(void)state;
+	struct cf_err e = { 0 };
+	struct manifest *m = sample();
+	m->compressed_size = 5 * 1048576;
+	assert_int_equal(manifest_validate(m, &e), CF_INTEGRITY);
+	manifest_free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_manifest_round_trip_is_identical),
+		cmocka_unit_test(test_pathrule_hostile_table),
+		cmocka_unit_test(test_pathrule_lengths),
+		cmocka_unit_test(test_manifest_strict_errors),
+		cmocka_unit_test(test_manifest_case_and_dir_conflicts),
+		cmocka_unit_test(test_manifest_chunk_count_must_match),
+	};
+	return cmocka_run_group_tests_name("manifest", tests, NULL, NULL);
+}
