@@ -1,0 +1,72 @@
+#!/bin/sh
+# The real cuDNN 9.19 of this machine: a byte-identical rebuild, stock tools list the payload,
+# OpenSSL verifies what inspect --export writes, and OpenSSL-made signatures are taken in.
+. "$CUFERRY_TOP/tests/e2e/lib.sh"
+CUDA=$(cat "$FX/cuda_dir")
+
+note "same inputs, same bytes (signature included), with a different thread count"
+SOURCE_DATE_EPOCH=1760486400 expect 0 "$BUNDLER" create --from-dir "$CUDA" --key "$FX/test.key" \
+	-o again.bundle --level 3 --counter 100 --threads 1
+cmp again.bundle "$FX/real.bundle" || fail "rebuild differs"
+
+note "the manifest lists cuBLAS and NVRTC, and the real libraries"
+expect 0 "$BUNDLER" inspect again.bundle
+assert_contains last.out "libcublas   13.1.0.3"
+assert_contains last.out "cuda_nvrtc  13.0.88"
+assert_contains last.out "lib/libcudnn_engines_precompiled.so.9"
+assert_contains last.out "9.19.0.56 for CUDA 13"
+
+note "zstd -dc | tar -t and tar --zstd -tf list the payload"
+zstd -dc again.bundle | tar -t > list1
+tar --zstd -tf again.bundle > list2
+cmp list1 list2
+grep -qx 'lib/libcudnn.so.9' list1 || fail "libcudnn.so.9 not listed"
+[ "$(wc -l < list1)" -eq 31 ] || fail "expected 31 entries"
+
+note "OpenSSL verifies the exported header and signature"
+expect 0 "$BUNDLER" inspect again.bundle --export exp
+openssl dgst -sha256 -verify exp/signer-1.pub -signature exp/signature-1.der exp/header.json
+
+note "external signing: OpenSSL signs the digest, the bundler converts, checks and adds it"
+expect 0 "$BUNDLER" sign again.bundle --external
+digest=$(cat last.out)
+py -c "import sys; open('digest.bin','wb').write(bytes.fromhex(sys.argv[1]))" "$digest"
+openssl pkeyutl -sign -inkey "$FX/other.key" -in digest.bin -out sig.der
+expect 0 "$BUNDLER" sign again.bundle --external --pub "$FX/other.pub" --signature sig.der
+assert_contains last.out "signature 2 added"
+
+note "an OpenSSL-generated key, signature given as r||s hex"
+openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out ossl.key 2>/dev/null
+openssl pkey -in ossl.key -pubout -out ossl.pub
+openssl dgst -sha256 -sign ossl.key -out ossl.der exp/header.json
+py - ossl.der ossl.hex <<'PY'
+import sys
+d = open(sys.argv[1], 'rb').read()
+def integer(b, i):
+    assert b[i] == 2; n = b[i + 1]; v = b[i + 2:i + 2 + n]
+    return int.from_bytes(v, 'big'), i + 2 + n
+r, i = integer(d, 2); s, _ = integer(d, i)
+open(sys.argv[2], 'w').write('%064x%064x\n' % (r, s))
+PY
+expect 0 "$BUNDLER" sign again.bundle --external --pub ossl.pub --signature ossl.hex
+expect 0 "$BUNDLER" inspect again.bundle --export exp2
+for n in 1 2 3; do
+	openssl dgst -sha256 -verify exp2/signer-$n.pub -signature exp2/signature-$n.der exp2/header.json >/dev/null
+done
+
+note "a signature by another key than --pub names: exit 2, bundle unchanged"
+sum=$(sha256sum again.bundle)
+openssl pkeyutl -sign -inkey "$FX/third.key" -in digest.bin -out wrong.der
+expect 2 "$BUNDLER" sign again.bundle --external --pub "$FX/other.pub" --signature wrong.der
+one_line_reason
+[ "$(sha256sum again.bundle)" = "$sum" ] || fail "bundle changed"
+note "the same key twice is refused"
+expect 1 "$BUNDLER" sign again.bundle --key "$FX/other.key"
+assert_contains last.err "already signed"
+
+note "sign --key adds a signature; the payload is untouched"
+cp "$FX/small.bundle" s.bundle
+expect 0 "$BUNDLER" sign s.bundle --key "$FX/third.key"
+zstd -dc s.bundle | tar -t > a
+zstd -dc "$FX/small.bundle" | tar -t > b
+cmp a b
