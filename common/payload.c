@@ -36,6 +36,13 @@ static la_ssize_t read_verified(struct archive *a, void *ctx, const void **buf)
 	return (la_ssize_t)len;
 }
 
+/* libarchive sometimes fails without a message (a malformed pax sparse map, say). */
+static const char *archive_reason(struct archive *a)
+{
+	const char *s = archive_error_string(a);
+	return s ? s : "malformed tar data";
+}
+
 static int entry_error(struct cf_err *e, const char *path, const char *why)
 {
 	char safe[300];
@@ -94,7 +101,7 @@ static int copy_entry_data(struct archive *a, const struct manifest_file *f,
 			uint8_t tmp[32];
 			sha256_final(&h, tmp);
 			return cf_fail(e, CF_INTEGRITY, "entry '%s': %s", f->path,
-				       archive_error_string(a));
+				       archive_reason(a));
 		}
 		if (n == 0)
 			break;
@@ -136,7 +143,7 @@ static int walk_entries(struct archive *a, const struct manifest *m,
 		if (r != ARCHIVE_OK) {
 			rc = w->chunk_failed ? e->code
 					     : cf_fail(e, CF_INTEGRITY, "payload: %s",
-						       archive_error_string(a));
+						       archive_reason(a));
 			break;
 		}
 		const struct manifest_file *f = &m->files[i];
@@ -152,13 +159,16 @@ static int walk_entries(struct archive *a, const struct manifest *m,
 	}
 	if (rc == CF_OK) {
 		int r = archive_read_next_header(a, &ent);
-		if (r == ARCHIVE_OK)
-			rc = entry_error(e, archive_entry_pathname(ent),
-					 "not listed in the signed manifest");
+		if (r == ARCHIVE_OK) {
+			const char *path = archive_entry_pathname(ent);
+			rc = entry_error(e, path, path && manifest_find(m, path)
+							  ? "duplicate entry"
+							  : "not listed in the signed manifest");
+		}
 		else if (r != ARCHIVE_EOF)
 			rc = w->chunk_failed ? e->code
 					     : cf_fail(e, CF_INTEGRITY, "payload: %s",
-						       archive_error_string(a));
+						       archive_reason(a));
 	}
 	free(buf);
 	return rc;
@@ -178,7 +188,7 @@ int payload_walk(struct bundle_input *b, const struct manifest *m, const struct 
 	int rc;
 	if (archive_read_open(a, &w, NULL, read_verified, NULL) != ARCHIVE_OK)
 		rc = w.chunk_failed ? e->code
-				    : cf_fail(e, CF_INTEGRITY, "payload: %s", archive_error_string(a));
+				    : cf_fail(e, CF_INTEGRITY, "payload: %s", archive_reason(a));
 	else
 		rc = walk_entries(a, m, sink, &w, e);
 	archive_read_free(a);

@@ -594,12 +594,11 @@ static int transaction(const struct paths *p, const struct install_options *o, s
 		unlink(p->state_prev);
 	} else {
 		struct cf_err rb = { 0 };
-		log_msg(LOG_ERROR, "%s", e->msg);
 		if (rollback(p, &j, &rb) != CF_OK) {
 			cf_err_clear(e);
 			rc = cf_fail(e, CF_ROLLBACK, "%s", rb.msg);
 		} else {
-			log_msg(LOG_INFO, "previous state restored");
+			log_msg(LOG_INFO, "install failed; previous state restored");
 			if (rc != CF_INTEGRITY && rc != CF_INCOMPATIBLE && rc != CF_TRUST)
 				rc = CF_INSTALL;
 			e->code = rc;

@@ -151,8 +151,8 @@ int trust_check(const struct trust *t, const struct frame *f, char *signers, siz
 		char short_id[17];
 		/* The key id is recomputed, never believed: it must be the hash of the key given. */
 		sig_keyid(s->spki, s->spki_len, id);
-		if (!is_trusted(t, id))
-			continue;
+		if (!digest_equal(id, s->keyid, 32) || !is_trusted(t, id))
+			continue; /* a frame whose key id lies about its key is malformed */
 		int seen = 0;
 		for (unsigned k = 0; k < good; k++)
 			seen |= digest_equal(counted[k], id, 32);

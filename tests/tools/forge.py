@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+"""forge.py - signed bundles with chosen defects, made at test time (never committed).
+
+Builds a small, valid bundle (manifest, pax tar, zstd payload, chunk hashes, frame) and then
+applies one CASE, so that a test sees exactly one thing wrong. Signing uses the openssl
+command line with a test key, so hostile payloads carry valid signatures and only the
+unpacker's own rules stand between them and the disk.
+
+usage: forge.py --key K.key [--key K2.key ...] --out B.bundle [--case NAME] [--outside DIR]
+                [--counter N] [--expires ISO] [--created ISO] [--platform P] [--salt S]
+                [--bundle-id ID] [--version V]
+       forge.py --list
+"""
+import argparse
+import hashlib
+import io
+import json
+import os
+import struct
+import subprocess
+import tarfile
+import tempfile
+
+N = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
+CHUNK = 4096
+
+# case -> expected exit code (DESIGN.md §9)
+CASES = {
+    "valid": 0,
+    # trust (nothing written, exit 2)
+    "unsigned": 2, "header_bitflip": 2, "truncated_frame": 2, "frame_over_cap": 2,
+    "sig_len63": 2, "sig_len65": 2, "sig_r0": 2, "sig_s0": 2, "sig_r_ge_n": 2,
+    "keyid_lie": 2,
+    # integrity of the payload (exit 3)
+    "payload_bitflip": 3, "appended_byte": 3, "appended_frame": 3,
+    "dotdot": 3, "absolute": 3, "symlink_then_write": 3, "symlink_out": 3,
+    "hardlink_abs": 3, "hardlink_dotdot": 3, "chardev": 3, "fifo": 3, "setuid": 3,
+    "duplicate": 3, "dir_then_file": 3, "extra": 3, "missing": 3, "size_lie": 3,
+    "hash_lie": 3, "truncated_zstd": 3, "sparse": 3,
+    # the manifest itself (signed but unacceptable)
+    "bad_path_in_manifest": 3, "unknown_format": 4,
+}
+
+
+def run(cmd, data=None):
+    return subprocess.run(cmd, input=data, stdout=subprocess.PIPE, check=True).stdout
+
+
+def spki_of(key):
+    return run(["openssl", "pkey", "-in", key, "-pubout", "-outform", "DER"])
+
+
+def sign(key, data):
+    der = run(["openssl", "dgst", "-sha256", "-sign", key], data)
+    # DER SEQUENCE { INTEGER r, INTEGER s } -> r || s
+    i = 2 if der[1] < 0x80 else 3
+    vals = []
+    for _ in range(2):
+        assert der[i] == 2
+        n = der[i + 1]
+        vals.append(int.from_bytes(der[i + 2:i + 2 + n], "big"))
+        i += 2 + n
+    return vals[0].to_bytes(32, "big") + vals[1].to_bytes(32, "big")
+
+
+def entry(name, data=b"", mode=0o644, kind=tarfile.REGTYPE, link="", size=None):
+    info = tarfile.TarInfo(name)
+    info.type = kind
+    info.mode = mode
+    info.linkname = link
+    info.size = len(data) if size is None else size
+    info.mtime = 1760486400
+    return info, data
+
+
+def base_tree(salt):
+    a = b"cuferry test library " + salt.encode() + b"\n" * 3000
+    h = b"#define CUDNN_MAJOR 9\n"
+    return [("include/cudnn_version.h", h, 0o644), ("lib/libcudnn.so.9", a, 0o755)]
+
+
+def build(args):
+    files = base_tree(args.salt)
+    manifest_files = []
+    entries = []
+    for path, data, mode in sorted(files):
+        manifest_files.append({"path": path, "type": "file", "size": len(data),
+                               "mode": "%04o" % mode, "sha256": hashlib.sha256(data).hexdigest()})
+        entries.append(entry(path, data, mode))
+    manifest_files.append({"path": "lib/libcudnn.so", "type": "symlink", "target": "libcudnn.so.9"})
+    entries.append(entry("lib/libcudnn.so", kind=tarfile.SYMTYPE, link="libcudnn.so.9", mode=0o777))
+    manifest_files.sort(key=lambda f: f["path"])
+    entries.sort(key=lambda e: e[0].name)
+    return manifest_files, entries
+
+
+def mutate_entries(case, entries, outside):
+    """Payload defects: the manifest stays valid, the tar does not match it."""
+    lib = [e for e in entries if e[0].name == "lib/libcudnn.so.9"][0]
+    rest = [e for e in entries if e is not lib]
+    data = lib[1]
+    if case == "dotdot":
+        return [entry("lib/../../../../outside/x", data, 0o755)] + rest
+    if case == "absolute":
+        return [entry(outside + "/abs", data, 0o755)] + rest
+    if case == "symlink_then_write":
+        return rest[:1] + [entry("lib/libcudnn.so", kind=tarfile.SYMTYPE, link=outside),
+                           entry("lib/libcudnn.so/planted", data, 0o644), lib]
+    if case == "symlink_out":
+        return [e for e in entries if e[0].name != "lib/libcudnn.so"] + \
+            [entry("lib/libcudnn.so", kind=tarfile.SYMTYPE, link="../../../../outside/target")]
+    if case == "hardlink_abs":
+        return rest + [entry("lib/libcudnn.so.9", kind=tarfile.LNKTYPE, link=outside + "/target")]
+    if case == "hardlink_dotdot":
+        return rest + [entry("lib/libcudnn.so.9", kind=tarfile.LNKTYPE, link="../../outside/target")]
+    if case == "chardev":
+        info, _ = entry("lib/libcudnn.so.9", kind=tarfile.CHRTYPE, mode=0o666)
+        info.devmajor, info.devminor = 1, 3
+        return rest + [(info, b"")]
+    if case == "fifo":
+        return rest + [entry("lib/libcudnn.so.9", kind=tarfile.FIFOTYPE)]
+    if case == "setuid":
+        return rest + [entry("lib/libcudnn.so.9", data, 0o4755)]
+    if case == "duplicate":
+        return entries + [lib]
+    if case == "dir_then_file":
+        return [entry("lib/libcudnn.so.9", kind=tarfile.DIRTYPE, mode=0o755)] + entries
+    if case == "extra":
+        return entries + [entry("lib/zz-extra", b"extra", 0o644)]
+    if case == "missing":
+        return rest
+    if case == "size_lie":
+        return rest + [entry("lib/libcudnn.so.9", data + b"more", 0o755)]
+    if case == "hash_lie":
+        return rest + [entry("lib/libcudnn.so.9", bytes([data[0] ^ 1]) + data[1:], 0o755)]
+    if case == "sparse":
+        info, d = entry("lib/libcudnn.so.9", data, 0o755)
+        info.pax_headers = {"GNU.sparse.major": "1", "GNU.sparse.minor": "0",
+                            "GNU.sparse.name": "lib/libcudnn.so.9",
+                            "GNU.sparse.realsize": str(len(data))}
+        return rest + [(info, d)]
+    return entries
+
+
+def tar_bytes(entries):
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as t:
+        for info, data in entries:
+            t.addfile(info, io.BytesIO(data) if info.type in (tarfile.REGTYPE, tarfile.AREGTYPE) else None)
+    return buf.getvalue()
+
+
+def frame(header, sigs):
+    body = b"CUFERRY1" + struct.pack("<I", len(header)) + header + struct.pack("<I", len(sigs))
+    for keyid, spki, sig in sigs:
+        body += keyid + struct.pack("<H", len(spki)) + spki + sig
+    return struct.pack("<II", 0x184D2A5C, len(body)) + body
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--key", action="append", default=[])
+    ap.add_argument("--out")
+    ap.add_argument("--case", default="valid")
+    ap.add_argument("--outside", default="/nonexistent-outside")
+    ap.add_argument("--counter", type=int, default=1000)
+    ap.add_argument("--expires")
+    ap.add_argument("--created", default="2026-01-01T00:00:00Z")
+    ap.add_argument("--platform", default="linux-x86_64")
+    ap.add_argument("--salt", default="")
+    ap.add_argument("--version", default="9.19.0.56")
+    ap.add_argument("--bundle-id")
+    ap.add_argument("--list", action="store_true")
+    args = ap.parse_args()
+    if args.list:
+        for name, code in CASES.items():
+            print(name, code)
+        return
+    case = args.case
+    files, entries = build(args)
+    entries = mutate_entries(case, entries, args.outside)
+    tar = tar_bytes(entries)
+    payload = run(["zstd", "-q", "-c", "-3"], tar)
+    if case == "truncated_zstd":
+        payload = payload[: len(payload) * 2 // 3]
+    if case == "appended_frame":
+        payload_signed = payload
+    else:
+        payload_signed = payload
+    chunks = [hashlib.sha256(payload_signed[i:i + CHUNK]).hexdigest()
+              for i in range(0, len(payload_signed), CHUNK)]
+    if case == "bad_path_in_manifest":
+        files[0]["path"] = "include/CON.h"
+    manifest = {
+        "format": "cuferry-bundle-9" if case == "unknown_format" else "cuferry-bundle-1",
+        "bundle_id": args.bundle_id or "cudnn-%s-cuda13-%s" % (args.version, args.platform),
+        "counter": args.counter, "source_date_epoch": 1760486400, "created": args.created,
+        "expires": args.expires, "platform": args.platform,
+        "cudnn": {"version": args.version, "cuda_variant": "13",
+                  "source": {"kind": "dir", "name": "forge", "sha256": None, "size": 0}},
+        "cuda": {"release": "13.0", "components": []},
+        "requires": {"driver_min": "580.65.06", "compute_capability_min": "7.5"},
+        "payload": {"compressed_size": len(payload_signed), "uncompressed_size": len(tar),
+                    "chunk_size": CHUNK, "chunk_sha256": chunks},
+        "files": files, "env": {"PATH": [], "LD_LIBRARY_PATH": ["lib"]},
+    }
+    header = json.dumps(manifest, indent=1, sort_keys=True).encode()
+    sigs = []
+    for key in args.key:
+        spki = spki_of(key)
+        sigs.append([hashlib.sha256(spki).digest(), spki, sign(key, header)])
+    s = sigs[0] if sigs else None
+    if case == "unsigned":
+        sigs = []
+    elif case == "sig_r0":
+        s[2] = bytes(32) + s[2][32:]
+    elif case == "sig_s0":
+        s[2] = s[2][:32] + bytes(32)
+    elif case == "sig_r_ge_n":
+        # r + n is still r modulo n: only the range check can refuse it
+        r = int.from_bytes(s[2][:32], "big")
+        s[2] = (r + N if r + N < 2 ** 256 else N).to_bytes(32, "big") + s[2][32:]
+    elif case == "keyid_lie":
+        s[0] = hashlib.sha256(b"another key").digest()
+    out = frame(header, [tuple(x) for x in sigs])
+    if case in ("sig_len63", "sig_len65"):
+        # the frame's fixed 64-byte field: a shorter or longer signature shifts every byte after
+        body_sig = s[2][:63] if case == "sig_len63" else s[2] + b"\0"
+        body = b"CUFERRY1" + struct.pack("<I", len(header)) + header + struct.pack("<I", 1)
+        body += s[0] + struct.pack("<H", len(s[1])) + s[1] + body_sig
+        out = struct.pack("<II", 0x184D2A5C, len(body)) + body
+    if case == "header_bitflip":
+        i = out.index(b'"counter"')
+        out = out[:i] + bytes([out[i] ^ 0x01]) + out[i + 1:]
+    if case == "truncated_frame":
+        out = out[: len(out) - 40]
+    if case == "frame_over_cap":
+        out = struct.pack("<II", 0x184D2A5C, (16 << 20) + 1) + out[8:]
+    out += payload
+    if case == "payload_bitflip":
+        k = len(out) - len(payload) + min(len(payload) - 1, CHUNK + 10)
+        out = out[:k] + bytes([out[k] ^ 0x40]) + out[k + 1:]
+    if case == "appended_byte":
+        out += b"\0"
+    if case == "appended_frame":
+        out += run(["zstd", "-q", "-c"], b"unsigned extra data")
+    with open(args.out, "wb") as f:
+        f.write(out)
+
+
+if __name__ == "__main__":
+    main()
