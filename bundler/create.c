@@ -448,9 +448,9 @@ int create_bundle(const struct create_options *o, struct cf_err *e)
 		*slash = '\0';
 	else
 		strcpy(out_dir, ".");
-	/* "-o dir/" names a directory, made if needed; the file name then follows the convention. */
-	if (o->out[0] && o->out[strlen(o->out) - 1] == '/')
-		io_mkdirs(out_dir, 0755);
+	/* The output's directory is made if needed ("-o dir/" names a directory: the file name
+	 * then follows the convention). */
+	io_mkdirs(out_dir, 0755);
 	j.workdir = xasprintf("%s/.cuferry-work-XXXXXX", out_dir);
 	free(out_dir);
 	if (!mkdtemp(j.workdir)) {

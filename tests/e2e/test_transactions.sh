@@ -1,0 +1,129 @@
+#!/bin/sh
+# The install transaction: upgrade, rollback of an injected failure at each step, kill -9 at
+# each step followed by a re-run, two installs at once, no space, and the policy checks
+# (replay, downgrade, same counter, expiry, clock, platform).
+. "$CUFERRY_TOP/tests/e2e/lib.sh"
+FORGE="python3 $TOP/tests/tools/forge.py"
+K="--key $FX/test.key"
+T="--trust $FX/test.pub"
+R="$W/root"
+mkdir -p root
+P=$R/opt/cudnn
+
+snapshot() { tree_listing "$R"; }
+
+$FORGE $K --out v1.bundle --counter 1000 --salt one
+$FORGE $K --out v2.bundle --counter 1001 --salt two
+$FORGE $K --out v0.bundle --counter 999 --salt zero
+
+note "first install, then an upgrade of the same bundle id"
+expect 0 "$UNPACKER" v1.bundle --root "$R" $T
+grep -q one "$P/current/lib/libcudnn.so.9" || fail "v1 content missing"
+expect 0 "$UNPACKER" v2.bundle --root "$R" $T
+grep -q two "$P/current/lib/libcudnn.so.9" || fail "v2 content missing"
+[ "$(ls "$P" | grep -c '^cudnn-')" = 1 ] || fail "expected one install directory"
+assert_contains "$P/.cuferry/state.json" '"counter": 1001'
+no_staging "$R"
+
+note "the same counter again: nothing to do, exit 0"
+expect 0 "$UNPACKER" v2.bundle --root "$R" $T
+assert_contains last.out "already installed"
+
+note "a lower counter: replay or downgrade refused (exit 7) unless --allow-downgrade"
+before=$(snapshot)
+expect 7 "$UNPACKER" v0.bundle --root "$R" $T
+one_line_reason
+expect 7 "$UNPACKER" v1.bundle --root "$R" $T
+[ "$(snapshot)" = "$before" ] || fail "a refused install changed something"
+
+note "expired (exit 7), unless --allow-expired"
+$FORGE $K --out exp.bundle --counter 2000 --expires 2020-01-01T00:00:00Z --bundle-id other-id --version 9.20.0
+expect 7 "$UNPACKER" exp.bundle --root "$R" $T
+assert_contains last.err "expired"
+[ "$(snapshot)" = "$before" ] || fail "an expired bundle changed something"
+
+note "the wrong platform (exit 4)"
+$FORGE $K --out sbsa.bundle --platform linux-sbsa
+expect 4 "$UNPACKER" sbsa.bundle --root "$R" $T
+assert_contains last.err "linux-sbsa"
+
+note "an injected failure at each step rolls back to exactly the state before (exit 5)"
+for step in extract renamed switched state env; do
+	$FORGE $K --out f-$step.bundle --counter 3000 --salt $step
+	before=$(snapshot)
+	CUFERRY_FAULT=$step expect 5 "$UNPACKER" f-$step.bundle --root "$R" $T
+	assert_contains last.err "injected failure at $step"
+	[ "$(snapshot)" = "$before" ] || { snapshot > after; echo "$before" > before; diff before after; fail "failure at $step was not rolled back"; }
+	grep -q two "$P/current/lib/libcudnn.so.9" || fail "previous content lost at $step"
+done
+
+note "an install into a fresh root that fails leaves no trace of cuferry's files"
+mkdir fresh
+CUFERRY_FAULT=env expect 5 "$UNPACKER" v1.bundle --root "$W/fresh" $T
+[ ! -e fresh/etc/ld.so.conf.d/cuferry-cudnn.conf ] || fail "env file left"
+[ ! -e fresh/opt/cudnn/current ] || fail "current left"
+[ -z "$(ls fresh/opt/cudnn | grep cudnn-)" ] || fail "install dir left"
+
+note "kill -9 at each step, then a re-run finishes the job"
+for step in extract renamed switched state env; do
+	$FORGE $K --out k-$step.bundle --counter 4000 --salt kill$step --bundle-id kill-$step --version 9.30.$(echo $step | wc -c)
+	CUFERRY_FAULT=$step:pause "$UNPACKER" k-$step.bundle --root "$R" $T >/dev/null 2>&1 &
+	pid=$!
+	i=0
+	until [ "$(ps -o stat= -p $pid 2>/dev/null | cut -c1)" = T ]; do
+		i=$((i + 1)); [ $i -lt 200 ] || fail "unpacker did not reach $step"; sleep 0.05
+	done
+	kill -9 $pid; wait $pid 2>/dev/null || true
+	expect 0 "$UNPACKER" k-$step.bundle --root "$R" $T
+	grep -q "kill$step" "$P/current/lib/libcudnn.so.9" || fail "re-run after kill at $step did not install"
+	no_staging "$R"
+	[ ! -e "$P/.cuferry/journal.json" ] || fail "journal left after kill at $step"
+done
+
+note "a kill, then another command: the interrupted install is rolled back first"
+expect 0 "$UNPACKER" use cudnn-9.19.0.56-cuda13 --root "$R"
+before=$(snapshot)
+$FORGE $K --out k2.bundle --counter 5000 --salt k2 --bundle-id k2 --version 9.40.0
+CUFERRY_FAULT=switched:pause "$UNPACKER" k2.bundle --root "$R" $T >/dev/null 2>&1 &
+pid=$!
+until [ "$(ps -o stat= -p $pid 2>/dev/null | cut -c1)" = T ]; do sleep 0.05; done
+kill -9 $pid; wait $pid 2>/dev/null || true
+expect 0 "$UNPACKER" use cudnn-9.19.0.56-cuda13 --root "$R"
+[ "$(snapshot)" = "$before" ] || fail "the interrupted install was not rolled back"
+
+note "two installs at once: the second gets exit 8"
+CUFERRY_FAULT=extract:pause "$UNPACKER" k2.bundle --root "$R" $T >/dev/null 2>&1 &
+pid=$!
+until [ "$(ps -o stat= -p $pid 2>/dev/null | cut -c1)" = T ]; do sleep 0.05; done
+expect 8 "$UNPACKER" v2.bundle --root "$R" $T
+one_line_reason
+kill -9 $pid; wait $pid 2>/dev/null || true
+
+note "a clock earlier than the newest install's creation: exit 7"
+py - "$P/.cuferry/state.json" <<'PY'
+import json, sys
+p = sys.argv[1]; s = json.load(open(p)); s["newest_created"] = "2099-01-01T00:00:00Z"
+json.dump(s, open(p, "w"), indent=2)
+PY
+expect 7 "$UNPACKER" k2.bundle --root "$R" $T
+assert_contains last.err "clock"
+
+note "no space: a 20 MiB tmpfs cannot take a 4.7 MiB bundle plus the margin (exit 4)"
+mkdir -p small/opt/cudnn
+if mount -t tmpfs -o size=20m tmpfs small/opt/cudnn 2>/dev/null; then
+	CLEANUP="$CLEANUP umount '$W/small/opt/cudnn' 2>/dev/null;"
+	expect 4 "$UNPACKER" "$FX/small.bundle" --root "$W/small" $T
+	assert_contains last.err "not enough space"
+	no_staging small
+	umount small/opt/cudnn
+else
+	echo "skipped: cannot mount tmpfs here"
+fi
+
+note "--allow-downgrade and --allow-expired install what policy refused"
+mkdir pol
+expect 0 "$UNPACKER" v2.bundle --root "$W/pol" $T
+expect 0 "$UNPACKER" v1.bundle --root "$W/pol" $T --allow-downgrade
+grep -q one "$W/pol/opt/cudnn/current/lib/libcudnn.so.9" || fail "downgrade not installed"
+assert_contains "$W/pol/opt/cudnn/.cuferry/state.json" '"cudnn-9.19.0.56-cuda13-linux-x86_64": 1001'
+expect 0 "$UNPACKER" exp.bundle --root "$W/pol" $T --allow-expired
