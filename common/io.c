@@ -157,6 +157,11 @@ int io_write_file_atomic(const char *path, const void *data, size_t len, mode_t 
 		return -1;
 	}
 	close(fd);
+	return io_replace(tmp, path);
+}
+
+int io_replace(char *tmp, const char *path)
+{
 	if (rename(tmp, path) != 0) {
 		int saved = errno;
 		unlink(tmp);
@@ -165,8 +170,7 @@ int io_write_file_atomic(const char *path, const void *data, size_t len, mode_t 
 		return -1;
 	}
 	free(tmp);
-	io_fsync_parent(path);
-	return 0;
+	return io_fsync_parent(path);
 }
 
 int io_mkdirs(const char *path, mode_t mode)

@@ -20,6 +20,9 @@ int io_write_all(int fd, const void *buf, size_t len);
 int io_read_file(const char *path, size_t max, char **out, size_t *len);
 /* Write path through a temporary sibling, fsync, rename: readers see old or new, never half. */
 int io_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode);
+/* Rename tmp over path (the atomic step), fsync the directory; on failure tmp is removed.
+ * Frees tmp either way. */
+int io_replace(char *tmp, const char *path);
 /* Copy a small file (state, config) through io_write_file_atomic. */
 int io_copy_file_atomic(const char *from, const char *to);
 /* mkdir -p; existing directories are fine. */

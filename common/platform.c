@@ -38,15 +38,7 @@ int platform_switch_link(const char *link, const char *target)
 		return -1;
 	}
 	/* rename(2) over the old link is the atomic step. */
-	if (rename(tmp, link) != 0) {
-		int saved = errno;
-		unlink(tmp);
-		free(tmp);
-		errno = saved;
-		return -1;
-	}
-	free(tmp);
-	return io_fsync_parent(link);
+	return io_replace(tmp, link);
 }
 
 int platform_free_bytes(const char *path, uint64_t *out)

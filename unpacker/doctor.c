@@ -20,7 +20,7 @@ struct copy {
 	char real[PATH_MAX];  /* the file behind the links */
 	char seen[PATH_MAX];  /* the libcudnn.so.<major> name where it was found */
 	char where[64];       /* LD_LIBRARY_PATH, ld cache, CUDA toolkit, … */
-	char version[32];
+	char version[64];
 };
 
 struct survey {

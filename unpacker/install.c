@@ -598,7 +598,7 @@ static int transaction(const struct paths *p, const struct install_options *o, s
 			cf_err_clear(e);
 			rc = cf_fail(e, CF_ROLLBACK, "%s", rb.msg);
 		} else {
-			log_msg(LOG_INFO, "install failed; previous state restored");
+			log_msg(LOG_INFO, "previous state restored");
 			if (rc != CF_INTEGRITY && rc != CF_INCOMPATIBLE && rc != CF_TRUST)
 				rc = CF_INSTALL;
 			e->code = rc;
@@ -696,18 +696,28 @@ int list_installed(const struct install_options *o, struct cf_err *e)
 	return rc;
 }
 
+/* Lock, repair, load the state and find ID in it: the start of use and uninstall. */
+static int open_installed(const struct paths *p, const char *id, int *lock, struct state *st,
+			  struct state_bundle **b, struct cf_err *e)
+{
+	int recovered;
+	int rc = prefix_open(p, lock, &recovered, e);
+	if (rc == CF_OK)
+		rc = state_load(p->state, st, e);
+	*b = rc == CF_OK ? state_find(st, id) : NULL;
+	if (rc == CF_OK && !*b)
+		rc = cf_fail(e, CF_USAGE, "'%s' is not installed in %s (see 'unpacker list')", id, p->prefix);
+	return rc;
+}
+
 int use_installed(const struct install_options *o, const char *id, struct cf_err *e)
 {
 	struct paths p;
 	struct state st = { 0 };
-	int lock = -1, recovered;
+	struct state_bundle *b;
+	int lock = -1;
 	paths_init(&p, o);
-	int rc = prefix_open(&p, &lock, &recovered, e);
-	if (rc == CF_OK)
-		rc = state_load(p.state, &st, e);
-	struct state_bundle *b = rc == CF_OK ? state_find(&st, id) : NULL;
-	if (rc == CF_OK && !b)
-		rc = cf_fail(e, CF_USAGE, "'%s' is not installed in %s (see 'unpacker list')", id, p.prefix);
+	int rc = open_installed(&p, id, &lock, &st, &b, e);
 	if (rc == CF_OK && platform_switch_link(p.current, b->dir) != 0)
 		rc = cf_fail(e, CF_INSTALL, "%s: %s", p.current, strerror(errno));
 	if (rc == CF_OK) {
@@ -726,15 +736,11 @@ int uninstall_installed(const struct install_options *o, const char *id, struct 
 {
 	struct paths p;
 	struct state st = { 0 };
-	int lock = -1, recovered;
+	struct state_bundle *b;
+	int lock = -1;
 	paths_init(&p, o);
-	int rc = prefix_open(&p, &lock, &recovered, e);
-	if (rc == CF_OK)
-		rc = state_load(p.state, &st, e);
-	struct state_bundle *b = rc == CF_OK ? state_find(&st, id) : NULL;
-	if (rc == CF_OK && !b)
-		rc = cf_fail(e, CF_USAGE, "'%s' is not installed in %s (see 'unpacker list')", id, p.prefix);
-	int is_current = b && st.current && strcmp(st.current, b->dir) == 0;
+	int rc = open_installed(&p, id, &lock, &st, &b, e);
+	int is_current = rc == CF_OK && st.current && strcmp(st.current, b->dir) == 0;
 	if (rc == CF_OK && is_current && !o->force)
 		rc = cf_fail(e, CF_USAGE, "'%s' is the current cuDNN; 'unpacker use' another first, or "
 			     "--force", b->dir);

@@ -76,24 +76,29 @@ int state_load(const char *path, struct state *s, struct cf_err *e)
 	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	free(text);
 	json_t *bundles = json_object_get(root, "bundles"), *seen = json_object_get(root, "seen");
+	const char *id;
+	json_t *v;
 	if (!json_is_object(root) || !json_is_array(bundles) || !json_is_object(seen) ||
-	    strcmp(get_str(root, "format") ? get_str(root, "format") : "", STATE_FORMAT) != 0 ||
-	    read_bundles(bundles, s) != 0) {
+	    strcmp(get_str(root, "format") ? get_str(root, "format") : "", STATE_FORMAT) != 0) {
 		json_decref(root);
-		state_free(s);
 		return cf_fail(e, CF_INSTALL, "%s is damaged; nothing was changed (restore it or move "
 			       "it away to start afresh)", path);
 	}
-	const char *id;
-	json_t *v;
+	/* Counters seen first: an installed bundle's counter never lowers what was seen. */
 	json_object_foreach(seen, id, v) {
 		if (!json_is_integer(v))
 			continue;
 		s->seen = xrealloc(s->seen, (s->nseen + 1) * sizeof(*s->seen));
 		s->seen[s->nseen++] = (struct state_seen){ xstrdup(id), (uint64_t)json_integer_value(v) };
 	}
-	s->current = dup_or_null(get_str(root, "current"));
 	s->newest_created = dup_or_null(get_str(root, "newest_created"));
+	if (read_bundles(bundles, s) != 0) {
+		json_decref(root);
+		state_free(s);
+		return cf_fail(e, CF_INSTALL, "%s is damaged; nothing was changed (restore it or move "
+			       "it away to start afresh)", path);
+	}
+	s->current = dup_or_null(get_str(root, "current"));
 	json_decref(root);
 	return CF_OK;
 }

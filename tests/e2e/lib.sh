@@ -12,7 +12,7 @@ rm -rf "$W"
 mkdir -p "$W"
 cd "$W"
 CLEANUP=""
-trap 'status=$?; eval "$CLEANUP"; [ $status -eq 0 ] && rm -rf "$W"; exit $status' EXIT
+trap 'status=$?; set +e; eval "$CLEANUP"; [ $status -eq 0 ] && rm -rf "$W"; exit $status' EXIT
 
 # start_mirror DIR [server options]: a real HTTP server on 127.0.0.1; sets MIRROR.
 start_mirror() {

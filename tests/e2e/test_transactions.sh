@@ -127,3 +127,5 @@ expect 0 "$UNPACKER" v1.bundle --root "$W/pol" $T --allow-downgrade
 grep -q one "$W/pol/opt/cudnn/current/lib/libcudnn.so.9" || fail "downgrade not installed"
 assert_contains "$W/pol/opt/cudnn/.cuferry/state.json" '"cudnn-9.19.0.56-cuda13-linux-x86_64": 1001'
 expect 0 "$UNPACKER" exp.bundle --root "$W/pol" $T --allow-expired
+note "after a downgrade the highest counter seen still guards against replay"
+expect 7 "$UNPACKER" v0.bundle --root "$W/pol" $T

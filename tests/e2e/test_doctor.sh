@@ -1,0 +1,36 @@
+#!/bin/sh
+# doctor: every cuDNN copy is listed with its version, the one the loader would pick is named,
+# and an older copy that would shadow the install is reported (exit 6).
+. "$CUFERRY_TOP/tests/e2e/lib.sh"
+R=$W/root
+mkdir root
+"$UNPACKER" "$FX/small.bundle" --root "$R" --trust "$FX/test.pub" >/dev/null
+
+note "only the install: it wins through the ld cache"
+expect 0 env -u LD_LIBRARY_PATH "$UNPACKER" doctor --root "$R"
+assert_contains last.out "=> 9.19.0     ld cache"
+assert_contains last.out "the installed copy wins"
+
+note "an old 9.14 earlier in the ld cache shadows it"
+mkdir -p "$R/usr/lib/old"
+cp "$R/opt/cudnn/current/lib/libcudnn.so.9" "$R/usr/lib/old/libcudnn.so.9.14.0"
+ln -s libcudnn.so.9.14.0 "$R/usr/lib/old/libcudnn.so.9"
+echo /usr/lib/old > "$R/etc/ld.so.conf.d/aaa-old.conf"
+expect 6 env -u LD_LIBRARY_PATH "$UNPACKER" doctor --root "$R"
+assert_contains last.out "=> 9.14.0"
+assert_contains last.err "shadowed by $R/usr/lib/old/libcudnn.so.9.14.0"
+one_line_reason
+rm "$R/etc/ld.so.conf.d/aaa-old.conf"
+
+note "a decoy on LD_LIBRARY_PATH wins over the cache"
+mkdir -p "$R/decoy"
+cp "$R/opt/cudnn/current/lib/libcudnn.so.9" "$R/decoy/libcudnn.so.9.1.0"
+ln -s libcudnn.so.9.1.0 "$R/decoy/libcudnn.so.9"
+LD_LIBRARY_PATH=/decoy expect 6 "$UNPACKER" doctor --root "$R"
+assert_contains last.out "=> 9.1.0      LD_LIBRARY_PATH"
+assert_contains last.out "9.19.0     ld cache"
+
+note "nothing installed: nothing to shadow"
+mkdir empty
+expect 0 env -u LD_LIBRARY_PATH "$UNPACKER" doctor --root "$W/empty"
+assert_contains last.out "nothing is installed"
