@@ -2,6 +2,7 @@
 #include "unpacker/cli.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -9,15 +10,16 @@ const char cli_usage[] =
 	"usage: unpacker [install] BUNDLE|PART.001|X.run [--prefix DIR] [--trust K.pub]...\n"
 	"                [--trust-fingerprint HEX]... [/silent | --silent] [/log=FILE | --log FILE]\n"
 	"                [--json FILE] [--no-env | --env=user] [--allow-downgrade] [--allow-expired]\n"
-	"                [--root DIR]\n"
+	"                [--root DIR] [--no-validate | --require-gpu] [--keep-failed] [--gpu N]\n"
 	"       unpacker verify BUNDLE [--trust K.pub]...   signature and every hash; installs nothing\n"
+	"       unpacker validate [ID] [--gpu N] [--require-gpu] [--quick-validate]\n"
 	"       unpacker list | use ID | uninstall ID [--force] | env [--shell sh|ps|cmd] | doctor\n"
 	"Windows-style switches work too: /silent /S /quiet /log=FILE /prefix=DIR /D=DIR /?\n"
 	"exit codes: 0 ok, 1 usage, 2 trust, 3 integrity, 4 incompatible, 5 install failed,\n"
 	"            6 validation failed, 7 policy, 8 busy, 10 rollback failed\n";
 
-static const char *const verbs[] = { "install", "verify", "list", "use", "uninstall", "env",
-				     "doctor", NULL };
+static const char *const verbs[] = { "install", "verify", "validate", "list", "use", "uninstall",
+				     "env", "doctor", NULL };
 
 /* "/log=FILE" and "--log=FILE": the value after '=', case-insensitive name. */
 static const char *value_of(const char *arg, const char *name)
@@ -74,6 +76,7 @@ static int long_option(const char *a, int *i, int argc, char **argv, struct cli 
 		{ "--no-validate", &c->no_validate }, { "--require-gpu", &c->require_gpu },
 		{ "--allow-downgrade", &c->allow_downgrade }, { "--allow-expired", &c->allow_expired },
 		{ "--force", &c->force }, { "--help", &c->help }, { "-h", &c->help },
+		{ "--keep-failed", &c->keep_failed }, { "--quick-validate", &c->quick },
 		{ "--verbose", &c->verbose }, { "-v", &c->verbose },
 	};
 	for (size_t k = 0; k < sizeof(flags) / sizeof(flags[0]); k++)
@@ -88,6 +91,14 @@ static int long_option(const char *a, int *i, int argc, char **argv, struct cli 
 	for (size_t k = 0; k < sizeof(values) / sizeof(values[0]); k++)
 		if ((r = takes_value(a, values[k].name, i, argc, argv, values[k].out)) != 0)
 			return r;
+	if ((r = takes_value(a, "--gpu", i, argc, argv, &v)) != 0) {
+		char *end;
+		long n = r > 0 ? strtol(v, &end, 10) : -1;
+		if (r < 0 || *end || n < 0 || n > 1023)
+			return -1;
+		c->gpu = (int)n;
+		return 1;
+	}
 	if ((r = takes_value(a, "--trust", i, argc, argv, &v)) != 0)
 		return r < 0 ? r : add_list(c->trust_files, &c->ntrust_files, v);
 	if ((r = takes_value(a, "--trust-fingerprint", i, argc, argv, &v)) != 0)
@@ -114,6 +125,7 @@ static int positional(const char *a, struct cli *c, char *why, size_t size)
 int cli_parse(int argc, char **argv, struct cli *c, char *why, size_t why_size)
 {
 	memset(c, 0, sizeof(*c));
+	c->gpu = -1;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (a[0] == '/' && windows_switch(a, c))

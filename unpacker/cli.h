@@ -7,7 +7,7 @@
 #define CLI_MAX_TRUST 16
 
 struct cli {
-	const char *verb;      /* install, verify, list, use, uninstall, env, doctor */
+	const char *verb;      /* install, verify, validate, list, use, uninstall, env, doctor */
 	const char *arg;       /* BUNDLE or ID */
 	const char *prefix;
 	const char *root;
@@ -19,7 +19,8 @@ struct cli {
 	const char *fingerprints[CLI_MAX_TRUST];
 	size_t nfingerprints;
 	int silent, no_env, env_user, no_validate, require_gpu, allow_downgrade, allow_expired;
-	int force, help, verbose;
+	int force, help, verbose, keep_failed, quick;
+	int gpu; /* -1: all */
 };
 
 /* 0 ok; otherwise 1 with a one-line reason in why. */

@@ -24,6 +24,7 @@
 #include "manifests/manifest.h"
 #include "unpacker/env.h"
 #include "unpacker/state.h"
+#include "unpacker/validate.h"
 
 struct paths {
 	const char *root;
@@ -559,6 +560,17 @@ static int commit_install(const struct paths *p, const struct install_options *o
 	return rc;
 }
 
+/* How a fresh program finds the install: the ld cache (system files written) or the
+ * LD_LIBRARY_PATH of the user snippet. */
+static int validate_env_mode(const struct paths *p, const struct install_options *o)
+{
+	struct env_files f;
+	env_files_init(&f, p->root);
+	int cache = !o->env_user && (env_system_present(&f) || (!o->no_env && platform_is_admin()));
+	env_files_free(&f);
+	return cache ? VALIDATE_ENV_CACHE : VALIDATE_ENV_LIBRARY_PATH;
+}
+
 static int transaction(const struct paths *p, const struct install_options *o, struct opened *b,
 		       struct state *st, struct install_result *r, struct cf_err *e)
 {
@@ -580,6 +592,20 @@ static int transaction(const struct paths *p, const struct install_options *o, s
 		rc = journal_write(p, &j, e);
 	if (rc == CF_OK)
 		rc = commit_install(p, o, b->m, st, &j, r, e);
+	int kept_failed = 0;
+	if (rc == CF_OK && !o->no_validate) {
+		/* After the switch: resolution is checked as programs will see it. */
+		char *dir = under(p, j.target);
+		struct validate_options vo = { p->root, p->prefix, validate_env_mode(p, o), o->require_gpu,
+					       o->gpu, o->quick_validate };
+		rc = validate_install(&vo, dir, b->m, 1, e);
+		free(dir);
+		if (rc != CF_OK && o->keep_failed) {
+			kept_failed = rc;
+			log_msg(LOG_WARN, "keeping the install although validation failed (--keep-failed)");
+			rc = CF_OK;
+		}
+	}
 	if (rc == CF_OK) {
 		j.committed = 1;
 		rc = journal_write(p, &j, e);
@@ -592,6 +618,7 @@ static int transaction(const struct paths *p, const struct install_options *o, s
 		}
 		unlink(p->journal);
 		unlink(p->state_prev);
+		rc = kept_failed;
 	} else {
 		struct cf_err rb = { 0 };
 		if (rollback(p, &j, &rb) != CF_OK) {
@@ -599,7 +626,8 @@ static int transaction(const struct paths *p, const struct install_options *o, s
 			rc = cf_fail(e, CF_ROLLBACK, "%s", rb.msg);
 		} else {
 			log_msg(LOG_INFO, "previous state restored");
-			if (rc != CF_INTEGRITY && rc != CF_INCOMPATIBLE && rc != CF_TRUST)
+			if (rc != CF_INTEGRITY && rc != CF_INCOMPATIBLE && rc != CF_TRUST &&
+			    rc != CF_VALIDATION)
 				rc = CF_INSTALL;
 			e->code = rc;
 		}
@@ -769,6 +797,36 @@ int uninstall_installed(const struct install_options *o, const char *id, struct 
 		free(name);
 	}
 	platform_unlock(lock);
+	state_free(&st);
+	paths_free(&p);
+	return rc;
+}
+
+int validate_command(const struct install_options *o, const char *id, struct cf_err *e)
+{
+	struct paths p;
+	struct state st = { 0 };
+	struct manifest *m = NULL;
+	paths_init(&p, o);
+	int rc = state_load(p.state, &st, e);
+	const char *want = id ? id : st.current;
+	struct state_bundle *b = rc == CF_OK && want ? state_find(&st, want) : NULL;
+	if (rc == CF_OK && !b)
+		rc = cf_fail(e, CF_USAGE, id ? "'%s' is not installed in %s (see 'unpacker list')"
+					     : "%snothing is current in %s", id ? id : "", p.prefix);
+	char *dir = b ? under(&p, b->dir) : NULL;
+	if (rc == CF_OK)
+		rc = validate_load_manifest(dir, &m, e);
+	if (rc == CF_OK) {
+		struct validate_options vo = { p.root, p.prefix, validate_env_mode(&p, o), o->require_gpu,
+					       o->gpu, o->quick_validate };
+		int is_current = st.current && strcmp(st.current, b->dir) == 0;
+		rc = validate_install(&vo, dir, m, is_current, e);
+		if (rc == CF_OK)
+			log_out("%s: all checks passed\n", b->dir);
+	}
+	manifest_free(m);
+	free(dir);
 	state_free(&st);
 	paths_free(&p);
 	return rc;

@@ -20,6 +20,11 @@ struct install_options {
 	int allow_expired;
 	int force;
 	int progress;
+	int no_validate;
+	int require_gpu;
+	int keep_failed;
+	int gpu;
+	int quick_validate;
 };
 
 struct install_result {
@@ -43,6 +48,8 @@ int verify_bundle(const struct install_options *o, struct install_result *r, str
 int list_installed(const struct install_options *o, struct cf_err *e);
 int use_installed(const struct install_options *o, const char *id, struct cf_err *e);
 int uninstall_installed(const struct install_options *o, const char *id, struct cf_err *e);
+/* validate [ID]: the current install when id is NULL. */
+int validate_command(const struct install_options *o, const char *id, struct cf_err *e);
 int env_command(const struct install_options *o, const char *shell, struct cf_err *e);
 /* The prefix as the system sees it (default /opt/cudnn for root, ~/.local/opt/cudnn else). */
 char *install_default_prefix(const struct install_options *o);

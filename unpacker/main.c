@@ -15,6 +15,7 @@
 #include "unpacker/cli.h"
 #include "unpacker/doctor.h"
 #include "unpacker/install.h"
+#include "unpacker/probe.h"
 
 /* A .run carries its bundle: with no BUNDLE argument, install from our own file. */
 static const char *self_bundle(void)
@@ -103,9 +104,6 @@ static int dispatch(const struct cli *c, struct install_options *o, struct insta
 {
 	const char *v = c->verb;
 	if (!strcmp(v, "install") || !strcmp(v, "verify")) {
-		if (c->require_gpu)
-			return cf_fail(e, CF_INCOMPATIBLE, "--require-gpu: GPU validation is not part of "
-				       "this build of the unpacker");
 		o->bundle = c->arg ? c->arg : self_bundle();
 		if (!o->bundle)
 			return cf_fail(e, CF_USAGE, "no bundle given");
@@ -114,6 +112,8 @@ static int dispatch(const struct cli *c, struct install_options *o, struct insta
 			summarize(c, r);
 		return rc;
 	}
+	if (!strcmp(v, "validate"))
+		return validate_command(o, c->arg, e);
 	if (!strcmp(v, "list"))
 		return list_installed(o, e);
 	if (!strcmp(v, "env"))
@@ -132,6 +132,9 @@ int main(int argc, char **argv)
 	struct install_result r;
 	char why[256];
 	struct timespec t0, t1;
+	/* The library-loading checks: this same binary, re-executed with a clean environment. */
+	if (argc >= 2 && strcmp(argv[1], PROBE_FLAG) == 0)
+		return probe_main(argc - 2, argv + 2);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	memset(&r, 0, sizeof(r));
 	log_init("unpacker", LOG_INFO);
@@ -148,7 +151,8 @@ int main(int argc, char **argv)
 	struct install_options o = {
 		.root = c.root, .prefix = c.prefix, .no_env = c.no_env, .env_user = c.env_user,
 		.allow_downgrade = c.allow_downgrade, .allow_expired = c.allow_expired, .force = c.force,
-		.progress = !c.silent,
+		.progress = !c.silent, .no_validate = c.no_validate, .require_gpu = c.require_gpu,
+		.keep_failed = c.keep_failed, .gpu = c.gpu, .quick_validate = c.quick,
 		.trust = { c.root, c.trust_files, c.ntrust_files, c.fingerprints, c.nfingerprints },
 	};
 	log_msg(LOG_DEBUG, "command %s %s", c.verb, c.arg ? c.arg : "");

@@ -1,0 +1,30 @@
+/* fakecuda.c - a stand-in libcuda.so.1: one "GPU" whose memory is host memory, so the fake
+ * cuDNN can compute on the CPU. -DFAKE_NO_DEVICE makes cuInit report no device. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cuInit(unsigned f)
+{
+	(void)f;
+#ifdef FAKE_NO_DEVICE
+	return 100; /* CUDA_ERROR_NO_DEVICE */
+#else
+	return 0;
+#endif
+}
+int cuDriverGetVersion(int *v) { *v = 13000; return 0; }
+int cuDeviceGetCount(int *n) { *n = 1; return 0; }
+int cuDeviceGet(int *d, int i) { *d = i; return 0; }
+int cuDeviceGetName(char *name, int len, int d) { (void)d; strncpy(name, "Fake GPU (CPU)", (size_t)len); return 0; }
+int cuDeviceTotalMem_v2(size_t *b, int d) { (void)d; *b = (size_t)1 << 30; return 0; }
+int cuDeviceGetAttribute(int *v, int a, int d) { (void)d; *v = a == 75 ? 9 : 0; return 0; }
+int cuDevicePrimaryCtxRetain(void **c, int d) { (void)d; *c = (void *)1; return 0; }
+int cuDevicePrimaryCtxRelease_v2(int d) { (void)d; return 0; }
+int cuCtxSetCurrent(void *c) { (void)c; return 0; }
+int cuCtxSynchronize(void) { return 0; }
+int cuMemAlloc_v2(uint64_t *p, size_t n) { *p = (uint64_t)(uintptr_t)malloc(n); return *p ? 0 : 2; }
+int cuMemFree_v2(uint64_t p) { free((void *)(uintptr_t)p); return 0; }
+int cuMemcpyHtoD_v2(uint64_t d, const void *s, size_t n) { memcpy((void *)(uintptr_t)d, s, n); return 0; }
+int cuMemcpyDtoH_v2(void *d, uint64_t s, size_t n) { memcpy(d, (void *)(uintptr_t)s, n); return 0; }
+int cuGetErrorString(int e, const char **s) { *s = e == 100 ? "no CUDA-capable device is detected" : "fake error"; return 0; }

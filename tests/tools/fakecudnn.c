@@ -1,0 +1,124 @@
+/* fakecudnn.c - a stand-in libcudnn.so.9 for tests on machines without a GPU: it implements
+ * the legacy convolution calls on the CPU (device pointers come from fakecuda.c, which hands
+ * out host memory). Build variants drive validation's failure paths:
+ *   -DFAKE_VERSION=91400  wrong version      -DFAKE_NO_CUDART  a missing symbol
+ *   -DFAKE_WRONG          wrong numbers      -DFAKE_CRASH      a crash inside cuDNN
+ * It needs libcudnn_graph.so.9 (fakegraph.c), found through the loader's search path. */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unpacker/convref.h"
+
+#ifndef FAKE_VERSION
+#define FAKE_VERSION 91900
+#endif
+
+int fake_graph_marker(void); /* from libcudnn_graph.so.9: makes it a real dependency */
+
+struct tensor { int n, c, h, w; };
+struct conv { int ph, pw, sh, sw; };
+
+size_t cudnnGetVersion(void) { return FAKE_VERSION + 0 * (size_t)fake_graph_marker(); }
+#ifndef FAKE_NO_CUDART
+size_t cudnnGetCudartVersion(void) { return 13000; }
+#endif
+const char *cudnnGetErrorString(int s) { return s ? "CUDNN_STATUS_BAD_PARAM (fake)" : "CUDNN_STATUS_SUCCESS"; }
+int cudnnCreate(void **h) { *h = malloc(1); return 0; }
+int cudnnDestroy(void *h) { free(h); return 0; }
+int cudnnCreateTensorDescriptor(void **d) { *d = calloc(1, sizeof(struct tensor)); return 0; }
+int cudnnSetTensor4dDescriptor(struct tensor *d, int f, int t, int n, int c, int h, int w)
+{ (void)f; (void)t; *d = (struct tensor){ n, c, h, w }; return 0; }
+int cudnnDestroyTensorDescriptor(void *d) { free(d); return 0; }
+int cudnnCreateFilterDescriptor(void **d) { *d = calloc(1, sizeof(struct tensor)); return 0; }
+int cudnnSetFilter4dDescriptor(struct tensor *d, int t, int f, int k, int c, int h, int w)
+{ (void)f; (void)t; *d = (struct tensor){ k, c, h, w }; return 0; }
+int cudnnDestroyFilterDescriptor(void *d) { free(d); return 0; }
+int cudnnCreateConvolutionDescriptor(void **d) { *d = calloc(1, sizeof(struct conv)); return 0; }
+int cudnnSetConvolution2dDescriptor(struct conv *d, int ph, int pw, int sh, int sw, int dh, int dw, int m, int t)
+{ (void)dh; (void)dw; (void)m; (void)t; *d = (struct conv){ ph, pw, sh, sw }; return 0; }
+int cudnnSetConvolutionMathType(void *d, int m) { (void)d; (void)m; return 0; }
+int cudnnDestroyConvolutionDescriptor(void *d) { free(d); return 0; }
+
+static struct conv_shape shape_of(const struct tensor *x, const struct tensor *w, const struct conv *c)
+{
+	struct conv_shape s = { x->n, x->c, x->h, x->w, w->n, w->h, w->w, c->ph, c->pw, c->sh, c->sw, 0, 0 };
+	conv_shape_finish(&s);
+	return s;
+}
+
+int cudnnGetConvolution2dForwardOutputDim(struct conv *c, struct tensor *x, struct tensor *w,
+					  int *n, int *k, int *h, int *wo)
+{
+	struct conv_shape s = shape_of(x, w, c);
+	*n = s.n, *k = s.k, *h = s.oh, *wo = s.ow;
+	return 0;
+}
+
+struct perf { int algo, status; float time; size_t memory; int det, math, reserved[3]; };
+
+static int two_algos(int req, int *n, struct perf *p)
+{
+	int count = req < 2 ? req : 2;
+	for (int i = 0; i < count; i++)
+		p[i] = (struct perf){ .algo = i, .status = 0 };
+	*n = count;
+	return 0;
+}
+
+int cudnnGetConvolutionForwardAlgorithm_v7(void *h, void *x, void *w, void *c, void *y, int req, int *n, struct perf *p)
+{ (void)h; (void)x; (void)w; (void)c; (void)y; return two_algos(req, n, p); }
+int cudnnGetConvolutionBackwardDataAlgorithm_v7(void *h, void *w, void *dy, void *c, void *dx, int req, int *n, struct perf *p)
+{ (void)h; (void)w; (void)dy; (void)c; (void)dx; return two_algos(req, n, p); }
+int cudnnGetConvolutionBackwardFilterAlgorithm_v7(void *h, void *x, void *dy, void *c, void *dw, int req, int *n, struct perf *p)
+{ (void)h; (void)x; (void)dy; (void)c; (void)dw; return two_algos(req, n, p); }
+int cudnnGetConvolutionForwardWorkspaceSize(void *h, void *x, void *w, void *c, void *y, int a, size_t *s)
+{ (void)h; (void)x; (void)w; (void)c; (void)y; (void)a; *s = 0; return 0; }
+int cudnnGetConvolutionBackwardDataWorkspaceSize(void *h, void *w, void *dy, void *c, void *dx, int a, size_t *s)
+{ (void)h; (void)w; (void)dy; (void)c; (void)dx; (void)a; *s = 0; return 0; }
+int cudnnGetConvolutionBackwardFilterWorkspaceSize(void *h, void *x, void *dy, void *c, void *dw, int a, size_t *s)
+{ (void)h; (void)x; (void)dy; (void)c; (void)dw; (void)a; *s = 0; return 0; }
+
+static float *scratch(size_t n) { return malloc(n * sizeof(float)); }
+
+int cudnnConvolutionForward(void *h, const float *alpha, struct tensor *xd, const float *x, struct tensor *wd,
+			    const float *w, struct conv *c, int algo, void *ws, size_t wss, const float *beta,
+			    struct tensor *yd, float *y)
+{
+	(void)h; (void)alpha; (void)algo; (void)ws; (void)wss; (void)beta; (void)yd;
+#ifdef FAKE_CRASH
+	raise(SIGSEGV);
+#endif
+	struct conv_shape s = shape_of(xd, wd, c);
+	float *mag = scratch(conv_y_count(&s));
+	conv_ref_forward(&s, x, w, y, mag);
+	free(mag);
+#ifdef FAKE_WRONG
+	y[conv_y_count(&s) / 2] += 0.5f;
+#endif
+	return 0;
+}
+
+int cudnnConvolutionBackwardData(void *h, const float *alpha, struct tensor *wd, const float *w, struct tensor *dyd,
+				 const float *dy, struct conv *c, int algo, void *ws, size_t wss, const float *beta,
+				 struct tensor *dxd, float *dx)
+{
+	(void)h; (void)alpha; (void)algo; (void)ws; (void)wss; (void)beta; (void)dyd;
+	struct conv_shape s = shape_of(dxd, wd, c);
+	float *mag = scratch(conv_x_count(&s));
+	conv_ref_backward_data(&s, w, dy, dx, mag);
+	free(mag);
+	return 0;
+}
+
+int cudnnConvolutionBackwardFilter(void *h, const float *alpha, struct tensor *xd, const float *x, struct tensor *dyd,
+				   const float *dy, struct conv *c, int algo, void *ws, size_t wss, const float *beta,
+				   struct tensor *dwd, float *dw)
+{
+	(void)h; (void)alpha; (void)algo; (void)ws; (void)wss; (void)beta; (void)dyd;
+	struct conv_shape s = shape_of(xd, dwd, c);
+	float *mag = scratch(conv_w_count(&s));
+	conv_ref_backward_filter(&s, x, dy, dw, mag);
+	free(mag);
+	return 0;
+}

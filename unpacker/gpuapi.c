@@ -1,0 +1,92 @@
+/* gpuapi.c - looking up cuDNN and driver entry points by name */
+#include "unpacker/gpuapi.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+struct symbol {
+	const char *name;
+	size_t offset;
+	int optional;
+};
+
+#define CUDNN(f) { "cudnn" #f, offsetof(struct cudnn_api, f), 0 }
+#define CUDNN_OPT(f) { "cudnn" #f, offsetof(struct cudnn_api, f), 1 }
+#define CU(f, name) { name, offsetof(struct cuda_api, f), 0 }
+
+static const struct symbol cudnn_symbols[] = {
+	CUDNN(GetVersion), CUDNN(GetCudartVersion), CUDNN(GetErrorString), CUDNN(Create),
+	CUDNN(Destroy), CUDNN(CreateTensorDescriptor), CUDNN(SetTensor4dDescriptor),
+	CUDNN(DestroyTensorDescriptor), CUDNN(CreateFilterDescriptor), CUDNN(SetFilter4dDescriptor),
+	CUDNN(DestroyFilterDescriptor), CUDNN(CreateConvolutionDescriptor),
+	CUDNN(SetConvolution2dDescriptor), CUDNN(SetConvolutionMathType),
+	CUDNN(DestroyConvolutionDescriptor), CUDNN(GetConvolution2dForwardOutputDim),
+	CUDNN(GetConvolutionForwardAlgorithm_v7), CUDNN(GetConvolutionForwardWorkspaceSize),
+	CUDNN(ConvolutionForward), CUDNN(GetConvolutionBackwardDataAlgorithm_v7),
+	CUDNN(GetConvolutionBackwardDataWorkspaceSize), CUDNN(ConvolutionBackwardData),
+	CUDNN(GetConvolutionBackwardFilterAlgorithm_v7), CUDNN(GetConvolutionBackwardFilterWorkspaceSize),
+	CUDNN(ConvolutionBackwardFilter),
+	CUDNN_OPT(BackendCreateDescriptor), CUDNN_OPT(BackendDestroyDescriptor),
+	CUDNN_OPT(BackendFinalize), CUDNN_OPT(BackendSetAttribute), CUDNN_OPT(BackendGetAttribute),
+	CUDNN_OPT(BackendExecute),
+};
+
+/* Through dlsym the memory calls carry their _v2 names (NVIDIA.md). */
+static const struct symbol cuda_symbols[] = {
+	CU(Init, "cuInit"), CU(DriverGetVersion, "cuDriverGetVersion"),
+	CU(DeviceGetCount, "cuDeviceGetCount"), CU(DeviceGet, "cuDeviceGet"),
+	CU(DeviceGetName, "cuDeviceGetName"), CU(DeviceTotalMem, "cuDeviceTotalMem_v2"),
+	CU(DeviceGetAttribute, "cuDeviceGetAttribute"),
+	CU(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain"),
+	CU(DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2"),
+	CU(CtxSetCurrent, "cuCtxSetCurrent"), CU(CtxSynchronize, "cuCtxSynchronize"),
+	CU(MemAlloc, "cuMemAlloc_v2"), CU(MemFree, "cuMemFree_v2"),
+	CU(MemcpyHtoD, "cuMemcpyHtoD_v2"), CU(MemcpyDtoH, "cuMemcpyDtoH_v2"),
+	CU(GetErrorString, "cuGetErrorString"),
+};
+
+static int resolve(void *lib, void *api, const struct symbol *syms, size_t n, char *missing,
+		   size_t size)
+{
+	missing[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		void *f = dlsym(lib, syms[i].name);
+		if (!f && !syms[i].optional) {
+			snprintf(missing, size, "%s", syms[i].name);
+			return -1;
+		}
+		memcpy((char *)api + syms[i].offset, &f, sizeof(f));
+	}
+	return 0;
+}
+
+int gpuapi_cudnn(void *lib, struct cudnn_api *api, char *missing, size_t size)
+{
+	memset(api, 0, sizeof(*api));
+	api->lib = lib;
+	return resolve(lib, api, cudnn_symbols, sizeof(cudnn_symbols) / sizeof(cudnn_symbols[0]),
+		       missing, size);
+}
+
+int gpuapi_cuda(void *lib, struct cuda_api *api, char *missing, size_t size)
+{
+	memset(api, 0, sizeof(*api));
+	api->lib = lib;
+	return resolve(lib, api, cuda_symbols, sizeof(cuda_symbols) / sizeof(cuda_symbols[0]),
+		       missing, size);
+}
+
+const char *gpuapi_cudnn_error(const struct cudnn_api *api, int status)
+{
+	const char *s = api->GetErrorString ? api->GetErrorString(status) : NULL;
+	return s ? s : "unknown cuDNN status";
+}
+
+const char *gpuapi_cuda_error(const struct cuda_api *api, int status)
+{
+	const char *s = NULL;
+	if (api->GetErrorString)
+		api->GetErrorString(status, &s);
+	return s ? s : "unknown CUDA error";
+}

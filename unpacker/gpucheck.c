@@ -1,0 +1,546 @@
+/* gpucheck.c - running cuDNN on a GPU and checking its numbers */
+#include "unpacker/gpucheck.h"
+
+#include <dlfcn.h>
+#include <jansson.h>
+#include <link.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/io.h"
+#include "unpacker/convref.h"
+#include "unpacker/gpuapi.h"
+
+#define RUNS 5
+
+struct gpu {
+	struct cuda_api cu;
+	struct cudnn_api dnn;
+	cudnn_handle handle;
+	int index;
+	char why[512];
+};
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void emit(json_t *o)
+{
+	char *s = json_dumps(o, JSON_COMPACT);
+	printf("%s\n", s);
+	fflush(stdout);
+	free(s);
+	json_decref(o);
+}
+
+static cu_ptr dev_alloc(struct gpu *g, size_t bytes)
+{
+	cu_ptr p = 0;
+	if (bytes && g->cu.MemAlloc(&p, bytes) != 0)
+		return 0;
+	return p;
+}
+
+static cu_ptr dev_upload(struct gpu *g, const float *host, size_t n)
+{
+	cu_ptr p = dev_alloc(g, n * sizeof(float));
+	if (p && g->cu.MemcpyHtoD(p, host, n * sizeof(float)) != 0) {
+		g->cu.MemFree(p);
+		return 0;
+	}
+	return p;
+}
+
+struct conv_run {
+	struct gpu *g;
+	struct conv_shape s;
+	cudnn_desc x, w, y, conv;
+	cu_ptr dx, dw, dy, ddx, ddw, ddy, dout; /* device: x, w, y, dx, dw, dy */
+	float *hx, *hw, *hdy, *ref, *mag, *got;
+};
+
+enum conv_kind { FWD, BWD_DATA, BWD_FILTER };
+
+/* One algorithm of one kind: workspace, RUNS timed runs, copy back, compare. */
+static json_t *run_algo(struct conv_run *r, enum conv_kind kind, int algo, size_t n_out)
+{
+	struct gpu *g = r->g;
+	size_t ws = 0;
+	int st;
+	const float one = 1.0f, zero = 0.0f;
+	if (kind == FWD)
+		st = g->dnn.GetConvolutionForwardWorkspaceSize(g->handle, r->x, r->w, r->conv, r->y, algo, &ws);
+	else if (kind == BWD_DATA)
+		st = g->dnn.GetConvolutionBackwardDataWorkspaceSize(g->handle, r->w, r->y, r->conv, r->x, algo, &ws);
+	else
+		st = g->dnn.GetConvolutionBackwardFilterWorkspaceSize(g->handle, r->x, r->y, r->conv, r->w, algo, &ws);
+	json_t *o = json_pack("{s:i, s:I}", "algo", algo, "workspace_bytes", (json_int_t)ws);
+	if (st != 0) {
+		json_object_set_new(o, "error", json_string(gpuapi_cudnn_error(&g->dnn, st)));
+		return o;
+	}
+	cu_ptr wsp = dev_alloc(g, ws);
+	if (ws && !wsp) {
+		json_object_set_new(o, "skipped", json_string("workspace could not be allocated"));
+		return o;
+	}
+	double times[RUNS];
+	for (int i = 0; i < RUNS && st == 0; i++) {
+		double t0 = now_ms();
+		if (kind == FWD)
+			st = g->dnn.ConvolutionForward(g->handle, &one, r->x, (void *)r->dx, r->w, (void *)r->dw,
+						       r->conv, algo, (void *)wsp, ws, &zero, r->y, (void *)r->dout);
+		else if (kind == BWD_DATA)
+			st = g->dnn.ConvolutionBackwardData(g->handle, &one, r->w, (void *)r->dw, r->y,
+							    (void *)r->ddy, r->conv, algo, (void *)wsp, ws,
+							    &zero, r->x, (void *)r->dout);
+		else
+			st = g->dnn.ConvolutionBackwardFilter(g->handle, &one, r->x, (void *)r->dx, r->y,
+							      (void *)r->ddy, r->conv, algo, (void *)wsp, ws,
+							      &zero, r->w, (void *)r->dout);
+		int sync = g->cu.CtxSynchronize();
+		times[i] = now_ms() - t0;
+		if (st == 0 && sync != 0) {
+			json_object_set_new(o, "error", json_string(gpuapi_cuda_error(&g->cu, sync)));
+			st = -1;
+		}
+	}
+	if (wsp)
+		g->cu.MemFree(wsp);
+	if (st > 0)
+		json_object_set_new(o, "error", json_string(gpuapi_cudnn_error(&g->dnn, st)));
+	if (st != 0)
+		return o;
+	qsort(times, RUNS, sizeof(double), cmp_double);
+	double worst;
+	g->cu.MemcpyDtoH(r->got, r->dout, n_out * sizeof(float));
+	size_t bad = conv_compare(r->got, r->ref, r->mag, n_out, &worst);
+	json_object_set_new(o, "median_ms", json_real(times[RUNS / 2]));
+	json_object_set_new(o, "mismatches", json_integer((json_int_t)bad));
+	json_object_set_new(o, "worst_error_vs_tolerance", json_real(isfinite(worst) ? worst : 1e30));
+	return o;
+}
+
+static int algo_ok(json_t *o)
+{
+	return json_object_get(o, "mismatches") &&
+	       json_integer_value(json_object_get(o, "mismatches")) == 0;
+}
+
+/* The algorithms cuDNN reports usable for this shape, best first. */
+static int usable_algos(struct conv_run *r, enum conv_kind kind, int *algos, int max)
+{
+	struct cudnn_algo_perf perf[16];
+	int n = 0, st, count = 0;
+	struct gpu *g = r->g;
+	if (kind == FWD)
+		st = g->dnn.GetConvolutionForwardAlgorithm_v7(g->handle, r->x, r->w, r->conv, r->y, 16, &n, perf);
+	else if (kind == BWD_DATA)
+		st = g->dnn.GetConvolutionBackwardDataAlgorithm_v7(g->handle, r->w, r->y, r->conv, r->x, 16, &n, perf);
+	else
+		st = g->dnn.GetConvolutionBackwardFilterAlgorithm_v7(g->handle, r->x, r->y, r->conv, r->w, 16, &n, perf);
+	for (int i = 0; st == 0 && i < n && count < max; i++)
+		if (perf[i].status == 0)
+			algos[count++] = perf[i].algo;
+	return st == 0 ? count : -st;
+}
+
+static int check_kind(struct conv_run *r, enum conv_kind kind, json_t *out, int all)
+{
+	static const char *const names[] = { "forward", "backward_data", "backward_filter" };
+	const struct conv_shape *s = &r->s;
+	size_t n = kind == FWD ? conv_y_count(s) : kind == BWD_DATA ? conv_x_count(s) : conv_w_count(s);
+	int algos[16], count = usable_algos(r, kind, algos, all ? 16 : 1), failed = 0;
+	json_t *list = json_array();
+	r->dout = dev_alloc(r->g, n * sizeof(float));
+	if (kind == FWD)
+		conv_ref_forward(s, r->hx, r->hw, r->ref, r->mag);
+	else if (kind == BWD_DATA)
+		conv_ref_backward_data(s, r->hw, r->hdy, r->ref, r->mag);
+	else
+		conv_ref_backward_filter(s, r->hx, r->hdy, r->ref, r->mag);
+	if (count <= 0)
+		failed = 1;
+	for (int i = 0; i < count && r->dout; i++) {
+		json_t *a = run_algo(r, kind, algos[i], n);
+		failed |= !algo_ok(a) && !json_object_get(a, "skipped");
+		json_array_append_new(list, a);
+	}
+	if (!r->dout)
+		failed = 1;
+	else
+		r->g->cu.MemFree(r->dout);
+	json_object_set_new(out, names[kind], list);
+	return failed;
+}
+
+static int setup_descs(struct conv_run *r)
+{
+	struct gpu *g = r->g;
+	struct conv_shape *s = &r->s;
+	int n, c, h, w;
+	int st = g->dnn.CreateTensorDescriptor(&r->x);
+	st = st ? st : g->dnn.SetTensor4dDescriptor(r->x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, s->n, s->c, s->h, s->w);
+	st = st ? st : g->dnn.CreateFilterDescriptor(&r->w);
+	st = st ? st : g->dnn.SetFilter4dDescriptor(r->w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, s->k, s->c, s->r, s->s);
+	st = st ? st : g->dnn.CreateConvolutionDescriptor(&r->conv);
+	st = st ? st : g->dnn.SetConvolution2dDescriptor(r->conv, s->pad_h, s->pad_w, s->stride_h, s->stride_w, 1, 1,
+							 CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT);
+	st = st ? st : g->dnn.GetConvolution2dForwardOutputDim(r->conv, r->x, r->w, &n, &c, &h, &w);
+	if (!st && (n != s->n || c != s->k || h != s->oh || w != s->ow))
+		return snprintf(g->why, sizeof(g->why), "cuDNN's output shape %dx%dx%dx%d differs from "
+				"the reference's", n, c, h, w), -1;
+	st = st ? st : g->dnn.CreateTensorDescriptor(&r->y);
+	st = st ? st : g->dnn.SetTensor4dDescriptor(r->y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, c, h, w);
+	if (st)
+		snprintf(g->why, sizeof(g->why), "descriptors: %s", gpuapi_cudnn_error(&g->dnn, st));
+	return st ? -1 : 0;
+}
+
+static int check_shape(struct gpu *g, struct conv_shape s, int all_fwd)
+{
+	struct conv_run r = { .g = g, .s = s };
+	char label[128];
+	conv_shape_finish(&r.s);
+	size_t nx = conv_x_count(&r.s), nw = conv_w_count(&r.s), ny = conv_y_count(&r.s);
+	size_t nmax = nx > ny ? (nx > nw ? nx : nw) : (ny > nw ? ny : nw);
+	snprintf(label, sizeof(label), "N%d C%d %dx%d, K%d %dx%d, pad %d,%d, stride %d,%d", s.n, s.c,
+		 s.h, s.w, s.k, s.r, s.s, s.pad_h, s.pad_w, s.stride_h, s.stride_w);
+	json_t *o = json_pack("{s:s, s:i, s:s}", "check", "compute", "gpu", g->index, "shape", label);
+	r.hx = xmalloc(nx * sizeof(float));
+	r.hw = xmalloc(nw * sizeof(float));
+	r.hdy = xmalloc(ny * sizeof(float));
+	r.ref = xmalloc(nmax * sizeof(float));
+	r.mag = xmalloc(nmax * sizeof(float));
+	r.got = xmalloc(nmax * sizeof(float));
+	conv_fill(r.hx, nx, 1);
+	conv_fill(r.hw, nw, 2);
+	conv_fill(r.hdy, ny, 3);
+	int failed = setup_descs(&r) != 0;
+	r.dx = failed ? 0 : dev_upload(g, r.hx, nx);
+	r.dw = failed ? 0 : dev_upload(g, r.hw, nw);
+	r.ddy = failed ? 0 : dev_upload(g, r.hdy, ny);
+	if (!failed && (!r.dx || !r.dw || !r.ddy)) {
+		snprintf(g->why, sizeof(g->why), "device memory could not be allocated");
+		failed = 1;
+	}
+	if (!failed) {
+		failed |= check_kind(&r, FWD, o, all_fwd);
+		failed |= check_kind(&r, BWD_DATA, o, 0);
+		failed |= check_kind(&r, BWD_FILTER, o, 0);
+		snprintf(g->why, sizeof(g->why), failed ? "a result is outside the tolerance or an "
+			 "algorithm failed" : "all within tolerance");
+	}
+	json_object_set_new(o, "status", json_string(failed ? "fail" : "pass"));
+	json_object_set_new(o, "detail", json_string(g->why));
+	json_object_set_new(o, "tolerance", json_string("|gpu - cpu| <= 4e-3 * sum|terms| + 1e-5 (allows TF32)"));
+	emit(o);
+	cu_ptr bufs[] = { r.dx, r.dw, r.ddy };
+	for (int i = 0; i < 3; i++)
+		if (bufs[i])
+			g->cu.MemFree(bufs[i]);
+	if (r.x) g->dnn.DestroyTensorDescriptor(r.x);
+	if (r.y) g->dnn.DestroyTensorDescriptor(r.y);
+	if (r.w) g->dnn.DestroyFilterDescriptor(r.w);
+	if (r.conv) g->dnn.DestroyConvolutionDescriptor(r.conv);
+	free(r.hx);
+	free(r.hw);
+	free(r.hdy);
+	free(r.ref);
+	free(r.mag);
+	free(r.got);
+	return failed;
+}
+
+static int graphcheck_matmul(struct gpu *g); /* below */
+
+static int open_gpu(struct gpu *g, char **a)
+{
+	char missing[128];
+	cu_device dev;
+	cu_context ctx;
+	void *cuda = dlopen(a[0], RTLD_NOW | RTLD_LOCAL);
+	if (!cuda || gpuapi_cuda(cuda, &g->cu, missing, sizeof(missing)) != 0)
+		return snprintf(g->why, sizeof(g->why), "driver: %s", cuda ? missing : dlerror()), -1;
+	char *path = xasprintf("%s/lib/libcudnn.so.%s", a[1], a[2]);
+	void *dnn = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	free(path);
+	if (!dnn || gpuapi_cudnn(dnn, &g->dnn, missing, sizeof(missing)) != 0)
+		return snprintf(g->why, sizeof(g->why), "cuDNN: %s", dnn ? missing : dlerror()), -1;
+	int rc = g->cu.Init(0);
+	rc = rc ? rc : g->cu.DeviceGet(&dev, g->index);
+	/* cuDNN's static runtime uses the primary context made current here. */
+	rc = rc ? rc : g->cu.DevicePrimaryCtxRetain(&ctx, dev);
+	rc = rc ? rc : g->cu.CtxSetCurrent(ctx);
+	if (rc)
+		return snprintf(g->why, sizeof(g->why), "GPU %d: %s", g->index, gpuapi_cuda_error(&g->cu, rc)), -1;
+	int st = g->dnn.Create(&g->handle);
+	if (st)
+		return snprintf(g->why, sizeof(g->why), "cudnnCreate: %s (status %d)",
+				gpuapi_cudnn_error(&g->dnn, st), st), -1;
+	return 0;
+}
+
+int gpucheck_run(char **a)
+{
+	struct gpu g;
+	memset(&g, 0, sizeof(g));
+	g.index = atoi(a[3]);
+	if (open_gpu(&g, a) != 0) {
+		json_t *o = json_pack("{s:s, s:i, s:s, s:s}", "check", "compute", "gpu", g.index, "status",
+				      "fail", "detail", g.why);
+		emit(o);
+		return 1;
+	}
+	/* Close to the first layer of a ResNet, and a small odd shape with uneven pads and strides. */
+	struct conv_shape resnet = { 8, 3, 224, 224, 64, 3, 3, 1, 1, 1, 1, 0, 0 };
+	struct conv_shape odd = { 3, 5, 17, 13, 7, 5, 3, 2, 1, 2, 1, 0, 0 };
+	int failed = 0;
+	if (!atoi(a[4]))
+		failed |= check_shape(&g, resnet, 1);
+	failed |= check_shape(&g, odd, 1);
+	if (atoi(a[5]))
+		failed |= graphcheck_matmul(&g);
+	g.dnn.Destroy(g.handle);
+	return failed;
+}
+
+/* ---- a backend-API matmul graph: the engines behind it use cuBLASLt or NVRTC ---- */
+
+enum {
+	B_TENSOR = 17, B_MATMUL = 18, B_OP_MATMUL = 19, B_GRAPH = 15, B_HEUR = 4, B_ENGINECFG = 3,
+	B_ENGINE = 2, B_PLAN = 5, B_VARPACK = 16,
+	T_HANDLE = 0, T_DATA_TYPE = 1, T_INT64 = 3, T_VOID_PTR = 6, T_HEUR_MODE = 8,
+	T_DESC = 15, T_BEHAVIOR_NOTE = 19,
+	A_TENSOR_ALIGN = 900, A_TENSOR_TYPE = 901, A_TENSOR_DIMS = 902, A_TENSOR_STRIDES = 903,
+	A_TENSOR_UID = 906, A_MATMUL_COMP = 1500, A_OP_A = 1520, A_OP_B = 1521, A_OP_C = 1522,
+	A_OP_DESC = 1523, A_GRAPH_HANDLE = 800, A_GRAPH_OPS = 801, A_HEUR_MODE = 200,
+	A_HEUR_GRAPH = 201, A_HEUR_RESULTS = 202, A_CFG_ENGINE = 300, A_PLAN_HANDLE = 400,
+	A_PLAN_CFG = 401, A_PLAN_WS = 402, A_VP_UIDS = 1000, A_VP_PTRS = 1001, A_VP_WS = 1003,
+	A_ENGINE_INDEX = 1301, A_ENGINE_BEHAVIOR = 1305, HEUR_A = 3, HEUR_FALLBACK = 2,
+	NOTE_RUNTIME_COMPILATION = 0,
+};
+
+#define MM_M 64
+#define MM_K 128
+#define MM_N 96
+
+static cudnn_desc tensor(struct gpu *g, int64_t uid, int64_t rows, int64_t cols)
+{
+	cudnn_desc d = NULL;
+	int64_t dims[3] = { 1, rows, cols }, strides[3] = { rows * cols, cols, 1 }, align = 16;
+	int type = CUDNN_DATA_FLOAT;
+	if (g->dnn.BackendCreateDescriptor(B_TENSOR, &d) ||
+	    g->dnn.BackendSetAttribute(d, A_TENSOR_TYPE, T_DATA_TYPE, 1, &type) ||
+	    g->dnn.BackendSetAttribute(d, A_TENSOR_DIMS, T_INT64, 3, dims) ||
+	    g->dnn.BackendSetAttribute(d, A_TENSOR_STRIDES, T_INT64, 3, strides) ||
+	    g->dnn.BackendSetAttribute(d, A_TENSOR_UID, T_INT64, 1, &uid) ||
+	    g->dnn.BackendSetAttribute(d, A_TENSOR_ALIGN, T_INT64, 1, &align) ||
+	    g->dnn.BackendFinalize(d))
+		return NULL;
+	return d;
+}
+
+static cudnn_desc matmul_graph(struct gpu *g, cudnn_desc *keep)
+{
+	cudnn_desc a = tensor(g, 'a', MM_M, MM_K), b = tensor(g, 'b', MM_K, MM_N),
+		   c = tensor(g, 'c', MM_M, MM_N), mm = NULL, op = NULL, graph = NULL;
+	int comp = CUDNN_DATA_FLOAT;
+	keep[0] = a, keep[1] = b, keep[2] = c;
+	if (!a || !b || !c || g->dnn.BackendCreateDescriptor(B_MATMUL, &mm) ||
+	    g->dnn.BackendSetAttribute(mm, A_MATMUL_COMP, T_DATA_TYPE, 1, &comp) ||
+	    g->dnn.BackendFinalize(mm) || g->dnn.BackendCreateDescriptor(B_OP_MATMUL, &op) ||
+	    g->dnn.BackendSetAttribute(op, A_OP_A, T_DESC, 1, &a) ||
+	    g->dnn.BackendSetAttribute(op, A_OP_B, T_DESC, 1, &b) ||
+	    g->dnn.BackendSetAttribute(op, A_OP_C, T_DESC, 1, &c) ||
+	    g->dnn.BackendSetAttribute(op, A_OP_DESC, T_DESC, 1, &mm) || g->dnn.BackendFinalize(op) ||
+	    g->dnn.BackendCreateDescriptor(B_GRAPH, &graph) ||
+	    g->dnn.BackendSetAttribute(graph, A_GRAPH_HANDLE, T_HANDLE, 1, &g->handle) ||
+	    g->dnn.BackendSetAttribute(graph, A_GRAPH_OPS, T_DESC, 1, &op) ||
+	    g->dnn.BackendFinalize(graph))
+		return NULL;
+	keep[3] = mm, keep[4] = op;
+	return graph;
+}
+
+/* Engine configurations the heuristics offer for the graph (mode A, else fallback). */
+static int64_t engine_configs(struct gpu *g, cudnn_desc graph, cudnn_desc *cfgs, int64_t max)
+{
+	static const int modes[] = { HEUR_A, HEUR_FALLBACK };
+	for (int m = 0; m < 2; m++) {
+		cudnn_desc heur = NULL;
+		int64_t count = 0;
+		if (g->dnn.BackendCreateDescriptor(B_HEUR, &heur) ||
+		    g->dnn.BackendSetAttribute(heur, A_HEUR_GRAPH, T_DESC, 1, &graph) ||
+		    g->dnn.BackendSetAttribute(heur, A_HEUR_MODE, T_HEUR_MODE, 1, &modes[m]) ||
+		    g->dnn.BackendFinalize(heur) ||
+		    g->dnn.BackendGetAttribute(heur, A_HEUR_RESULTS, T_DESC, 0, &count, NULL))
+			count = 0;
+		if (count > max)
+			count = max;
+		for (int64_t i = 0; i < count; i++)
+			g->dnn.BackendCreateDescriptor(B_ENGINECFG, &cfgs[i]);
+		int64_t got = 0;
+		if (count > 0 && g->dnn.BackendGetAttribute(heur, A_HEUR_RESULTS, T_DESC, count, &got, cfgs))
+			got = 0;
+		if (heur)
+			g->dnn.BackendDestroyDescriptor(heur);
+		if (got > 0)
+			return got;
+	}
+	return 0;
+}
+
+static void engine_info(struct gpu *g, cudnn_desc cfg, int64_t *index, int *rtc)
+{
+	cudnn_desc engine = NULL;
+	int64_t n = 0;
+	int notes[16];
+	*index = -1;
+	*rtc = 0;
+	if (g->dnn.BackendCreateDescriptor(B_ENGINE, &engine) ||
+	    g->dnn.BackendGetAttribute(cfg, A_CFG_ENGINE, T_DESC, 1, &n, &engine))
+		return;
+	g->dnn.BackendGetAttribute(engine, A_ENGINE_INDEX, T_INT64, 1, &n, index);
+	if (g->dnn.BackendGetAttribute(engine, A_ENGINE_BEHAVIOR, T_BEHAVIOR_NOTE, 16, &n, notes) == 0)
+		for (int64_t i = 0; i < n && i < 16; i++)
+			*rtc |= notes[i] == NOTE_RUNTIME_COMPILATION;
+	g->dnn.BackendDestroyDescriptor(engine);
+}
+
+/* Build, run and check one engine configuration; returns 0 when C matched the reference. */
+static int run_config(struct gpu *g, cudnn_desc cfg, cu_ptr *bufs, const float *ref,
+		      const float *mag, json_t *rec)
+{
+	cudnn_desc plan = NULL, pack = NULL;
+	int64_t ws = 0, n = 0, uids[3] = { 'a', 'b', 'c' };
+	int st = g->dnn.BackendCreateDescriptor(B_PLAN, &plan);
+	st = st ? st : g->dnn.BackendSetAttribute(plan, A_PLAN_HANDLE, T_HANDLE, 1, &g->handle);
+	st = st ? st : g->dnn.BackendSetAttribute(plan, A_PLAN_CFG, T_DESC, 1, &cfg);
+	st = st ? st : g->dnn.BackendFinalize(plan);
+	st = st ? st : g->dnn.BackendGetAttribute(plan, A_PLAN_WS, T_INT64, 1, &n, &ws);
+	cu_ptr wsp = st ? 0 : dev_alloc(g, (size_t)ws);
+	void *ptrs[3] = { (void *)bufs[0], (void *)bufs[1], (void *)bufs[2] }, *wsv = (void *)wsp;
+	st = st ? st : g->dnn.BackendCreateDescriptor(B_VARPACK, &pack);
+	st = st ? st : g->dnn.BackendSetAttribute(pack, A_VP_UIDS, T_INT64, 3, uids);
+	st = st ? st : g->dnn.BackendSetAttribute(pack, A_VP_PTRS, T_VOID_PTR, 3, ptrs);
+	st = st ? st : g->dnn.BackendSetAttribute(pack, A_VP_WS, T_VOID_PTR, 1, &wsv);
+	st = st ? st : g->dnn.BackendFinalize(pack);
+	double t0 = now_ms();
+	st = st ? st : g->dnn.BackendExecute(g->handle, plan, pack);
+	int sync = st ? 0 : g->cu.CtxSynchronize();
+	json_object_set_new(rec, "ms", json_real(now_ms() - t0));
+	int ok = 0;
+	if (st || sync) {
+		json_object_set_new(rec, "error", json_string(st ? gpuapi_cudnn_error(&g->dnn, st)
+								 : gpuapi_cuda_error(&g->cu, sync)));
+	} else {
+		float got[MM_M * MM_N];
+		double worst;
+		g->cu.MemcpyDtoH(got, bufs[2], sizeof(got));
+		size_t bad = conv_compare(got, ref, mag, MM_M * MM_N, &worst);
+		json_object_set_new(rec, "mismatches", json_integer((json_int_t)bad));
+		ok = bad == 0;
+	}
+	if (wsp)
+		g->cu.MemFree(wsp);
+	if (pack)
+		g->dnn.BackendDestroyDescriptor(pack);
+	if (plan)
+		g->dnn.BackendDestroyDescriptor(plan);
+	return ok ? 0 : -1;
+}
+
+static int mapped(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	(void)size;
+	if (info->dlpi_name && strstr(info->dlpi_name, (const char *)((void **)ctx)[0]))
+		((void **)ctx)[1] = (void *)1;
+	return 0;
+}
+
+static int is_mapped(const char *name)
+{
+	void *ctx[2] = { (void *)name, NULL };
+	dl_iterate_phdr(mapped, ctx);
+	return ctx[1] != NULL;
+}
+
+static int graphcheck_matmul(struct gpu *g)
+{
+	json_t *o = json_pack("{s:s, s:i, s:s}", "check", "graph", "gpu", g->index, "shape",
+			      "matmul 64x128 * 128x96, float, backend API");
+	if (!g->dnn.BackendCreateDescriptor) {
+		json_object_set_new(o, "status", json_string("skip"));
+		json_object_set_new(o, "detail", json_string("this cuDNN has no backend API"));
+		emit(o);
+		return 0;
+	}
+	float a[MM_M * MM_K], b[MM_K * MM_N], ref[MM_M * MM_N], mag[MM_M * MM_N];
+	conv_fill(a, MM_M * MM_K, 4);
+	conv_fill(b, MM_K * MM_N, 5);
+	for (int i = 0; i < MM_M; i++)
+		for (int j = 0; j < MM_N; j++) {
+			float s = 0, m = 0;
+			for (int k = 0; k < MM_K; k++) {
+				s += a[i * MM_K + k] * b[k * MM_N + j];
+				m += fabsf(a[i * MM_K + k] * b[k * MM_N + j]);
+			}
+			ref[i * MM_N + j] = s;
+			mag[i * MM_N + j] = m;
+		}
+	cu_ptr bufs[3] = { dev_upload(g, a, MM_M * MM_K), dev_upload(g, b, MM_K * MM_N),
+			   dev_alloc(g, sizeof(ref)) };
+	cudnn_desc keep[5] = { 0 }, cfgs[32] = { 0 };
+	cudnn_desc graph = matmul_graph(g, keep);
+	int64_t n = graph ? engine_configs(g, graph, cfgs, 32) : 0;
+	int passed = 0, rtc_offered = 0, rtc_passed = 0;
+	json_t *engines = json_array();
+	for (int64_t i = 0; i < n; i++) {
+		int64_t index;
+		int rtc;
+		engine_info(g, cfgs[i], &index, &rtc);
+		json_t *rec = json_pack("{s:I, s:b}", "engine", (json_int_t)index, "runtime_compiled", rtc);
+		int ok = bufs[0] && bufs[1] && bufs[2] && run_config(g, cfgs[i], bufs, ref, mag, rec) == 0;
+		json_object_set_new(rec, "passed", json_boolean(ok));
+		json_array_append_new(engines, rec);
+		passed += ok;
+		rtc_offered += rtc;
+		rtc_passed += rtc && ok;
+		g->dnn.BackendDestroyDescriptor(cfgs[i]);
+	}
+	int nvrtc = is_mapped("libnvrtc"), lt = is_mapped("libcublasLt");
+	char why[512];
+	int failed = passed == 0 || (rtc_offered && !rtc_passed) || !(nvrtc || lt);
+	snprintf(why, sizeof(why), "%d of %lld engines correct; runtime-compiled: %d of %d; loaded: %s%s%s",
+		 passed, (long long)n, rtc_passed, rtc_offered, nvrtc ? "NVRTC " : "",
+		 lt ? "cuBLASLt" : "", nvrtc || lt ? "" : "neither NVRTC nor cuBLASLt");
+	json_object_set_new(o, "engines", engines);
+	json_object_set_new(o, "nvrtc_loaded", json_boolean(nvrtc));
+	json_object_set_new(o, "cublaslt_loaded", json_boolean(lt));
+	json_object_set_new(o, "status", json_string(failed ? "fail" : "pass"));
+	json_object_set_new(o, "detail", json_string(why));
+	emit(o);
+	for (int i = 0; i < 3; i++)
+		if (bufs[i])
+			g->cu.MemFree(bufs[i]);
+	if (graph)
+		g->dnn.BackendDestroyDescriptor(graph);
+	for (int i = 0; i < 5; i++)
+		if (keep[i])
+			g->dnn.BackendDestroyDescriptor(keep[i]);
+	return failed;
+}

@@ -1,0 +1,273 @@
+/* probe.c - child side of validation: load cuDNN and the driver, report what happened */
+#include "unpacker/probe.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <jansson.h>
+#include <limits.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/io.h"
+#include "manifests/compat.h"
+#include "unpacker/gpucheck.h"
+#include "unpacker/gpuapi.h"
+
+static void emit(json_t *o)
+{
+	char *s = json_dumps(o, JSON_COMPACT);
+	printf("%s\n", s);
+	fflush(stdout);
+	free(s);
+	json_decref(o);
+}
+
+static json_t *result(const char *check, const char *status, const char *detail)
+{
+	return json_pack("{s:s, s:s, s:s}", "check", check, "status", status, "detail", detail);
+}
+
+static void cudnn_version_text(size_t v, char *out, size_t size)
+{
+	if (v >= 90000)
+		snprintf(out, size, "%zu.%zu.%zu", v / 10000, v % 10000 / 100, v % 100);
+	else
+		snprintf(out, size, "%zu.%zu.%zu", v / 1000, v % 1000 / 100, v % 100);
+}
+
+struct mapped {
+	json_t *list;
+	const char *filter;
+};
+
+static int collect_mapped(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	struct mapped *m = ctx;
+	char real[PATH_MAX];
+	(void)size;
+	if (info->dlpi_name && strstr(info->dlpi_name, m->filter) && realpath(info->dlpi_name, real))
+		json_array_append_new(m->list, json_string(real));
+	return 0;
+}
+
+/* Every object of this process whose path contains filter. */
+static json_t *mapped_objects(const char *filter)
+{
+	struct mapped m = { json_array(), filter };
+	dl_iterate_phdr(collect_mapped, &m);
+	return m.list;
+}
+
+static void *load_cudnn(const char *path, struct cudnn_api *api, json_t **failure)
+{
+	char missing[128];
+	void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		*failure = result("library", "fail", dlerror());
+		return NULL;
+	}
+	if (gpuapi_cudnn(lib, api, missing, sizeof(missing)) != 0) {
+		char why[256];
+		snprintf(why, sizeof(why), "%s does not export %s", path, missing);
+		*failure = result("library", "fail", why);
+		return NULL;
+	}
+	return lib;
+}
+
+/* library DIR MAJOR VERSION VARIANT: load by absolute path, versions, sub-libraries' paths. */
+static int probe_library(char **a)
+{
+	const char *dir = a[0], *major = a[1], *want = a[2], *variant = a[3];
+	char *path = xasprintf("%s/lib/libcudnn.so.%s", dir, major), got[32], why[512];
+	char libdir[PATH_MAX];
+	struct cudnn_api api;
+	json_t *failure = NULL;
+	if (!realpath(dir, libdir)) {
+		emit(result("library", "fail", "install directory missing"));
+		return 1;
+	}
+	strncat(libdir, "/lib/", sizeof(libdir) - strlen(libdir) - 1);
+	if (!load_cudnn(path, &api, &failure)) {
+		emit(failure);
+		return 1;
+	}
+	size_t v = api.GetVersion(), cudart = api.GetCudartVersion();
+	cudnn_version_text(v, got, sizeof(got));
+	json_t *o = result("library", "pass", "");
+	json_object_set_new(o, "cudnn_version", json_string(got));
+	json_object_set_new(o, "cudart_version", json_integer((json_int_t)cudart));
+	const char *bad = NULL;
+	if (compat_version_cmp(got, want) != 0) {
+		snprintf(why, sizeof(why), "cudnnGetVersion() says %s, the manifest %s", got, want);
+		bad = why;
+	} else if ((long)(cudart / 1000) != atol(variant)) {
+		snprintf(why, sizeof(why), "cudnnGetCudartVersion() says %zu, not CUDA %s", cudart, variant);
+		bad = why;
+	}
+	/* Load each sub-library too: a missing dependency (zlib) or a copy from elsewhere shows. */
+	DIR *d = opendir(libdir);
+	struct dirent *de;
+	char suffix[16];
+	snprintf(suffix, sizeof(suffix), ".so.%s", major);
+	while (!bad && d && (de = readdir(d)) != NULL) {
+		size_t n = strlen(de->d_name), m = strlen(suffix);
+		if (strncmp(de->d_name, "libcudnn_", 9) || n < m || strcmp(de->d_name + n - m, suffix))
+			continue;
+		char *sub = xasprintf("%s%s", libdir, de->d_name);
+		if (!dlopen(sub, RTLD_NOW | RTLD_LOCAL)) {
+			snprintf(why, sizeof(why), "%s does not load: %s", de->d_name, dlerror());
+			bad = why;
+		}
+		free(sub);
+	}
+	if (d)
+		closedir(d);
+	json_t *libs = mapped_objects("libcudnn");
+	size_t i;
+	json_t *p;
+	json_array_foreach(libs, i, p) {
+		if (!bad && strncmp(json_string_value(p), libdir, strlen(libdir)) != 0) {
+			snprintf(why, sizeof(why), "%s was loaded from outside the install",
+				 json_string_value(p));
+			bad = why;
+		}
+	}
+	json_object_set_new(o, "loaded", libs);
+	if (bad) {
+		json_object_set_new(o, "status", json_string("fail"));
+		json_object_set_new(o, "detail", json_string(bad));
+	} else {
+		snprintf(why, sizeof(why), "cuDNN %s (CUDA runtime %zu), %zu libraries, all from the "
+			 "install", got, cudart, json_array_size(json_object_get(o, "loaded")));
+		json_object_set_new(o, "detail", json_string(why));
+	}
+	emit(o);
+	free(path);
+	return bad ? 1 : 0;
+}
+
+static int object_path(void *handle, char *out, size_t size)
+{
+	struct link_map *map = NULL;
+	char real[PATH_MAX];
+	if (dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || !map || !realpath(map->l_name, real))
+		return -1;
+	snprintf(out, size, "%s", real);
+	return 0;
+}
+
+/* resolve MAJOR: what a program gets for libcudnn.so.MAJOR with this environment. */
+static int probe_resolve(char **a)
+{
+	char name[64], path[PATH_MAX], got[32] = "unknown";
+	snprintf(name, sizeof(name), "libcudnn.so.%s", a[0]);
+	void *lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+	if (!lib || object_path(lib, path, sizeof(path)) != 0) {
+		emit(result("resolution", "fail", lib ? "loaded, but its path is unknown" : dlerror()));
+		return 1;
+	}
+	size_t (*version)(void) = (size_t(*)(void))dlsym(lib, "cudnnGetVersion");
+	if (version)
+		cudnn_version_text(version(), got, sizeof(got));
+	json_t *o = result("resolution", "pass", path);
+	json_object_set_new(o, "path", json_string(path));
+	json_object_set_new(o, "version", json_string(got));
+	emit(o);
+	return 0;
+}
+
+/* deps DIR VARIANT: the libraries cuDNN opens at run time, from the bundle or the system. */
+static int probe_deps(char **a)
+{
+	const char *dir = a[0], *v = a[1];
+	char names[4][64], path[PATH_MAX];
+	int missing = 0;
+	snprintf(names[0], 64, "libcublas.so.%s", v);
+	snprintf(names[1], 64, "libcublasLt.so.%s", v);
+	snprintf(names[2], 64, "libnvrtc.so.%s", v);
+	snprintf(names[3], 64, "libz.so.1");
+	json_t *found = json_object();
+	for (int i = 0; i < 4; i++) {
+		/* cuDNN's RUNPATH is $ORIGIN: a copy in the bundle wins, then the loader's path. */
+		char *bundled = xasprintf("%s/lib/%s", dir, names[i]);
+		void *h = io_exists(bundled) ? dlopen(bundled, RTLD_LAZY | RTLD_LOCAL)
+					     : dlopen(names[i], RTLD_LAZY | RTLD_LOCAL);
+		free(bundled);
+		if (h && object_path(h, path, sizeof(path)) == 0) {
+			json_object_set_new(found, names[i], json_string(path));
+		} else {
+			json_object_set_new(found, names[i], json_null());
+			missing++;
+		}
+	}
+	json_t *o = result("dependencies", missing ? "fail" : "pass",
+			   missing ? "missing run-time libraries" : "all found");
+	json_object_set_new(o, "libraries", found);
+	emit(o);
+	return missing ? 1 : 0;
+}
+
+/* driver LIBCUDA: devices, names, memory and compute capability. */
+static int probe_driver(char **a)
+{
+	struct cuda_api cu;
+	char missing[128], why[256];
+	void *lib = dlopen(a[0], RTLD_NOW | RTLD_LOCAL);
+	if (!lib || gpuapi_cuda(lib, &cu, missing, sizeof(missing)) != 0) {
+		snprintf(why, sizeof(why), "%s: %s", a[0], lib ? missing : dlerror());
+		emit(result("driver", "fail", why));
+		return 1;
+	}
+	int rc = cu.Init(0), version = 0, count = 0;
+	if (rc != 0) {
+		snprintf(why, sizeof(why), "cuInit failed: %s", gpuapi_cuda_error(&cu, rc));
+		emit(result("driver", "fail", why));
+		return 1;
+	}
+	cu.DriverGetVersion(&version);
+	cu.DeviceGetCount(&count);
+	json_t *gpus = json_array();
+	for (int i = 0; i < count; i++) {
+		cu_device dev;
+		char name[256] = "";
+		size_t mem = 0;
+		int major = 0, minor = 0;
+		cu.DeviceGet(&dev, i);
+		cu.DeviceGetName(name, sizeof(name), dev);
+		cu.DeviceTotalMem(&mem, dev);
+		cu.DeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+		cu.DeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+		json_array_append_new(gpus, json_pack("{s:i, s:s, s:I, s:i, s:i}", "index", i, "name",
+						      name, "memory_bytes", (json_int_t)mem, "cc_major",
+						      major, "cc_minor", minor));
+	}
+	json_t *o = result("driver", "pass", "");
+	json_object_set_new(o, "cuda_driver_api", json_integer(version));
+	json_object_set_new(o, "gpus", gpus);
+	emit(o);
+	return 0;
+}
+
+
+
+int probe_main(int argc, char **argv)
+{
+	static const struct {
+		const char *kind;
+		int nargs;
+		int (*run)(char **);
+	} kinds[] = {
+		{ "library", 4, probe_library }, { "resolve", 1, probe_resolve },
+		{ "deps", 2, probe_deps },       { "driver", 1, probe_driver },
+		{ "compute", 6, gpucheck_run },
+	};
+	for (size_t i = 0; argc >= 1 && i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (strcmp(argv[0], kinds[i].kind) == 0 && argc - 1 == kinds[i].nargs)
+			return kinds[i].run(argv + 1);
+	fprintf(stderr, "unpacker: bad internal probe\n");
+	return 2;
+}

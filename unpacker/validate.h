@@ -1,0 +1,28 @@
+/* validate.h - DESIGN.md §7: prove an installed cuDNN works (files, library, resolution,
+ * dependencies, driver and GPUs, compute), report to the console, the log and report.json */
+#ifndef UNPACKER_VALIDATE_H
+#define UNPACKER_VALIDATE_H
+
+#include "common/err.h"
+#include "manifests/manifest.h"
+
+struct validate_options {
+	const char *root;       /* "" or --root */
+	const char *prefix;     /* where installs live (root included) */
+	int env_mode;           /* how the install's environment reaches programs: see below */
+	int require_gpu;
+	int gpu;                /* -1: every GPU */
+	int quick;              /* the small shape only */
+};
+
+enum { VALIDATE_ENV_CACHE, VALIDATE_ENV_LIBRARY_PATH };
+
+/* Validate install_dir (PREFIX/NAME) against its manifest. is_current: check resolution.
+ * CF_OK; CF_VALIDATION when a check failed; CF_INCOMPATIBLE for an old driver, an unsupported
+ * GPU, or no GPU with require_gpu. report.json is written in install_dir/.cuferry. */
+int validate_install(const struct validate_options *o, const char *install_dir,
+		     const struct manifest *m, int is_current, struct cf_err *e);
+/* The manifest an install carries in .cuferry/header.bin. */
+int validate_load_manifest(const char *install_dir, struct manifest **m, struct cf_err *e);
+
+#endif
