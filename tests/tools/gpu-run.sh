@@ -8,6 +8,11 @@ D=$(cd "${1:-.device}" && pwd)
 OUT=${OUT:-/tmp/gpu-out}
 mkdir -p "$OUT" /tmp/gpu-bundle
 CUDA=$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")
+# The toolkit's own cuDNN, or else the one in PyTorch's wheel (nvidia/cudnn/{include,lib}).
+SRC=$CUDA
+if [ ! -f "$CUDA/include/cudnn_version.h" ]; then
+	SRC=$(python3 -c "import nvidia.cudnn, os; print(os.path.dirname(nvidia.cudnn.__path__[0]))")/cudnn
+fi
 bundler() { LD_LIBRARY_PATH="$D/lib" "$D/bundler" "$@"; }
 run() { echo "\$ $*"; "$@"; echo "exit $?"; }
 {
@@ -16,9 +21,9 @@ run() { echo "\$ $*"; "$@"; echo "exit $?"; }
 	uname -sr
 	echo "## cuDNN in the ld cache before the install"
 	ldconfig -p | grep 'libcudnn.so.9 '
-	echo "## bundle $CUDA's cuDNN"
+	echo "## bundle the cuDNN in $SRC"
 	bundler keygen /tmp/gpu-bundle/site >/dev/null
-	run bundler create --from-dir "$CUDA" --key /tmp/gpu-bundle/site.key -o /tmp/gpu-bundle/ --level 3 -q
+	run bundler create --from-dir "$SRC" --cuda 13 --key /tmp/gpu-bundle/site.key -o /tmp/gpu-bundle/ --level 3 -q
 	echo "## install (validation runs after the switch)"
 	run "$D/unpacker" install /tmp/gpu-bundle/*.bundle --trust /tmp/gpu-bundle/site.pub --keep-failed
 	echo "## doctor"
