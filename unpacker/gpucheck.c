@@ -331,7 +331,7 @@ enum {
 	A_HEUR_GRAPH = 201, A_HEUR_RESULTS = 202, A_CFG_ENGINE = 300, A_PLAN_HANDLE = 400,
 	A_PLAN_CFG = 401, A_PLAN_WS = 402, A_VP_UIDS = 1000, A_VP_PTRS = 1001, A_VP_WS = 1003,
 	A_ENGINE_INDEX = 1301, A_ENGINE_BEHAVIOR = 1305, HEUR_A = 3, HEUR_FALLBACK = 2,
-	NOTE_RUNTIME_COMPILATION = 0,
+	NOTE_RUNTIME_COMPILATION = 0, NOTE_CUBLASLT_DEPENDENCY = 4,
 };
 
 #define MM_M 64
@@ -404,21 +404,32 @@ static int64_t engine_configs(struct gpu *g, cudnn_desc graph, cudnn_desc *cfgs,
 	return 0;
 }
 
-static void engine_info(struct gpu *g, cudnn_desc cfg, int64_t *index, int *rtc)
+/* The engine's global index and behavior notes (0 runtime compilation, 4 cuBLASLt). */
+static void engine_info(struct gpu *g, cudnn_desc cfg, json_t *rec, int *rtc, int *lt)
 {
 	cudnn_desc engine = NULL;
-	int64_t n = 0;
+	int64_t n = 0, index = -1;
 	int notes[16];
-	*index = -1;
-	*rtc = 0;
-	if (g->dnn.BackendCreateDescriptor(B_ENGINE, &engine) ||
-	    g->dnn.BackendGetAttribute(cfg, A_CFG_ENGINE, T_DESC, 1, &n, &engine))
-		return;
-	g->dnn.BackendGetAttribute(engine, A_ENGINE_INDEX, T_INT64, 1, &n, index);
-	if (g->dnn.BackendGetAttribute(engine, A_ENGINE_BEHAVIOR, T_BEHAVIOR_NOTE, 16, &n, notes) == 0)
-		for (int64_t i = 0; i < n && i < 16; i++)
-			*rtc |= notes[i] == NOTE_RUNTIME_COMPILATION;
-	g->dnn.BackendDestroyDescriptor(engine);
+	json_t *list = json_array();
+	*rtc = *lt = 0;
+	for (int i = 0; i < 16; i++)
+		notes[i] = -1;
+	if (g->dnn.BackendCreateDescriptor(B_ENGINE, &engine) == 0 &&
+	    g->dnn.BackendGetAttribute(cfg, A_CFG_ENGINE, T_DESC, 1, &n, &engine) == 0) {
+		g->dnn.BackendGetAttribute(engine, A_ENGINE_INDEX, T_INT64, 1, &n, &index);
+		if (g->dnn.BackendGetAttribute(engine, A_ENGINE_BEHAVIOR, T_BEHAVIOR_NOTE, 16, &n, notes) == 0)
+			for (int64_t i = 0; i < n && i < 16; i++) {
+				json_array_append_new(list, json_integer(notes[i]));
+				*rtc |= notes[i] == NOTE_RUNTIME_COMPILATION;
+				*lt |= notes[i] == NOTE_CUBLASLT_DEPENDENCY;
+			}
+	}
+	if (engine)
+		g->dnn.BackendDestroyDescriptor(engine);
+	json_object_set_new(rec, "engine", json_integer((json_int_t)index));
+	json_object_set_new(rec, "behavior_notes", list);
+	json_object_set_new(rec, "runtime_compiled", json_boolean(*rtc));
+	json_object_set_new(rec, "needs_cublaslt", json_boolean(*lt));
 }
 
 /* Build, run and check one engine configuration; returns 0 when C matched the reference. */
@@ -472,6 +483,22 @@ static int mapped(struct dl_phdr_info *info, size_t size, void *ctx)
 	return 0;
 }
 
+static int collect(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	(void)size;
+	const char *n = info->dlpi_name;
+	if (n && (strstr(n, "nvrtc") || strstr(n, "cublas") || strstr(n, "nvJitLink") || strstr(n, "libcuda.so")))
+		json_array_append_new((json_t *)ctx, json_string(n));
+	return 0;
+}
+
+static json_t *mapped_list(void)
+{
+	json_t *list = json_array();
+	dl_iterate_phdr(collect, list);
+	return list;
+}
+
 static int is_mapped(const char *name)
 {
 	void *ctx[2] = { (void *)name, NULL };
@@ -510,10 +537,9 @@ static int graphcheck_matmul(struct gpu *g)
 	int passed = 0, rtc_offered = 0, rtc_passed = 0;
 	json_t *engines = json_array();
 	for (int64_t i = 0; i < n; i++) {
-		int64_t index;
-		int rtc;
-		engine_info(g, cfgs[i], &index, &rtc);
-		json_t *rec = json_pack("{s:I, s:b}", "engine", (json_int_t)index, "runtime_compiled", rtc);
+		int rtc, lt;
+		json_t *rec = json_object();
+		engine_info(g, cfgs[i], rec, &rtc, &lt);
 		int ok = bufs[0] && bufs[1] && bufs[2] && run_config(g, cfgs[i], bufs, ref, mag, rec) == 0;
 		json_object_set_new(rec, "passed", json_boolean(ok));
 		json_array_append_new(engines, rec);
@@ -523,6 +549,7 @@ static int graphcheck_matmul(struct gpu *g)
 		g->dnn.BackendDestroyDescriptor(cfgs[i]);
 	}
 	int nvrtc = is_mapped("libnvrtc"), lt = is_mapped("libcublasLt");
+	json_object_set_new(o, "nvidia_libraries_mapped", mapped_list());
 	char why[512];
 	int failed = passed == 0 || (rtc_offered && !rtc_passed) || !(nvrtc || lt);
 	snprintf(why, sizeof(why), "%d of %lld engines correct; runtime-compiled: %d of %d; loaded: %s%s%s",

@@ -6,6 +6,7 @@
 set -u
 D=$(cd "${1:-.device}" && pwd)
 OUT=${OUT:-/tmp/gpu-out}
+rm -rf /tmp/gpu-bundle
 mkdir -p "$OUT" /tmp/gpu-bundle
 CUDA=$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")
 # The toolkit's own cuDNN, or else the one in PyTorch's wheel (nvidia/cudnn/{include,lib}).
