@@ -20,6 +20,11 @@ void sha256_buf(const void *data, size_t len, uint8_t out[SHA256_LEN]);
 /* Hash a whole file by streaming it. 0 ok, -1 error (errno set). */
 int sha256_file(const char *path, uint8_t out[SHA256_LEN], uint64_t *size);
 
+/* Which implementation runs: "x86 SHA extensions" or "mbedTLS (portable)". */
+const char *sha256_impl(void);
+/* Tests and the benchmark: 1 forces mbedTLS (CUFERRY_SHA256=portable does the same). */
+void sha256_force_portable(int on);
+
 void hex_encode(const uint8_t *in, size_t len, char *out);
 /* Decode exactly 2*len lowercase or uppercase hex digits. 0 ok, -1 bad input. */
 int hex_decode(const char *in, uint8_t *out, size_t len);
