@@ -2,6 +2,7 @@
 #include "common/bundlefile.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "common/sha256.h"
 
 #define MAX_PARTS 999
+#define PREFETCH_SLOTS 8 /* chunks read and verified ahead: 8 MiB with 1 MiB chunks */
 
 struct bundle_part {
 	char *path;
@@ -33,7 +35,24 @@ struct bundle_input {
 	struct chunk_plan plan;
 	size_t next_chunk;
 	uint8_t *chunk;
+	/* The reader thread: it alone touches the stream once the payload begins. */
+	pthread_t reader;
+	int reader_running;
+	pthread_mutex_t mu;
+	pthread_cond_t changed;
+	uint8_t *slots[PREFETCH_SLOTS];
+	size_t lens[PREFETCH_SLOTS];
+	size_t produced;        /* chunks verified and waiting, counting from 0 */
+	size_t consumed;        /* chunks handed out and released */
+	int holding;            /* the consumer still uses slot (consumed % SLOTS) */
+	int finished;           /* all chunks and the trailing check are done, or failed */
+	int stop;
+	struct cf_err reader_err;
+	size_t err_at;          /* the chunk index the error belongs to */
 };
+
+static void stop_reader(struct bundle_input *b);
+static int read_chunk(struct bundle_input *b, uint8_t *buf, size_t *len, struct cf_err *e);
 
 static int part_add(struct bundle_input *b, const char *path, uint64_t size)
 {
@@ -118,12 +137,12 @@ void bundle_close(struct bundle_input *b)
 {
 	if (!b)
 		return;
+	stop_reader(b);
 	if (b->fd >= 0)
 		close(b->fd);
 	for (size_t i = 0; i < b->nparts; i++)
 		free(b->parts[i].path);
 	free(b->split_stem);
-	free(b->chunk);
 	free(b);
 }
 
@@ -220,19 +239,109 @@ int bundle_read_frame(struct bundle_input *b, struct frame *f, struct cf_err *e)
 	return rc;
 }
 
-void bundle_begin_payload(struct bundle_input *b, const struct chunk_plan *plan)
+static void *reader_main(void *arg)
 {
-	b->plan = *plan;
-	b->next_chunk = 0;
-	free(b->chunk);
-	b->chunk = xmalloc(plan->chunk_size);
+	struct bundle_input *b = arg;
+	struct cf_err e = { 0 };
+	for (;;) {
+		pthread_mutex_lock(&b->mu);
+		while (!b->stop && b->produced - b->consumed >= PREFETCH_SLOTS - 1)
+			pthread_cond_wait(&b->changed, &b->mu);
+		size_t index = b->produced;
+		int stop = b->stop;
+		pthread_mutex_unlock(&b->mu);
+		if (stop)
+			return NULL;
+		size_t len;
+		int rc = read_chunk(b, b->slots[index % PREFETCH_SLOTS], &len, &e);
+		pthread_mutex_lock(&b->mu);
+		if (rc != CF_OK || index == b->plan.nchunks) {
+			b->reader_err = e;
+			b->err_at = index;
+			b->finished = 1;
+		} else {
+			b->lens[index % PREFETCH_SLOTS] = len;
+			b->produced++;
+		}
+		int done = b->finished;
+		pthread_cond_broadcast(&b->changed);
+		pthread_mutex_unlock(&b->mu);
+		if (done)
+			return NULL;
+	}
 }
 
+static void stop_reader(struct bundle_input *b)
+{
+	if (!b->reader_running)
+		return;
+	pthread_mutex_lock(&b->mu);
+	b->stop = 1;
+	pthread_cond_broadcast(&b->changed);
+	pthread_mutex_unlock(&b->mu);
+	pthread_join(b->reader, NULL);
+	pthread_mutex_destroy(&b->mu);
+	pthread_cond_destroy(&b->changed);
+	for (int i = 0; i < PREFETCH_SLOTS; i++)
+		free(b->slots[i]);
+	b->reader_running = 0;
+}
+
+void bundle_begin_payload(struct bundle_input *b, const struct chunk_plan *plan)
+{
+	stop_reader(b);
+	b->plan = *plan;
+	b->next_chunk = 0;
+	b->produced = b->consumed = 0;
+	b->holding = b->finished = b->stop = 0;
+	cf_err_clear(&b->reader_err);
+	for (int i = 0; i < PREFETCH_SLOTS; i++)
+		b->slots[i] = xmalloc(plan->chunk_size);
+	pthread_mutex_init(&b->mu, NULL);
+	pthread_cond_init(&b->changed, NULL);
+	b->reader_running = pthread_create(&b->reader, NULL, reader_main, b) == 0;
+	if (!b->reader_running) {
+		/* No thread: verify on demand in the caller, one chunk at a time. */
+		pthread_mutex_destroy(&b->mu);
+		pthread_cond_destroy(&b->changed);
+	}
+}
+
+/* Hand out the next verified chunk; the previous one is released first. A chunk that failed
+ * its check is never handed out: its error is. */
 int bundle_next_chunk(struct bundle_input *b, const uint8_t **data, size_t *len,
 		      struct cf_err *e)
 {
+	if (!b->reader_running) {
+		*data = b->slots[0];
+		return read_chunk(b, b->slots[0], len, e);
+	}
+	pthread_mutex_lock(&b->mu);
+	if (b->holding) {
+		b->consumed++;
+		b->holding = 0;
+		pthread_cond_broadcast(&b->changed);
+	}
+	while (b->produced == b->consumed && !b->finished)
+		pthread_cond_wait(&b->changed, &b->mu);
+	int rc = CF_OK;
+	*len = 0;
+	*data = NULL;
+	if (b->produced > b->consumed) {
+		*data = b->slots[b->consumed % PREFETCH_SLOTS];
+		*len = b->lens[b->consumed % PREFETCH_SLOTS];
+		b->holding = 1;
+	} else if (b->reader_err.code) {
+		rc = cf_fail(e, b->reader_err.code, "%s", b->reader_err.msg);
+	}
+	pthread_mutex_unlock(&b->mu);
+	return rc;
+}
+
+/* Read and verify the next chunk into buf (or check that nothing follows the payload). */
+static int read_chunk(struct bundle_input *b, uint8_t *buf, size_t *len, struct cf_err *e)
+{
 	const struct chunk_plan *p = &b->plan;
-	*data = b->chunk;
 	*len = 0;
 	if (b->next_chunk == p->nchunks) {
 		uint8_t extra;
@@ -249,7 +358,7 @@ int bundle_next_chunk(struct bundle_input *b, const uint8_t **data, size_t *len,
 	size_t want = p->payload_size - done < p->chunk_size ? (size_t)(p->payload_size - done)
 							     : p->chunk_size;
 	uint64_t start = b->pos;
-	ssize_t n = stream_read(b, b->chunk, want, e);
+	ssize_t n = stream_read(b, buf, want, e);
 	if (n < 0)
 		return e->code;
 	if ((size_t)n != want) {
@@ -263,7 +372,7 @@ int bundle_next_chunk(struct bundle_input *b, const uint8_t **data, size_t *len,
 			       b->next_chunk, (unsigned long long)b->pos, part_name_at(b, start));
 	}
 	uint8_t digest[32];
-	sha256_buf(b->chunk, want, digest);
+	sha256_buf(buf, want, digest);
 	if (!digest_equal(digest, p->hashes[b->next_chunk], 32))
 		return cf_fail(e, CF_INTEGRITY,
 			       "payload chunk %zu (offset %llu, %s) does not match its signed SHA-256",

@@ -4,6 +4,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -89,50 +90,188 @@ static int check_entry(struct archive_entry *ent, const struct manifest *m, size
 	return CF_OK;
 }
 
-static int copy_entry_data(struct archive *a, const struct manifest_file *f,
-			   const struct payload_sink *sink, uint8_t *buf, struct cf_err *e)
+/* ---- the writer thread: hashes and writes entry data while the main thread decompresses ----
+ * The main thread keeps every check that decides what may be written (names, types, modes,
+ * sizes, the size cap); the writer checks each file's SHA-256 at its end. A late verdict is
+ * still fail-closed: everything goes into private staging that is discarded on failure. */
+
+#define WRITE_BUFS 8 /* 8 x 256 KiB in flight */
+
+enum job_kind { JOB_BEGIN, JOB_DATA, JOB_END, JOB_STOP };
+
+struct job {
+	enum job_kind kind;
+	const struct manifest_file *f;
+	uint8_t *buf;
+	size_t len;
+};
+
+struct writer {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t changed;
+	struct job queue[WRITE_BUFS * 2 + 4];
+	size_t head, tail;
+	uint8_t *bufs[WRITE_BUFS];
+	uint8_t *free_bufs[WRITE_BUFS];
+	size_t nfree;
+	int failed;
+	struct cf_err err;
+	const struct payload_sink *sink;
+	struct sha256 hash;
+	uint64_t total;
+};
+
+#define QLEN (sizeof(((struct writer *)0)->queue) / sizeof(struct job))
+
+static void writer_do(struct writer *w, const struct job *j)
 {
-	struct sha256 h;
-	uint64_t total = 0;
-	sha256_init(&h);
-	for (;;) {
-		la_ssize_t n = archive_read_data(a, buf, READ_BUF);
-		if (n < 0) {
-			uint8_t tmp[32];
-			sha256_final(&h, tmp);
-			return cf_fail(e, CF_INTEGRITY, "entry '%s': %s", f->path,
-				       archive_reason(a));
-		}
-		if (n == 0)
-			break;
-		/* Never more than declared: a size lie stops here, before anything is written. */
-		if ((uint64_t)n > f->size - total) {
-			uint8_t tmp[32];
-			sha256_final(&h, tmp);
-			return entry_error(e, f->path, "more data than the manifest declares");
-		}
-		total += (uint64_t)n;
-		sha256_update(&h, buf, (size_t)n);
-		if (sink && sink->data && sink->data(sink->ctx, buf, (size_t)n, e) != CF_OK) {
-			uint8_t tmp[32];
-			sha256_final(&h, tmp);
-			return e->code;
-		}
+	const struct payload_sink *sink = w->sink;
+	struct cf_err *e = &w->err;
+	int rc = CF_OK;
+	switch (j->kind) {
+	case JOB_BEGIN:
+		sha256_init(&w->hash);
+		w->total = 0;
+		if (sink && sink->begin)
+			rc = sink->begin(sink->ctx, j->f, e);
+		break;
+	case JOB_DATA:
+		sha256_update(&w->hash, j->buf, j->len);
+		w->total += j->len;
+		if (sink && sink->data)
+			rc = sink->data(sink->ctx, j->buf, j->len, e);
+		break;
+	case JOB_END: {
+		uint8_t digest[32];
+		sha256_final(&w->hash, digest);
+		if (j->f->type == MF_FILE && w->total != j->f->size)
+			rc = entry_error(e, j->f->path, "less data than the manifest declares");
+		else if (j->f->type == MF_FILE && !digest_equal(digest, j->f->sha256, 32))
+			rc = entry_error(e, j->f->path, "SHA-256 differs from the signed manifest");
+		if (rc == CF_OK && sink && sink->end)
+			rc = sink->end(sink->ctx, j->f, e);
+		break;
 	}
-	uint8_t digest[32];
-	sha256_final(&h, digest);
-	if (total != f->size)
-		return entry_error(e, f->path, "less data than the manifest declares");
-	if (!digest_equal(digest, f->sha256, 32))
-		return entry_error(e, f->path, "SHA-256 differs from the signed manifest");
+	case JOB_STOP:
+		break;
+	}
+	if (rc != CF_OK)
+		w->failed = 1;
+}
+
+static void *writer_main(void *arg)
+{
+	struct writer *w = arg;
+	for (;;) {
+		pthread_mutex_lock(&w->mu);
+		while (w->head == w->tail)
+			pthread_cond_wait(&w->changed, &w->mu);
+		struct job j = w->queue[w->head % QLEN];
+		int failed = w->failed;
+		pthread_mutex_unlock(&w->mu);
+		if (!failed) /* after a failure, only drain: no more writes */
+			writer_do(w, &j);
+		pthread_mutex_lock(&w->mu);
+		w->head++;
+		if (j.kind == JOB_DATA)
+			w->free_bufs[w->nfree++] = j.buf;
+		pthread_cond_broadcast(&w->changed);
+		pthread_mutex_unlock(&w->mu);
+		if (j.kind == JOB_STOP)
+			return NULL;
+	}
+}
+
+/* Queue a job; 1 when the writer has already failed (the caller stops). */
+static int writer_push(struct writer *w, enum job_kind kind, const struct manifest_file *f,
+		       uint8_t *buf, size_t len)
+{
+	pthread_mutex_lock(&w->mu);
+	while (w->tail - w->head >= QLEN)
+		pthread_cond_wait(&w->changed, &w->mu);
+	w->queue[w->tail % QLEN] = (struct job){ kind, f, buf, len };
+	w->tail++;
+	int failed = w->failed;
+	pthread_cond_broadcast(&w->changed);
+	pthread_mutex_unlock(&w->mu);
+	return failed;
+}
+
+static uint8_t *writer_buffer(struct writer *w)
+{
+	pthread_mutex_lock(&w->mu);
+	while (w->nfree == 0)
+		pthread_cond_wait(&w->changed, &w->mu);
+	uint8_t *buf = w->free_bufs[--w->nfree];
+	pthread_mutex_unlock(&w->mu);
+	return buf;
+}
+
+static int writer_start(struct writer *w, const struct payload_sink *sink)
+{
+	memset(w, 0, sizeof(*w));
+	w->sink = sink;
+	for (int i = 0; i < WRITE_BUFS; i++)
+		w->free_bufs[w->nfree++] = w->bufs[i] = xmalloc(READ_BUF);
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->changed, NULL);
+	return pthread_create(&w->thread, NULL, writer_main, w) == 0 ? 0 : -1;
+}
+
+/* Stop and join; the writer's verdict, if it failed. */
+static int writer_finish(struct writer *w, struct cf_err *e)
+{
+	writer_push(w, JOB_STOP, NULL, NULL, 0);
+	pthread_join(w->thread, NULL);
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->changed);
+	for (int i = 0; i < WRITE_BUFS; i++)
+		free(w->bufs[i]);
+	if (w->failed)
+		return cf_fail(e, w->err.code ? w->err.code : CF_INSTALL, "%s", w->err.msg);
 	return CF_OK;
 }
 
+static int writer_error(struct writer *w, struct cf_err *e)
+{
+	pthread_mutex_lock(&w->mu);
+	int failed = w->failed;
+	pthread_mutex_unlock(&w->mu);
+	return failed ? cf_fail(e, w->err.code ? w->err.code : CF_INSTALL, "%s", w->err.msg) : CF_OK;
+}
+
+static int copy_entry_data(struct archive *a, const struct manifest_file *f, struct writer *w,
+			   struct cf_err *e)
+{
+	uint64_t total = 0;
+	for (;;) {
+		uint8_t *buf = writer_buffer(w);
+		la_ssize_t n = archive_read_data(a, buf, READ_BUF);
+		if (n < 0) {
+			writer_push(w, JOB_DATA, f, buf, 0);
+			return cf_fail(e, CF_INTEGRITY, "entry '%s': %s", f->path, archive_reason(a));
+		}
+		/* Never more than declared: a size lie stops here, before anything is written. */
+		if ((uint64_t)n > f->size - total) {
+			writer_push(w, JOB_DATA, f, buf, 0);
+			return entry_error(e, f->path, "more data than the manifest declares");
+		}
+		total += (uint64_t)n;
+		if (writer_push(w, JOB_DATA, f, buf, (size_t)n))
+			return writer_error(w, e);
+		if (n == 0)
+			return CF_OK;
+	}
+}
+
 static int walk_entries(struct archive *a, const struct manifest *m,
-			const struct payload_sink *sink, struct walk *w, struct cf_err *e)
+			const struct payload_sink *sink, struct walk *wk, struct cf_err *e)
 {
 	struct archive_entry *ent;
-	uint8_t *buf = xmalloc(READ_BUF);
+	struct writer w;
+	if (writer_start(&w, sink) != 0)
+		return cf_fail(e, CF_INSTALL, "cannot start the writer thread");
 	int rc = CF_OK;
 	for (size_t i = 0; i < m->nfiles && rc == CF_OK; i++) {
 		int r = archive_read_next_header(a, &ent);
@@ -141,20 +280,19 @@ static int walk_entries(struct archive *a, const struct manifest *m,
 			break;
 		}
 		if (r != ARCHIVE_OK) {
-			rc = w->chunk_failed ? e->code
-					     : cf_fail(e, CF_INTEGRITY, "payload: %s",
-						       archive_reason(a));
+			rc = wk->chunk_failed ? e->code
+					      : cf_fail(e, CF_INTEGRITY, "payload: %s", archive_reason(a));
 			break;
 		}
 		const struct manifest_file *f = &m->files[i];
 		rc = check_entry(ent, m, i, e);
-		if (rc == CF_OK && sink && sink->begin)
-			rc = sink->begin(sink->ctx, f, e);
+		if (rc == CF_OK && writer_push(&w, JOB_BEGIN, f, NULL, 0))
+			rc = writer_error(&w, e);
 		if (rc == CF_OK && f->type == MF_FILE)
-			rc = copy_entry_data(a, f, sink, buf, e);
-		if (rc == CF_OK && sink && sink->end)
-			rc = sink->end(sink->ctx, f, e);
-		if (rc != CF_OK && w->chunk_failed)
+			rc = copy_entry_data(a, f, &w, e);
+		if (rc == CF_OK && writer_push(&w, JOB_END, f, NULL, 0))
+			rc = writer_error(&w, e);
+		if (rc != CF_OK && wk->chunk_failed)
 			rc = e->code;
 	}
 	if (rc == CF_OK) {
@@ -164,14 +302,14 @@ static int walk_entries(struct archive *a, const struct manifest *m,
 			rc = entry_error(e, path, path && manifest_find(m, path)
 							  ? "duplicate entry"
 							  : "not listed in the signed manifest");
+		} else if (r != ARCHIVE_EOF) {
+			rc = wk->chunk_failed ? e->code
+					      : cf_fail(e, CF_INTEGRITY, "payload: %s", archive_reason(a));
 		}
-		else if (r != ARCHIVE_EOF)
-			rc = w->chunk_failed ? e->code
-					     : cf_fail(e, CF_INTEGRITY, "payload: %s",
-						       archive_reason(a));
 	}
-	free(buf);
-	return rc;
+	/* The writer's verdict comes last but still counts: nothing is committed before it. */
+	int wrc = writer_finish(&w, rc == CF_OK ? e : &(struct cf_err){ 0 });
+	return rc != CF_OK ? rc : wrc;
 }
 
 int payload_walk(struct bundle_input *b, const struct manifest *m, const struct payload_sink *sink,
