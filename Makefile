@@ -28,7 +28,7 @@ TEST_LIBS    = -lcmocka -larchive -lzstd -lmbedcrypto -ljansson -lpthread -ldl
 # Debian packages the build, the tests and the demo need (make deps installs what is missing).
 DEB_PACKAGES = gcc make pkg-config libarchive-dev libzstd-dev libmbedtls-dev libjansson-dev \
                libcurl4-openssl-dev libacl1-dev libcmocka-dev zstd xz-utils openssl python3 \
-               tar file
+               tar file time
 
 COMMON_SRC    = common/err.c common/log.c common/io.c common/sha256.c common/progress.c \
                 common/frame.c common/bundlefile.c common/payload.c common/platform.c
@@ -117,8 +117,11 @@ demo: all
 	@sh tests/tools/demo.sh $(B)
 
 ## bench: speed and size against tar/xz/zstd baselines on the real cuDNN payload
-bench: all
-	@sh tests/tools/bench.sh $(B)
+bench: all $(B)/sha256_speed
+	@python3 tests/tools/bench.py $(B)
+
+$(B)/sha256_speed: tests/tools/sha256_speed.c $(B)/obj/common/sha256.o
+	$(CC) $(CPPFLAGS) $(CFLAGS) $^ -o $@ -lmbedcrypto
 
 ## lint: static analysis (gcc -fanalyzer and cppcheck)
 lint: $(B)/.deps

@@ -198,6 +198,9 @@ static int stage_end(void *ctx, const struct manifest_file *f, struct cf_err *e)
 		return CF_OK;
 	int rc = fchmod(s->fd, f->mode) == 0 ? CF_OK
 					      : cf_fail(e, CF_INSTALL, "'%s': %s", f->path, strerror(errno));
+	/* Start writing this file out now, while the next one is decompressed: the syncfs()
+	 * before the rename then has little left to wait for. */
+	sync_file_range(s->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 	if (close(s->fd) != 0 && rc == CF_OK)
 		rc = cf_fail(e, errno == ENOSPC ? CF_INCOMPATIBLE : CF_INSTALL, "'%s': %s", f->path,
 			     strerror(errno));

@@ -1,0 +1,30 @@
+#!/bin/sh
+# Keys compiled into the unpacker (make TRUSTED_KEYS=...), and the environment modes:
+# --no-env writes none, --env=user writes the user's snippet and nothing under /etc.
+. "$CUFERRY_TOP/tests/e2e/lib.sh"
+
+note "make TRUSTED_KEYS=a.pub,b.pub: those keys are trusted without --trust"
+(cd "$TOP" && make -s B="$W/kb" TRUSTED_KEYS="$FX/other.pub,$FX/test.pub" "$W/kb/unpacker" >/dev/null)
+K=$W/kb/unpacker
+expect 0 "$K" verify "$FX/small.bundle"
+assert_contains last.out "signed by"
+note "a bundle by a key that was not compiled in is still refused"
+"$BUNDLER" create --from-dir "$FX/small-src" --cuda 13 --key "$FX/third.key" -o third.bundle --level 1 -q >/dev/null
+expect 2 "$K" verify third.bundle
+note "an unreadable key list fails the build, not a user"
+if (cd "$TOP" && make -s B="$W/kb2" TRUSTED_KEYS="$W/missing.pub" "$W/kb2/unpacker" >/dev/null 2>&1); then
+	fail "a missing key file was compiled in"
+fi
+
+note "--no-env: no environment files"
+expect 0 "$UNPACKER" "$FX/small.bundle" --root "$W/ne" --trust "$FX/test.pub" --no-env
+[ ! -e "$W/ne/etc/ld.so.conf.d/cuferry-cudnn.conf" ] || fail "--no-env wrote ld.so.conf.d"
+[ ! -e "$W/ne/etc/profile.d/cuferry-cudnn.sh" ] || fail "--no-env wrote profile.d"
+
+note "--env=user: the user's snippet, nothing under /etc"
+mkdir home
+HOME=$W/home expect 0 "$UNPACKER" "$FX/small.bundle" --root "$W/ue" --trust "$FX/test.pub" --env=user
+assert_contains "$W/home/.config/cuferry/cudnn.sh" 'LD_LIBRARY_PATH="$CUDNN_PATH/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"'
+[ ! -e "$W/ue/etc/ld.so.conf.d/cuferry-cudnn.conf" ] || fail "--env=user wrote ld.so.conf.d"
+out=$(env -i sh -c ". '$W/home/.config/cuferry/cudnn.sh'; printf %s \"\$LD_LIBRARY_PATH\"")
+[ "$out" = /opt/cudnn/current/lib ] || fail "user snippet with LD_LIBRARY_PATH unset gave '$out'"

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""bench.py BUILD_DIR - make bench: cuferry against the baselines, side by side, in one run,
+on the real cuDNN of this machine (the CUDA toolkit's lib/ and include/).
+
+Every row is the median of BENCH_RUNS runs (default 3); the slow baselines (xz -6,
+zstd -19) run BENCH_SLOW_RUNS times (default 1). BENCH_CUDA_LIBS=1 bundles cuBLAS/NVRTC too.
+Wall time and peak RSS come from /usr/bin/time. Results: a table on stdout and
+BUILD_DIR/bench/results.md."""
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+B = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+W = os.path.join(B, "bench")
+RUNS = int(os.environ.get("BENCH_RUNS", "3"))
+SLOW = int(os.environ.get("BENCH_SLOW_RUNS", "1"))
+CUDA_LIBS = os.environ.get("BENCH_CUDA_LIBS") == "1"
+BUNDLER, UNPACKER = os.path.join(B, "bundler"), os.path.join(B, "unpacker")
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, shell=True, check=True, **kw)
+
+
+def timed(cmd, runs, before=None):
+    """median wall seconds and max peak RSS (KiB) of cmd over runs"""
+    walls, rss = [], []
+    for _ in range(runs):
+        if before:
+            sh(before)
+        out = os.path.join(W, "time.out")
+        t0 = time.monotonic()
+        sh("/usr/bin/time -f '%%M' -o %s sh -c %s >/dev/null 2>&1" % (out, shq(cmd)))
+        walls.append(time.monotonic() - t0)
+        rss.append(int(open(out).read().split()[-1]))
+    return statistics.median(walls), max(rss)
+
+
+def shq(s):
+    return "'" + s.replace("'", "'\\''") + "'"
+
+
+def size(path):
+    return os.path.getsize(path)
+
+
+def main():
+    shutil.rmtree(W, ignore_errors=True)
+    os.makedirs(W)
+    os.chdir(W)
+    nvcc = shutil.which("nvcc")
+    cuda = os.path.dirname(os.path.dirname(os.path.realpath(nvcc))) if nvcc else os.path.realpath("/usr/local/cuda")
+    sh("%s keygen k >/dev/null" % BUNDLER)
+    libs = "--with-cuda-libs" if CUDA_LIBS else ""
+    env = "SOURCE_DATE_EPOCH=1760486400"
+    rows = []
+
+    # The payload tree, as the bundle installs it: the baselines archive the same files.
+    sh("%s %s create --from-dir %s %s --key k.key -o ref.bundle --level 1 -q >/dev/null" % (env, BUNDLER, cuda, libs))
+    os.makedirs("tree")
+    sh("zstd -dc ref.bundle | tar -x -C tree")
+    sh("cd tree && find . -type f -print0 | sort -z | xargs -0 sha256sum > ../SUMS")
+    raw = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk("tree") for f in fs
+              if not os.path.islink(os.path.join(d, f)))
+
+    # ---- bundle ----
+    ours_t, ours_m = timed("%s %s create --from-dir %s %s --key k.key -o ours.bundle -q" % (env, BUNDLER, cuda, libs), RUNS,
+                           before="rm -f ours.bundle SHA256SUMS")
+    xz_t, _ = timed("tar -cJf base.tar.xz -C tree .", SLOW, before="rm -f base.tar.xz")
+    zs_t, _ = timed("tar --zstd -cf base.tar.zst -C tree .", RUNS, before="rm -f base.tar.zst")
+    z19_t, _ = timed("tar -cf - -C tree . | zstd -19 --long=27 -T0 -q -o base19.tar.zst", SLOW, before="rm -f base19.tar.zst")
+    xz_s = size("base.tar.xz")
+    bundle_rows = [
+        ("cuferry bundler (default: zstd -9, long 27, signed, self-checked)", ours_t, size("ours.bundle")),
+        ("tar -cJf (xz -6, NVIDIA's format)", xz_t, xz_s),
+        ("tar --zstd (zstd -3)", zs_t, size("base.tar.zst")),
+        ("tar | zstd -19 --long=27 -T0", z19_t, size("base19.tar.zst")),
+    ]
+    sweep = []
+    for level in (3, 6, 9, 12, 15):
+        t, _ = timed("%s %s create --from-dir %s %s --key k.key -o L%d.bundle --level %d -q" % (env, BUNDLER, cuda, libs, level, level), 1,
+                     before="rm -f L%d.bundle" % level)
+        sweep.append((level, t, size("L%d.bundle" % level)))
+
+    # ---- unpack and verify ----
+    un_t, un_m = timed("%s install ours.bundle --root %s/r --trust k.pub --no-validate" % (UNPACKER, W), RUNS,
+                       before="rm -rf r && mkdir r && sync")
+    xzx_t, _ = timed("tar -xJf base.tar.xz -C x && cd x && sha256sum --quiet -c ../SUMS", RUNS,
+                     before="rm -rf x && mkdir x && sync")
+    zx_t, _ = timed("zstd -dc base.tar.zst | tar -x -C x", RUNS, before="rm -rf x && mkdir x && sync")
+    zxs_t, _ = timed("zstd -dc base.tar.zst | tar -x -C x && sync -f x", RUNS, before="rm -rf x && mkdir x && sync")
+    ver_t, ver_m = timed("%s verify ours.bundle --trust k.pub" % UNPACKER, RUNS)
+
+    # ---- SHA-256 ----
+    ours_sha = float(subprocess.run([os.path.join(B, "sha256_speed")], capture_output=True, text=True).stdout)
+    port_sha = float(subprocess.run([os.path.join(B, "sha256_speed"), "--portable"], capture_output=True, text=True).stdout)
+    o = subprocess.run("openssl speed -evp sha256 -bytes 1048576 -seconds 3 2>/dev/null | tail -1",
+                       shell=True, capture_output=True, text=True).stdout.split()
+    ossl_sha = float(o[-1].rstrip("k")) * 1000 / 1e6
+
+    cpu = [l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")]
+    out = []
+    p = out.append
+    p("Machine: %s, %d cores; payload: cuDNN from %s%s, %.0f MB in %d files. Median of %d runs (xz -6 and zstd -19: %d)."
+      % (cpu[0] if cpu else "?", os.cpu_count(), cuda, " with cuBLAS/NVRTC" if CUDA_LIBS else "", raw / 1e6,
+         sum(len(fs) for _, _, fs in os.walk("tree")), RUNS, SLOW))
+    p("")
+    p("| bundle | time | size | size vs xz -6 | speed vs xz -6 |")
+    p("| --- | ---: | ---: | ---: | ---: |")
+    for name, t, s in bundle_rows:
+        p("| %s | %.1f s | %.1f MB | %.3f | %.1fx |" % (name, t, s / 1e6, s / xz_s, xz_t / t))
+    p("")
+    p("| bundler --level | time | size vs xz -6 |")
+    p("| ---: | ---: | ---: |")
+    for level, t, s in sweep:
+        p("| %d | %.1f s | %.3f |" % (level, t, s / xz_s))
+    p("")
+    p("| unpack and verify | time | vs zstd -dc \\| tar -x | peak memory |")
+    p("| --- | ---: | ---: | ---: |")
+    p("| cuferry unpacker install (signature, every chunk and file hash, fsync, atomic switch) | %.2f s | %.2fx | %.0f MiB |" % (un_t, un_t / zx_t, un_m / 1024))
+    p("| cuferry unpacker verify (no writes) | %.2f s | %.2fx | %.0f MiB |" % (ver_t, ver_t / zx_t, ver_m / 1024))
+    p("| zstd -dc \\| tar -x (verifies nothing) | %.2f s | 1.00x | |" % zx_t)
+    p("| zstd -dc \\| tar -x, then sync | %.2f s | %.2fx | |" % (zxs_t, zxs_t / zx_t))
+    p("| tar -xJf + sha256sum -c | %.2f s | %.2fx | |" % (xzx_t, xzx_t / zx_t))
+    p("")
+    p("| SHA-256 (1 MiB updates) | MB/s | vs OpenSSL |")
+    p("| --- | ---: | ---: |")
+    p("| cuferry (%s) | %.0f | %.2f |" % ("x86 SHA extensions" if ours_sha > 1.5 * port_sha else "portable", ours_sha, ours_sha / ossl_sha))
+    p("| cuferry, mbedTLS fallback | %.0f | %.2f |" % (port_sha, port_sha / ossl_sha))
+    p("| openssl speed -evp sha256 | %.0f | 1.00 |" % ossl_sha)
+    p("")
+    p("Targets: install %.2fx zstd|tar (<= 1.2), %.1fx faster than tar -xJf + sha256sum (>= 4); "
+      "SHA-256 %.2fx OpenSSL (>= 0.85); default bundle %.3fx xz -6 size (<= 1.03), %.0fx faster (>= 20); "
+      "unpacker peak %.0f MiB (< 256), bundler peak %.0f MiB."
+      % (un_t / zx_t, xzx_t / un_t, ours_sha / ossl_sha, size("ours.bundle") / xz_s, xz_t / ours_t,
+         un_m / 1024, ours_m / 1024))
+    text = "\n".join(out) + "\n"
+    print(text)
+    open(os.path.join(W, "results.md"), "w").write(text)
+    for d in ("tree", "x", "r"):
+        shutil.rmtree(d, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
