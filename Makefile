@@ -14,6 +14,14 @@ DEPFLAGS  = -MMD -MP
 # Keys compiled into the unpacker: make TRUSTED_KEYS=a.pub,b.pub
 TRUSTED_KEYS ?=
 
+ifeq ($(FUZZ),1)
+# libFuzzer build (make fuzz): clang, ASan and UBSan, shared libraries.
+CC       = clang
+CFLAGS  += -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=address,undefined
+SAN      = 1
+endif
+
 ifeq ($(SAN),1)
 CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS += -fsanitize=address,undefined
@@ -28,7 +36,7 @@ TEST_LIBS    = -lcmocka -larchive -lzstd -lmbedcrypto -ljansson -lpthread -ldl
 # Debian packages the build, the tests and the demo need (make deps installs what is missing).
 DEB_PACKAGES = gcc make pkg-config libarchive-dev libzstd-dev libmbedtls-dev libjansson-dev \
                libcurl4-openssl-dev libacl1-dev libcmocka-dev zstd xz-utils openssl python3 \
-               tar file time
+               tar file time clang cppcheck
 
 COMMON_SRC    = common/err.c common/log.c common/io.c common/sha256.c common/progress.c \
                 common/frame.c common/bundlefile.c common/payload.c common/platform.c
@@ -47,7 +55,10 @@ UNPACKER_OBJ = $(LIB_OBJ) $(call obj,$(UNPACKER_SRC)) $(B)/obj/trusted_keys.o
 
 UNIT_TESTS = $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all deps test sanitize bench install clean demo help lint
+.PHONY: all deps test sanitize bench install clean demo help lint fuzz fuzz-build
+
+FUZZ_TARGETS  = frame manifest pathrule redist unpack
+FUZZ_SECONDS ?= 60
 .DEFAULT_GOAL := all
 
 ## all: build bundler and unpacker (installs missing Debian packages first)
@@ -103,9 +114,24 @@ $(B)/tests/test_%: tests/unit/test_%.c $(LIB_OBJ) $(call obj,$(SIGN_SRC) $(filte
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) $^ -o $@ $(TEST_LIBS) -lcurl
 
-## test: unit tests (cmocka) and end-to-end tests on the real cuDNN of this machine
+## test: unit tests (cmocka), end-to-end tests on the real cuDNN of this machine, threat
+##       tests, and a short run of each fuzz target
 test: all $(UNIT_TESTS)
+	@$(MAKE) --no-print-directory B=build-fuzz FUZZ=1 OPT=-O1 fuzz-build
 	@sh tests/run.sh $(B)
+
+# libFuzzer targets: the library objects built with fuzzer-no-link, the harness with fuzzer.
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_OBJ) $(call obj,$(SIGN_SRC) $(UNPACKER_SRC)) $(B)/obj/trusted_keys.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fsanitize=fuzzer $(LDFLAGS) $^ -o $@ -larchive -lzstd -lmbedcrypto -ljansson -lpthread -ldl
+
+fuzz-build: $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZ_TARGETS))
+
+## fuzz: build the libFuzzer targets and run each for FUZZ_SECONDS (default 60); the record
+##       of every run goes to build-fuzz/fuzz-record.tsv
+fuzz:
+	@$(MAKE) --no-print-directory B=build-fuzz FUZZ=1 OPT=-O1 fuzz-build
+	@sh tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
 
 ## sanitize: the whole test suite built with ASan and UBSan
 sanitize:
@@ -136,7 +162,7 @@ install: all
 
 ## clean: remove build outputs
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
 ## help: this list
 help:

@@ -29,7 +29,8 @@ void cf_err_clear(struct cf_err *e);
 /* Record a failure (unless one is already recorded) and return its code. */
 int cf_fail(struct cf_err *e, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-int cf_vfail(struct cf_err *e, int code, const char *fmt, va_list ap);
+int cf_vfail(struct cf_err *e, int code, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 /* Short name of a status, for logs and JSON reports ("trust", "integrity", ...). */
 const char *cf_status_name(int code);
 

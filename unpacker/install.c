@@ -417,6 +417,15 @@ static int prefix_open(const struct paths *p, int *lock, int *recovered, struct 
 {
 	if (io_mkdirs(p->meta, 0755) != 0)
 		return cf_fail(e, CF_INSTALL, "%s: %s", p->meta, strerror(errno));
+	/* A planted link (two-step attack) would carry the lock, the journal and state.json
+	 * somewhere else: the prefix and its .cuferry must be real directories. */
+	const char *dirs[] = { p->prefix, p->meta };
+	for (int i = 0; i < 2; i++) {
+		struct stat st;
+		if (lstat(dirs[i], &st) != 0 || !S_ISDIR(st.st_mode))
+			return cf_fail(e, CF_INSTALL, "%s is not a real directory (a symbolic link?): "
+				       "refusing to write through it", dirs[i]);
+	}
 	int r = platform_lock(p->lock, lock);
 	if (r == 1)
 		return cf_fail(e, CF_BUSY, "another unpacker holds %s", p->lock);
@@ -660,6 +669,8 @@ int install_bundle(const struct install_options *o, struct install_result *r, st
 	memset(r, 0, sizeof(*r));
 	paths_init(&p, o);
 	int rc = open_trusted(o, &b, r->signers, sizeof(r->signers), e);
+	if (rc == CF_OK)
+		rc = fault("verified", e);
 	if (rc == CF_OK && strcmp(b.m->platform, platform_name()) != 0)
 		rc = cf_fail(e, CF_INCOMPATIBLE, "bundle is for %s, this machine is %s", b.m->platform,
 			     platform_name());

@@ -66,7 +66,7 @@ static void check_files(struct run *r)
 				snprintf(why, sizeof(why), "%s is not the link to %s", f->path, f->target);
 		} else {
 			uint8_t d[32];
-			uint64_t size;
+			uint64_t size = 0;
 			if (!S_ISREG(st.st_mode) || sha256_file(path, d, &size) != 0 || size != f->size)
 				snprintf(why, sizeof(why), "%s: size differs from the manifest", f->path);
 			else if (!digest_equal(d, f->sha256, 32))

@@ -39,6 +39,10 @@ CASES = {
     "hash_lie": 3, "truncated_zstd": 3, "sparse": 3,
     # the manifest itself (signed but unacceptable)
     "bad_path_in_manifest": 3, "unknown_format": 4,
+    # names every file system must accept unchanged (use with --name, or the collision case)
+    "case_collision": 3,
+    # an entry whose header claims 4 GiB of zeros (a few hundred KB compressed)
+    "bomb": 3,
 }
 
 
@@ -81,6 +85,10 @@ def base_tree(salt):
 
 def build(args):
     files = base_tree(args.salt)
+    if args.name is not None:
+        files = [(args.name if p == "include/cudnn_version.h" else p, d, m) for p, d, m in files]
+    if args.case == "case_collision":
+        files += [("lib/F.dll", b"upper", 0o644), ("lib/f.dll", b"lower", 0o644)]
     manifest_files = []
     entries = []
     for path, data, mode in sorted(files):
@@ -89,8 +97,8 @@ def build(args):
         entries.append(entry(path, data, mode))
     manifest_files.append({"path": "lib/libcudnn.so", "type": "symlink", "target": "libcudnn.so.9"})
     entries.append(entry("lib/libcudnn.so", kind=tarfile.SYMTYPE, link="libcudnn.so.9", mode=0o777))
-    manifest_files.sort(key=lambda f: f["path"])
-    entries.sort(key=lambda e: e[0].name)
+    manifest_files.sort(key=lambda f: f["path"].encode())
+    entries.sort(key=lambda e: e[0].name.encode())
     return manifest_files, entries
 
 
@@ -142,6 +150,37 @@ def mutate_entries(case, entries, outside):
     return entries
 
 
+def bomb_payload(entries):
+    """The library entry's header claims 4 GiB; 4 GiB of zeros stream through zstd (never held
+    in memory); the manifest still says the real, small size."""
+    zeros = 4 << 30
+    proc = subprocess.Popen(["zstd", "-q", "-c", "-3", "--long=27"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE)
+    out = []
+    reader = __import__("threading").Thread(target=lambda: out.append(proc.stdout.read()))
+    reader.start()
+    total = 0
+    for info, data in entries:
+        if info.name == "lib/libcudnn.so.9":
+            info.size = zeros
+            hdr = info.tobuf(format=tarfile.PAX_FORMAT)
+            proc.stdin.write(hdr)
+            block = bytes(1 << 20)
+            for _ in range(zeros >> 20):
+                proc.stdin.write(block)
+            total += len(hdr) + zeros
+        else:
+            body = data if info.type == tarfile.REGTYPE else b""
+            t = info.tobuf(format=tarfile.PAX_FORMAT) + body + bytes(-len(body) % 512)
+            proc.stdin.write(t)
+            total += len(t)
+    proc.stdin.write(bytes(1024))
+    proc.stdin.close()
+    reader.join()
+    proc.wait()
+    return total + 1024, out[0]
+
+
 def tar_bytes(entries):
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as t:
@@ -171,6 +210,9 @@ def main():
     ap.add_argument("--version", default="9.19.0.56")
     ap.add_argument("--bundle-id")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--name", help="rename include/cudnn_version.h to this (hostile) name")
+    ap.add_argument("--fuzz-seed", action="store_true",
+                    help="write [u32 n][manifest][tar] for tests/fuzz/fuzz_unpack.c instead")
     args = ap.parse_args()
     if args.list:
         for name, code in CASES.items():
@@ -179,8 +221,13 @@ def main():
     case = args.case
     files, entries = build(args)
     entries = mutate_entries(case, entries, args.outside)
-    tar = tar_bytes(entries)
-    payload = run(["zstd", "-q", "-c", "-3"], tar)
+    if case == "bomb":
+        tar = b""
+        tar_len, payload = bomb_payload(entries)
+    else:
+        tar = tar_bytes(entries)
+        tar_len = len(tar)
+        payload = run(["zstd", "-q", "-c", "-3"], tar)
     if case == "truncated_zstd":
         payload = payload[: len(payload) * 2 // 3]
     if case == "appended_frame":
@@ -200,11 +247,15 @@ def main():
                   "source": {"kind": "dir", "name": "forge", "sha256": None, "size": 0}},
         "cuda": {"release": "13.0", "components": []},
         "requires": {"driver_min": "580.65.06", "compute_capability_min": "7.5"},
-        "payload": {"compressed_size": len(payload_signed), "uncompressed_size": len(tar),
+        "payload": {"compressed_size": len(payload_signed), "uncompressed_size": tar_len,
                     "chunk_size": CHUNK, "chunk_sha256": chunks},
         "files": files, "env": {"PATH": [], "LD_LIBRARY_PATH": ["lib"]},
     }
     header = json.dumps(manifest, indent=1, sort_keys=True).encode()
+    if args.fuzz_seed:
+        with open(args.out, "wb") as f:
+            f.write(struct.pack("<I", len(header)) + header + tar)
+        return
     sigs = []
     for key in args.key:
         spki = spki_of(key)

@@ -1,0 +1,42 @@
+/* fuzz_frame.c - the signed frame: the bounded parser, every signature check, then the
+ * manifest parser on what the frame carries. Input: the frame content after magic+length. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/frame.h"
+#include "common/sha256.h"
+#include "manifests/manifest.h"
+#include "signing/verify.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct frame f;
+	struct cf_err e = { 0 };
+	if (frame_parse(data, size, &f, &e) != CF_OK) {
+		if (e.code != CF_TRUST)
+			abort(); /* every frame defect is a trust failure */
+		return 0;
+	}
+	if (f.nsigs < 1 || f.nsigs > FRAME_MAX_SIGS || f.frame_len != size + 8)
+		abort();
+	uint8_t digest[32], id[32];
+	sha256_buf(f.header, f.header_len, digest);
+	for (uint32_t i = 0; i < f.nsigs; i++) {
+		sig_keyid(f.sigs[i].spki, f.sigs[i].spki_len, id);
+		int v = sig_verify(f.sigs[i].spki, f.sigs[i].spki_len, digest, f.sigs[i].sig, 64);
+		if (v != SIG_VALID && v != SIG_INVALID && v != SIG_BAD_KEY)
+			abort();
+	}
+	struct manifest *m = NULL;
+	manifest_parse((const char *)f.header, f.header_len, &m, &e);
+	manifest_free(m);
+	/* re-encoding gives the same bytes: the frame format has one encoding */
+	size_t len;
+	uint8_t *again = frame_encode(f.header, f.header_len, f.sigs, f.nsigs, &len);
+	if (len != size + 8 || memcmp(again + 8, data, size) != 0)
+		abort();
+	free(again);
+	frame_free(&f);
+	return 0;
+}
