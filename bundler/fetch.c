@@ -73,7 +73,7 @@ static void backoff(int attempt)
 int fetch_text(const char *url, size_t max, const struct fetch_options *o, char **out,
 	       size_t *len, struct cf_err *e)
 {
-	char errbuf[CURL_ERROR_SIZE];
+	char errbuf[CURL_ERROR_SIZE] = "";
 	CURLcode res = CURLE_OK;
 	long code = 0;
 	for (int attempt = 0; attempt <= o->retries; attempt++) {

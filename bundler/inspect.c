@@ -205,8 +205,8 @@ static int rewrite_with(const char *path, struct checked *c, const struct frame_
 	if (fd >= 0)
 		close(fd);
 	free(frame);
-	if (rc != CF_OK)
-		return rc;
+	if (rc != CF_OK || !staged)
+		return rc != CF_OK ? rc : cf_fail(e, CF_USAGE, "%s: cannot stage", path);
 	struct checked again;
 	rc = check_open(staged, &again, e);
 	if (rc == CF_OK)

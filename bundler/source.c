@@ -74,7 +74,7 @@ static int matches_any(const char *name, const char *const *patterns)
 static int take_matching(struct tree *t, const char *dir, const char *install_dir,
 			 const char *const *patterns, struct cf_err *e)
 {
-	DIR *d = opendir(dir);
+	DIR *d = dir ? opendir(dir) : NULL;
 	struct dirent *de;
 	if (!d)
 		return CF_OK;
@@ -372,7 +372,7 @@ out:
 /* Every file and link under dir, recursively; "lib64" at the top becomes "lib". */
 static int take_all(struct tree *t, const char *dir, const char *rel, struct cf_err *e)
 {
-	DIR *d = opendir(dir);
+	DIR *d = dir ? opendir(dir) : NULL;
 	struct dirent *de;
 	int rc = CF_OK;
 	if (!d)

@@ -12,7 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void *oom(void)
+static void oom(void) __attribute__((noreturn));
+static void oom(void)
 {
 	fputs("out of memory\n", stderr);
 	abort();
@@ -21,25 +22,33 @@ static void *oom(void)
 void *xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);
-	return p ? p : oom();
+	if (!p)
+		oom();
+	return p;
 }
 
 void *xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size ? size : 1);
-	return p ? p : oom();
+	if (!p)
+		oom();
+	return p;
 }
 
 void *xrealloc(void *p, size_t n)
 {
 	p = realloc(p, n ? n : 1);
-	return p ? p : oom();
+	if (!p)
+		oom();
+	return p;
 }
 
 char *xstrdup(const char *s)
 {
 	char *p = strdup(s);
-	return p ? p : oom();
+	if (!p)
+		oom();
+	return p;
 }
 
 char *xasprintf(const char *fmt, ...)
@@ -49,7 +58,9 @@ char *xasprintf(const char *fmt, ...)
 	va_start(ap, fmt);
 	int n = vasprintf(&p, fmt, ap);
 	va_end(ap);
-	return n < 0 ? oom() : p;
+	if (n < 0)
+		oom();
+	return p;
 }
 
 ssize_t io_read_full(int fd, void *buf, size_t len)

@@ -88,7 +88,7 @@ static int read_leaf(json_t *leaf, const char *component, struct redist_artifact
 /* "…_cuda12-archive.tar.xz" -> "12" */
 static void variant_from_name(const char *rel, char *out, size_t size)
 {
-	const char *p = strstr(rel, "_cuda");
+	const char *p = rel ? strstr(rel, "_cuda") : NULL;
 	out[0] = '\0';
 	if (!p)
 		return;

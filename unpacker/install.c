@@ -829,9 +829,9 @@ int validate_command(const struct install_options *o, const char *id, struct cf_
 		rc = cf_fail(e, CF_USAGE, id ? "'%s' is not installed in %s (see 'unpacker list')"
 					     : "%snothing is current in %s", id ? id : "", p.prefix);
 	char *dir = b ? under(&p, b->dir) : NULL;
-	if (rc == CF_OK)
+	if (rc == CF_OK && dir)
 		rc = validate_load_manifest(dir, &m, e);
-	if (rc == CF_OK) {
+	if (rc == CF_OK && b && dir) {
 		struct validate_options vo = { p.root, p.prefix, validate_env_mode(&p, o), o->require_gpu,
 					       o->gpu, o->quick_validate };
 		int is_current = st.current && strcmp(st.current, b->dir) == 0;

@@ -78,8 +78,9 @@ int state_load(const char *path, struct state *s, struct cf_err *e)
 	json_t *bundles = json_object_get(root, "bundles"), *seen = json_object_get(root, "seen");
 	const char *id;
 	json_t *v;
-	if (!json_is_object(root) || !json_is_array(bundles) || !json_is_object(seen) ||
-	    strcmp(get_str(root, "format") ? get_str(root, "format") : "", STATE_FORMAT) != 0) {
+	const char *format = get_str(root, "format");
+	if (!json_is_object(root) || !json_is_array(bundles) || !json_is_object(seen) || !format ||
+	    strcmp(format, STATE_FORMAT) != 0) {
 		json_decref(root);
 		return cf_fail(e, CF_INSTALL, "%s is damaged; nothing was changed (restore it or move "
 			       "it away to start afresh)", path);
@@ -173,7 +174,7 @@ void state_record(struct state *s, const struct state_bundle *b)
 
 void state_remove(struct state *s, const char *dir)
 {
-	for (size_t i = 0; i < s->nbundles; i++)
+	for (size_t i = 0; dir && i < s->nbundles; i++)
 		if (strcmp(s->bundles[i].dir, dir) == 0) {
 			bundle_free(&s->bundles[i]);
 			memmove(&s->bundles[i], &s->bundles[i + 1],

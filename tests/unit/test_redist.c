@@ -102,6 +102,23 @@ static void test_redist_rejects_bad_json(void **state)
 	redist_free(r);
 }
 
+/* Found by fuzz_redist (and gcc -fanalyzer): a relative_path that is not a string. */
+static void test_redist_regression_non_string_relative_path(void **state)
+{
+	(void)state;
+	const char json[] = "{\"cudnn\": {\"name\": \"x\", \"linux-sbsa\": {\"relative_path\": [], "
+			    "\"cuda11\": \"1\"}}}";
+	struct redist *r = NULL;
+	struct redist_artifact a;
+	struct cf_err e = { 0 };
+	char offered[64];
+	assert_int_equal(redist_parse(json, strlen(json), &r, &e), CF_OK);
+	redist_variants(r, "cudnn", "linux-sbsa", offered, sizeof(offered));
+	assert_string_equal(offered, "");
+	assert_int_equal(redist_find(r, "cudnn", "linux-sbsa", NULL, &a, &e), CF_SOURCE);
+	redist_free(r);
+}
+
 static void test_compat_table(void **state)
 {
 	(void)state;
@@ -158,6 +175,7 @@ int main(void)
 		cmocka_unit_test(test_redist_single_variant_generation),
 		cmocka_unit_test(test_redist_cuda_components),
 		cmocka_unit_test(test_redist_rejects_bad_json),
+		cmocka_unit_test(test_redist_regression_non_string_relative_path),
 		cmocka_unit_test(test_compat_table),
 		cmocka_unit_test(test_source_archive_names),
 	};
