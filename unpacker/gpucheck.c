@@ -13,6 +13,7 @@
 #include "common/io.h"
 #include "unpacker/convref.h"
 #include "unpacker/gpuapi.h"
+#include "unpacker/probe.h"
 
 #define RUNS 5
 
@@ -35,15 +36,6 @@ static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return x < y ? -1 : x > y;
-}
-
-static void emit(json_t *o)
-{
-	char *s = json_dumps(o, JSON_COMPACT);
-	printf("%s\n", s);
-	fflush(stdout);
-	free(s);
-	json_decref(o);
 }
 
 static cu_ptr dev_alloc(struct gpu *g, size_t bytes)
@@ -247,7 +239,7 @@ static int check_shape(struct gpu *g, struct conv_shape s, int all_fwd)
 	json_object_set_new(o, "status", json_string(failed ? "fail" : "pass"));
 	json_object_set_new(o, "detail", json_string(g->why));
 	json_object_set_new(o, "tolerance", json_string("|gpu - cpu| <= 4e-3 * sum|terms| + 1e-5 (allows TF32)"));
-	emit(o);
+	probe_emit(o);
 	cu_ptr bufs[] = { r.dx, r.dw, r.ddy };
 	for (int i = 0; i < 3; i++)
 		if (bufs[i])
@@ -302,7 +294,7 @@ int gpucheck_run(char **a)
 	if (open_gpu(&g, a) != 0) {
 		json_t *o = json_pack("{s:s, s:i, s:s, s:s}", "check", "compute", "gpu", g.index, "status",
 				      "fail", "detail", g.why);
-		emit(o);
+		probe_emit(o);
 		return 1;
 	}
 	/* Close to the first layer of a ResNet, and a small odd shape with uneven pads and strides. */
@@ -513,7 +505,7 @@ static int graphcheck_matmul(struct gpu *g)
 	if (!g->dnn.BackendCreateDescriptor) {
 		json_object_set_new(o, "status", json_string("skip"));
 		json_object_set_new(o, "detail", json_string("this cuDNN has no backend API"));
-		emit(o);
+		probe_emit(o);
 		return 0;
 	}
 	float a[MM_M * MM_K], b[MM_K * MM_N], ref[MM_M * MM_N], mag[MM_M * MM_N];
@@ -560,7 +552,7 @@ static int graphcheck_matmul(struct gpu *g)
 	json_object_set_new(o, "cublaslt_loaded", json_boolean(lt));
 	json_object_set_new(o, "status", json_string(failed ? "fail" : "pass"));
 	json_object_set_new(o, "detail", json_string(why));
-	emit(o);
+	probe_emit(o);
 	for (int i = 0; i < 3; i++)
 		if (bufs[i])
 			g->cu.MemFree(bufs[i]);

@@ -16,7 +16,7 @@
 #include "unpacker/gpucheck.h"
 #include "unpacker/gpuapi.h"
 
-static void emit(json_t *o)
+void probe_emit(json_t *o)
 {
 	char *s = json_dumps(o, JSON_COMPACT);
 	printf("%s\n", s);
@@ -87,12 +87,12 @@ static int probe_library(char **a)
 	struct cudnn_api api;
 	json_t *failure = NULL;
 	if (!realpath(dir, libdir)) {
-		emit(result("library", "fail", "install directory missing"));
+		probe_emit(result("library", "fail", "install directory missing"));
 		return 1;
 	}
 	strncat(libdir, "/lib/", sizeof(libdir) - strlen(libdir) - 1);
 	if (!load_cudnn(path, &api, &failure)) {
-		emit(failure);
+		probe_emit(failure);
 		return 1;
 	}
 	size_t v = api.GetVersion(), cudart = api.GetCudartVersion();
@@ -145,7 +145,7 @@ static int probe_library(char **a)
 			 "install", got, cudart, json_array_size(json_object_get(o, "loaded")));
 		json_object_set_new(o, "detail", json_string(why));
 	}
-	emit(o);
+	probe_emit(o);
 	free(path);
 	return bad ? 1 : 0;
 }
@@ -167,7 +167,7 @@ static int probe_resolve(char **a)
 	snprintf(name, sizeof(name), "libcudnn.so.%s", a[0]);
 	void *lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
 	if (!lib || object_path(lib, path, sizeof(path)) != 0) {
-		emit(result("resolution", "fail", lib ? "loaded, but its path is unknown" : dlerror()));
+		probe_emit(result("resolution", "fail", lib ? "loaded, but its path is unknown" : dlerror()));
 		return 1;
 	}
 	size_t (*version)(void) = (size_t(*)(void))dlsym(lib, "cudnnGetVersion");
@@ -176,7 +176,7 @@ static int probe_resolve(char **a)
 	json_t *o = result("resolution", "pass", path);
 	json_object_set_new(o, "path", json_string(path));
 	json_object_set_new(o, "version", json_string(got));
-	emit(o);
+	probe_emit(o);
 	return 0;
 }
 
@@ -207,7 +207,7 @@ static int probe_deps(char **a)
 	json_t *o = result("dependencies", missing ? "fail" : "pass",
 			   missing ? "missing run-time libraries" : "all found");
 	json_object_set_new(o, "libraries", found);
-	emit(o);
+	probe_emit(o);
 	return missing ? 1 : 0;
 }
 
@@ -219,13 +219,13 @@ static int probe_driver(char **a)
 	void *lib = dlopen(a[0], RTLD_NOW | RTLD_LOCAL);
 	if (!lib || gpuapi_cuda(lib, &cu, missing, sizeof(missing)) != 0) {
 		snprintf(why, sizeof(why), "%s: %s", a[0], lib ? missing : dlerror());
-		emit(result("driver", "fail", why));
+		probe_emit(result("driver", "fail", why));
 		return 1;
 	}
 	int rc = cu.Init(0), version = 0, count = 0;
 	if (rc != 0) {
 		snprintf(why, sizeof(why), "cuInit failed: %s", gpuapi_cuda_error(&cu, rc));
-		emit(result("driver", "fail", why));
+		probe_emit(result("driver", "fail", why));
 		return 1;
 	}
 	cu.DriverGetVersion(&version);
@@ -248,7 +248,7 @@ static int probe_driver(char **a)
 	json_t *o = result("driver", "pass", "");
 	json_object_set_new(o, "cuda_driver_api", json_integer(version));
 	json_object_set_new(o, "gpus", gpus);
-	emit(o);
+	probe_emit(o);
 	return 0;
 }
 

@@ -6,7 +6,11 @@
 
 #define PROBE_FLAG "--internal-probe"
 
+struct json_t;
+
 /* argv after PROBE_FLAG: KIND ARGS... ; returns the child's exit status. */
 int probe_main(int argc, char **argv);
+/* Print one result as a JSON line on stdout (the parent reads them) and release it. */
+void probe_emit(struct json_t *o);
 
 #endif
