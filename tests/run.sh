@@ -38,6 +38,15 @@ else
 	done
 fi
 
+# A short run of every fuzz target (make fuzz runs them for longer).
+FB=$top/build-fuzz
+if [ -x "$FB/fuzz/fuzz_unpack" ]; then
+	out=$(sh "$top/tests/fuzz/run.sh" "$FB" "${CUFERRY_FUZZ_SECONDS:-10}" 2>&1)
+	echo "$out"
+	passed=$((passed + $(echo "$out" | grep -c '^ok '))); n=$(echo "$out" | grep -c '^FAIL')
+	failed=$((failed + n)); [ "$n" -eq 0 ] || failures="$failures fuzz"
+fi
+
 [ -n "$failures" ] && echo "failed:$failures"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
