@@ -12,6 +12,7 @@
 
 #include "common/io.h"
 #include "common/log.h"
+#include "unpacker/state.h"
 
 #define MAX_COPIES 128
 #define MAX_DIRS 256
@@ -238,13 +239,30 @@ static void survey_all(struct survey *s, const char *prefix_sys)
 	}
 }
 
+/* The major of the current install (state.json), or 9 when nothing is installed. */
+static int current_major(const char *root, const char *prefix_sys)
+{
+	struct state st;
+	struct cf_err ignored = { 0 };
+	char *path = xasprintf("%s%s/.cuferry/state.json", root, prefix_sys);
+	int major = 9;
+	if (state_load(path, &st, &ignored) == CF_OK) {
+		const struct state_bundle *b = st.current ? state_find(&st, st.current) : NULL;
+		if (b && b->version && atoi(b->version) > 0)
+			major = atoi(b->version);
+		state_free(&st);
+	}
+	free(path);
+	return major;
+}
+
 int doctor_run(const struct install_options *o, struct cf_err *e)
 {
 	struct survey *s = xcalloc(1, sizeof(*s));
 	char *prefix_sys = install_default_prefix(o), ours[PATH_MAX] = "", winner[PATH_MAX] = "";
-	char *current = xasprintf("%s%s/current/lib/libcudnn.so.9", o->root, prefix_sys);
 	s->root = o->root;
-	s->major = 9;
+	s->major = current_major(o->root, prefix_sys);
+	char *current = xasprintf("%s%s/current/lib/libcudnn.so.%d", o->root, prefix_sys, s->major);
 	int installed = realpath(current, ours) != NULL;
 	survey_all(s, prefix_sys);
 	log_out("cuDNN copies that provide libcudnn.so.%d on this machine:\n", s->major);
