@@ -36,7 +36,7 @@ TEST_LIBS    = -lcmocka -larchive -lzstd -lmbedcrypto -ljansson -lpthread -ldl
 # Debian packages the build, the tests and the demo need (make deps installs what is missing).
 DEB_PACKAGES = gcc make pkg-config libarchive-dev libzstd-dev libmbedtls-dev libjansson-dev \
                libcurl4-openssl-dev libacl1-dev libcmocka-dev zstd xz-utils openssl python3 \
-               tar file time clang cppcheck
+               tar file time clang cppcheck gcc-aarch64-linux-gnu qemu-user libmbedtls-dev:arm64
 
 COMMON_SRC    = common/err.c common/log.c common/io.c common/sha256.c common/progress.c \
                 common/frame.c common/bundlefile.c common/payload.c common/platform.c
@@ -55,7 +55,7 @@ UNPACKER_OBJ = $(LIB_OBJ) $(call obj,$(UNPACKER_SRC)) $(B)/obj/trusted_keys.o
 
 UNIT_TESTS = $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all deps test sanitize bench install clean demo help lint fuzz fuzz-build security-doc
+.PHONY: all deps test sanitize bench install clean demo help lint fuzz fuzz-build security-doc check-arm
 
 FUZZ_TARGETS  = frame manifest pathrule redist unpack
 FUZZ_SECONDS ?= 60
@@ -70,6 +70,8 @@ deps:
 	if [ -n "$$missing" ]; then \
 		echo "installing:" $$missing; \
 		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+		case " $$missing " in *:arm64*) dpkg --print-foreign-architectures | grep -qx arm64 || \
+			$$SUDO dpkg --add-architecture arm64 ;; esac; \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
 
@@ -116,7 +118,7 @@ $(B)/tests/test_%: tests/unit/test_%.c $(LIB_OBJ) $(call obj,$(SIGN_SRC) $(filte
 
 ## test: unit tests (cmocka), end-to-end tests on the real cuDNN of this machine, threat
 ##       tests, and a short run of each fuzz target
-test: all $(UNIT_TESTS)
+test: all $(UNIT_TESTS) $(B)/sha256_check-arm64
 	@$(MAKE) --no-print-directory B=build-fuzz FUZZ=1 OPT=-O1 fuzz-build
 	@sh tests/run.sh $(B)
 
@@ -132,6 +134,17 @@ fuzz-build: $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 fuzz:
 	@$(MAKE) --no-print-directory B=build-fuzz FUZZ=1 OPT=-O1 fuzz-build
 	@sh tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
+
+# The ARMv8 SHA-256 path, cross-built (static) and run under qemu-user by tests/run.sh and
+# make check-arm; it links the arm64 mbedTLS for the fallback it also checks.
+ARM_CC ?= aarch64-linux-gnu-gcc
+$(B)/sha256_check-arm64: tests/tools/sha256_check.c common/sha256.c common/sha256.h | $(B)/.deps
+	$(ARM_CC) -std=c11 -D_GNU_SOURCE -O2 -static -I. tests/tools/sha256_check.c common/sha256.c \
+		-o $@ -L/usr/lib/aarch64-linux-gnu -lmbedcrypto
+
+## check-arm: the ARMv8 SHA-256 path and its fallback, under qemu-user on three CPU models
+check-arm: $(B)/sha256_check-arm64
+	@for cpu in max cortex-a57 cortex-a53; do qemu-aarch64 -cpu $$cpu $< | sed "s/^/arm64 $$cpu: /" || exit 1; done
 
 ## sanitize: the whole test suite built with ASan and UBSan
 sanitize:

@@ -18,6 +18,15 @@ for t in "$B"/tests/test_*; do
 	fi
 done
 
+# The ARMv8 SHA-256 path, under qemu-user (cross-built by make test).
+if [ -x "$B/sha256_check-arm64" ] && command -v qemu-aarch64 >/dev/null; then
+	if out=$(for cpu in max cortex-a57 cortex-a53; do qemu-aarch64 -cpu $cpu "$B/sha256_check-arm64" || exit 1; done); then
+		passed=$((passed + 1)); echo "ok   sha256 on arm64 (qemu): $(echo $out | tr '\n' ' ')"
+	else
+		failed=$((failed + 1)); failures="$failures sha256-arm64"; echo "FAIL sha256 on arm64: $out"
+	fi
+fi
+
 # Fixtures made once per run and shared: the real cuDNN bundle, keys, the mirror.
 export CUFERRY_FIXTURES="$B/test-fixtures"
 if ! sh "$top/tests/e2e/fixtures.sh"; then

@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <jansson.h>
 #include <limits.h>
+#include <signal.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -256,6 +257,11 @@ static int probe_driver(char **a)
 
 int probe_main(int argc, char **argv)
 {
+	/* A crash inside a library must kill this child by its signal, so the parent can name
+	 * it: no handler (a sanitizer's included) may turn it into an ordinary exit. */
+	static const int fatal[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
+		signal(fatal[i], SIG_DFL);
 	static const struct {
 		const char *kind;
 		int nargs;
