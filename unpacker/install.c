@@ -609,7 +609,7 @@ static int transaction(const struct paths *p, const struct install_options *o, s
 		/* After the switch: resolution is checked as programs will see it. */
 		char *dir = under(p, j.target);
 		struct validate_options vo = { p->root, p->prefix, validate_env_mode(p, o), o->require_gpu,
-					       o->gpu, o->quick_validate };
+					       o->gpu, o->quick_validate, 1 };
 		rc = validate_install(&vo, dir, b->m, 1, e);
 		free(dir);
 		if (rc != CF_OK && o->keep_failed) {
@@ -833,7 +833,7 @@ int validate_command(const struct install_options *o, const char *id, struct cf_
 		rc = validate_load_manifest(dir, &m, e);
 	if (rc == CF_OK && b && dir) {
 		struct validate_options vo = { p.root, p.prefix, validate_env_mode(&p, o), o->require_gpu,
-					       o->gpu, o->quick_validate };
+					       o->gpu, o->quick_validate, 0 };
 		int is_current = st.current && strcmp(st.current, b->dir) == 0;
 		rc = validate_install(&vo, dir, m, is_current, e);
 		if (rc == CF_OK)

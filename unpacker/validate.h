@@ -13,6 +13,7 @@ struct validate_options {
 	int require_gpu;
 	int gpu;                /* -1: every GPU */
 	int quick;              /* the small shape only */
+	int just_written;       /* install: every file's SHA-256 was checked as it was written */
 };
 
 enum { VALIDATE_ENV_CACHE, VALIDATE_ENV_LIBRARY_PATH };

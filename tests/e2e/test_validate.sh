@@ -24,6 +24,14 @@ assert all("/opt/cudnn/cudnn-9.19.0.56-cuda13/lib/" in p for p in lib["loaded"])
 PY
 expect 0 "$UNPACKER" validate --root "$W/real"
 
+note "a file changed after the install (same size): validate names it, exit 6"
+f=$W/real/opt/cudnn/current/include/cudnn_version.h
+cp "$f" saved.h
+py -c "import sys; b = bytearray(open(sys.argv[1],'rb').read()); b[10] ^= 1; open(sys.argv[1],'wb').write(b)" "$f"
+expect 6 "$UNPACKER" validate --root "$W/real"
+assert_contains last.out "include/cudnn_version.h: SHA-256 differs from the manifest (changed after install)"
+cp saved.h "$f"
+
 note "--require-gpu without a GPU: exit 4, and nothing stays installed"
 expect 4 "$UNPACKER" "$FX/small.bundle" --root "$W/nogpu" $T --require-gpu
 [ ! -e "$W/nogpu/opt/cudnn/current" ] || fail "installed without the GPU it required"
