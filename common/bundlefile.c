@@ -34,7 +34,6 @@ struct bundle_input {
 	int sfx;
 	struct chunk_plan plan;
 	size_t next_chunk;
-	uint8_t *chunk;
 	/* The reader thread: it alone touches the stream once the payload begins. */
 	pthread_t reader;
 	int reader_running;
@@ -47,11 +46,11 @@ struct bundle_input {
 	int holding;            /* the consumer still uses slot (consumed % SLOTS) */
 	int finished;           /* all chunks and the trailing check are done, or failed */
 	int stop;
-	struct cf_err reader_err;
-	size_t err_at;          /* the chunk index the error belongs to */
+	struct cf_err reader_err; /* belongs to chunk `produced`, or to the trailing check */
 };
 
 static void stop_reader(struct bundle_input *b);
+static void free_slots(struct bundle_input *b);
 static int read_chunk(struct bundle_input *b, uint8_t *buf, size_t *len, struct cf_err *e);
 
 static int part_add(struct bundle_input *b, const char *path, uint64_t size)
@@ -138,6 +137,7 @@ void bundle_close(struct bundle_input *b)
 	if (!b)
 		return;
 	stop_reader(b);
+	free_slots(b);
 	if (b->fd >= 0)
 		close(b->fd);
 	for (size_t i = 0; i < b->nparts; i++)
@@ -257,7 +257,6 @@ static void *reader_main(void *arg)
 		pthread_mutex_lock(&b->mu);
 		if (rc != CF_OK || index == b->plan.nchunks) {
 			b->reader_err = e;
-			b->err_at = index;
 			b->finished = 1;
 		} else {
 			b->lens[index % PREFETCH_SLOTS] = len;
@@ -282,14 +281,22 @@ static void stop_reader(struct bundle_input *b)
 	pthread_join(b->reader, NULL);
 	pthread_mutex_destroy(&b->mu);
 	pthread_cond_destroy(&b->changed);
-	for (int i = 0; i < PREFETCH_SLOTS; i++)
-		free(b->slots[i]);
 	b->reader_running = 0;
+}
+
+/* The slots outlive the thread: without one, slot 0 serves chunks read on demand. */
+static void free_slots(struct bundle_input *b)
+{
+	for (int i = 0; i < PREFETCH_SLOTS; i++) {
+		free(b->slots[i]);
+		b->slots[i] = NULL;
+	}
 }
 
 void bundle_begin_payload(struct bundle_input *b, const struct chunk_plan *plan)
 {
 	stop_reader(b);
+	free_slots(b);
 	b->plan = *plan;
 	b->next_chunk = 0;
 	b->produced = b->consumed = 0;

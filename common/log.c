@@ -16,11 +16,6 @@ void log_init(const char *prog, int console_level)
 	log_level_console = console_level;
 }
 
-int log_console_level(void)
-{
-	return log_level_console;
-}
-
 int log_open_file(const char *path)
 {
 	log_close_file();

@@ -9,7 +9,6 @@ void log_init(const char *prog, int console_level);
 /* Open (append) a log file; every message from now on goes there too, with a timestamp. */
 int log_open_file(const char *path);
 void log_close_file(void);
-int log_console_level(void);
 void log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Plain output on stdout (results), mirrored to the log file. */
 void log_out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
