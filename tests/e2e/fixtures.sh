@@ -7,12 +7,7 @@ FX=$CUFERRY_FIXTURES
 mkdir -p "$FX"
 cd "$FX"
 
-cuda_dir() {
-	if command -v nvcc >/dev/null 2>&1; then dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")"
-	elif [ -d /usr/local/cuda ]; then readlink -f /usr/local/cuda
-	else echo "no CUDA toolkit with cuDNN found (nvcc or /usr/local/cuda)" >&2; exit 1; fi
-}
-CUDA=$(cuda_dir)
+CUDA=$(sh "$CUFERRY_TOP/tests/tools/cuda-dir.sh")
 echo "$CUDA" > cuda_dir
 
 for k in test other third; do

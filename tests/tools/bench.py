@@ -52,8 +52,7 @@ def main():
     shutil.rmtree(W, ignore_errors=True)
     os.makedirs(W)
     os.chdir(W)
-    nvcc = shutil.which("nvcc")
-    cuda = os.path.dirname(os.path.dirname(os.path.realpath(nvcc))) if nvcc else os.path.realpath("/usr/local/cuda")
+    cuda = subprocess.check_output(["sh", os.path.join(TOP, "tests", "tools", "cuda-dir.sh")], text=True).strip()
     sh("%s keygen k >/dev/null" % BUNDLER)
     libs = "--with-cuda-libs" if CUDA_LIBS else ""
     env = "SOURCE_DATE_EPOCH=1760486400"

@@ -7,8 +7,7 @@ B=$(cd "${1:-build}" && pwd)
 D=$B/demo
 mkdir -p "$D"
 cd "$D"
-if command -v nvcc >/dev/null 2>&1; then CUDA=$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")
-else CUDA=$(readlink -f /usr/local/cuda); fi
+CUDA=$(sh "$(dirname "$0")/cuda-dir.sh")
 
 step() { printf '\n### %s\n' "$*"; }
 

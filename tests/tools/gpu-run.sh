@@ -8,12 +8,8 @@ D=$(cd "${1:-.device}" && pwd)
 OUT=${OUT:-/tmp/gpu-out}
 rm -rf /tmp/gpu-bundle
 mkdir -p "$OUT" /tmp/gpu-bundle
-CUDA=$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")
 # The toolkit's own cuDNN, or else the one in PyTorch's wheel (nvidia/cudnn/{include,lib}).
-SRC=$CUDA
-if [ ! -f "$CUDA/include/cudnn_version.h" ]; then
-	SRC=$(python3 -c "import nvidia.cudnn, os; print(os.path.dirname(nvidia.cudnn.__path__[0]))")/cudnn
-fi
+SRC=$(sh "$(dirname "$0")/cuda-dir.sh") || exit 1
 bundler() { LD_LIBRARY_PATH="$D/lib" "$D/bundler" "$@"; }
 run() { echo "\$ $*"; "$@"; echo "exit $?"; }
 {
