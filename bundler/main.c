@@ -13,6 +13,7 @@
 #include "bundler/inspect.h"
 #include "bundler/mirror.h"
 #include "common/io.h"
+#include "common/platform.h"
 #include "common/log.h"
 #include "signing/sign.h"
 
@@ -55,15 +56,12 @@ static void on_signal(int sig)
 /* The static unpacker to embed in a .run: --unpacker, else next to this bundler. */
 static char *find_stub(const char *given)
 {
-	char self[PATH_MAX];
 	if (given)
 		return xstrdup(given);
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
+	const char *self = platform_self_path();
+	if (!self)
 		return xstrdup("unpacker");
-	self[n] = '\0';
-	*strrchr(self, '/') = '\0';
-	return xasprintf("%s/unpacker", self);
+	return xasprintf("%.*s/unpacker", (int)(strrchr(self, '/') - self), self);
 }
 
 enum { OPT_CUDNN = 256, OPT_CUDA, OPT_PLATFORM, OPT_KEY, OPT_MIRROR, OPT_ARCHIVE, OPT_DIR,

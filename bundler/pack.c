@@ -11,6 +11,7 @@
 #include <zstd.h>
 
 #include "common/io.h"
+#include "common/platform.h"
 #include "common/progress.h"
 #include "common/sha256.h"
 
@@ -81,7 +82,7 @@ static la_ssize_t tar_write(struct archive *a, void *ctx, const void *buf, size_
 
 static int setup_zstd(struct packer *p, const struct pack_options *o)
 {
-	int threads = o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+	int threads = o->threads > 0 ? o->threads : platform_cpu_count();
 	p->z = ZSTD_createCCtx();
 	/* nbWorkers >= 1 always: zstd's output then does not depend on the number of workers,
 	 * so the same inputs give the same bundle on any machine. */

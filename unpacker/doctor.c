@@ -7,11 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/io.h"
 #include "common/log.h"
+#include "common/platform.h"
 #include "unpacker/state.h"
 
 #define MAX_COPIES 128
@@ -118,26 +118,17 @@ static void add_path_list(struct survey *s, const char *list, const char *where,
 static void read_ld_cache(struct survey *s)
 {
 	if (!*s->root) {
-		int fds[2];
-		if (pipe(fds) != 0)
+		char *const argv[] = { "ldconfig", "-p", NULL }, *const envp[] = { NULL };
+		struct platform_child child;
+		if (platform_run("/sbin/ldconfig", argv, envp, PLATFORM_CAPTURE_STDOUT, 30, &child) != 0)
 			return;
-		pid_t pid = fork();
-		if (pid == 0) {
-			char *const argv[] = { "ldconfig", "-p", NULL }, *const envp[] = { NULL };
-			dup2(fds[1], 1);
-			close(fds[0]);
-			execve("/sbin/ldconfig", argv, envp);
-			_exit(127);
-		}
-		close(fds[1]);
-		FILE *f = fdopen(fds[0], "r");
-		char line[PATH_MAX + 128], soname[32];
+		char soname[32], *save = NULL;
 		snprintf(soname, sizeof(soname), "libcudnn.so.%d ", s->major);
-		while (f && fgets(line, sizeof(line), f)) {
+		for (char *line = child.output ? strtok_r(child.output, "\n", &save) : NULL; line;
+		     line = strtok_r(NULL, "\n", &save)) {
 			char *arrow = strstr(line, "=> ");
 			if (!strstr(line, soname) || !arrow)
 				continue;
-			arrow[strcspn(arrow, "\n")] = '\0';
 			if (!s->cache_hit[0])
 				snprintf(s->cache_hit, sizeof(s->cache_hit), "%s", arrow + 3);
 			char *dir = xstrdup(arrow + 3);
@@ -145,9 +136,7 @@ static void read_ld_cache(struct survey *s)
 			add_copy(s, dir, "ld cache");
 			free(dir);
 		}
-		if (f)
-			fclose(f);
-		waitpid(pid, NULL, 0);
+		free(child.output);
 		return;
 	}
 	glob_t g;

@@ -5,11 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/io.h"
 #include "common/log.h"
+#include "common/platform.h"
 
 void env_files_init(struct env_files *f, const char *root)
 {
@@ -64,14 +64,10 @@ static int run_ldconfig(struct cf_err *e)
 			prog = candidates[i];
 	if (!prog)
 		return cf_fail(e, CF_INSTALL, "ldconfig not found");
-	pid_t pid = fork();
-	if (pid == 0) {
-		char *const argv[] = { (char *)prog, NULL }, *const envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
-		execve(prog, argv, envp);
-		_exit(127);
-	}
-	int status;
-	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+	char *const argv[] = { (char *)prog, NULL }, *const envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
+	struct platform_child child;
+	if (platform_run(prog, argv, envp, PLATFORM_CAPTURE_NONE, 0, &child) != 0 || !child.exited ||
+	    child.exit_code != 0)
 		return cf_fail(e, CF_INSTALL, "ldconfig failed");
 	return CF_OK;
 }

@@ -1,9 +1,10 @@
 /* gpuapi.c - looking up cuDNN and driver entry points by name */
 #include "unpacker/gpuapi.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "common/platform.h"
 
 struct symbol {
 	const char *name;
@@ -32,7 +33,7 @@ static const struct symbol cudnn_symbols[] = {
 	CUDNN_OPT(BackendExecute),
 };
 
-/* Through dlsym the memory calls carry their _v2 names (NVIDIA.md). */
+/* Looked up by name, the memory calls carry their _v2 names (NVIDIA.md). */
 static const struct symbol cuda_symbols[] = {
 	CU(Init, "cuInit"), CU(DriverGetVersion, "cuDriverGetVersion"),
 	CU(DeviceGetCount, "cuDeviceGetCount"), CU(DeviceGet, "cuDeviceGet"),
@@ -51,7 +52,7 @@ static int resolve(void *lib, void *api, const struct symbol *syms, size_t n, ch
 {
 	missing[0] = '\0';
 	for (size_t i = 0; i < n; i++) {
-		void *f = dlsym(lib, syms[i].name);
+		void *f = platform_lib_symbol(lib, syms[i].name);
 		if (!f && !syms[i].optional) {
 			snprintf(missing, size, "%s", syms[i].name);
 			return -1;

@@ -1,9 +1,7 @@
 /* gpucheck.c - running cuDNN on a GPU and checking its numbers */
 #include "unpacker/gpucheck.h"
 
-#include <dlfcn.h>
 #include <jansson.h>
-#include <link.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +9,7 @@
 #include <time.h>
 
 #include "common/io.h"
+#include "common/platform.h"
 #include "unpacker/convref.h"
 #include "unpacker/gpuapi.h"
 #include "unpacker/probe.h"
@@ -264,14 +263,14 @@ static int open_gpu(struct gpu *g, char **a)
 	char missing[128];
 	cu_device dev;
 	cu_context ctx;
-	void *cuda = dlopen(a[0], RTLD_NOW | RTLD_LOCAL);
+	void *cuda = platform_lib_open(a[0], PLATFORM_LIB_NOW);
 	if (!cuda || gpuapi_cuda(cuda, &g->cu, missing, sizeof(missing)) != 0)
-		return snprintf(g->why, sizeof(g->why), "driver: %s", cuda ? missing : dlerror()), -1;
+		return snprintf(g->why, sizeof(g->why), "driver: %s", cuda ? missing : platform_lib_error()), -1;
 	char *path = xasprintf("%s/lib/libcudnn.so.%s", a[1], a[2]);
-	void *dnn = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	void *dnn = platform_lib_open(path, PLATFORM_LIB_NOW);
 	free(path);
 	if (!dnn || gpuapi_cudnn(dnn, &g->dnn, missing, sizeof(missing)) != 0)
-		return snprintf(g->why, sizeof(g->why), "cuDNN: %s", dnn ? missing : dlerror()), -1;
+		return snprintf(g->why, sizeof(g->why), "cuDNN: %s", dnn ? missing : platform_lib_error()), -1;
 	int rc = g->cu.Init(0);
 	rc = rc ? rc : g->cu.DeviceGet(&dev, g->index);
 	/* cuDNN's static runtime uses the primary context made current here. */
@@ -467,34 +466,29 @@ static int run_config(struct gpu *g, cudnn_desc cfg, cu_ptr *bufs, const float *
 	return ok ? 0 : -1;
 }
 
-static int mapped(struct dl_phdr_info *info, size_t size, void *ctx)
+static void mapped(const char *path, void *ctx)
 {
-	(void)size;
-	if (info->dlpi_name && strstr(info->dlpi_name, (const char *)((void **)ctx)[0]))
+	if (strstr(path, (const char *)((void **)ctx)[0]))
 		((void **)ctx)[1] = (void *)1;
-	return 0;
 }
 
-static int collect(struct dl_phdr_info *info, size_t size, void *ctx)
+static void collect(const char *n, void *ctx)
 {
-	(void)size;
-	const char *n = info->dlpi_name;
-	if (n && (strstr(n, "nvrtc") || strstr(n, "cublas") || strstr(n, "nvJitLink") || strstr(n, "libcuda.so")))
+	if (strstr(n, "nvrtc") || strstr(n, "cublas") || strstr(n, "nvJitLink") || strstr(n, "libcuda.so"))
 		json_array_append_new((json_t *)ctx, json_string(n));
-	return 0;
 }
 
 static json_t *mapped_list(void)
 {
 	json_t *list = json_array();
-	dl_iterate_phdr(collect, list);
+	platform_loaded_libs(collect, list);
 	return list;
 }
 
 static int is_mapped(const char *name)
 {
 	void *ctx[2] = { (void *)name, NULL };
-	dl_iterate_phdr(mapped, ctx);
+	platform_loaded_libs(mapped, ctx);
 	return ctx[1] != NULL;
 }
 

@@ -133,51 +133,20 @@ struct stage {
 	int faulted;
 };
 
-/* Open (creating) the parent directory of path under rootfd without following links. */
-static int open_parent(int rootfd, const char *path, const char **name, struct cf_err *e)
-{
-	char *copy = xstrdup(path);
-	int dirfd = dup(rootfd);
-	char *p = copy, *slash;
-	while (dirfd >= 0 && (slash = strchr(p, '/')) != NULL) {
-		*slash = '\0';
-		if (mkdirat(dirfd, p, 0755) != 0 && errno != EEXIST) {
-			close(dirfd);
-			dirfd = -1;
-			break;
-		}
-		int next = openat(dirfd, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		close(dirfd);
-		dirfd = next;
-		p = slash + 1;
-	}
-	*name = path + (p - copy);
-	free(copy);
-	if (dirfd < 0)
-		return cf_fail(e, CF_INSTALL, "'%s': cannot create its directory: %s", path, strerror(errno));
-	return dirfd;
-}
-
 static int stage_begin(void *ctx, const struct manifest_file *f, struct cf_err *e)
 {
 	struct stage *s = ctx;
-	const char *name;
-	int dirfd = open_parent(s->rootfd, f->path, &name, e);
-	if (dirfd < 0)
-		return e->code;
-	int rc = CF_OK;
-	if (f->type == MF_SYMLINK) {
-		if (symlinkat(f->target, dirfd, name) != 0)
-			rc = cf_fail(e, errno == EEXIST ? CF_INTEGRITY : CF_INSTALL, "'%s': %s", f->path,
-				     strerror(errno));
-	} else {
-		s->fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (s->fd < 0)
-			rc = cf_fail(e, errno == EEXIST ? CF_INTEGRITY : CF_INSTALL, "'%s': %s", f->path,
-				     strerror(errno));
-	}
-	close(dirfd);
-	return rc;
+	int ok;
+	if (f->type == MF_SYMLINK)
+		ok = platform_tree_symlink(s->rootfd, f->path, f->target) == 0;
+	else
+		ok = (s->fd = platform_tree_create_file(s->rootfd, f->path)) >= 0;
+	/* A name taken already means the bundle listed it twice, or a link made it resolve
+	 * somewhere it should not: that is the bundle's fault, not the disk's. */
+	if (!ok)
+		return cf_fail(e, errno == EEXIST ? CF_INTEGRITY : CF_INSTALL, "'%s': %s", f->path,
+			       strerror(errno));
+	return CF_OK;
 }
 
 static int stage_data(void *ctx, const void *buf, size_t len, struct cf_err *e)
@@ -196,16 +165,13 @@ static int stage_end(void *ctx, const struct manifest_file *f, struct cf_err *e)
 	s->files++;
 	if (f->type != MF_FILE)
 		return CF_OK;
-	int rc = fchmod(s->fd, f->mode) == 0 ? CF_OK
-					      : cf_fail(e, CF_INSTALL, "'%s': %s", f->path, strerror(errno));
-	/* Start writing this file out now, while the next one is decompressed: the syncfs()
-	 * before the rename then has little left to wait for. */
-	sync_file_range(s->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
-	if (close(s->fd) != 0 && rc == CF_OK)
-		rc = cf_fail(e, errno == ENOSPC ? CF_INCOMPATIBLE : CF_INSTALL, "'%s': %s", f->path,
-			     strerror(errno));
+	int fd = s->fd;
 	s->fd = -1;
-	if (rc == CF_OK && !s->faulted) {
+	if (platform_file_finish(fd, f->mode) != 0)
+		return cf_fail(e, errno == ENOSPC ? CF_INCOMPATIBLE : CF_INSTALL, "'%s': %s", f->path,
+			       strerror(errno));
+	int rc = CF_OK;
+	if (!s->faulted) {
 		s->faulted = 1;
 		rc = fault("extract", e);
 	}
@@ -228,19 +194,16 @@ static int write_meta(int rootfd, const struct opened *b, const struct install_r
 				   (json_int_t)r->bytes);
 	char *text = json_dumps(report, JSON_INDENT(2) | JSON_SORT_KEYS);
 	json_decref(report);
-	int ok = mkdirat(rootfd, ".cuferry", 0755) == 0;
-	int dfd = ok ? openat(rootfd, ".cuferry", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
-	int hfd = dfd >= 0 ? openat(dfd, "header.bin", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644) : -1;
-	int jfd = dfd >= 0 ? openat(dfd, "report.json", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644) : -1;
+	int ok = platform_tree_mkdir(rootfd, ".cuferry") == 0;
+	int hfd = ok ? platform_tree_create_file(rootfd, ".cuferry/header.bin") : -1;
+	int jfd = ok ? platform_tree_create_file(rootfd, ".cuferry/report.json") : -1;
 	ok = hfd >= 0 && jfd >= 0 && io_write_all(hfd, frame, len) == 0 &&
 	     io_write_all(jfd, text, strlen(text)) == 0;
 	int saved = errno;
-	if (hfd >= 0)
-		close(hfd);
-	if (jfd >= 0)
-		close(jfd);
-	if (dfd >= 0)
-		close(dfd);
+	if (hfd >= 0 && platform_file_finish(hfd, 0644) != 0 && ok)
+		ok = 0, saved = errno;
+	if (jfd >= 0 && platform_file_finish(jfd, 0644) != 0 && ok)
+		ok = 0, saved = errno;
 	free(frame);
 	free(text);
 	return ok ? CF_OK : cf_fail(e, CF_INSTALL, "writing .cuferry: %s", strerror(saved));
@@ -494,10 +457,10 @@ static int extract_to_staging(const struct paths *p, struct opened *b, struct in
 			      const struct install_options *o, char **staging, struct cf_err *e)
 {
 	*staging = xasprintf("%s/.staging-XXXXXX", p->prefix);
-	if (!mkdtemp(*staging)) /* mode 0700: private until it is complete */
+	if (platform_private_dir(*staging) != 0)
 		return cf_fail(e, CF_INSTALL, "%s: %s", p->prefix, strerror(errno));
 	struct stage s = { .fd = -1 };
-	s.rootfd = open(*staging, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	s.rootfd = platform_tree_open(*staging);
 	if (s.rootfd < 0)
 		return cf_fail(e, CF_INSTALL, "%s: %s", *staging, strerror(errno));
 	struct payload_sink sink = { stage_begin, stage_data, stage_end, &s };
@@ -511,9 +474,9 @@ static int extract_to_staging(const struct paths *p, struct opened *b, struct in
 	r->bytes = s.bytes;
 	if (rc == CF_OK)
 		rc = write_meta(s.rootfd, b, r, e);
-	if (rc == CF_OK && (syncfs(s.rootfd) != 0 || fchmod(s.rootfd, 0755) != 0))
+	if (rc == CF_OK && platform_tree_commit(s.rootfd) != 0)
 		rc = cf_fail(e, CF_INSTALL, "%s: %s", *staging, strerror(errno));
-	close(s.rootfd);
+	platform_tree_close(s.rootfd);
 	return rc;
 }
 
@@ -524,7 +487,7 @@ static int commit_install(const struct paths *p, const struct install_options *o
 	char *target = under(p, j->target), now[32];
 	int rc = CF_OK;
 	if (j->target_existed) {
-		j->backup = xasprintf(".old-%s-%ld", j->target, (long)getpid());
+		j->backup = xasprintf(".old-%s-%ld", j->target, platform_process_id());
 		rc = journal_write(p, j, e);
 		char *backup = under(p, j->backup);
 		if (rc == CF_OK && rename(target, backup) != 0)

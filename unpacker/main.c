@@ -20,10 +20,10 @@
 /* A .run carries its bundle: with no BUNDLE argument, install from our own file. */
 static const char *self_bundle(void)
 {
-	static char path[] = "/proc/self/exe";
+	const char *path = platform_self_path();
 	uint8_t tail[SFX_TRAILER_LEN];
 	uint64_t off, len;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
 	off_t size = fd >= 0 ? lseek(fd, 0, SEEK_END) : -1;
 	int ok = size > SFX_TRAILER_LEN &&
 		 pread(fd, tail, sizeof(tail), size - SFX_TRAILER_LEN) == SFX_TRAILER_LEN &&

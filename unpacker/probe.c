@@ -2,17 +2,16 @@
 #include "unpacker/probe.h"
 
 #include <dirent.h>
-#include <dlfcn.h>
 #include <jansson.h>
 #include <limits.h>
 #include <signal.h>
-#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "common/io.h"
+#include "common/platform.h"
 #include "manifests/compat.h"
 #include "unpacker/gpucheck.h"
 #include "unpacker/gpuapi.h"
@@ -44,30 +43,28 @@ struct mapped {
 	const char *filter;
 };
 
-static int collect_mapped(struct dl_phdr_info *info, size_t size, void *ctx)
+static void collect_mapped(const char *path, void *ctx)
 {
 	struct mapped *m = ctx;
 	char real[PATH_MAX];
-	(void)size;
-	if (info->dlpi_name && strstr(info->dlpi_name, m->filter) && realpath(info->dlpi_name, real))
+	if (strstr(path, m->filter) && realpath(path, real))
 		json_array_append_new(m->list, json_string(real));
-	return 0;
 }
 
 /* Every object of this process whose path contains filter. */
 static json_t *mapped_objects(const char *filter)
 {
 	struct mapped m = { json_array(), filter };
-	dl_iterate_phdr(collect_mapped, &m);
+	platform_loaded_libs(collect_mapped, &m);
 	return m.list;
 }
 
 static void *load_cudnn(const char *path, struct cudnn_api *api, json_t **failure)
 {
 	char missing[128];
-	void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	void *lib = platform_lib_open(path, PLATFORM_LIB_NOW);
 	if (!lib) {
-		*failure = result("library", "fail", dlerror());
+		*failure = result("library", "fail", platform_lib_error());
 		return NULL;
 	}
 	if (gpuapi_cudnn(lib, api, missing, sizeof(missing)) != 0) {
@@ -119,8 +116,8 @@ static int probe_library(char **a)
 		if (strncmp(de->d_name, "libcudnn_", 9) || n < m || strcmp(de->d_name + n - m, suffix))
 			continue;
 		char *sub = xasprintf("%s%s", libdir, de->d_name);
-		if (!dlopen(sub, RTLD_NOW | RTLD_LOCAL)) {
-			snprintf(why, sizeof(why), "%s does not load: %s", de->d_name, dlerror());
+		if (!platform_lib_open(sub, PLATFORM_LIB_NOW)) {
+			snprintf(why, sizeof(why), "%s does not load: %s", de->d_name, platform_lib_error());
 			bad = why;
 		}
 		free(sub);
@@ -151,27 +148,17 @@ static int probe_library(char **a)
 	return bad ? 1 : 0;
 }
 
-static int object_path(void *handle, char *out, size_t size)
-{
-	struct link_map *map = NULL;
-	char real[PATH_MAX];
-	if (dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || !map || !realpath(map->l_name, real))
-		return -1;
-	snprintf(out, size, "%s", real);
-	return 0;
-}
-
 /* resolve MAJOR: what a program gets for libcudnn.so.MAJOR with this environment. */
 static int probe_resolve(char **a)
 {
 	char name[64], path[PATH_MAX], got[32] = "unknown";
 	snprintf(name, sizeof(name), "libcudnn.so.%s", a[0]);
-	void *lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-	if (!lib || object_path(lib, path, sizeof(path)) != 0) {
-		probe_emit(result("resolution", "fail", lib ? "loaded, but its path is unknown" : dlerror()));
+	void *lib = platform_lib_open(name, PLATFORM_LIB_NOW);
+	if (!lib || platform_lib_path(lib, path, sizeof(path)) != 0) {
+		probe_emit(result("resolution", "fail", lib ? "loaded, but its path is unknown" : platform_lib_error()));
 		return 1;
 	}
-	size_t (*version)(void) = (size_t(*)(void))dlsym(lib, "cudnnGetVersion");
+	size_t (*version)(void) = (size_t(*)(void))platform_lib_symbol(lib, "cudnnGetVersion");
 	if (version)
 		cudnn_version_text(version(), got, sizeof(got));
 	json_t *o = result("resolution", "pass", path);
@@ -195,10 +182,9 @@ static int probe_deps(char **a)
 	for (int i = 0; i < 4; i++) {
 		/* cuDNN's RUNPATH is $ORIGIN: a copy in the bundle wins, then the loader's path. */
 		char *bundled = xasprintf("%s/lib/%s", dir, names[i]);
-		void *h = io_exists(bundled) ? dlopen(bundled, RTLD_LAZY | RTLD_LOCAL)
-					     : dlopen(names[i], RTLD_LAZY | RTLD_LOCAL);
+		void *h = platform_lib_open(io_exists(bundled) ? bundled : names[i], PLATFORM_LIB_LAZY);
 		free(bundled);
-		if (h && object_path(h, path, sizeof(path)) == 0) {
+		if (h && platform_lib_path(h, path, sizeof(path)) == 0) {
 			json_object_set_new(found, names[i], json_string(path));
 		} else {
 			json_object_set_new(found, names[i], json_null());
@@ -217,9 +203,9 @@ static int probe_driver(char **a)
 {
 	struct cuda_api cu;
 	char missing[128], why[256];
-	void *lib = dlopen(a[0], RTLD_NOW | RTLD_LOCAL);
+	void *lib = platform_lib_open(a[0], PLATFORM_LIB_NOW);
 	if (!lib || gpuapi_cuda(lib, &cu, missing, sizeof(missing)) != 0) {
-		snprintf(why, sizeof(why), "%s: %s", a[0], lib ? missing : dlerror());
+		snprintf(why, sizeof(why), "%s: %s", a[0], lib ? missing : platform_lib_error());
 		probe_emit(result("driver", "fail", why));
 		return 1;
 	}

@@ -2,23 +2,20 @@
 #include "unpacker/validate.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <glob.h>
 #include <jansson.h>
 #include <limits.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "common/frame.h"
 #include "common/io.h"
 #include "common/log.h"
+#include "common/platform.h"
 #include "common/sha256.h"
 #include "manifests/compat.h"
 #include "unpacker/probe.h"
@@ -96,13 +93,12 @@ static void check_files(struct run *r)
 static int run_probe(struct run *r, int timeout, char *const args[], json_t **lines, char *why,
 		     size_t size)
 {
-	char self[PATH_MAX], *env[4];
-	int nenv = 0, fds[2];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	const char *self = platform_self_path();
+	char *env[4];
+	int nenv = 0;
 	*lines = json_array();
-	if (n <= 0 || pipe2(fds, O_CLOEXEC) != 0)
+	if (!self)
 		return snprintf(why, size, "cannot start a probe: %s", strerror(errno)), -1;
-	self[n] = '\0';
 	env[nenv++] = "PATH=/usr/bin:/bin";
 	char *ldpath = r->env_ldpath[0] ? xasprintf("LD_LIBRARY_PATH=%s", r->env_ldpath) : NULL;
 	if (ldpath)
@@ -115,41 +111,15 @@ static int run_probe(struct run *r, int timeout, char *const args[], json_t **li
 	for (int i = 0; args[i] && argc < 11; i++)
 		argv[argc++] = args[i];
 	argv[argc] = NULL;
-	pid_t pid = fork();
-	if (pid == 0) {
-		dup2(fds[1], 1);
-		dup2(fds[1], 2);
-		execve(self, argv, env);
-		_exit(127);
-	}
-	close(fds[1]);
+	struct platform_child child;
+	int started = platform_run(self, argv, env, PLATFORM_CAPTURE_ALL, timeout, &child);
+	int saved = errno;
 	free(ldpath);
-	char *out = NULL;
-	size_t len = 0;
-	time_t deadline = time(NULL) + timeout;
-	int timed_out = 0;
-	for (;;) {
-		struct pollfd p = { fds[0], POLLIN, 0 };
-		int left = (int)(deadline - time(NULL));
-		if (left <= 0 || poll(&p, 1, left * 1000) == 0) {
-			timed_out = 1;
-			kill(pid, SIGKILL);
-			break;
-		}
-		char buf[4096];
-		ssize_t got = read(fds[0], buf, sizeof(buf));
-		if (got <= 0)
-			break;
-		out = xrealloc(out, len + (size_t)got + 1);
-		memcpy(out + len, buf, (size_t)got);
-		len += (size_t)got;
-		out[len] = '\0';
-	}
-	close(fds[0]);
-	int status = 0;
-	waitpid(pid, &status, 0);
+	if (started != 0)
+		return snprintf(why, size, "cannot start a probe: %s", strerror(saved)), -1;
 	char *save = NULL, *text = NULL;
-	for (char *line = out ? strtok_r(out, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
+	for (char *line = child.output ? strtok_r(child.output, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
 		json_t *o = line[0] == '{' ? json_loads(line, 0, NULL) : NULL;
 		if (o)
 			json_array_append_new(*lines, o);
@@ -157,14 +127,13 @@ static int run_probe(struct run *r, int timeout, char *const args[], json_t **li
 			text = line;
 	}
 	int rc = 0;
-	if (timed_out)
+	if (child.timed_out)
 		rc = (snprintf(why, size, "timed out after %d s (killed)", timeout), -1);
-	else if (WIFSIGNALED(status))
-		rc = (snprintf(why, size, "crashed inside the library (signal %d, %s)", WTERMSIG(status),
-			       strsignal(WTERMSIG(status))), -1);
+	else if (!child.exited)
+		rc = (snprintf(why, size, "crashed inside the library (%s)", child.crash), -1);
 	else if (json_array_size(*lines) == 0)
 		rc = (snprintf(why, size, "the probe failed: %s", text ? text : "no output"), -1);
-	free(out);
+	free(child.output);
 	return rc;
 }
 
