@@ -214,6 +214,19 @@ static int fetch_from_mirror(struct job *j, struct cf_err *e)
 	return rc;
 }
 
+/* The CUDA redistributables cuDNN needs, as the mirror's CUDA redistrib JSON lists them. */
+static int components_from_mirror(struct job *j, const char *cuda, const char *platform,
+				  struct cf_err *e)
+{
+	struct cf_err why = { 0 };
+	if (mirror_resolve_cuda(j->o->mirror, cuda, platform, &j->fetch, &j->plan, &why) != CF_OK)
+		return cf_fail(e, why.code, "no CUDA component list: %s (give --mirror URL; a file:// "
+			       "directory holding cuda/redist/redistrib_<release>.json works offline)",
+			       why.msg);
+	j->have_plan = 1;
+	return CF_OK;
+}
+
 static int load_source(struct job *j, struct cf_err *e)
 {
 	const struct create_options *o = j->o;
@@ -235,9 +248,7 @@ static int load_source(struct job *j, struct cf_err *e)
 	j->source_time = j->tree.newest_mtime;
 	if (rc == CF_OK && o->mirror_given) {
 		const char *cuda = o->cuda ? o->cuda : j->tree.cuda_variant;
-		rc = mirror_resolve_cuda(o->mirror, cuda, o->platform ? o->platform : j->tree.platform,
-					 &j->fetch, &j->plan, e);
-		j->have_plan = rc == CF_OK;
+		rc = components_from_mirror(j, cuda, o->platform ? o->platform : j->tree.platform, e);
 	}
 	return rc;
 }
@@ -285,6 +296,14 @@ static int describe(struct job *j, struct cf_err *e)
 	memcpy(m->source_sha256, j->source_sha, 32);
 	m->source_has_sha256 = j->source_has_sha;
 	m->source_size = j->source_size;
+	/* The CUDA component list is always in the manifest: when neither a named mirror nor the
+	 * source itself (wheel metadata, versioned library names) gives it, the default mirror
+	 * does (NVIDIA's, or $CUFERRY_MIRROR). */
+	if (!j->have_plan && t->ncuda_libs == 0) {
+		rc = components_from_mirror(j, o->cuda ? o->cuda : variant, m->platform, e);
+		if (rc != CF_OK)
+			return rc;
+	}
 	if (j->have_plan)
 		add_plan_components(m, &j->plan, o->with_cuda_libs && !o->from_dir);
 	else if (o->from_dir)
@@ -294,9 +313,6 @@ static int describe(struct job *j, struct cf_err *e)
 			m->components[i].included = o->with_cuda_libs;
 	if (!m->cuda_release)
 		manifest_set(&m->cuda_release, t->cuda_hint[0] ? t->cuda_hint : NULL);
-	if (m->ncomponents == 0)
-		log_msg(LOG_WARN, "no CUDA component list for this source (give --mirror to fetch "
-			"NVIDIA's CUDA redistrib manifest)");
 	set_env(m, t);
 	return set_times(m, o, j->source_time, e);
 }

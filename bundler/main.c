@@ -25,7 +25,8 @@ static const char usage_text[] =
 	"                      [--split SIZE] [--sfx [--unpacker PATH]] [--cache DIR] [-q]\n"
 	"       bundler resolve --cudnn VER [--cuda MAJOR[.MINOR]] [--platform P] [--mirror URL]\n"
 	"       bundler inspect BUNDLE [--export DIR]\n"
-	"       bundler sign BUNDLE (--key K.key | --external [--pub K.pub --signature SIG])\n";
+	"       bundler sign BUNDLE (--key K.key | --external [--pub K.pub --signature SIG])\n"
+	"The mirror defaults to $CUFERRY_MIRROR, else NVIDIA's; file:// directories work offline.\n";
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int usage_error(const char *fmt, ...)
@@ -242,7 +243,9 @@ int main(int argc, char **argv)
 {
 	struct cli c;
 	memset(&c, 0, sizeof(c));
-	c.create.mirror = MIRROR_DEFAULT;
+	/* A site's own mirror of NVIDIA's redist tree can stand in for NVIDIA's by default. */
+	c.create.mirror = getenv("CUFERRY_MIRROR") && *getenv("CUFERRY_MIRROR") ? getenv("CUFERRY_MIRROR")
+										    : MIRROR_DEFAULT;
 	c.create.expires_days = -1;
 	c.create.level = 9;
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {

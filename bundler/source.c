@@ -3,6 +3,7 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -169,32 +170,61 @@ static void detect_platform(struct tree *t, char *out, size_t size)
 	}
 }
 
-/* dist-info folders of NVIDIA's wheels name exact versions: nvidia_cudnn_cu13-9.19.0.56 */
+/* Where the metadata of NVIDIA's wheels lies for a tree at dir: dir/dist-info (a toolkit
+ * assembled from wheels, as on the development machines), or site-packages itself when dir
+ * is a pip install (site-packages/nvidia/cudnn). */
+static size_t wheel_folders(const char *dir, char *out[2])
+{
+	size_t n = 0;
+	out[n++] = xasprintf("%s/dist-info", dir);
+	char real[PATH_MAX];
+	if (realpath(dir, real)) {
+		char *slash = strrchr(real, '/');
+		if (slash && slash > real) {
+			*slash = '\0';
+			slash = strrchr(real, '/');
+			if (slash && strcmp(slash + 1, "nvidia") == 0) {
+				*slash = '\0';
+				out[n++] = xstrdup(real);
+			}
+		}
+	}
+	return n;
+}
+
+/* dist-info folders of NVIDIA's wheels name exact versions: nvidia_cudnn_cu13-9.19.0.56,
+ * nvidia_cublas-13.1.0.3, nvidia_cublas_cu12-12.4.5.8. prefix is the name up to any "_cu"
+ * suffix; *dist_name gets the folder's name. */
 static int dist_info_version(const char *dir, const char *prefix, char *version, size_t vsize,
 			     char *dist_name, size_t dsize)
 {
-	char *path = xasprintf("%s/dist-info", dir);
-	DIR *d = opendir(path);
-	struct dirent *de;
+	char *folders[2];
+	size_t nfolders = wheel_folders(dir, folders);
 	int found = -1;
-	free(path);
-	if (!d)
-		return -1;
-	while ((de = readdir(d)) != NULL) {
-		size_t n = strlen(prefix);
-		if (strncmp(de->d_name, prefix, n) != 0)
-			continue;
-		const char *dash = strchr(de->d_name, '-');
-		const char *end = strstr(de->d_name, ".dist-info");
-		if (!dash || !end || end < dash)
-			continue;
-		snprintf(version, vsize, "%.*s", (int)(end - dash - 1), dash + 1);
-		if (dist_name)
-			snprintf(dist_name, dsize, "%s", de->d_name);
-		found = 0;
-		break;
+	for (size_t f = 0; f < nfolders; f++) {
+		DIR *d = found ? opendir(folders[f]) : NULL;
+		struct dirent *de;
+		while (d && (de = readdir(d)) != NULL) {
+			size_t n = strlen(prefix);
+			if (strncmp(de->d_name, prefix, n) != 0)
+				continue;
+			const char *dash = de->d_name + n;
+			if (strncmp(dash, "_cu", 3) == 0)
+				dash += 3;
+			dash += strspn(dash, "0123456789");
+			const char *end = strstr(de->d_name, ".dist-info");
+			if (*dash != '-' || !end || end < dash)
+				continue;
+			snprintf(version, vsize, "%.*s", (int)(end - dash - 1), dash + 1);
+			if (dist_name)
+				snprintf(dist_name, dsize, "%s", de->d_name);
+			found = 0;
+			break;
+		}
+		if (d)
+			closedir(d);
+		free(folders[f]);
 	}
-	closedir(d);
 	return found;
 }
 
@@ -209,24 +239,84 @@ static void note_cuda_lib(struct tree *t, const char *name, const char *version,
 	snprintf(c->file, sizeof(c->file), "%s", file);
 }
 
-static void detect_cuda_libs(const char *dir, const char *libdir, struct tree *t)
+/* The library of a wheel-installed component, relative to dir: in dir's own lib/, or in
+ * pip's site-packages/nvidia/<wheel>/lib or the CUDA 13 wheels' shared nvidia/cu<N>/lib. */
+static char *wheel_library(const char *dir, const char *wheel, const char *soname)
 {
-	char version[64], *file;
+	const char *major = strstr(soname, ".so.") + 4; /* soname is libX.so.MAJOR */
+	for (size_t i = 0; i < 3; i++) {
+		char *rel = i == 0 ? xasprintf("lib/%s", soname)
+			   : i == 1 ? xasprintf("../%s/lib/%s", wheel, soname)
+				    : xasprintf("../cu%s/lib/%s", major, soname);
+		char *full = xasprintf("%s/%s", dir, rel);
+		int found = io_exists(full);
+		free(full);
+		if (found)
+			return rel;
+		free(rel);
+	}
+	return NULL;
+}
+
+/* The highest version in a versioned library name in dir/lib or dir/lib64, as a toolkit
+ * installed from NVIDIA's .run or packages has them: libcublas.so.13.1.0.3 -> 13.1.0.3. */
+static int versioned_library(const char *dir, const char *stem, char *version, size_t vsize,
+			     char *file, size_t fsize)
+{
+	static const char *const libdirs[] = { "lib", "lib64" };
+	int found = -1;
+	size_t n = strlen(stem);
+	for (size_t i = 0; i < 2; i++) {
+		char *path = xasprintf("%s/%s", dir, libdirs[i]);
+		DIR *d = opendir(path);
+		struct dirent *de;
+		free(path);
+		while (d && (de = readdir(d)) != NULL) {
+			const char *v = de->d_name + n;
+			/* at least MAJOR.MINOR, digits and dots only */
+			if (strncmp(de->d_name, stem, n) != 0 || !strchr(v, '.') ||
+			    v[strspn(v, "0123456789.")] != '\0' || !isdigit((unsigned char)*v))
+				continue;
+			if (found == 0 && compat_version_cmp_full(v, version) <= 0)
+				continue;
+			snprintf(version, vsize, "%s", v);
+			snprintf(file, fsize, "%s/%s", libdirs[i], de->d_name);
+			found = 0;
+		}
+		if (d)
+			closedir(d);
+	}
+	return found;
+}
+
+/* The CUDA libraries cuDNN needs, with exact versions, when the tree says which they are. */
+static void detect_cuda_libs(const char *dir, struct tree *t)
+{
+	static const struct {
+		const char *component, *wheel_prefix, *wheel_dir, *stem;
+	} needed[] = {
+		{ "libcublas", "nvidia_cublas", "cublas", "libcublas.so." },
+		{ "cuda_nvrtc", "nvidia_cuda_nvrtc", "cuda_nvrtc", "libnvrtc.so." },
+	};
+	char version[64], file[512];
 	/* The CUDA runtime's wheel names the toolkit release: nvidia_cuda_runtime-13.0.96 */
-	if (dist_info_version(dir, "nvidia_cuda_runtime-", version, sizeof(version), NULL, 0) == 0) {
+	if (dist_info_version(dir, "nvidia_cuda_runtime", version, sizeof(version), NULL, 0) == 0) {
 		size_t n = strspn(version, "0123456789");
 		n += version[n] == '.' ? 1 + strspn(version + n + 1, "0123456789") : 0;
 		snprintf(t->cuda_hint, sizeof(t->cuda_hint), "%.*s", (int)n, version);
 	}
-	if (dist_info_version(dir, "nvidia_cublas-", version, sizeof(version), NULL, 0) == 0) {
-		file = xasprintf("%s/libcublas.so.%.*s", libdir, (int)strcspn(version, "."), version);
-		note_cuda_lib(t, "libcublas", version, file);
-		free(file);
-	}
-	if (dist_info_version(dir, "nvidia_cuda_nvrtc-", version, sizeof(version), NULL, 0) == 0) {
-		file = xasprintf("%s/libnvrtc.so.%.*s", libdir, (int)strcspn(version, "."), version);
-		note_cuda_lib(t, "cuda_nvrtc", version, file);
-		free(file);
+	for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++) {
+		if (dist_info_version(dir, needed[i].wheel_prefix, version, sizeof(version), NULL, 0) == 0) {
+			char *soname = xasprintf("%s%.*s", needed[i].stem, (int)strcspn(version, "."), version);
+			char *rel = wheel_library(dir, needed[i].wheel_dir, soname);
+			if (rel)
+				note_cuda_lib(t, needed[i].component, version, rel);
+			free(rel);
+			free(soname);
+		} else if (versioned_library(dir, needed[i].stem, version, sizeof(version), file,
+					     sizeof(file)) == 0) {
+			note_cuda_lib(t, needed[i].component, version, file);
+		}
 	}
 }
 
@@ -242,7 +332,7 @@ static int take_license(const char *dir, struct tree *t, struct cf_err *e)
 			return rc;
 	}
 	char version[64], dist[256];
-	if (dist_info_version(dir, "nvidia_cudnn_cu", version, sizeof(version), dist,
+	if (dist_info_version(dir, "nvidia_cudnn", version, sizeof(version), dist,
 			      sizeof(dist)) == 0) {
 		char *src = xasprintf("%s/dist-info/%s/licenses/License.txt", dir, dist);
 		int rc = io_exists(src) ? tree_add(t, "LICENSE", src, e) : CF_OK;
@@ -303,14 +393,14 @@ int source_from_dir(const char *dir, int with_cuda_libs, struct tree *t, struct 
 		goto out;
 	}
 	char exact[64], dist[256];
-	if (dist_info_version(dir, "nvidia_cudnn_cu", exact, sizeof(exact), dist, sizeof(dist)) == 0 &&
+	if (dist_info_version(dir, "nvidia_cudnn", exact, sizeof(exact), dist, sizeof(dist)) == 0 &&
 	    compat_version_cmp(exact, t->version) == 0) {
 		snprintf(t->version, sizeof(t->version), "%s", exact);
 		snprintf(t->cuda_variant, sizeof(t->cuda_variant), "%.*s",
 			 (int)strspn(dist + 15, "0123456789"), dist + 15);
 	}
 	detect_platform(t, t->platform, sizeof(t->platform));
-	detect_cuda_libs(dir, "lib", t);
+	detect_cuda_libs(dir, t);
 out:
 	free(inc);
 	free(lib);

@@ -70,3 +70,47 @@ expect 0 "$BUNDLER" sign s.bundle --key "$FX/third.key"
 zstd -dc s.bundle | tar -t > a
 zstd -dc "$FX/small.bundle" | tar -t > b
 cmp a b
+
+note "where a directory source's CUDA component list comes from, with no mirror to ask"
+# No mirror may be consulted here: an unreachable one makes any attempt fail.
+nomirror="env CUFERRY_MIRROR=http://127.0.0.1:1 CUFERRY_FETCH_NO_BACKOFF=1"
+# pip's layout: site-packages/nvidia/cudnn, the CUDA 13 wheels' shared nvidia/cu13/lib, and
+# each wheel's dist-info beside nvidia/.
+site=site/nvidia
+LIBDIR=$CUDA/lib
+[ -e "$LIBDIR/libcudnn.so.9" ] || LIBDIR=$CUDA/lib64
+mkdir -p "$site/cudnn/include" "$site/cudnn/lib" "$site/cu13/lib" \
+	site/nvidia_cublas-13.1.0.3.dist-info site/nvidia_cuda_nvrtc-13.0.88.dist-info \
+	site/nvidia_cudnn_cu13-9.19.0.56.dist-info
+cp "$CUDA"/include/cudnn*.h "$site/cudnn/include/"
+cp "$LIBDIR/libcudnn.so.9" "$site/cudnn/lib/"
+ln -s "$LIBDIR/libcublas.so.13" "$site/cu13/lib/"
+ln -s "$LIBDIR/libnvrtc.so.13" "$site/cu13/lib/"
+expect 0 $nomirror "$BUNDLER" create --from-dir "$site/cudnn" --key "$FX/test.key" -o pip.bundle --level 1
+expect 0 "$BUNDLER" inspect pip.bundle
+assert_contains last.out "9.19.0.56 for CUDA 13"
+assert_contains last.out "libcublas   13.1.0.3     listed, not included"
+assert_contains last.out "cuda_nvrtc  13.0.88      listed, not included"
+# A toolkit installed from NVIDIA's .run or packages: versioned names, the highest wins.
+mkdir -p tk/include tk/lib
+cp "$CUDA"/include/cudnn*.h tk/include/
+cp "$LIBDIR/libcudnn.so.9" tk/lib/
+cp "$LIBDIR/libnvrtc.so.13" tk/lib/libnvrtc.so.13.0.88
+ln -s libnvrtc.so.13.0.88 tk/lib/libnvrtc.so.13
+echo old > tk/lib/libcublas.so.13.0.2
+echo new > tk/lib/libcublas.so.13.1.0.3
+expect 0 $nomirror "$BUNDLER" create --from-dir tk --cuda 13 --key "$FX/test.key" -o tk.bundle --level 1
+expect 0 "$BUNDLER" inspect tk.bundle
+assert_contains last.out "libcublas   13.1.0.3"
+assert_contains last.out "cuda_nvrtc  13.0.88"
+# Neither: the mirror is asked, and an unreachable one is an error, not a silent omission.
+rm tk/lib/libcublas.so.* tk/lib/libnvrtc.so.*
+expect 9 $nomirror "$BUNDLER" create --from-dir tk --cuda 13 --key "$FX/test.key" -o none.bundle --level 1
+assert_contains last.err "no CUDA component list"
+one_line_reason
+[ ! -e none.bundle ] || fail "output written"
+# The offline way out: a file:// mirror holding the CUDA redistrib JSON.
+expect 0 "$BUNDLER" create --from-dir tk --cuda 13 --mirror "file://$FX/file-mirror" \
+	--key "$FX/test.key" -o file.bundle --level 1
+expect 0 "$BUNDLER" inspect file.bundle
+assert_contains last.out "CUDA        13.0.2"

@@ -33,7 +33,11 @@ assert_contains last.out "cuDNN       8.2.2.26 for CUDA 11"
 assert_contains last.out "bin/cudnn64_8.dll"
 assert_contains last.out "lib/x64/cudnn.lib"
 assert_contains last.out "PATH += bin"
-assert_contains last.out "CUDA        11.4"
+# The archive names no CUDA libraries: the list comes from the mirror's CUDA 11 line, here
+# NVIDIA's own redistrib_11.8.0.json (fixtures.sh), newest of that line.
+assert_contains last.out "CUDA        11.8.0"
+assert_contains last.out "libcublas   11.11.3.6    listed, not included"
+assert_contains last.out "cuda_nvrtc  11.8.89      listed, not included"
 
 note "legacy Linux tgz: cudnn-11.3-linux-x64-v8.2.1.32.tgz (lib64 becomes lib)"
 mkdir -p lin/cuda/lib64
@@ -63,6 +67,13 @@ expect 0 "$BUNDLER" create --from-archive "$stem.tar.xz" --key "$FX/test.key" -o
 expect 0 "$BUNDLER" inspect r.bundle
 assert_contains last.out "cuDNN       8.9.7.29 for CUDA 12"
 assert_contains last.out "driver >= 525.60.13"
+assert_contains last.out "CUDA        12.8.0"
+
+note "no component list to be had (the mirror is unreachable): exit 9, nothing written"
+expect 9 env CUFERRY_MIRROR=http://127.0.0.1:1 CUFERRY_FETCH_NO_BACKOFF=1 "$BUNDLER" create --from-archive "$stem.tar.xz" --key "$FX/test.key" -o u.bundle --level 3
+assert_contains last.err "no CUDA component list: http://127.0.0.1:1/cuda/redist/redistrib_12.json"
+assert_contains last.err "works offline"
+[ ! -e u.bundle ] || fail "output written"
 
 note "a name that contradicts the headers: exit 9"
 cp cudnn-11.3-linux-x64-v8.2.1.32.tgz cudnn-11.3-linux-x64-v8.2.2.26.tgz

@@ -10,6 +10,10 @@ rm -rf /tmp/gpu-bundle
 mkdir -p "$OUT" /tmp/gpu-bundle
 # The toolkit's own cuDNN, or else the one in PyTorch's wheel (nvidia/cudnn/{include,lib}).
 SRC=$(sh "$(dirname "$0")/cuda-dir.sh") || exit 1
+# The CUDA component list comes from the source (pip's wheel metadata); should it name none,
+# from a file:// mirror made from this machine's toolkit, as this machine has no network.
+python3 "$(dirname "$0")/make_mirror.py" /usr/local/cuda /tmp/gpu-bundle/mirror --cuda-json-only &&
+	export CUFERRY_MIRROR=file:///tmp/gpu-bundle/mirror
 bundler() { LD_LIBRARY_PATH="$D/lib" "$D/bundler" "$@"; }
 run() { echo "\$ $*"; "$@"; echo "exit $?"; }
 {
@@ -21,6 +25,8 @@ run() { echo "\$ $*"; "$@"; echo "exit $?"; }
 	echo "## bundle the cuDNN in $SRC"
 	bundler keygen /tmp/gpu-bundle/site >/dev/null
 	run bundler create --from-dir "$SRC" --cuda 13 --key /tmp/gpu-bundle/site.key -o /tmp/gpu-bundle/ --level 3 -q
+	echo "## what the manifest says (CUDA components: from the source, else from ${CUFERRY_MIRROR:-the mirror})"
+	bundler inspect /tmp/gpu-bundle/*.bundle | sed -n '1,12p'
 	echo "## install (validation runs after the switch)"
 	run "$D/unpacker" install /tmp/gpu-bundle/*.bundle --trust /tmp/gpu-bundle/site.pub --keep-failed
 	echo "## doctor"
