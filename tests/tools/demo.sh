@@ -4,10 +4,10 @@
 # is written (the sandbox root stands in for /).
 set -eu
 B=$(cd "${1:-build}" && pwd)
+CUDA=$(sh "$(dirname "$0")/cuda-dir.sh")
 D=$B/demo
 mkdir -p "$D"
 cd "$D"
-CUDA=$(sh "$(dirname "$0")/cuda-dir.sh")
 
 step() { printf '\n### %s\n' "$*"; }
 
