@@ -82,3 +82,10 @@ assert_contains last.err "resuming at"
 a=cudnn/linux-x86_64/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz
 cmp cache4/$a mirror/cudnn/redist/$a || fail "the resumed download differs from the mirror's file"
 expect 0 "$BUNDLER" inspect resumed.bundle
+
+note "the same mirror as a file:// directory (an offline bundling host): listed and fetched"
+expect 0 "$BUNDLER" create --cudnn 9.19 --cuda 13 --mirror "file://$W/mirror" --key "$FX/test.key" \
+	--cache cache5 -o file.bundle --level 3
+expect 0 "$BUNDLER" inspect file.bundle
+assert_contains last.out "cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz"
+assert_contains last.out "CUDA        13.0.2"
