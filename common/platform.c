@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <link.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -247,6 +248,58 @@ void platform_loaded_libs(void (*fn)(const char *path, void *ctx), void *ctx)
 {
 	struct loaded_walk w = { fn, ctx };
 	dl_iterate_phdr(loaded_one, &w);
+}
+
+struct platform_lib_watch {
+	const char *name;
+	pthread_t thread;
+	int running;
+	int stop;
+	char seen[PATH_MAX];
+};
+
+static void watch_one(const char *path, void *ctx)
+{
+	struct platform_lib_watch *w = ctx;
+	if (!w->seen[0] && strstr(path, w->name))
+		snprintf(w->seen, sizeof(w->seen), "%s", path);
+}
+
+static void *watch_main(void *ctx)
+{
+	struct platform_lib_watch *w = ctx;
+	const struct timespec pause = { 0, 200 * 1000 }; /* 0.2 ms: a library loaded for a
+							   * compile stays far longer */
+	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE) && !w->seen[0]) {
+		platform_loaded_libs(watch_one, w);
+		nanosleep(&pause, NULL);
+	}
+	return NULL;
+}
+
+struct platform_lib_watch *platform_lib_watch_start(const char *name)
+{
+	struct platform_lib_watch *w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	w->name = name;
+	w->running = pthread_create(&w->thread, NULL, watch_main, w) == 0;
+	return w;
+}
+
+int platform_lib_watch_end(struct platform_lib_watch *w, char *path, size_t size)
+{
+	if (!w)
+		return -1;
+	__atomic_store_n(&w->stop, 1, __ATOMIC_RELEASE);
+	if (w->running)
+		pthread_join(w->thread, NULL);
+	platform_loaded_libs(watch_one, w); /* and what is mapped now */
+	int found = w->seen[0] ? 0 : -1;
+	if (found == 0)
+		snprintf(path, size, "%s", w->seen);
+	free(w);
+	return found;
 }
 
 /* ---- child processes ---- */

@@ -62,6 +62,14 @@ int platform_lib_path(void *lib, char *out, size_t size);
 /* Call fn with the path of every library mapped into this process, as the loader names it. */
 void platform_loaded_libs(void (*fn)(const char *path, void *ctx), void *ctx);
 
+/* Watch, from a thread, for a library whose path contains name being mapped at any moment
+ * until platform_lib_watch_end: libraries that are opened and closed again (cuDNN's use of
+ * NVRTC) leave no trace a later look could find. */
+struct platform_lib_watch;
+struct platform_lib_watch *platform_lib_watch_start(const char *name);
+/* Stop watching and free w: 0 with the first path seen in path, or -1 if it never was. */
+int platform_lib_watch_end(struct platform_lib_watch *w, char *path, size_t size);
+
 /* ---- child processes ---- */
 
 enum platform_capture {

@@ -522,6 +522,9 @@ static int graphcheck_matmul(struct gpu *g)
 	int64_t n = graph ? engine_configs(g, graph, cfgs, 32) : 0;
 	int passed = 0, rtc_offered = 0, rtc_passed = 0;
 	json_t *engines = json_array();
+	/* cuDNN opens NVRTC to build its runtime-compiled engines and closes it once they are
+	 * built, so a look afterwards finds nothing (seen on the H200): watch while they run. */
+	struct platform_lib_watch *nvrtc_watch = platform_lib_watch_start("libnvrtc");
 	for (int64_t i = 0; i < n; i++) {
 		int rtc, lt;
 		json_t *rec = json_object();
@@ -534,8 +537,12 @@ static int graphcheck_matmul(struct gpu *g)
 		rtc_passed += rtc && ok;
 		g->dnn.BackendDestroyDescriptor(cfgs[i]);
 	}
-	int nvrtc = is_mapped("libnvrtc"), lt = is_mapped("libcublasLt");
+	char nvrtc_path[512];
+	int nvrtc = platform_lib_watch_end(nvrtc_watch, nvrtc_path, sizeof(nvrtc_path)) == 0;
+	int lt = is_mapped("libcublasLt");
 	json_object_set_new(o, "nvidia_libraries_mapped", mapped_list());
+	if (nvrtc)
+		json_object_set_new(o, "nvrtc_path", json_string(nvrtc_path));
 	char why[512];
 	int failed = passed == 0 || (rtc_offered && !rtc_passed) || !(nvrtc || lt);
 	snprintf(why, sizeof(why), "%d of %lld engines correct; runtime-compiled: %d of %d; loaded: %s%s%s",

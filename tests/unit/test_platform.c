@@ -6,7 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <time.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,6 +170,12 @@ static void find_libz(const char *path, void *ctx)
 		*(int *)ctx = 1;
 }
 
+static void find_anl(const char *path, void *ctx)
+{
+	if (strstr(path, "libanl.so"))
+		*(int *)ctx = 1;
+}
+
 static void test_libraries_load_by_name_and_path(void **state)
 {
 	(void)state;
@@ -187,6 +195,28 @@ static void test_libraries_load_by_name_and_path(void **state)
 
 	assert_null(platform_lib_open("/nonexistent/libnothing.so", PLATFORM_LIB_NOW));
 	assert_non_null(strstr(platform_lib_error(), "libnothing"));
+}
+
+/* A library opened and closed again while watched is seen, though nothing shows it after. */
+static void test_watch_sees_a_library_that_came_and_went(void **state)
+{
+	(void)state;
+	struct platform_lib_watch *w = platform_lib_watch_start("libanl.so");
+	assert_non_null(w);
+	void *lib = platform_lib_open("libanl.so.1", PLATFORM_LIB_NOW);
+	assert_non_null(lib);
+	const struct timespec hold = { 0, 20 * 1000 * 1000 };
+	nanosleep(&hold, NULL);
+	assert_int_equal(dlclose(lib), 0);
+	int seen = 0;
+	platform_loaded_libs(find_anl, &seen);
+	assert_false(seen); /* gone again: only the watch can tell */
+	char path[PATH_MAX];
+	assert_int_equal(platform_lib_watch_end(w, path, sizeof(path)), 0);
+	assert_non_null(strstr(path, "libanl.so"));
+
+	w = platform_lib_watch_start("libnot-a-library-anyone-loads");
+	assert_int_equal(platform_lib_watch_end(w, path, sizeof(path)), -1);
 }
 
 static void test_process_facts(void **state)
@@ -235,6 +265,7 @@ int main(void)
 		cmocka_unit_test(test_run_of_a_missing_program),
 		cmocka_unit_test(test_tree_writes_without_following_links),
 		cmocka_unit_test(test_libraries_load_by_name_and_path),
+		cmocka_unit_test(test_watch_sees_a_library_that_came_and_went),
 		cmocka_unit_test(test_process_facts),
 		cmocka_unit_test(test_lock_and_switch_link),
 	};
