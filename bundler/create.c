@@ -138,19 +138,40 @@ static void add_plan_components(struct manifest *m, const struct mirror_plan *pl
 
 /* Components of a directory source: versions from NVIDIA's wheel metadata, hash of the
  * library itself. */
-static void add_tree_components(struct manifest *m, const struct tree *t, const char *dir,
-				int included)
+static void add_tree_components(struct manifest *m, const struct tree *t, const char *dir)
 {
 	for (size_t i = 0; i < t->ncuda_libs; i++) {
 		const struct cuda_lib_info *l = &t->cuda_libs[i];
 		char *file = xasprintf("%s/%s", dir, l->file), real[PATH_MAX];
-		struct manifest_component c = { .name = (char *)l->name, .version = (char *)l->version,
-						.included = included };
+		struct manifest_component c = { .name = (char *)l->name, .version = (char *)l->version };
 		if (realpath(file, real) && sha256_file(real, c.sha256, &c.size) == 0)
 			c.has_sha256 = 1;
 		manifest_add_component(m, &c);
 		free(file);
 	}
+}
+
+/* Whether the tree holds a CUDA component's main library: lib/libcublas.so*, bin/cublas64_*.dll */
+static int tree_packs(const struct tree *t, const char *component)
+{
+	static const struct {
+		const char *component, *linux_name, *windows_name;
+	} libs[] = {
+		{ "libcublas", "libcublas.so", "cublas64_" },
+		{ "cuda_nvrtc", "libnvrtc.so", "nvrtc64_" },
+	};
+	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++) {
+		if (strcmp(libs[i].component, component) != 0)
+			continue;
+		for (size_t k = 0; k < t->count; k++) {
+			const char *slash = strrchr(t->entries[k].path, '/');
+			const char *base = slash ? slash + 1 : t->entries[k].path;
+			if (strncmp(base, libs[i].linux_name, strlen(libs[i].linux_name)) == 0 ||
+			    strncmp(base, libs[i].windows_name, strlen(libs[i].windows_name)) == 0)
+				return 1;
+		}
+	}
+	return 0;
 }
 
 static int agree(const char *what, const char *given, const char *found, struct cf_err *e)
@@ -178,6 +199,21 @@ struct job {
 	int64_t source_time;
 };
 
+/* --with-cuda-libs from a mirror: download, check and add each component the plan lists. */
+static int fetch_components(struct job *j, const char *platform, struct cf_err *e)
+{
+	int rc = CF_OK;
+	for (size_t i = 0; rc == CF_OK && i < j->plan.ncomponents; i++) {
+		const struct redist_artifact *a = &j->plan.components[i];
+		char *dest = xasprintf("%s/%s", j->cache, a->relative_path);
+		rc = fetch_file(j->plan.component_urls[i], dest, a->size, a->sha256, &j->fetch, e);
+		if (rc == CF_OK)
+			rc = source_add_component_archive(dest, j->workdir, platform, &j->tree, e);
+		free(dest);
+	}
+	return rc;
+}
+
 static int fetch_from_mirror(struct job *j, struct cf_err *e)
 {
 	const struct create_options *o = j->o;
@@ -195,14 +231,8 @@ static int fetch_from_mirror(struct job *j, struct cf_err *e)
 	if (rc == CF_OK)
 		rc = source_from_archive(dest, j->workdir, &j->tree, e);
 	free(dest);
-	for (size_t i = 0; rc == CF_OK && o->with_cuda_libs && i < j->plan.ncomponents; i++) {
-		const struct redist_artifact *a = &j->plan.components[i];
-		dest = xasprintf("%s/%s", j->cache, a->relative_path);
-		rc = fetch_file(j->plan.component_urls[i], dest, a->size, a->sha256, &j->fetch, e);
-		if (rc == CF_OK)
-			rc = source_add_component_archive(dest, j->workdir, platform, &j->tree, e);
-		free(dest);
-	}
+	if (rc == CF_OK && o->with_cuda_libs)
+		rc = fetch_components(j, platform, e);
 	const char *slash = strrchr(j->plan.cudnn.relative_path, '/');
 	snprintf(j->source_kind, sizeof(j->source_kind), "nvidia-redist");
 	snprintf(j->source_name, sizeof(j->source_name), "%s",
@@ -246,10 +276,16 @@ static int load_source(struct job *j, struct cf_err *e)
 		return fetch_from_mirror(j, e);
 	}
 	j->source_time = j->tree.newest_mtime;
-	if (rc == CF_OK && o->mirror_given) {
+	/* An archive holds cuDNN only: with --with-cuda-libs, its CUDA libraries come from the
+	 * mirror (named, or the default one), downloaded and checked like a mirror source's. */
+	int cuda_from_mirror = o->mirror_given || (o->from_archive && o->with_cuda_libs);
+	const char *platform = o->platform ? o->platform : j->tree.platform;
+	if (rc == CF_OK && cuda_from_mirror) {
 		const char *cuda = o->cuda ? o->cuda : j->tree.cuda_variant;
-		rc = components_from_mirror(j, cuda, o->platform ? o->platform : j->tree.platform, e);
+		rc = components_from_mirror(j, cuda, platform, e);
 	}
+	if (rc == CF_OK && o->from_archive && o->with_cuda_libs)
+		rc = fetch_components(j, platform, e);
 	return rc;
 }
 
@@ -300,6 +336,12 @@ static int describe(struct job *j, struct cf_err *e)
 	 * source itself (wheel metadata, versioned library names) gives it, the default mirror
 	 * does (NVIDIA's, or $CUFERRY_MIRROR). */
 	if (!j->have_plan && t->ncuda_libs == 0) {
+		/* The mirror's newest release of the line need not be what the tree's libraries are:
+		 * only a mirror the user names may vouch for libraries that are packed. */
+		if (o->from_dir && o->with_cuda_libs && (tree_packs(t, "libcublas") || tree_packs(t, "cuda_nvrtc")))
+			return cf_fail(e, CF_SOURCE, "%s: its CUDA libraries name no version (no wheel "
+				       "metadata, no versioned file names); give --mirror URL for the CUDA "
+				       "release they come from", o->from_dir);
 		rc = components_from_mirror(j, o->cuda ? o->cuda : variant, m->platform, e);
 		if (rc != CF_OK)
 			return rc;
@@ -307,10 +349,15 @@ static int describe(struct job *j, struct cf_err *e)
 	if (j->have_plan)
 		add_plan_components(m, &j->plan, o->with_cuda_libs && !o->from_dir);
 	else if (o->from_dir)
-		add_tree_components(m, t, o->from_dir, o->with_cuda_libs);
-	if (o->from_dir && j->have_plan)
-		for (size_t i = 0; i < m->ncomponents; i++)
-			m->components[i].included = o->with_cuda_libs;
+		add_tree_components(m, t, o->from_dir);
+	/* A directory's components are "included" only when their libraries are in the bundle. */
+	for (size_t i = 0; o->from_dir && i < m->ncomponents; i++) {
+		int packed = o->with_cuda_libs && tree_packs(t, m->components[i].name);
+		if (o->with_cuda_libs && !packed)
+			return cf_fail(e, CF_SOURCE, "--with-cuda-libs: %s has no %s library in lib/ or bin/ "
+				       "to pack", o->from_dir, m->components[i].name);
+		m->components[i].included = packed;
+	}
 	if (!m->cuda_release)
 		manifest_set(&m->cuda_release, t->cuda_hint[0] ? t->cuda_hint : NULL);
 	set_env(m, t);

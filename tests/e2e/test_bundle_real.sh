@@ -91,6 +91,11 @@ expect 0 "$BUNDLER" inspect pip.bundle
 assert_contains last.out "9.19.0.56 for CUDA 13"
 assert_contains last.out "libcublas   13.1.0.3     listed, not included"
 assert_contains last.out "cuda_nvrtc  13.0.88      listed, not included"
+# --with-cuda-libs packs only what the tree holds: pip keeps cuBLAS in another wheel.
+expect 9 $nomirror "$BUNDLER" create --from-dir "$site/cudnn" --with-cuda-libs --key "$FX/test.key" \
+	-o pip-libs.bundle --level 1
+assert_contains last.err "has no libcublas library in lib/ or bin/ to pack"
+[ ! -e pip-libs.bundle ] || fail "output written"
 # A toolkit installed from NVIDIA's .run or packages: versioned names, the highest wins.
 mkdir -p tk/include tk/lib
 cp "$CUDA"/include/cudnn*.h tk/include/
@@ -103,6 +108,13 @@ expect 0 $nomirror "$BUNDLER" create --from-dir tk --cuda 13 --key "$FX/test.key
 expect 0 "$BUNDLER" inspect tk.bundle
 assert_contains last.out "libcublas   13.1.0.3"
 assert_contains last.out "cuda_nvrtc  13.0.88"
+# Libraries to pack with no version anywhere: only a mirror the user names may vouch for them.
+mkdir -p tk/unversioned && cp -r tk/include tk/unversioned/ && mkdir -p tk/unversioned/lib
+cp tk/lib/libcudnn.so.9 tk/unversioned/lib/ && echo lib > tk/unversioned/lib/libcublas.so.13
+expect 9 "$BUNDLER" create --from-dir tk/unversioned --cuda 13 --with-cuda-libs --key "$FX/test.key" \
+	-o unversioned.bundle --level 1
+assert_contains last.err "name no version"
+[ ! -e unversioned.bundle ] || fail "output written"
 # Neither: the mirror is asked, and an unreachable one is an error, not a silent omission.
 rm tk/lib/libcublas.so.* tk/lib/libnvrtc.so.*
 expect 9 $nomirror "$BUNDLER" create --from-dir tk --cuda 13 --key "$FX/test.key" -o none.bundle --level 1

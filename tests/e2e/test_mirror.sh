@@ -89,3 +89,12 @@ expect 0 "$BUNDLER" create --cudnn 9.19 --cuda 13 --mirror "file://$W/mirror" --
 expect 0 "$BUNDLER" inspect file.bundle
 assert_contains last.out "cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz"
 assert_contains last.out "CUDA        13.0.2"
+
+note "--from-archive --with-cuda-libs: cuBLAS and NVRTC come from the mirror, really packed"
+cp "mirror/cudnn/redist/$a" .
+expect 0 "$BUNDLER" create --from-archive "$(basename "$a")" --with-cuda-libs --mirror "$MIRROR" \
+	--key "$FX/test.key" --cache cache6 -o archive-libs.bundle --level 3
+expect 0 "$BUNDLER" inspect archive-libs.bundle
+assert_contains last.out "libcublas   13.1.0.3     included"
+assert_contains last.out "lib/libcublas.so.13"
+assert_contains last.out "lib/libnvrtc-builtins.so.13.0"
