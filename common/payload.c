@@ -219,6 +219,12 @@ static int writer_start(struct writer *w, const struct payload_sink *sink)
 	return pthread_create(&w->thread, NULL, writer_main, w) == 0 ? 0 : -1;
 }
 
+/* The writer's failure, passed on to the caller's error. */
+static int writer_verdict(const struct writer *w, int failed, struct cf_err *e)
+{
+	return failed ? cf_fail(e, w->err.code ? w->err.code : CF_INSTALL, "%s", w->err.msg) : CF_OK;
+}
+
 /* Stop and join; the writer's verdict, if it failed. */
 static int writer_finish(struct writer *w, struct cf_err *e)
 {
@@ -228,9 +234,7 @@ static int writer_finish(struct writer *w, struct cf_err *e)
 	pthread_cond_destroy(&w->changed);
 	for (int i = 0; i < WRITE_BUFS; i++)
 		free(w->bufs[i]);
-	if (w->failed)
-		return cf_fail(e, w->err.code ? w->err.code : CF_INSTALL, "%s", w->err.msg);
-	return CF_OK;
+	return writer_verdict(w, w->failed, e);
 }
 
 static int writer_error(struct writer *w, struct cf_err *e)
@@ -238,7 +242,7 @@ static int writer_error(struct writer *w, struct cf_err *e)
 	pthread_mutex_lock(&w->mu);
 	int failed = w->failed;
 	pthread_mutex_unlock(&w->mu);
-	return failed ? cf_fail(e, w->err.code ? w->err.code : CF_INSTALL, "%s", w->err.msg) : CF_OK;
+	return writer_verdict(w, failed, e);
 }
 
 static int copy_entry_data(struct archive *a, const struct manifest_file *f, struct writer *w,

@@ -12,6 +12,7 @@
 #include "common/io.h"
 #include "common/log.h"
 #include "common/platform.h"
+#include "unpacker/env.h"
 #include "unpacker/state.h"
 
 #define MAX_COPIES 128
@@ -113,54 +114,39 @@ static void add_path_list(struct survey *s, const char *list, const char *where,
 	free(copy);
 }
 
+static void cache_copy(const char *path, const char *flags, void *ctx)
+{
+	struct survey *s = ctx;
+	(void)flags;
+	if (!s->cache_hit[0])
+		snprintf(s->cache_hit, sizeof(s->cache_hit), "%s", path);
+	char *dir = xstrdup(path);
+	*strrchr(dir, '/') = '\0';
+	add_copy(s, dir, "ld cache");
+	free(dir);
+}
+
+static void conf_copy(const char *dir, void *ctx)
+{
+	struct survey *s = ctx;
+	add_copy(s, dir, "ld cache");
+	char *file = xasprintf("%s%s/libcudnn.so.%d", s->root, dir, s->major), real[PATH_MAX];
+	if (!s->cache_hit[0] && realpath(file, real))
+		snprintf(s->cache_hit, sizeof(s->cache_hit), "%s", file);
+	free(file);
+}
+
 /* The ld cache as the loader sees it: `ldconfig -p` on the real system, the conf files under
  * --root otherwise. */
 static void read_ld_cache(struct survey *s)
 {
 	if (!*s->root) {
-		char *const argv[] = { "ldconfig", "-p", NULL }, *const envp[] = { NULL };
-		struct platform_child child;
-		if (platform_run("/sbin/ldconfig", argv, envp, PLATFORM_CAPTURE_STDOUT, 30, &child) != 0)
-			return;
-		char soname[32], *save = NULL;
-		snprintf(soname, sizeof(soname), "libcudnn.so.%d ", s->major);
-		for (char *line = child.output ? strtok_r(child.output, "\n", &save) : NULL; line;
-		     line = strtok_r(NULL, "\n", &save)) {
-			char *arrow = strstr(line, "=> ");
-			if (!strstr(line, soname) || !arrow)
-				continue;
-			if (!s->cache_hit[0])
-				snprintf(s->cache_hit, sizeof(s->cache_hit), "%s", arrow + 3);
-			char *dir = xstrdup(arrow + 3);
-			*strrchr(dir, '/') = '\0';
-			add_copy(s, dir, "ld cache");
-			free(dir);
-		}
-		free(child.output);
+		char soname[32];
+		snprintf(soname, sizeof(soname), "libcudnn.so.%d", s->major);
+		env_ld_cache_find(soname, cache_copy, s);
 		return;
 	}
-	glob_t g;
-	char *pattern = xasprintf("%s/etc/ld.so.conf.d/*.conf", s->root);
-	if (glob(pattern, 0, NULL, &g) == 0) {
-		for (size_t i = 0; i < g.gl_pathc; i++) {
-			char *text;
-			if (io_read_file(g.gl_pathv[i], 1 << 20, &text, NULL) != 0)
-				continue;
-			char *save = NULL;
-			for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-				if (l[0] != '/')
-					continue;
-				add_copy(s, l, "ld cache");
-				char *file = xasprintf("%s%s/libcudnn.so.%d", s->root, l, s->major), real[PATH_MAX];
-				if (!s->cache_hit[0] && realpath(file, real))
-					snprintf(s->cache_hit, sizeof(s->cache_hit), "%s", file);
-				free(file);
-			}
-			free(text);
-		}
-		globfree(&g);
-	}
-	free(pattern);
+	env_ld_conf_dirs(s->root, conf_copy, s);
 }
 
 static const char *const default_dirs[] = { "/lib", "/usr/lib", "/lib64", "/usr/lib64",

@@ -2,6 +2,7 @@
 #include "unpacker/env.h"
 
 #include <errno.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,14 +55,19 @@ char *env_sh_snippet(const char *prefix_sys, int with_ld_library_path)
 			: "");
 }
 
-/* ldconfig with a clean environment, by absolute path. */
-static int run_ldconfig(struct cf_err *e)
+/* ldconfig by absolute path: it is run with a clean environment, never through PATH. */
+static const char *ldconfig_path(void)
 {
 	static const char *const candidates[] = { "/sbin/ldconfig", "/usr/sbin/ldconfig" };
-	const char *prog = NULL;
-	for (size_t i = 0; i < 2 && !prog; i++)
+	for (size_t i = 0; i < 2; i++)
 		if (access(candidates[i], X_OK) == 0)
-			prog = candidates[i];
+			return candidates[i];
+	return NULL;
+}
+
+static int run_ldconfig(struct cf_err *e)
+{
+	const char *prog = ldconfig_path();
 	if (!prog)
 		return cf_fail(e, CF_INSTALL, "ldconfig not found");
 	char *const argv[] = { (char *)prog, NULL }, *const envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
@@ -70,6 +76,49 @@ static int run_ldconfig(struct cf_err *e)
 	    child.exit_code != 0)
 		return cf_fail(e, CF_INSTALL, "ldconfig failed");
 	return CF_OK;
+}
+
+void env_ld_conf_dirs(const char *root, void (*fn)(const char *dir, void *ctx), void *ctx)
+{
+	glob_t g;
+	char *pattern = xasprintf("%s/etc/ld.so.conf.d/*.conf", root);
+	if (glob(pattern, 0, NULL, &g) == 0) { /* sorted: the order ldconfig reads them in */
+		for (size_t i = 0; i < g.gl_pathc; i++) {
+			char *text, *save = NULL;
+			if (io_read_file(g.gl_pathv[i], 1 << 20, &text, NULL) != 0)
+				continue;
+			for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+				if (l[0] == '/')
+					fn(l, ctx);
+			free(text);
+		}
+		globfree(&g);
+	}
+	free(pattern);
+}
+
+int env_ld_cache_find(const char *soname, void (*fn)(const char *path, const char *flags, void *ctx),
+		      void *ctx)
+{
+	const char *prog = ldconfig_path();
+	char *const argv[] = { "ldconfig", "-p", NULL }, *const envp[] = { NULL };
+	struct platform_child child;
+	if (!prog || platform_run(prog, argv, envp, PLATFORM_CAPTURE_STDOUT, 30, &child) != 0)
+		return -1;
+	/* "\tlibcudnn.so.9 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcudnn.so.9" */
+	size_t n = strlen(soname);
+	char *save = NULL;
+	for (char *line = child.output ? strtok_r(child.output, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		line += strspn(line, " \t");
+		char *arrow = strstr(line, " => ");
+		if (strncmp(line, soname, n) != 0 || line[n] != ' ' || !arrow)
+			continue;
+		*arrow = '\0';
+		fn(arrow + 4, line + n + 1, ctx);
+	}
+	free(child.output);
+	return child.exited && child.exit_code == 0 ? 0 : -1;
 }
 
 static int write_file(const char *path, const char *text, struct cf_err *e)

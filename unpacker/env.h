@@ -25,6 +25,13 @@ int env_remove_system(const struct env_files *f, const char *root, struct cf_err
 int env_write_user(const char *prefix_sys, char *written, size_t size, struct cf_err *e);
 /* The lines that make PREFIX/current usable in a shell: sh, ps or cmd. */
 int env_print(const char *prefix_sys, const char *shell, struct cf_err *e);
+/* Each directory the files of ROOT/etc/ld.so.conf.d name, in the order ldconfig reads them
+ * (as written there: without ROOT in front). */
+void env_ld_conf_dirs(const char *root, void (*fn)(const char *dir, void *ctx), void *ctx);
+/* Each file the ld cache (`ldconfig -p`, run with a clean environment) holds for soname, in
+ * the loader's order, with its flags ("(libc6,x86-64)"); -1 when ldconfig cannot be run. */
+int env_ld_cache_find(const char *soname, void (*fn)(const char *path, const char *flags, void *ctx),
+		      void *ctx);
 /* The sh snippet itself (the content of profile.d or of the user file). */
 char *env_sh_snippet(const char *prefix_sys, int with_ld_library_path);
 

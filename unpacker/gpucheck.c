@@ -466,12 +466,6 @@ static int run_config(struct gpu *g, cudnn_desc cfg, cu_ptr *bufs, const float *
 	return ok ? 0 : -1;
 }
 
-static void mapped(const char *path, void *ctx)
-{
-	if (strstr(path, (const char *)((void **)ctx)[0]))
-		((void **)ctx)[1] = (void *)1;
-}
-
 static void collect(const char *n, void *ctx)
 {
 	if (strstr(n, "nvrtc") || strstr(n, "cublas") || strstr(n, "nvJitLink") || strstr(n, "libcuda.so"))
@@ -483,13 +477,6 @@ static json_t *mapped_list(void)
 	json_t *list = json_array();
 	platform_loaded_libs(collect, list);
 	return list;
-}
-
-static int is_mapped(const char *name)
-{
-	void *ctx[2] = { (void *)name, NULL };
-	platform_loaded_libs(mapped, ctx);
-	return ctx[1] != NULL;
 }
 
 static int graphcheck_matmul(struct gpu *g)
@@ -539,7 +526,9 @@ static int graphcheck_matmul(struct gpu *g)
 	}
 	char nvrtc_path[512];
 	int nvrtc = platform_lib_watch_end(nvrtc_watch, nvrtc_path, sizeof(nvrtc_path)) == 0;
-	int lt = is_mapped("libcublasLt");
+	json_t *lt_libs = probe_mapped("libcublasLt");
+	int lt = json_array_size(lt_libs) > 0;
+	json_decref(lt_libs);
 	json_object_set_new(o, "nvidia_libraries_mapped", mapped_list());
 	if (nvrtc)
 		json_object_set_new(o, "nvrtc_path", json_string(nvrtc_path));

@@ -51,8 +51,7 @@ static void collect_mapped(const char *path, void *ctx)
 		json_array_append_new(m->list, json_string(real));
 }
 
-/* Every object of this process whose path contains filter. */
-static json_t *mapped_objects(const char *filter)
+json_t *probe_mapped(const char *filter)
 {
 	struct mapped m = { json_array(), filter };
 	platform_loaded_libs(collect_mapped, &m);
@@ -124,7 +123,7 @@ static int probe_library(char **a)
 	}
 	if (d)
 		closedir(d);
-	json_t *libs = mapped_objects("libcudnn");
+	json_t *libs = probe_mapped("libcudnn");
 	size_t i;
 	json_t *p;
 	json_array_foreach(libs, i, p) {

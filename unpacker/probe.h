@@ -12,5 +12,7 @@ struct json_t;
 int probe_main(int argc, char **argv);
 /* Print one result as a JSON line on stdout (the parent reads them) and release it. */
 void probe_emit(struct json_t *o);
+/* The real paths of the libraries mapped into this process whose path contains filter. */
+struct json_t *probe_mapped(const char *filter);
 
 #endif

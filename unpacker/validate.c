@@ -2,7 +2,6 @@
 #include "unpacker/validate.h"
 
 #include <errno.h>
-#include <glob.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
@@ -18,6 +17,7 @@
 #include "common/platform.h"
 #include "common/sha256.h"
 #include "manifests/compat.h"
+#include "unpacker/env.h"
 #include "unpacker/probe.h"
 
 #define PROBE_TIMEOUT 60
@@ -51,40 +51,40 @@ static void check_files(struct run *r)
 	const struct manifest *m = r->m;
 	char why[600] = "";
 	uint64_t bytes = 0;
-	for (size_t i = 0; i < m->nfiles && !why[0]; i++) {
+	int failed = 0;
+	for (size_t i = 0; i < m->nfiles && !failed; i++) {
 		const struct manifest_file *f = &m->files[i];
 		char *path = xasprintf("%s/%s", r->dir, f->path), target[PATH_MAX];
 		struct stat st;
 		if (lstat(path, &st) != 0) {
-			snprintf(why, sizeof(why), "%s is missing", f->path);
+			failed = snprintf(why, sizeof(why), "%s is missing", f->path);
 		} else if (f->type == MF_SYMLINK) {
 			ssize_t n = readlink(path, target, sizeof(target) - 1);
 			if (!S_ISLNK(st.st_mode) || n < 0 || (target[n] = '\0', strcmp(target, f->target)))
-				snprintf(why, sizeof(why), "%s is not the link to %s", f->path, f->target);
+				failed = snprintf(why, sizeof(why), "%s is not the link to %s", f->path, f->target);
 		} else if (r->o->just_written) {
 			/* The install hashed each file as it wrote it, moments ago: check what could
 			 * have changed since (presence, type, size), not the bytes again. */
 			if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != f->size)
-				snprintf(why, sizeof(why), "%s: size differs from the manifest", f->path);
+				failed = snprintf(why, sizeof(why), "%s: size differs from the manifest", f->path);
 			bytes += (uint64_t)st.st_size;
 		} else {
 			uint8_t d[32];
 			uint64_t size = 0;
 			if (!S_ISREG(st.st_mode) || sha256_file(path, d, &size) != 0 || size != f->size)
-				snprintf(why, sizeof(why), "%s: size differs from the manifest", f->path);
+				failed = snprintf(why, sizeof(why), "%s: size differs from the manifest", f->path);
 			else if (!digest_equal(d, f->sha256, 32))
-				snprintf(why, sizeof(why), "%s: SHA-256 differs from the manifest (changed "
+				failed = snprintf(why, sizeof(why), "%s: SHA-256 differs from the manifest (changed "
 					 "after install)", f->path);
 			bytes += size;
 		}
 		free(path);
 	}
-	if (!why[0])
+	if (!failed)
 		snprintf(why, sizeof(why), "%zu entries, %.1f MiB, sizes and SHA-256 as in the manifest%s",
 			 m->nfiles, (double)bytes / 1048576.0,
 			 r->o->just_written ? " (SHA-256 checked while written)" : "");
-	add(r, 1, "files", strchr(why, ':') || strstr(why, "missing") || strstr(why, "not the link")
-				   ? "fail" : "pass", why);
+	add(r, 1, "files", failed ? "fail" : "pass", why);
 }
 
 /* ---- children ---- */
@@ -158,6 +158,14 @@ static json_t *probe_step(struct run *r, int step, const char *check, int timeou
 
 /* ---- the environment a fresh program gets ---- */
 
+static void append_root_dir(const char *dir, void *ctx)
+{
+	struct run *r = ctx;
+	size_t used = strlen(r->env_ldpath);
+	snprintf(r->env_ldpath + used, sizeof(r->env_ldpath) - used, "%s%s%s", used ? ":" : "",
+		 r->o->root, dir);
+}
+
 /* With --root the ld cache is the image's, not ours: use its ld.so.conf.d, in order. */
 static void compute_env(struct run *r)
 {
@@ -167,26 +175,8 @@ static void compute_env(struct run *r)
 		snprintf(r->env_ldpath, sizeof(r->env_ldpath), "%s/current/lib", o->prefix);
 		return;
 	}
-	if (!*o->root)
-		return;
-	glob_t g;
-	char *pattern = xasprintf("%s/etc/ld.so.conf.d/*.conf", o->root);
-	if (glob(pattern, 0, NULL, &g) == 0) {
-		for (size_t i = 0; i < g.gl_pathc; i++) {
-			char *text, *save = NULL;
-			if (io_read_file(g.gl_pathv[i], 1 << 16, &text, NULL) != 0)
-				continue;
-			for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-				size_t used = strlen(r->env_ldpath);
-				if (l[0] == '/')
-					snprintf(r->env_ldpath + used, sizeof(r->env_ldpath) - used, "%s%s%s",
-						 used ? ":" : "", o->root, l);
-			}
-			free(text);
-		}
-		globfree(&g);
-	}
-	free(pattern);
+	if (*o->root)
+		env_ld_conf_dirs(o->root, append_root_dir, r);
 }
 
 /* ---- steps 2-4 ---- */
@@ -268,6 +258,26 @@ static void check_deps(struct run *r)
 
 /* ---- steps 5-6 ---- */
 
+struct first_native {
+	char *out;
+	size_t size;
+};
+
+/* The first entry for this machine's own architecture (not a 32-bit compat copy). */
+static void first_native(const char *path, const char *flags, void *ctx)
+{
+	struct first_native *h = ctx;
+#if defined(__x86_64__)
+	const char *arch = "x86-64";
+#elif defined(__aarch64__)
+	const char *arch = "AArch64";
+#else
+	const char *arch = "";
+#endif
+	if (!h->out[0] && strstr(flags, arch))
+		snprintf(h->out, h->size, "%s", path);
+}
+
 static int find_libcuda(const struct validate_options *o, char *out, size_t size)
 {
 	static const char *const dirs[] = { "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
@@ -277,19 +287,11 @@ static int find_libcuda(const struct validate_options *o, char *out, size_t size
 	char real[PATH_MAX];
 	if (!*o->root) {
 		/* The ld cache first: where the driver's installer registered it. */
-		FILE *f = popen("/sbin/ldconfig -p 2>/dev/null", "r");
-		char line[PATH_MAX + 64];
-		while (f && fgets(line, sizeof(line), f)) {
-			char *arrow = strstr(line, "=> ");
-			if (strstr(line, "libcuda.so.1 ") && arrow && strstr(line, "x86-64")) {
-				arrow[strcspn(arrow, "\n")] = '\0';
-				snprintf(out, size, "%s", arrow + 3);
-				pclose(f);
-				return 0;
-			}
-		}
-		if (f)
-			pclose(f);
+		out[0] = '\0';
+		struct first_native hit = { out, size };
+		env_ld_cache_find("libcuda.so.1", first_native, &hit);
+		if (out[0])
+			return 0;
 	}
 	for (size_t i = 0; dirs[i]; i++) {
 		char *p = xasprintf("%s%s/libcuda.so.1", o->root, dirs[i]);
