@@ -13,9 +13,14 @@ struct checked {
 	struct frame frame;
 	struct manifest *manifest;
 	uint8_t digest[32]; /* SHA-256 of the header bytes: what each signature covers */
+	/* a .run's stub-signature block (nstub_sigs 0 otherwise) and the digest it covers */
+	struct frame_sig stub_sigs[FRAME_MAX_SIGS];
+	uint32_t nstub_sigs;
+	uint8_t stub_digest[32];
 };
 
-/* Opens path and checks the frame and each signature against the key it names. */
+/* Opens path and checks the frame and each signature against the key it names; for a .run
+ * also its stub-signature block the same way. */
 int check_open(const char *path, struct checked *c, struct cf_err *e);
 /* Walks the payload: every chunk, entry and file against the manifest. */
 int check_payload(struct checked *c, int progress, struct cf_err *e);

@@ -18,6 +18,8 @@
 #include "bundler/mirror.h"
 #include "bundler/output.h"
 #include "bundler/pack.h"
+#include "bundler/sfx.h"
+#include "bundler/stub.h"
 #include "bundler/source.h"
 #include "common/frame.h"
 #include "common/io.h"
@@ -382,8 +384,11 @@ static char *output_path(const struct create_options *o, const struct manifest *
 	size_t n = strlen(o->out);
 	if (io_is_dir(o->out) || (n && o->out[n - 1] == '/'))
 		return xasprintf("%s%scudnn-%s-cuda%s-%s.%s", o->out, o->out[n - 1] == '/' ? "" : "/",
-				 m->cudnn_version, m->cuda_variant, m->platform,
-				 o->sfx ? (strncmp(m->platform, "windows", 7) ? "run" : "exe") : "bundle");
+				 m->cudnn_version, m->cuda_variant, m->platform, "bundle");
+	/* -o NAME.run with --sfx names the .run: the plain bundle beside it is NAME.bundle. */
+	const char *ext = stub_extension(m->platform);
+	if (o->sfx && n > 4 && strcmp(o->out + n - 4, ext) == 0)
+		return xasprintf("%.*s.bundle", (int)(n - 4), o->out);
 	return xstrdup(o->out);
 }
 
@@ -431,10 +436,14 @@ static int sign_and_write(struct job *j, struct signer *signer, int payload_fd,
 		rc = cf_fail(e, CF_USAGE, "the new bundle failed its own check, nothing written: %s", why);
 		unlink(staged);
 	} else {
-		struct output_options oo = { .split_size = j->o->split,
-					     .sfx_stub = j->o->sfx ? j->o->sfx_stub : NULL,
-					     .progress = j->o->progress };
+		struct output_options oo = { .split_size = j->o->split, .progress = j->o->progress };
 		rc = output_commit(staged, j->out_path, &oo, e);
+	}
+	/* The .run wraps the very bundle just written, signed by the same key. */
+	if (rc == CF_OK && j->o->sfx) {
+		struct sfx_options so = { .unpacker = j->o->sfx_stub, .key_path = j->o->key_path,
+					  .progress = j->o->progress };
+		rc = sfx_write(j->out_path, &so, e);
 	}
 	cleanup_forget(SLOT_STAGED);
 	free(staged);
@@ -448,6 +457,9 @@ static int build(struct job *j, struct signer *signer, struct cf_err *e)
 		rc = check_tree_names(&j->tree, e);
 	if (rc == CF_OK)
 		rc = describe(j, e);
+	char stub[PATH_MAX];
+	if (rc == CF_OK && j->o->sfx) /* no stub for this platform: say so before compressing */
+		rc = stub_find(j->m->platform, j->o->sfx_stub, stub, sizeof(stub), e);
 	if (rc != CF_OK)
 		return rc;
 	j->out_path = output_path(j->o, j->m);

@@ -24,7 +24,7 @@ struct create_options {
 	int threads;
 	uint64_t split;
 	int sfx;
-	const char *sfx_stub;
+	const char *sfx_stub; /* --unpacker PATH, or NULL: stub_find looks */
 	const char *cache;
 	int progress;
 };

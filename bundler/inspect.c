@@ -99,6 +99,11 @@ int inspect_bundle(const char *path, const char *export_dir, struct cf_err *e)
 				rc == CF_TRUST ? "" : ", signature valid");
 		}
 	}
+	for (uint32_t i = 0; rc == CF_OK && i < c.nstub_sigs; i++) {
+		char id[17];
+		sig_short_id(c.stub_sigs[i].keyid, id);
+		log_out("stub signer %u %s, signature valid\n", i + 1, id);
+	}
 	if (rc == CF_OK) {
 		log_out("layout      %s, %llu bytes%s\n",
 			bundle_is_sfx(c.input) ? "self-extracting" : bundle_part_count(c.input) > 1 ? "split" : "single file",
@@ -136,8 +141,9 @@ static int read_signature(const char *path, uint8_t raw[SIG_RAW_LEN], struct cf_
 	return rc;
 }
 
-static int make_signature(const struct checked *c, const struct sign_options *o,
-			  struct frame_sig *sig, struct cf_err *e)
+int sign_make(const struct sign_options *o, const uint8_t digest[32], const char *what,
+	      const struct frame_sig *have, uint32_t nhave, struct frame_sig *sig,
+	      struct cf_err *e)
 {
 	memset(sig, 0, sizeof(*sig));
 	if (!o->external) {
@@ -149,7 +155,7 @@ static int make_signature(const struct checked *c, const struct sign_options *o,
 		const uint8_t *spki = signer_spki(s, &len);
 		memcpy(sig->spki, spki, len);
 		sig->spki_len = (uint16_t)len;
-		rc = signer_sign(s, c->digest, sig->sig, e);
+		rc = signer_sign(s, digest, sig->sig, e);
 		signer_free(s);
 		if (rc != CF_OK)
 			return rc;
@@ -162,16 +168,16 @@ static int make_signature(const struct checked *c, const struct sign_options *o,
 		rc = read_signature(o->signature_path, sig->sig, e);
 		if (rc != CF_OK)
 			return rc;
-		if (sig_verify(sig->spki, len, c->digest, sig->sig, SIG_RAW_LEN) != SIG_VALID)
+		if (sig_verify(sig->spki, len, digest, sig->sig, SIG_RAW_LEN) != SIG_VALID)
 			return cf_fail(e, CF_TRUST, "the external signature does not verify with %s over "
-				       "this bundle's header", o->pub_path);
+				       "this %s", o->pub_path, what);
 	}
 	sig_keyid(sig->spki, sig->spki_len, sig->keyid);
-	for (uint32_t i = 0; i < c->frame.nsigs; i++)
-		if (memcmp(c->frame.sigs[i].keyid, sig->keyid, 32) == 0)
-			return cf_fail(e, CF_USAGE, "this key has already signed the bundle");
-	if (c->frame.nsigs >= FRAME_MAX_SIGS)
-		return cf_fail(e, CF_USAGE, "the bundle already has %d signatures", FRAME_MAX_SIGS);
+	for (uint32_t i = 0; i < nhave; i++)
+		if (memcmp(have[i].keyid, sig->keyid, 32) == 0)
+			return cf_fail(e, CF_USAGE, "this key has already signed the %s", what);
+	if (nhave >= FRAME_MAX_SIGS)
+		return cf_fail(e, CF_USAGE, "the %s already has %d signatures", what, FRAME_MAX_SIGS);
 	return CF_OK;
 }
 
@@ -241,7 +247,7 @@ int sign_bundle(const char *path, const struct sign_options *o, struct cf_err *e
 		return CF_OK;
 	}
 	if (rc == CF_OK)
-		rc = make_signature(&c, o, &sig, e);
+		rc = sign_make(o, c.digest, "bundle's header", c.frame.sigs, c.frame.nsigs, &sig, e);
 	if (rc == CF_OK)
 		rc = rewrite_with(path, &c, &sig, e);
 	if (rc == CF_OK) {

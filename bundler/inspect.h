@@ -3,7 +3,10 @@
 #ifndef BUNDLER_INSPECT_H
 #define BUNDLER_INSPECT_H
 
+#include <stdint.h>
+
 #include "common/err.h"
+#include "common/frame.h"
 
 int inspect_bundle(const char *path, const char *export_dir, struct cf_err *e);
 
@@ -15,5 +18,11 @@ struct sign_options {
 };
 
 int sign_bundle(const char *path, const struct sign_options *o, struct cf_err *e);
+/* One signature over digest, by --key or from --external --pub --signature (converted and
+ * verified), refused when one of the have[] keys already signed. what names the signed thing
+ * in messages ("bundle's header", "stub-signature block"). */
+int sign_make(const struct sign_options *o, const uint8_t digest[32], const char *what,
+	      const struct frame_sig *have, uint32_t nhave, struct frame_sig *sig,
+	      struct cf_err *e);
 
 #endif

@@ -12,6 +12,8 @@
 #include "bundler/fetch.h"
 #include "bundler/inspect.h"
 #include "bundler/mirror.h"
+#include "bundler/sfx.h"
+#include "bundler/stub.h"
 #include "common/io.h"
 #include "common/platform.h"
 #include "common/log.h"
@@ -26,6 +28,8 @@ static const char usage_text[] =
 	"       bundler resolve --cudnn VER [--cuda MAJOR[.MINOR]] [--platform P] [--mirror URL]\n"
 	"       bundler inspect BUNDLE [--export DIR]\n"
 	"       bundler sign BUNDLE (--key K.key | --external [--pub K.pub --signature SIG])\n"
+	"       bundler sfx BUNDLE|X.run [--platform P] [--unpacker PATH] [-o OUT]\n"
+	"                   (--key K.key | --external [--pub K.pub --signature SIG])\n"
 	"The mirror defaults to $CUFERRY_MIRROR, else NVIDIA's; file:// directories work offline.\n";
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -52,17 +56,6 @@ static void on_signal(int sig)
 	create_cleanup();
 	signal(sig, SIG_DFL);
 	raise(sig);
-}
-
-/* The static unpacker to embed in a .run: --unpacker, else next to this bundler. */
-static char *find_stub(const char *given)
-{
-	if (given)
-		return xstrdup(given);
-	const char *self = platform_self_path();
-	if (!self)
-		return xstrdup("unpacker");
-	return xasprintf("%.*s/unpacker", (int)(strrchr(self, '/') - self), self);
 }
 
 enum { OPT_CUDNN = 256, OPT_CUDA, OPT_PLATFORM, OPT_KEY, OPT_MIRROR, OPT_ARCHIVE, OPT_DIR,
@@ -215,14 +208,19 @@ static int run_verb(const char *verb, struct cli *c, int argc, char **argv)
 		}
 		if ((rc = check_create(c)) != 0)
 			return rc;
-		char *stub = find_stub(c->stub);
-		c->create.sfx_stub = stub;
+		c->create.sfx_stub = c->stub;
+		/* A platform known now (given, or the mirror's default) is checked before any
+		 * download; a source's own platform is checked by create before compression. */
+		char stub[PATH_MAX];
+		if (c->create.sfx && (c->create.platform || (!c->create.from_dir && !c->create.from_archive)) &&
+		    (rc = stub_find(c->create.platform ? c->create.platform : "linux-x86_64", c->stub, stub,
+				    sizeof(stub), &e)) != CF_OK)
+			return finish(rc, &e);
 		signal(SIGINT, on_signal);
 		signal(SIGTERM, on_signal);
 		fetch_global_init();
 		rc = create_bundle(&c->create, &e);
 		fetch_global_cleanup();
-		free(stub);
 		return finish(rc, &e);
 	}
 	if (argc != 1)
@@ -235,6 +233,18 @@ static int run_verb(const char *verb, struct cli *c, int argc, char **argv)
 		if (c->sign.external && !!c->sign.pub_path != !!c->sign.signature_path)
 			return usage_error("%s", "--external takes --pub and --signature together");
 		return finish(sign_bundle(argv[0], &c->sign, &e), &e);
+	}
+	if (strcmp(verb, "sfx") == 0) {
+		if (!!c->sign.key_path == !!c->sign.external)
+			return usage_error("%s", "sfx needs --key K.key or --external");
+		if (c->sign.external && !!c->sign.pub_path != !!c->sign.signature_path)
+			return usage_error("%s", "--external takes --pub and --signature together");
+		struct sfx_options so = { .platform = c->create.platform, .unpacker = c->stub,
+					  .key_path = c->sign.key_path, .external = c->sign.external,
+					  .pub_path = c->sign.pub_path,
+					  .signature_path = c->sign.signature_path,
+					  .out = c->create.out, .progress = c->create.progress };
+		return finish(sfx_write(argv[0], &so, &e), &e);
 	}
 	return usage_error("unknown command '%s'", verb);
 }

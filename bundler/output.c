@@ -48,8 +48,40 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-/* SHA256SUMS in sha256sum -c format, beside the output. */
-static int write_sums(const char *out_path, char **files, size_t n, struct cf_err *e)
+/* The lines of an existing SHA256SUMS that name none of files and a file still there: they
+ * stay. */
+static size_t keep_other_lines(const char *sums_path, char **files, size_t n, char **text,
+			       size_t *cap)
+{
+	char *old;
+	size_t len, used = 0;
+	if (io_read_file(sums_path, 1 << 20, &old, &len) != 0)
+		return 0;
+	const char *slash = strrchr(sums_path, '/');
+	int dir_len = slash ? (int)(slash - sums_path + 1) : 0;
+	char *save = NULL;
+	for (char *line = strtok_r(old, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *name = strlen(line) > 66 ? line + 66 : "";
+		int replaced = 0;
+		for (size_t i = 0; i < n; i++)
+			replaced |= strcmp(name, base_name(files[i])) == 0;
+		char *beside = xasprintf("%.*s%s", dir_len, sums_path, name);
+		int present = io_exists(beside);
+		free(beside);
+		if (replaced || !*name || !present)
+			continue;
+		size_t need = used + strlen(line) + 2;
+		if (need > *cap) {
+			*cap = need * 2;
+			*text = xrealloc(*text, *cap);
+		}
+		used += (size_t)snprintf(*text + used, *cap - used, "%s\n", line);
+	}
+	free(old);
+	return used;
+}
+
+int output_write_sums(const char *out_path, char **files, size_t n, struct cf_err *e)
 {
 	char *dir = xstrdup(out_path);
 	char *slash = strrchr(dir, '/');
@@ -61,9 +93,15 @@ static int write_sums(const char *out_path, char **files, size_t n, struct cf_er
 		sums_path = xstrdup("SHA256SUMS");
 	}
 	free(dir);
-	size_t cap = n * 400 + 1, used = 0;
+	size_t cap = n * 400 + 1, used;
 	char *text = xmalloc(cap);
 	text[0] = '\0';
+	/* A .run written beside its bundle (or a bundle rewritten) keeps the others' lines. */
+	used = keep_other_lines(sums_path, files, n, &text, &cap);
+	if (cap - used < n * 400 + 1) {
+		cap = used + n * 400 + 1;
+		text = xrealloc(text, cap);
+	}
 	for (size_t i = 0; i < n; i++) {
 		uint8_t d[32];
 		char hex[65];
@@ -131,7 +169,7 @@ static int commit_split(const char *tmp_path, const char *out_path, uint64_t par
 			break;
 	}
 	if (rc == CF_OK)
-		rc = write_sums(out_path, finals, nparts, e);
+		rc = output_write_sums(out_path, finals, nparts, e);
 	for (unsigned i = 0; i < nparts; i++) {
 		if (rc != CF_OK && tmps[i]) {
 			unlink(tmps[i]);
@@ -146,53 +184,9 @@ static int commit_split(const char *tmp_path, const char *out_path, uint64_t par
 	return rc;
 }
 
-/* stub + bundle + trailer; the stub is the static unpacker, so ./x.run /silent works. */
-static int commit_sfx(const char *tmp_path, const char *out_path, const char *stub,
-		      struct cf_err *e)
-{
-	struct stat st_stub, st_bundle;
-	int sfd = open(stub, O_RDONLY | O_CLOEXEC), bfd = open(tmp_path, O_RDONLY | O_CLOEXEC);
-	char *tmp = xasprintf("%s.tmp-XXXXXX", out_path);
-	int ofd = -1, rc = CF_OK;
-	if (sfd < 0 || fstat(sfd, &st_stub) != 0) {
-		rc = cf_fail(e, CF_USAGE, "%s: cannot read the unpacker to embed: %s", stub,
-			     strerror(errno));
-		goto out;
-	}
-	ofd = mkostemp(tmp, O_CLOEXEC);
-	if (bfd < 0 || fstat(bfd, &st_bundle) != 0 || ofd < 0) {
-		rc = cf_fail(e, CF_USAGE, "%s: %s", out_path, strerror(errno));
-		goto out;
-	}
-	uint8_t trailer[SFX_TRAILER_LEN];
-	frame_sfx_trailer((uint64_t)st_stub.st_size, (uint64_t)st_bundle.st_size, trailer);
-	if (fchmod(ofd, 0755) != 0 || io_copy_fd(sfd, ofd, (uint64_t)st_stub.st_size) != 0 ||
-	    io_copy_fd(bfd, ofd, (uint64_t)st_bundle.st_size) != 0 ||
-	    io_write_all(ofd, trailer, sizeof(trailer)) != 0 || fsync(ofd) != 0 ||
-	    rename(tmp, out_path) != 0) {
-		rc = cf_fail(e, CF_USAGE, "%s: %s", out_path, strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	char *files[] = { (char *)out_path };
-	rc = write_sums(out_path, files, 1, e);
-out:
-	if (sfd >= 0)
-		close(sfd);
-	if (bfd >= 0)
-		close(bfd);
-	if (ofd >= 0)
-		close(ofd);
-	unlink(tmp_path);
-	free(tmp);
-	return rc;
-}
-
 int output_commit(const char *tmp_path, const char *out_path, const struct output_options *o,
 		  struct cf_err *e)
 {
-	if (o->sfx_stub)
-		return commit_sfx(tmp_path, out_path, o->sfx_stub, e);
 	if (o->split_size)
 		return commit_split(tmp_path, out_path, o->split_size, e);
 	if (rename(tmp_path, out_path) != 0) {
@@ -202,5 +196,5 @@ int output_commit(const char *tmp_path, const char *out_path, const struct outpu
 	}
 	io_fsync_parent(out_path);
 	char *files[] = { (char *)out_path };
-	return write_sums(out_path, files, 1, e);
+	return output_write_sums(out_path, files, 1, e);
 }

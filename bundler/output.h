@@ -10,7 +10,6 @@
 
 struct output_options {
 	uint64_t split_size;     /* 0: one file */
-	const char *sfx_stub;    /* static unpacker to put in front, or NULL */
 	int progress;
 };
 
@@ -18,10 +17,12 @@ struct output_options {
  * The caller checks it, then calls output_commit. *tmp_path is to be freed. */
 int output_stage(const char *out_path, const uint8_t *frame, size_t frame_len, int payload_fd,
 		 uint64_t payload_len, char **tmp_path, struct cf_err *e);
-/* Rename the checked temporary into place (or cut it into parts, or wrap it in the stub),
+/* Rename the checked temporary into place (or cut it into parts),
  * then write SHA256SUMS. On failure nothing remains under the final names. */
 int output_commit(const char *tmp_path, const char *out_path, const struct output_options *o,
 		  struct cf_err *e);
+/* SHA256SUMS beside out_path: the lines of files (re)computed, the other lines kept. */
+int output_write_sums(const char *out_path, char **files, size_t n, struct cf_err *e);
 /* For split output: the name of part n (1-based). */
 char *output_part_name(const char *out_path, unsigned n);
 

@@ -32,6 +32,8 @@ struct bundle_input {
 	uint64_t size;    /* stream length */
 	uint64_t pos;     /* next stream offset to read */
 	int sfx;
+	struct sfx_layout layout; /* of a .run */
+	uint8_t *block;           /* a .run's stub-signature block, as read */
 	struct chunk_plan plan;
 	size_t next_chunk;
 	/* The reader thread: it alone touches the stream once the payload begins. */
@@ -69,24 +71,37 @@ static int has_suffix(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* A .run has the static unpacker in front and a trailer at the end. */
-static int detect_sfx(struct bundle_input *b, int fd, uint64_t file_size)
+/* A .run has the stub in front, then the bundle, the stub-signature block and the trailer.
+ * A file that does not start with the header frame but ends in the trailer's tag is a .run,
+ * and then every byte of it must be where the trailer says (else CF_TRUST). */
+static int detect_sfx(struct bundle_input *b, int fd, uint64_t file_size, struct cf_err *e)
 {
 	uint8_t head[4], tail[SFX_TRAILER_LEN];
-	uint64_t off, len;
 	if (file_size < SFX_TRAILER_LEN + 8 || pread(fd, head, 4, 0) != 4)
-		return 0;
+		return CF_OK;
 	if (frame_le32(head) == FRAME_MAGIC)
-		return 0;
-	if (pread(fd, tail, sizeof(tail), (off_t)(file_size - SFX_TRAILER_LEN)) != SFX_TRAILER_LEN ||
-	    frame_sfx_parse(tail, &off, &len) != 0)
-		return 0;
-	if (off > file_size || len > file_size - off || off + len > file_size - SFX_TRAILER_LEN)
-		return 0;
+		return CF_OK;
+	if (pread(fd, tail, sizeof(tail), (off_t)(file_size - SFX_TRAILER_LEN)) != SFX_TRAILER_LEN)
+		return CF_OK;
+	if (sfx_trailer_tagged(tail) != 0)
+		/* A program without the trailer: a .run with bytes added at its end, or no .run. */
+		return memcmp(head, "\177ELF", 4) == 0 || memcmp(head, "MZ", 2) == 0
+			       ? cf_fail(e, CF_TRUST, "%s: a program without a self-extracting "
+					 "trailer at its end (bytes added after it, or not a .run)",
+					 b->parts[0].path)
+			       : CF_OK;
+	int rc = sfx_trailer_parse(tail, file_size, &b->layout, e);
+	if (rc != CF_OK)
+		return rc;
+	b->block = xmalloc((size_t)b->layout.block_len);
+	if (pread(fd, b->block, (size_t)b->layout.block_len,
+		  (off_t)(b->layout.stub_len + b->layout.bundle_len)) != (ssize_t)b->layout.block_len)
+		return cf_fail(e, CF_TRUST, "%s: cannot read the stub-signature block: %s",
+			       b->parts[0].path, strerror(errno ? errno : EIO));
 	b->sfx = 1;
-	b->base = off;
-	b->size = len;
-	return 1;
+	b->base = b->layout.stub_len;
+	b->size = b->layout.bundle_len;
+	return CF_OK;
 }
 
 int bundle_open(const char *path, struct bundle_input **out, struct cf_err *e)
@@ -126,8 +141,11 @@ int bundle_open(const char *path, struct bundle_input **out, struct cf_err *e)
 		bundle_close(b);
 		return rc;
 	}
-	if (!b->split_stem)
-		detect_sfx(b, b->fd, b->parts[0].size);
+	int rc = b->split_stem ? CF_OK : detect_sfx(b, b->fd, b->parts[0].size, e);
+	if (rc != CF_OK) {
+		bundle_close(b);
+		return rc;
+	}
 	*out = b;
 	return CF_OK;
 }
@@ -143,6 +161,7 @@ void bundle_close(struct bundle_input *b)
 	for (size_t i = 0; i < b->nparts; i++)
 		free(b->parts[i].path);
 	free(b->split_stem);
+	free(b->block);
 	free(b);
 }
 
@@ -154,6 +173,22 @@ uint64_t bundle_size(const struct bundle_input *b)
 int bundle_is_sfx(const struct bundle_input *b)
 {
 	return b->sfx;
+}
+
+const struct sfx_layout *bundle_sfx_layout(const struct bundle_input *b, const uint8_t **block)
+{
+	if (!b->sfx)
+		return NULL;
+	*block = b->block;
+	return &b->layout;
+}
+
+int bundle_sfx_stub_sha256(const struct bundle_input *b, uint8_t out[32], struct cf_err *e)
+{
+	if (sfx_hash_range(b->fd, b->layout.stub_len, out) != 0)
+		return cf_fail(e, CF_TRUST, "%s: cannot read the stub: %s", b->parts[0].path,
+			       strerror(errno));
+	return CF_OK;
 }
 
 size_t bundle_part_count(const struct bundle_input *b)

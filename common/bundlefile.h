@@ -8,6 +8,7 @@
 
 #include "common/err.h"
 #include "common/frame.h"
+#include "common/sfx.h"
 
 struct bundle_input;
 
@@ -31,5 +32,10 @@ int bundle_next_chunk(struct bundle_input *b, const uint8_t **data, size_t *len,
 uint64_t bundle_size(const struct bundle_input *b);
 int bundle_is_sfx(const struct bundle_input *b);
 size_t bundle_part_count(const struct bundle_input *b);
+/* A .run's layout and its stub-signature block as read (not yet verified); NULL when the
+ * input is not self-extracting. */
+const struct sfx_layout *bundle_sfx_layout(const struct bundle_input *b, const uint8_t **block);
+/* SHA-256 of a .run's stub (the bytes before the bundle), read from the file being read. */
+int bundle_sfx_stub_sha256(const struct bundle_input *b, uint8_t out[32], struct cf_err *e);
 
 #endif

@@ -17,15 +17,71 @@ void frame_put_le32(uint8_t *p, uint32_t v)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
-static uint64_t le64(const uint8_t *p)
+uint64_t frame_le64(const uint8_t *p)
 {
 	return (uint64_t)frame_le32(p) | (uint64_t)frame_le32(p + 4) << 32;
 }
 
-static void put_le64(uint8_t *p, uint64_t v)
+void frame_put_le64(uint8_t *p, uint64_t v)
 {
 	frame_put_le32(p, (uint32_t)v);
 	frame_put_le32(p + 4, (uint32_t)(v >> 32));
+}
+
+int frame_parse_sigs(const uint8_t **cursor, const uint8_t *end, struct frame_sig *sigs,
+		     uint32_t *count, struct cf_err *e)
+{
+	const uint8_t *p = *cursor;
+	if (end - p < 4)
+		return cf_fail(e, CF_TRUST, "signature count truncated");
+	uint32_t nsigs = frame_le32(p);
+	p += 4;
+	if (nsigs < 1 || nsigs > FRAME_MAX_SIGS)
+		return cf_fail(e, CF_TRUST, "bundle carries %u signatures (1 to %d allowed)", nsigs,
+			       FRAME_MAX_SIGS);
+	for (uint32_t i = 0; i < nsigs; i++) {
+		struct frame_sig *s = &sigs[i];
+		if (end - p < 32 + 2)
+			return cf_fail(e, CF_TRUST, "signature %u truncated", i + 1);
+		memcpy(s->keyid, p, 32);
+		s->spki_len = (uint16_t)(p[32] | p[33] << 8);
+		p += 34;
+		if (s->spki_len == 0 || s->spki_len > FRAME_SPKI_MAX ||
+		    (size_t)(end - p) < (size_t)s->spki_len + 64)
+			return cf_fail(e, CF_TRUST, "signature %u truncated or key too long", i + 1);
+		memcpy(s->spki, p, s->spki_len);
+		p += s->spki_len;
+		memcpy(s->sig, p, 64);
+		p += 64;
+	}
+	*cursor = p;
+	*count = nsigs;
+	return CF_OK;
+}
+
+size_t frame_sigs_size(const struct frame_sig *sigs, uint32_t nsigs)
+{
+	size_t n = 4;
+	for (uint32_t i = 0; i < nsigs; i++)
+		n += 32 + 2 + sigs[i].spki_len + 64;
+	return n;
+}
+
+uint8_t *frame_put_sigs(uint8_t *p, const struct frame_sig *sigs, uint32_t nsigs)
+{
+	frame_put_le32(p, nsigs);
+	p += 4;
+	for (uint32_t i = 0; i < nsigs; i++) {
+		memcpy(p, sigs[i].keyid, 32);
+		p[32] = (uint8_t)(sigs[i].spki_len & 0xff);
+		p[33] = (uint8_t)(sigs[i].spki_len >> 8);
+		p += 34;
+		memcpy(p, sigs[i].spki, sigs[i].spki_len);
+		p += sigs[i].spki_len;
+		memcpy(p, sigs[i].sig, 64);
+		p += 64;
+	}
+	return p;
 }
 
 int frame_parse(const uint8_t *content, size_t len, struct frame *f, struct cf_err *e)
@@ -44,26 +100,10 @@ int frame_parse(const uint8_t *content, size_t len, struct frame *f, struct cf_e
 		return cf_fail(e, CF_TRUST, "signed header truncated (header length %u)", hlen);
 	const uint8_t *header = p;
 	p += hlen;
-	uint32_t nsigs = frame_le32(p);
-	p += 4;
-	if (nsigs < 1 || nsigs > FRAME_MAX_SIGS)
-		return cf_fail(e, CF_TRUST, "bundle carries %u signatures (1 to %d allowed)", nsigs,
-			       FRAME_MAX_SIGS);
-	for (uint32_t i = 0; i < nsigs; i++) {
-		struct frame_sig *s = &f->sigs[i];
-		if (end - p < 32 + 2)
-			return cf_fail(e, CF_TRUST, "signature %u truncated", i + 1);
-		memcpy(s->keyid, p, 32);
-		s->spki_len = (uint16_t)(p[32] | p[33] << 8);
-		p += 34;
-		if (s->spki_len == 0 || s->spki_len > FRAME_SPKI_MAX ||
-		    (size_t)(end - p) < (size_t)s->spki_len + 64)
-			return cf_fail(e, CF_TRUST, "signature %u truncated or key too long", i + 1);
-		memcpy(s->spki, p, s->spki_len);
-		p += s->spki_len;
-		memcpy(s->sig, p, 64);
-		p += 64;
-	}
+	uint32_t nsigs;
+	int rc = frame_parse_sigs(&p, end, f->sigs, &nsigs, e);
+	if (rc != CF_OK)
+		return rc;
 	if (p != end)
 		return cf_fail(e, CF_TRUST, "%zu unexpected bytes after the signatures",
 			       (size_t)(end - p));
@@ -79,9 +119,7 @@ int frame_parse(const uint8_t *content, size_t len, struct frame *f, struct cf_e
 uint8_t *frame_encode(const uint8_t *header, uint32_t header_len, const struct frame_sig *sigs,
 		      uint32_t nsigs, size_t *out_len)
 {
-	size_t content = 8 + 4 + header_len + 4;
-	for (uint32_t i = 0; i < nsigs; i++)
-		content += 32 + 2 + sigs[i].spki_len + 64;
+	size_t content = 8 + 4 + header_len + frame_sigs_size(sigs, nsigs);
 	uint8_t *buf = xmalloc(8 + content), *p = buf;
 	frame_put_le32(p, FRAME_MAGIC);
 	frame_put_le32(p + 4, (uint32_t)content);
@@ -92,18 +130,7 @@ uint8_t *frame_encode(const uint8_t *header, uint32_t header_len, const struct f
 	p += 4;
 	memcpy(p, header, header_len);
 	p += header_len;
-	frame_put_le32(p, nsigs);
-	p += 4;
-	for (uint32_t i = 0; i < nsigs; i++) {
-		memcpy(p, sigs[i].keyid, 32);
-		p[32] = (uint8_t)(sigs[i].spki_len & 0xff);
-		p[33] = (uint8_t)(sigs[i].spki_len >> 8);
-		p += 34;
-		memcpy(p, sigs[i].spki, sigs[i].spki_len);
-		p += sigs[i].spki_len;
-		memcpy(p, sigs[i].sig, 64);
-		p += 64;
-	}
+	frame_put_sigs(p, sigs, nsigs);
 	*out_len = 8 + content;
 	return buf;
 }
@@ -112,22 +139,4 @@ void frame_free(struct frame *f)
 {
 	free(f->header);
 	f->header = NULL;
-}
-
-void frame_sfx_trailer(uint64_t offset, uint64_t length, uint8_t out[SFX_TRAILER_LEN])
-{
-	memcpy(out, FRAME_TAG, 8);
-	put_le64(out + 8, offset);
-	put_le64(out + 16, length);
-	memset(out + 24, 0, 8);
-}
-
-int frame_sfx_parse(const uint8_t in[SFX_TRAILER_LEN], uint64_t *offset, uint64_t *length)
-{
-	static const uint8_t zero[8];
-	if (memcmp(in, FRAME_TAG, 8) != 0 || memcmp(in + 24, zero, 8) != 0)
-		return -1;
-	*offset = le64(in + 8);
-	*length = le64(in + 16);
-	return 0;
 }

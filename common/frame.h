@@ -12,7 +12,6 @@
 #define FRAME_CAP (16u << 20)
 #define FRAME_MAX_SIGS 8
 #define FRAME_SPKI_MAX 512
-#define SFX_TRAILER_LEN 32
 
 struct frame_sig {
 	uint8_t keyid[32];
@@ -36,10 +35,18 @@ int frame_parse(const uint8_t *content, size_t len, struct frame *f, struct cf_e
 uint8_t *frame_encode(const uint8_t *header, uint32_t header_len, const struct frame_sig *sigs,
 		      uint32_t nsigs, size_t *out_len);
 void frame_free(struct frame *f);
-/* Self-extracting trailer: "CUFERRY1", offset, length (LE u64), 8 zero bytes. */
-void frame_sfx_trailer(uint64_t offset, uint64_t length, uint8_t out[SFX_TRAILER_LEN]);
-int frame_sfx_parse(const uint8_t in[SFX_TRAILER_LEN], uint64_t *offset, uint64_t *length);
+/* A list of signatures, as the frame and a .run's stub-signature block both carry it:
+ * u32 LE count (1..FRAME_MAX_SIGS), then per signature the key id (32 bytes), u16 LE length
+ * and SubjectPublicKeyInfo DER, 64 bytes r || s. Parsing advances *cursor; CF_TRUST on any
+ * problem (an unverified list is never believed). */
+int frame_parse_sigs(const uint8_t **cursor, const uint8_t *end, struct frame_sig *sigs,
+		     uint32_t *count, struct cf_err *e);
+size_t frame_sigs_size(const struct frame_sig *sigs, uint32_t nsigs);
+/* Writes frame_sigs_size() bytes at p; returns the end. */
+uint8_t *frame_put_sigs(uint8_t *p, const struct frame_sig *sigs, uint32_t nsigs);
 uint32_t frame_le32(const uint8_t *p);
 void frame_put_le32(uint8_t *p, uint32_t v);
+uint64_t frame_le64(const uint8_t *p);
+void frame_put_le64(uint8_t *p, uint64_t v);
 
 #endif

@@ -23,6 +23,7 @@
 #include "common/sha256.h"
 #include "manifests/manifest.h"
 #include "unpacker/env.h"
+#include "unpacker/sfxtrust.h"
 #include "unpacker/state.h"
 #include "unpacker/validate.h"
 
@@ -117,6 +118,8 @@ static int open_trusted(const struct install_options *o, struct opened *b, char 
 		rc = bundle_read_frame(b->input, &b->frame, e);
 	if (rc == CF_OK)
 		rc = trust_check(&t, &b->frame, signers, size, e);
+	if (rc == CF_OK)
+		rc = sfxtrust_check(&t, b->input, &b->frame, e);
 	/* Only now, with the signature good, is the manifest parsed. */
 	if (rc == CF_OK)
 		rc = manifest_parse((const char *)b->frame.header, b->frame.header_len, &b->m, e);

@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/frame.h"
+#include "common/sfx.h"
 #include "common/io.h"
 #include "common/log.h"
 #include "common/platform.h"
@@ -16,18 +16,20 @@
 #include "unpacker/doctor.h"
 #include "unpacker/install.h"
 #include "unpacker/probe.h"
+#include "unpacker/selfpath.h"
 
-/* A .run carries its bundle: with no BUNDLE argument, install from our own file. */
+/* A .run carries its bundle: with no BUNDLE argument, install from our own file (found
+ * also when the dynamic loader started us). Whatever file this is, the install verifies its
+ * stub-signature block before anything else, so a file that is not what runs cannot pass. */
 static const char *self_bundle(void)
 {
-	const char *path = platform_self_path();
+	const char *path = selfpath_program();
 	uint8_t tail[SFX_TRAILER_LEN];
-	uint64_t off, len;
 	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
 	off_t size = fd >= 0 ? lseek(fd, 0, SEEK_END) : -1;
 	int ok = size > SFX_TRAILER_LEN &&
 		 pread(fd, tail, sizeof(tail), size - SFX_TRAILER_LEN) == SFX_TRAILER_LEN &&
-		 frame_sfx_parse(tail, &off, &len) == 0;
+		 sfx_trailer_tagged(tail) == 0;
 	if (fd >= 0)
 		close(fd);
 	return ok ? path : NULL;
@@ -135,6 +137,7 @@ int main(int argc, char **argv)
 	/* The library-loading checks: this same binary, re-executed with a clean environment. */
 	if (argc >= 2 && strcmp(argv[1], PROBE_FLAG) == 0)
 		return probe_main(argc - 2, argv + 2);
+	selfpath_init(argv[0]);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	memset(&r, 0, sizeof(r));
 	log_init("unpacker", LOG_INFO);

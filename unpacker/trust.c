@@ -138,15 +138,23 @@ static int is_trusted(const struct trust *t, const uint8_t keyid[32])
 int trust_check(const struct trust *t, const struct frame *f, char *signers, size_t size,
 		struct cf_err *e)
 {
-	uint8_t digest[32], counted[FRAME_MAX_SIGS][32];
+	uint8_t digest[32];
+	sha256_buf(f->header, f->header_len, digest);
+	return trust_check_sigs(t, digest, f->sigs, f->nsigs, signers, size, e);
+}
+
+int trust_check_sigs(const struct trust *t, const uint8_t digest[32],
+		     const struct frame_sig *sigs, uint32_t nsigs, char *signers, size_t size,
+		     struct cf_err *e)
+{
+	uint8_t counted[FRAME_MAX_SIGS][32];
 	unsigned good = 0;
 	signers[0] = '\0';
 	if (t->nkeys == 0 && t->nfingerprints == 0)
 		return cf_fail(e, CF_TRUST, "no trusted key is configured (compile one in, install one "
 			       "in /etc/cuferry/trusted-keys, or pass --trust KEY.pub)");
-	sha256_buf(f->header, f->header_len, digest);
-	for (uint32_t i = 0; i < f->nsigs; i++) {
-		const struct frame_sig *s = &f->sigs[i];
+	for (uint32_t i = 0; i < nsigs; i++) {
+		const struct frame_sig *s = &sigs[i];
 		uint8_t id[32];
 		char short_id[17];
 		/* The key id is recomputed, never believed: it must be the hash of the key given. */
@@ -166,9 +174,9 @@ int trust_check(const struct trust *t, const struct frame *f, char *signers, siz
 	if (good >= t->threshold)
 		return CF_OK;
 	char first[17];
-	sig_short_id(f->sigs[0].keyid, first);
+	sig_short_id(sigs[0].keyid, first);
 	if (good == 0)
 		return cf_fail(e, CF_TRUST, "no valid signature by a trusted key (bundle signed by %s%s)",
-			       first, f->nsigs > 1 ? " and others" : "");
+			       first, nsigs > 1 ? " and others" : "");
 	return cf_fail(e, CF_TRUST, "%u distinct trusted signatures, %u required", good, t->threshold);
 }

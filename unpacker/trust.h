@@ -40,5 +40,9 @@ int trust_load(struct trust *t, const struct trust_sources *src, struct cf_err *
  * Names the signers it accepted in signers (short ids), for the log. */
 int trust_check(const struct trust *t, const struct frame *f, char *signers, size_t size,
 		struct cf_err *e);
+/* The same rule for any signature list over a digest (a .run's stub-signature block). */
+int trust_check_sigs(const struct trust *t, const uint8_t digest[32],
+		     const struct frame_sig *sigs, uint32_t nsigs, char *signers, size_t size,
+		     struct cf_err *e);
 
 #endif

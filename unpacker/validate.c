@@ -19,6 +19,7 @@
 #include "manifests/compat.h"
 #include "unpacker/env.h"
 #include "unpacker/probe.h"
+#include "unpacker/selfpath.h"
 
 #define PROBE_TIMEOUT 60
 #define COMPUTE_TIMEOUT 600
@@ -104,15 +105,20 @@ static int run_probe(struct run *r, int timeout, char *const args[], json_t **li
 	if (ldpath)
 		env[nenv++] = ldpath;
 	env[nenv] = NULL;
-	char *argv[12];
+	char *argv[13];
 	int argc = 0;
+	/* Started through the dynamic loader (a .run on media without the x bit): so is the probe. */
+	const char *loader = selfpath_loader(), *program = selfpath_program();
 	argv[argc++] = "unpacker";
+	if (loader && program)
+		argv[argc++] = (char *)program;
 	argv[argc++] = PROBE_FLAG;
-	for (int i = 0; args[i] && argc < 11; i++)
+	for (int i = 0; args[i] && argc < 12; i++)
 		argv[argc++] = args[i];
 	argv[argc] = NULL;
 	struct platform_child child;
-	int started = platform_run(self, argv, env, PLATFORM_CAPTURE_ALL, timeout, &child);
+	int started = platform_run(loader && program ? loader : self, argv, env,
+				   PLATFORM_CAPTURE_ALL, timeout, &child);
 	int saved = errno;
 	free(ldpath);
 	if (started != 0)

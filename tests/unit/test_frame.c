@@ -82,26 +82,12 @@ static void test_frame_bounds(void **state)
 	free(buf);
 }
 
-static void test_frame_sfx_trailer(void **state)
-{
-	(void)state;
-	uint8_t t[SFX_TRAILER_LEN];
-	uint64_t off, len;
-	frame_sfx_trailer(1234567, 89, t);
-	assert_int_equal(frame_sfx_parse(t, &off, &len), 0);
-	assert_int_equal(off, 1234567);
-	assert_int_equal(len, 89);
-	t[30] = 1;
-	assert_int_equal(frame_sfx_parse(t, &off, &len), -1);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_frame_round_trip),
 		cmocka_unit_test(test_frame_every_truncation_is_refused),
 		cmocka_unit_test(test_frame_bounds),
-		cmocka_unit_test(test_frame_sfx_trailer),
 	};
 	return cmocka_run_group_tests_name("frame", tests, NULL, NULL);
 }

@@ -1,0 +1,139 @@
+/* stub.c - finding the unpacker to embed in a .run/.exe, and checking its architecture */
+#include "bundler/stub.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/io.h"
+#include "common/platform.h"
+
+enum binary_kind { BIN_UNKNOWN, BIN_ELF_X86_64, BIN_ELF_AARCH64, BIN_PE_X86_64 };
+
+#if defined(__aarch64__)
+#define HOST_KIND BIN_ELF_AARCH64
+#else
+#define HOST_KIND BIN_ELF_X86_64
+#endif
+
+static enum binary_kind wanted_kind(const char *platform)
+{
+	if (!strcmp(platform, "linux-x86_64"))
+		return BIN_ELF_X86_64;
+	if (!strcmp(platform, "linux-sbsa") || !strcmp(platform, "linux-aarch64"))
+		return BIN_ELF_AARCH64;
+	if (!strcmp(platform, "windows-x86_64"))
+		return BIN_PE_X86_64;
+	return BIN_UNKNOWN;
+}
+
+static const char *kind_name(enum binary_kind k)
+{
+	switch (k) {
+	case BIN_ELF_X86_64: return "an x86-64 ELF program";
+	case BIN_ELF_AARCH64: return "an AArch64 ELF program";
+	case BIN_PE_X86_64: return "an x86-64 Windows PE program";
+	default: return "no program this bundler knows";
+	}
+}
+
+static uint16_t le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+/* The machine field of an ELF or PE header; BIN_UNKNOWN for anything else. */
+static enum binary_kind binary_kind(const char *path)
+{
+	uint8_t h[64], pe[6];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	enum binary_kind k = BIN_UNKNOWN;
+	if (fd < 0)
+		return k;
+	if (pread(fd, h, sizeof(h), 0) == (ssize_t)sizeof(h)) {
+		if (!memcmp(h, "\177ELF", 4) && h[4] == 2 /* 64-bit */ && h[5] == 1 /* LE */) {
+			uint16_t machine = le16(h + 18);
+			k = machine == 62 ? BIN_ELF_X86_64 : machine == 183 ? BIN_ELF_AARCH64 : k;
+		} else if (!memcmp(h, "MZ", 2)) {
+			uint32_t at = (uint32_t)h[60] | (uint32_t)h[61] << 8 | (uint32_t)h[62] << 16 |
+				      (uint32_t)h[63] << 24;
+			if (pread(fd, pe, sizeof(pe), (off_t)at) == (ssize_t)sizeof(pe) &&
+			    !memcmp(pe, "PE\0\0", 4) && le16(pe + 4) == 0x8664)
+				k = BIN_PE_X86_64;
+		}
+	}
+	close(fd);
+	return k;
+}
+
+const char *stub_extension(const char *platform)
+{
+	return strncmp(platform, "windows", 7) == 0 ? ".exe" : ".run";
+}
+
+static int is_regular(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Take candidate if it fits; note where we looked, for the error line. */
+static int try_candidate(char *candidate, enum binary_kind want, char *out, size_t size,
+			 char *looked, size_t looked_size)
+{
+	size_t used = strlen(looked);
+	int fits = is_regular(candidate) && binary_kind(candidate) == want;
+	if (fits)
+		snprintf(out, size, "%s", candidate);
+	else
+		snprintf(looked + used, looked_size - used, "%s%s%s", used ? ", " : "", candidate,
+			 is_regular(candidate) ? " (other architecture)" : "");
+	free(candidate);
+	return fits;
+}
+
+int stub_find(const char *platform, const char *explicit_path, char *out, size_t size,
+	      struct cf_err *e)
+{
+	enum binary_kind want = wanted_kind(platform);
+	if (want == BIN_UNKNOWN)
+		return cf_fail(e, CF_USAGE, "unknown platform '%s'", platform);
+	if (explicit_path) {
+		errno = 0;
+		if (!is_regular(explicit_path))
+			return cf_fail(e, CF_USAGE, "--unpacker %s: %s", explicit_path,
+				       errno ? strerror(errno) : "not a regular file");
+		enum binary_kind got = binary_kind(explicit_path);
+		if (got != want)
+			return cf_fail(e, CF_INCOMPATIBLE, "--unpacker %s is %s, but a %s bundle needs %s",
+				       explicit_path, kind_name(got), platform, kind_name(want));
+		snprintf(out, size, "%s", explicit_path);
+		return CF_OK;
+	}
+	const char *self = platform_self_path();
+	const char *slash = self ? strrchr(self, '/') : NULL;
+	char *dir = slash ? xasprintf("%.*s", (int)(slash - self), self) : xstrdup(".");
+	const char *exe = want == BIN_PE_X86_64 ? ".exe" : "";
+	char looked[2048] = "";
+	int found = (want == HOST_KIND &&
+		     try_candidate(xasprintf("%s/unpacker", dir), want, out, size, looked,
+				   sizeof(looked))) ||
+		    try_candidate(xasprintf("%s/%s/unpacker%s", dir, platform, exe), want, out, size,
+				  looked, sizeof(looked)) ||
+		    try_candidate(xasprintf("%s/../lib/cuferry/%s/unpacker%s", dir, platform, exe),
+				  want, out, size, looked, sizeof(looked));
+	free(dir);
+	if (found)
+		return CF_OK;
+	const char *target = want == BIN_ELF_AARCH64 ? "make aarch64"
+			     : want == BIN_PE_X86_64  ? "make windows"
+						      : "make";
+	return cf_fail(e, CF_INCOMPATIBLE, "no unpacker for %s to put in front of the bundle "
+		       "(looked for %s at %s): build it with '%s', or give --unpacker PATH",
+		       platform, kind_name(want), looked, target);
+}

@@ -1,0 +1,25 @@
+/* stub.h - the unpacker binary a self-extracting file starts with, for a platform.
+ *
+ * stub_find looks, in this order, and takes the first file whose machine type fits the
+ * platform (ELF x86-64 for linux-x86_64, ELF AArch64 for linux-sbsa and linux-aarch64, PE
+ * x86-64 for windows-x86_64):
+ *   1. explicit_path (--unpacker): it must exist (else CF_USAGE) and fit (else CF_INCOMPATIBLE);
+ *   2. beside the running bundler: DIR/unpacker when the platform is the host's, then
+ *      DIR/<platform>/unpacker (unpacker.exe for Windows) as the build writes them;
+ *   3. the installed location: DIR/../lib/cuferry/<platform>/unpacker[.exe] (make install).
+ * Nothing found is CF_INCOMPATIBLE (exit 4: this bundler cannot make a file for that
+ * platform), with one line naming the platform, where it looked and what to build.
+ * Callers call it before any download or compression. */
+#ifndef BUNDLER_STUB_H
+#define BUNDLER_STUB_H
+
+#include <stddef.h>
+
+#include "common/err.h"
+
+int stub_find(const char *platform, const char *explicit_path, char *out, size_t size,
+	      struct cf_err *e);
+/* ".run" or ".exe": the self-extracting file's extension for a platform. */
+const char *stub_extension(const char *platform);
+
+#endif

@@ -1,0 +1,18 @@
+/* selfpath.h - the file of the running program. Started the usual way, /proc/self/exe names
+ * it. Started through the dynamic loader (`/lib64/ld-linux-x86-64.so.2 ./x.run`, the way
+ * around a file without its x bit), /proc/self/exe names the loader instead: then the file is
+ * the one the loader mapped as the program, found in /proc/self/maps and accepted only when
+ * the path opened there is the very file mapped (same device and inode). */
+#ifndef UNPACKER_SELFPATH_H
+#define UNPACKER_SELFPATH_H
+
+/* Call once from main with argv[0]: the last resort when /proc/self/maps cannot be read. */
+void selfpath_init(const char *argv0);
+/* Absolute (or as given) path of the running program's file; NULL when none can be
+ * confirmed to be the file that runs. */
+const char *selfpath_program(void);
+/* The dynamic loader's path when the program was started through it, else NULL. A child
+ * that re-runs this program must then be started as LOADER PROGRAM ARGS. */
+const char *selfpath_loader(void);
+
+#endif
