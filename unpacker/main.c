@@ -19,7 +19,8 @@
 #include "unpacker/selfpath.h"
 
 /* A .run carries its bundle: with no BUNDLE argument, install from our own file (found
- * also when the dynamic loader started us). Whatever file this is, the install verifies its
+ * also when the dynamic loader started us), also when its trailer is gone or damaged (bytes
+ * after the program's image): that is then refused as untrusted (2), not a usage error. Whatever file this is, the install verifies its
  * stub-signature block before anything else, so a file that is not what runs cannot pass. */
 static const char *self_bundle(void)
 {
@@ -29,7 +30,7 @@ static const char *self_bundle(void)
 	off_t size = fd >= 0 ? lseek(fd, 0, SEEK_END) : -1;
 	int ok = size > SFX_TRAILER_LEN &&
 		 pread(fd, tail, sizeof(tail), size - SFX_TRAILER_LEN) == SFX_TRAILER_LEN &&
-		 sfx_trailer_tagged(tail) == 0;
+		 (sfx_trailer_tagged(tail) == 0 || selfpath_carries_data(path));
 	if (fd >= 0)
 		close(fd);
 	return ok ? path : NULL;

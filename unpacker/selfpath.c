@@ -1,6 +1,7 @@
 /* selfpath.c - finding our own file, also when the dynamic loader started us */
 #include "unpacker/selfpath.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -94,4 +95,26 @@ const char *selfpath_loader(void)
 	if (!resolved)
 		resolve();
 	return loader[0] ? loader : NULL;
+}
+
+int selfpath_carries_data(const char *path)
+{
+	uint8_t h[64];
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int more = 0;
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) == 0 && pread(fd, h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
+	    memcmp(h, "\177ELF", 4) == 0 && h[4] == 2 /* 64-bit */ && h[5] == 1 /* LE */) {
+		uint64_t shoff = 0;
+		for (int i = 7; i >= 0; i--)
+			shoff = shoff << 8 | h[0x28 + i];
+		uint64_t shentsize = (uint64_t)(h[0x3a] | h[0x3b] << 8);
+		uint64_t shnum = (uint64_t)(h[0x3c] | h[0x3d] << 8);
+		/* The linker writes the section header table last. */
+		more = shoff > 0 && shoff + shentsize * shnum < (uint64_t)st.st_size;
+	}
+	close(fd);
+	return more;
 }

@@ -1,0 +1,122 @@
+#!/bin/sh
+# Threats against self-extracting files (issue 11 finding 2): a .run whose stub, layout or
+# stub-signature block was changed. Each is run through a trusted unpacker (verify, install
+# interactive, install /silent with stdin closed) and, where its stub is still a program, as
+# ./x.run /silent; every run must exit 2 with a one-line reason, and the sentinel tree, the
+# prefix, state and environment stay as they were, no staging left. Results go to
+# $CUFERRY_BUILD/threat-results-sfx.tsv (the same columns as threat-results.tsv).
+. "$CUFERRY_TOP/tests/e2e/lib.sh"
+RES=$B/threat-results-sfx.tsv
+: > "$RES"
+R=$W/root
+TRUST="--trust $FX/test.pub"
+mkdir -p outside/sub root
+echo target > outside/target
+echo data > outside/sub/file
+"$UNPACKER" "$FX/small.bundle" --root "$R" $TRUST --no-validate >/dev/null
+
+snapshot() { # what must not change: outside, the prefix, state, environment
+	tree_listing "$W/outside"
+	tree_listing "$R/opt/cudnn" | grep -v ' lock\| \./\.cuferry/lock'
+	cat "$R/etc/ld.so.conf.d/"* "$R/etc/profile.d/"* 2>/dev/null
+}
+
+# run_case ID "threat" FILE [exec]: exit 2 in every mode, nothing changed
+run_case() {
+	id=$1 threat=$2 file=$3 exec=${4:-}
+	before=$(snapshot)
+	expect 2 "$UNPACKER" verify "$file" $TRUST
+	one_line_reason
+	expect 2 "$UNPACKER" "$file" --root "$R" $TRUST
+	one_line_reason
+	expect 2 "$UNPACKER" "$file" --root "$R" $TRUST /silent /log="$W/s.log" </dev/null
+	one_line_reason
+	grep -q "error" "$W/s.log" || fail "$id: no reason in the silent log"
+	modes="verify, both install modes"
+	if [ -n "$exec" ]; then
+		chmod 755 "$file"
+		expect 2 "$W/$file" /silent --root "$R" $TRUST </dev/null
+		one_line_reason
+		modes="$modes, run as ./x.run /silent"
+	fi
+	[ "$(snapshot)" = "$before" ] || fail "$id: something changed"
+	no_staging "$W"
+	printf '%s\t%s\t%s\t%s\t%s\n' "$id" "$threat" "trust: exit 2, nothing written" \
+		"threats/$id" "pass (exit 2: $modes)" >> "$RES"
+	echo "ok   threat $id"
+}
+
+cp "$FX/small.bundle" a.bundle
+"$BUNDLER" sfx a.bundle --key "$FX/test.key" --unpacker "$UNPACKER" >/dev/null
+"$BUNDLER" sfx a.bundle --key "$FX/other.key" --unpacker "$UNPACKER" -o other.run >/dev/null
+python3 "$TOP/tests/tools/forge.py" --key "$FX/test.key" --out "$W/b.bundle" --bundle-id t-other
+"$BUNDLER" sfx b.bundle --key "$FX/test.key" --unpacker "$UNPACKER" >/dev/null
+expect 0 "$UNPACKER" verify a.run $TRUST
+
+# mutate OUT EXPR: OUT from a.run by a Python expression over d (bytes), s, l, k (layout)
+mutate() {
+	python3 - "$1" "$2" <<'PY'
+import struct, sys
+d = open('a.run', 'rb').read()
+s, l, k = struct.unpack('<QQQ', d[-24:])
+other = open('b.run', 'rb').read()
+os_, ol, ok = struct.unpack('<QQQ', other[-24:])
+def trailer(s, l, k): return b'CUFERRY1' + struct.pack('<QQQ', s, l, k)
+def flip(b, at): return b[:at] + bytes([b[at] ^ 1]) + b[at + 1:]
+out = eval(sys.argv[2])
+open(sys.argv[1], 'wb').write(out)
+PY
+}
+
+# the last stub byte: in the section headers, so the changed stub still runs and must refuse itself
+mutate stub_byte.run 'flip(d, s - 1)'
+run_case sfx_stub_byte "a changed byte in the .run's stub" stub_byte.run exec
+mutate gap_byte.run 'd[:s + l] + b"\0" + d[s + l:]'
+run_case sfx_gap_byte "an extra byte between the bundle and the stub-signature block" gap_byte.run exec
+mutate gap_fixed.run 'd[:s + l] + b"\0" + d[s + l:-32] + trailer(s, l + 1, k)'
+run_case sfx_gap_byte_trailer_fixed "an extra byte before the block, the trailer's bundle length raised to match" gap_fixed.run exec
+mutate end_byte.run 'd + b"\0"'
+run_case sfx_end_byte "an extra byte at the end" end_byte.run exec
+mutate trunc_block.run 'd[:s + l + k - 10] + trailer(s, l, k - 10)'
+run_case sfx_truncated_block "a truncated stub-signature block (trailer adjusted)" trunc_block.run exec
+mutate trailer.run 'd[:-8] + struct.pack("<Q", k + 1)'
+run_case sfx_trailer_changed "a changed trailer" trailer.run exec
+run_case sfx_wrong_key "the stub signed by a key that is not trusted" other.run exec
+mutate swapped.run 'd[:s + l] + other[os_ + ol:os_ + ol + ok] + trailer(s, l, ok)'
+run_case sfx_swapped_block "the stub-signature block of another .run" swapped.run exec
+mutate format1.run 'd[:s + l] + d[-32:-8] + bytes(8)'
+run_case sfx_format1 "a format-1 .run (no stub-signature block)" format1.run exec
+# the review's attack: the stub replaced by a script, the trailer fixed up
+mutate script.run 'b"#!/bin/sh\necho pwned > /tmp/cuferry-pwned\n" + d[s:-32] + trailer(len(b"#!/bin/sh\necho pwned > /tmp/cuferry-pwned\n"), l, k)'
+run_case sfx_script_stub "the stub replaced by a script, the trailer fixed up" script.run
+
+if [ "$(id -u)" = 0 ]; then
+	# fewer than T: a threshold of 2 in a root of its own; header by two keys, stub by one
+	R2=$W/troot
+	mkdir -p "$R2/etc/cuferry/trusted-keys"
+	cp "$FX/test.pub" "$FX/other.pub" "$R2/etc/cuferry/trusted-keys/"
+	echo 2 > "$R2/etc/cuferry/trusted-keys/threshold"
+	chmod 755 "$R2" "$R2/etc" "$R2/etc/cuferry" "$R2/etc/cuferry/trusted-keys"
+	chmod 644 "$R2"/etc/cuferry/trusted-keys/*
+	cp "$FX/small.bundle" two.bundle
+	"$BUNDLER" sign two.bundle --key "$FX/other.key" >/dev/null
+	"$BUNDLER" sfx two.bundle --key "$FX/test.key" --unpacker "$UNPACKER" >/dev/null
+	for mode in verify install silent exec; do
+		case $mode in
+		verify) expect 2 "$UNPACKER" verify two.run --root "$R2" ;;
+		install) expect 2 "$UNPACKER" two.run --root "$R2" ;;
+		silent) expect 2 "$UNPACKER" two.run --root "$R2" /silent /log="$W/t.log" </dev/null ;;
+		exec) expect 2 ./two.run /silent --root "$R2" /log="$W/t.log" </dev/null ;;
+		esac
+		one_line_reason
+		assert_contains last.err "1 distinct trusted signatures, 2 required"
+	done
+	[ ! -e "$R2/opt" ] || fail "fewer than T: something was written"
+	printf '%s\t%s\t%s\t%s\t%s\n' sfx_below_threshold "a .run whose stub has fewer than T signatures" \
+		"trust: exit 2, nothing written" threats/sfx_below_threshold "pass (exit 2: all four modes)" >> "$RES"
+	echo "ok   threat sfx_below_threshold"
+else
+	echo "SKIP sfx_below_threshold: a root-owned trust directory needs root"
+fi
+[ ! -e /tmp/cuferry-pwned ] || fail "a replaced stub ran"
+echo "ok"
