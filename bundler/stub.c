@@ -120,13 +120,22 @@ int stub_find(const char *platform, const char *explicit_path, char *out, size_t
 	char *dir = slash ? xasprintf("%.*s", (int)(slash - self), self) : xstrdup(".");
 	const char *exe = want == BIN_PE_X86_64 ? ".exe" : "";
 	char looked[2048] = "";
+	/* linux-sbsa and linux-aarch64 run the same AArch64 unpacker: either directory serves. */
+	const char *alias = !strcmp(platform, "linux-aarch64") ? "linux-sbsa"
+			    : !strcmp(platform, "linux-sbsa")  ? "linux-aarch64"
+							       : platform;
 	int found = (want == HOST_KIND &&
 		     try_candidate(xasprintf("%s/unpacker", dir), want, out, size, looked,
-				   sizeof(looked))) ||
-		    try_candidate(xasprintf("%s/%s/unpacker%s", dir, platform, exe), want, out, size,
-				  looked, sizeof(looked)) ||
-		    try_candidate(xasprintf("%s/../lib/cuferry/%s/unpacker%s", dir, platform, exe),
-				  want, out, size, looked, sizeof(looked));
+				   sizeof(looked)));
+	for (int i = 0; i < 2 && !found; i++) {
+		const char *name = i == 0 ? platform : alias;
+		if (i == 1 && name == platform)
+			break;
+		found = try_candidate(xasprintf("%s/%s/unpacker%s", dir, name, exe), want, out, size,
+				      looked, sizeof(looked)) ||
+			try_candidate(xasprintf("%s/../lib/cuferry/%s/unpacker%s", dir, name, exe),
+				      want, out, size, looked, sizeof(looked));
+	}
 	free(dir);
 	if (found)
 		return CF_OK;
