@@ -135,6 +135,21 @@ if [ -x "$B/linux-sbsa/unpacker" ] && command -v qemu-aarch64 >/dev/null; then
 	echo "the AArch64 .run verified itself under qemu-aarch64"
 fi
 
+note "windows-x86_64 takes an x86-64 PE stub and makes an .exe"
+python3 "$TOP/tests/tools/forge.py" --key "$FX/test.key" --out "$W/win.bundle" --platform windows-x86_64 --bundle-id t-win
+expect 4 "$BUNDLER" sfx win.bundle --key "$FX/test.key" --unpacker "$UNPACKER"
+assert_contains last.err "PE"
+if command -v x86_64-w64-mingw32-gcc >/dev/null; then
+	printf 'int main(void) { return 0; }\n' > tiny-win.c
+	x86_64-w64-mingw32-gcc -O2 tiny-win.c -o tiny-win.exe
+	expect 4 "$BUNDLER" sfx sbsa.bundle --key "$FX/test.key" --unpacker tiny-win.exe
+	expect 0 "$BUNDLER" sfx win.bundle --key "$FX/test.key" --unpacker tiny-win.exe
+	[ -f win.exe ] || fail "no win.exe"
+	expect 0 "$UNPACKER" verify win.exe $T
+else
+	echo "SKIP the PE stub: no x86_64-w64-mingw32-gcc"
+fi
+
 note "started through the dynamic loader: a .run without its x bit"
 cp s.run nox.run
 chmod 644 nox.run
