@@ -193,6 +193,17 @@ static int check_create(const struct cli *c)
 	return 0;
 }
 
+/* --sfx: a platform known now (given, or the mirror's default) has its stub found before any
+ * download; a source's own platform is checked by create before compression. */
+static int sfx_stub_early(const struct cli *c, struct cf_err *e)
+{
+	const struct create_options *o = &c->create;
+	char stub[PATH_MAX];
+	if (!o->sfx || (!o->platform && (o->from_dir || o->from_archive)))
+		return CF_OK;
+	return stub_find(o->platform ? o->platform : "linux-x86_64", c->stub, stub, sizeof(stub), e);
+}
+
 static int run_verb(const char *verb, struct cli *c, int argc, char **argv)
 {
 	struct cf_err e = { 0 };
@@ -209,12 +220,7 @@ static int run_verb(const char *verb, struct cli *c, int argc, char **argv)
 		if ((rc = check_create(c)) != 0)
 			return rc;
 		c->create.sfx_stub = c->stub;
-		/* A platform known now (given, or the mirror's default) is checked before any
-		 * download; a source's own platform is checked by create before compression. */
-		char stub[PATH_MAX];
-		if (c->create.sfx && (c->create.platform || (!c->create.from_dir && !c->create.from_archive)) &&
-		    (rc = stub_find(c->create.platform ? c->create.platform : "linux-x86_64", c->stub, stub,
-				    sizeof(stub), &e)) != CF_OK)
+		if ((rc = sfx_stub_early(c, &e)) != CF_OK)
 			return finish(rc, &e);
 		signal(SIGINT, on_signal);
 		signal(SIGTERM, on_signal);

@@ -186,7 +186,9 @@ int sfx_write(const char *input, const struct sfx_options *o, struct cf_err *e)
 	if (rc == CF_OK) {
 		p.sigs[p.nsigs++] = sig;
 		out_path = output_name(input, bundle_is_sfx(c.input), c.manifest->platform, o->out);
-		rc = write_run(&p, out_path, &tmp, e);
+		rc = !bundle_is_sfx(c.input) && strcmp(out_path, input) == 0
+			     ? cf_fail(e, CF_USAGE, "-o %s would replace the bundle itself", out_path)
+			     : write_run(&p, out_path, &tmp, e);
 	}
 	if (rc == CF_OK) {
 		rc = read_back(tmp, p.nsigs, o->progress, e);

@@ -1,17 +1,44 @@
 /* fuzz_frame.c - the signed frame: the bounded parser, every signature check, then the
- * manifest parser on what the frame carries. Input: the frame content after magic+length. */
+ * manifest parser on what the frame carries. Input: the frame content after magic+length.
+ * The same input is also read as a .run's stub-signature block and as a file whose last 32
+ * bytes are its trailer (common/sfx.h), the other readers of unsigned bytes. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/frame.h"
+#include "common/sfx.h"
 #include "common/sha256.h"
 #include "manifests/manifest.h"
 #include "signing/verify.h"
 
+static void as_sfx(const uint8_t *data, size_t size)
+{
+	struct frame_sig sigs[FRAME_MAX_SIGS];
+	struct sfx_layout l;
+	uint32_t n;
+	struct cf_err e = { 0 };
+	if (sfx_block_parse(data, size, sigs, &n, &e) == CF_OK) {
+		size_t len;
+		uint8_t *again = sfx_block_encode(sigs, n, &len);
+		if (n < 1 || n > FRAME_MAX_SIGS || len != size || memcmp(again, data, size) != 0)
+			abort(); /* one encoding, nothing after the list */
+		free(again);
+	} else if (e.code != CF_TRUST) {
+		abort();
+	}
+	cf_err_clear(&e);
+	if (size >= SFX_TRAILER_LEN &&
+	    sfx_trailer_parse(data + size - SFX_TRAILER_LEN, size, &l, &e) == CF_OK &&
+	    (l.block_len == 0 || l.block_len > SFX_BLOCK_MAX ||
+	     l.stub_len + l.bundle_len + l.block_len + SFX_TRAILER_LEN != size))
+		abort(); /* an accepted trailer accounts for every byte */
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct frame f;
+	as_sfx(data, size);
 	struct cf_err e = { 0 };
 	if (frame_parse(data, size, &f, &e) != CF_OK) {
 		if (e.code != CF_TRUST)
