@@ -119,6 +119,21 @@ else
 	printf 'int main(void) { return 0; }\n' > tiny.c
 	aarch64-linux-gnu-gcc -static -O2 tiny.c -o arm-stub
 fi
+# create --sfx from a tree of AArch64 libraries: its platform is known only from the source,
+# and the missing stub is reported before compression, nothing written
+mkdir -p arm/include arm/lib
+cp "$FX/small-src/include/cudnn_version.h" arm/include/
+printf 'int cudnnGetVersion(void) { return 91900; }\n' > fake.c
+aarch64-linux-gnu-gcc -shared -fPIC fake.c -o arm/lib/libcudnn.so.9
+ln -s libcudnn.so.9 arm/lib/libcudnn.so
+echo "licence" > arm/LICENSE
+expect 4 bin/bundler create --from-dir arm --cuda 12 --key "$FX/test.key" -o out3/ --sfx
+assert_contains last.err "no unpacker for linux-sbsa"
+one_line_reason
+[ ! -e out3 ] || [ -z "$(ls -A out3)" ] || fail "create wrote something: $(ls -A out3)"
+expect 0 bin/bundler create --from-dir arm --cuda 12 --key "$FX/test.key" -o out3/ --sfx --unpacker arm-stub
+cmp -n "$(stat -c %s arm-stub)" out3/cudnn-9.19.0-cuda12-linux-sbsa.run arm-stub || fail "create --sfx: no AArch64 stub in front"
+expect 0 "$UNPACKER" verify out3/cudnn-9.19.0-cuda12-linux-sbsa.run $T
 mkdir -p bin/linux-sbsa inst/bin inst/lib/cuferry/linux-sbsa
 cp arm-stub bin/linux-sbsa/unpacker
 expect 0 bin/bundler sfx sbsa.bundle --key "$FX/test.key" -o beside.run
