@@ -436,14 +436,20 @@ static int sign_and_write(struct job *j, struct signer *signer, int payload_fd,
 		rc = cf_fail(e, CF_USAGE, "the new bundle failed its own check, nothing written: %s", why);
 		unlink(staged);
 	} else {
-		struct output_options oo = { .split_size = j->o->split, .progress = j->o->progress };
-		rc = output_commit(staged, j->out_path, &oo, e);
-	}
-	/* The .run wraps the very bundle just written, signed by the same key. */
-	if (rc == CF_OK && j->o->sfx) {
+		/* The .run wraps the very bundle checked here, signed by the same key: before the
+		 * cut when there are parts (no whole bundle remains), else after the bundle. */
+		char *run = j->o->sfx ? sfx_run_name(j->out_path, j->m->platform) : NULL;
 		struct sfx_options so = { .unpacker = j->o->sfx_stub, .key_path = j->o->key_path,
-					  .progress = j->o->progress };
-		rc = sfx_write(j->out_path, &so, e);
+					  .out = run, .progress = j->o->progress };
+		struct output_options oo = { .split_size = j->o->split, .progress = j->o->progress };
+		if (run && j->o->split)
+			rc = sfx_write(staged, &so, e);
+		rc = rc == CF_OK ? output_commit(staged, j->out_path, &oo, e) : rc;
+		if (rc == CF_OK && run && !j->o->split)
+			rc = sfx_write(j->out_path, &so, e);
+		if (rc != CF_OK && run && j->o->split)
+			unlink(staged);
+		free(run);
 	}
 	cleanup_forget(SLOT_STAGED);
 	free(staged);

@@ -188,8 +188,6 @@ static int check_create(const struct cli *c)
 		return usage_error("%s", "--key K.key is required (make one with 'bundler keygen NAME')");
 	if (!o->out)
 		return usage_error("%s", "-o OUT is required");
-	if (o->split && o->sfx)
-		return usage_error("%s", "--split and --sfx do not go together");
 	return 0;
 }
 

@@ -37,18 +37,19 @@ static int has_suffix(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+char *sfx_run_name(const char *bundle, const char *platform)
+{
+	size_t n = strlen(bundle);
+	if (has_suffix(bundle, ".bundle"))
+		return xasprintf("%.*s%s", (int)(n - 7), bundle, stub_extension(platform));
+	return xasprintf("%s%s", bundle, stub_extension(platform));
+}
+
 /* NAME.bundle -> NAME.run; a .run keeps its name; -o DIR puts that name into DIR. */
 static char *output_name(const char *input, int input_is_run, const char *platform,
 			 const char *out)
 {
-	char *name;
-	size_t n = strlen(input);
-	if (input_is_run)
-		name = xstrdup(input);
-	else if (has_suffix(input, ".bundle"))
-		name = xasprintf("%.*s%s", (int)(n - 7), input, stub_extension(platform));
-	else
-		name = xasprintf("%s%s", input, stub_extension(platform));
+	char *name = input_is_run ? xstrdup(input) : sfx_run_name(input, platform);
 	if (!out)
 		return name;
 	if (!io_is_dir(out) && !has_suffix(out, "/")) {

@@ -23,5 +23,7 @@ struct sfx_options {
  * read back (every signature, every chunk) before it is renamed into place; SHA256SUMS
  * beside it gets its line. */
 int sfx_write(const char *input, const struct sfx_options *o, struct cf_err *e);
+/* NAME.bundle -> NAME.run (NAME.exe for Windows); other names get the extension added. */
+char *sfx_run_name(const char *bundle, const char *platform);
 
 #endif

@@ -50,6 +50,18 @@ PY
 [ "$(wc -l < out/SHA256SUMS)" -eq 2 ] || fail "SHA256SUMS should list the bundle and the .run"
 expect 0 "$UNPACKER" verify out/cudnn-9.19.0-cuda13-linux-x86_64.run $T
 
+note "create --split --sfx: the parts and the .run, both from the one signed bundle"
+SOURCE_DATE_EPOCH=1760486400 expect 0 "$BUNDLER" create --from-dir "$FX/small-src" --cuda 13 \
+	--key "$FX/test.key" -o parts/ --level 3 --counter 100 --split 1M --sfx --unpacker "$UNPACKER" -q
+p=parts/cudnn-9.19.0-cuda13-linux-x86_64
+(cd parts && sha256sum -c SHA256SUMS >/dev/null) || fail "SHA256SUMS of --split --sfx"
+[ "$(wc -l < parts/SHA256SUMS)" -eq 3 ] || fail "SHA256SUMS should list two parts and the .run"
+cat $p.bundle.001 $p.bundle.002 > joined.bundle
+cmp joined.bundle out/cudnn-9.19.0-cuda13-linux-x86_64.bundle || fail "the parts are not the bundle"
+cmp $p.run out/cudnn-9.19.0-cuda13-linux-x86_64.run || fail "the .run differs from the one made without --split"
+expect 0 "$UNPACKER" verify $p.run $T
+ls parts | grep -q tmp- && fail "temporary left in parts/"
+
 note "--external: the digest printed, signed by OpenSSL (DER), converted, verified, added"
 expect 0 "$BUNDLER" sfx s.bundle --external --unpacker "$UNPACKER" -o ext.run
 digest=$(head -1 last.out)
