@@ -25,6 +25,16 @@ assert_contains last.out "self-extracting"
 [ -f r1/opt/cudnn/current/lib/libcudnn.so.9 ] || fail "the .run installed nothing"
 sha256sum -c SHA256SUMS >/dev/null || fail "SHA256SUMS does not match"
 
+note "from another directory, a read-only source, umask 077: the .run is still 0755"
+mkdir -p ro rw
+cp s.bundle ro/
+chmod 555 ro
+(cd rw && umask 077 && expect 0 "$BUNDLER" sfx ../ro/s.bundle --key "$FX/test.key" --unpacker "$UNPACKER" -o "$W/rw/")
+[ "$(stat -c %a rw/s.run)" = 755 ] || fail "mode $(stat -c %a rw/s.run) under umask 077"
+cmp rw/s.run s.run || fail "the .run depends on where it was made"
+[ ! -e ro/SHA256SUMS ] || fail "wrote beside the read-only source"
+(cd / && expect 0 "$UNPACKER" verify "$W/rw/s.run" $T)
+
 note "sfx refuses what it cannot wrap: a wrong --platform, a foreign stub, an unsigned input"
 expect 4 "$BUNDLER" sfx s.bundle --key "$FX/test.key" --platform linux-sbsa -o w.run
 one_line_reason
