@@ -42,7 +42,9 @@ int check_open(const char *path, struct checked *c, struct cf_err *e)
 		if (rc == CF_OK)
 			rc = bundle_sfx_stub_sha256(c->input, stub_sha, e);
 		if (rc == CF_OK) {
-			sfx_digest(stub_sha, c->frame.header, c->frame.header_len, l, c->stub_digest);
+			sfx_message(stub_sha, c->frame.header, c->frame.header_len, l,
+				    c->stub_message);
+			sha256_buf(c->stub_message, sizeof(c->stub_message), c->stub_digest);
 			rc = verify_carried(c->stub_digest, c->stub_sigs, c->nstub_sigs,
 					    "stub-signature block: ", e);
 		}

@@ -6,6 +6,7 @@
 #include "common/bundlefile.h"
 #include "common/err.h"
 #include "common/frame.h"
+#include "common/sfx.h"
 #include "manifests/manifest.h"
 
 struct checked {
@@ -17,6 +18,7 @@ struct checked {
 	struct frame_sig stub_sigs[FRAME_MAX_SIGS];
 	uint32_t nstub_sigs;
 	uint8_t stub_digest[32];
+	uint8_t stub_message[SFX_MESSAGE_LEN]; /* what stub_digest is the SHA-256 of */
 };
 
 /* Opens path and checks the frame and each signature against the key it names; for a .run

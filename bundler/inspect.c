@@ -60,29 +60,49 @@ static int write_export(const char *dir, const char *name, const void *data, siz
 	return rc;
 }
 
-/* header.json, signer-N.pub and signature-N.der: enough for openssl dgst -verify. */
-static int export_frame(const struct frame *f, const char *dir, struct cf_err *e)
+/* PREFIXsigner-N.pub and PREFIXsignature-N.der for each signature of a list. */
+static int export_sigs(const char *dir, const char *prefix, const struct frame_sig *sigs,
+		       uint32_t n, struct cf_err *e)
 {
-	if (io_mkdirs(dir, 0755) != 0)
-		return cf_fail(e, CF_USAGE, "%s: %s", dir, strerror(errno));
-	int rc = write_export(dir, "header.json", f->header, f->header_len, e);
-	for (uint32_t i = 0; i < f->nsigs && rc == CF_OK; i++) {
+	int rc = CF_OK;
+	for (uint32_t i = 0; i < n && rc == CF_OK; i++) {
 		char pem[1024], name[64];
 		uint8_t der[SIG_DER_MAX];
 		size_t der_len;
-		if (sig_pubkey_pem(f->sigs[i].spki, f->sigs[i].spki_len, pem, sizeof(pem)) != 0)
-			return cf_fail(e, CF_TRUST, "signature %u carries an unreadable key", i + 1);
-		sig_raw_to_der(f->sigs[i].sig, der, &der_len);
-		snprintf(name, sizeof(name), "signer-%u.pub", i + 1);
+		if (sig_pubkey_pem(sigs[i].spki, sigs[i].spki_len, pem, sizeof(pem)) != 0)
+			return cf_fail(e, CF_TRUST, "%ssignature %u carries an unreadable key", prefix,
+				       i + 1);
+		sig_raw_to_der(sigs[i].sig, der, &der_len);
+		snprintf(name, sizeof(name), "%ssigner-%u.pub", prefix, i + 1);
 		rc = write_export(dir, name, pem, strlen(pem), e);
-		snprintf(name, sizeof(name), "signature-%u.der", i + 1);
+		snprintf(name, sizeof(name), "%ssignature-%u.der", prefix, i + 1);
 		if (rc == CF_OK)
 			rc = write_export(dir, name, der, der_len, e);
 	}
+	return rc;
+}
+
+/* header.json, signer-N.pub and signature-N.der: enough for openssl dgst -verify; for a .run
+ * also stub-message.bin with stub-signer-N.pub and stub-signature-N.der. */
+static int export_frame(const struct checked *c, const char *dir, struct cf_err *e)
+{
+	const struct frame *f = &c->frame;
+	if (io_mkdirs(dir, 0755) != 0)
+		return cf_fail(e, CF_USAGE, "%s: %s", dir, strerror(errno));
+	int rc = write_export(dir, "header.json", f->header, f->header_len, e);
 	if (rc == CF_OK)
-		log_out("exported to %s: header.json, signer-N.pub, signature-N.der\n"
+		rc = export_sigs(dir, "", f->sigs, f->nsigs, e);
+	if (rc == CF_OK && c->nstub_sigs) {
+		rc = write_export(dir, "stub-message.bin", c->stub_message, sizeof(c->stub_message), e);
+		if (rc == CF_OK)
+			rc = export_sigs(dir, "stub-", c->stub_sigs, c->nstub_sigs, e);
+	}
+	if (rc == CF_OK)
+		log_out("exported to %s: header.json, signer-N.pub, signature-N.der%s\n"
 			"check with: openssl dgst -sha256 -verify %s/signer-1.pub -signature "
-			"%s/signature-1.der %s/header.json\n", dir, dir, dir, dir);
+			"%s/signature-1.der %s/header.json\n", dir,
+			c->nstub_sigs ? ", stub-message.bin, stub-signer-N.pub, stub-signature-N.der" : "",
+			dir, dir, dir);
 	return rc;
 }
 
@@ -112,7 +132,7 @@ int inspect_bundle(const char *path, const char *export_dir, struct cf_err *e)
 		print_manifest(c.manifest);
 	}
 	if (rc == CF_OK && export_dir)
-		rc = export_frame(&c.frame, export_dir, e);
+		rc = export_frame(&c, export_dir, e);
 	check_close(&c);
 	return rc;
 }

@@ -68,15 +68,21 @@ uint8_t *sfx_block_encode(const struct frame_sig *sigs, uint32_t nsigs, size_t *
 	return block;
 }
 
-void sfx_digest(const uint8_t stub_sha256[32], const uint8_t *header, size_t header_len,
-		const struct sfx_layout *l, uint8_t digest[32])
+void sfx_message(const uint8_t stub_sha256[32], const uint8_t *header, size_t header_len,
+		 const struct sfx_layout *l, uint8_t m[SFX_MESSAGE_LEN])
 {
-	uint8_t m[SFX_MESSAGE_LEN];
 	memcpy(m, SFX_BLOCK_TAG, 8);
 	memcpy(m + 8, stub_sha256, 32);
 	sha256_buf(header, header_len, m + 40);
 	frame_put_le64(m + 72, l->stub_len);
 	frame_put_le64(m + 80, l->bundle_len);
+}
+
+void sfx_digest(const uint8_t stub_sha256[32], const uint8_t *header, size_t header_len,
+		const struct sfx_layout *l, uint8_t digest[32])
+{
+	uint8_t m[SFX_MESSAGE_LEN];
+	sfx_message(stub_sha256, header, header_len, l, m);
 	sha256_buf(m, sizeof(m), digest);
 }
 

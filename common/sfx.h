@@ -48,7 +48,9 @@ int sfx_block_parse(const uint8_t *block, size_t len, struct frame_sig *sigs, ui
 /* Caller frees; *len is the block's size. */
 uint8_t *sfx_block_encode(const struct frame_sig *sigs, uint32_t nsigs, size_t *len);
 
-/* The digest the stub signatures cover (see above). */
+/* The 88-byte message (see above), and the digest the stub signatures cover: its SHA-256. */
+void sfx_message(const uint8_t stub_sha256[32], const uint8_t *header, size_t header_len,
+		 const struct sfx_layout *l, uint8_t m[SFX_MESSAGE_LEN]);
 void sfx_digest(const uint8_t stub_sha256[32], const uint8_t *header, size_t header_len,
 		const struct sfx_layout *l, uint8_t digest[32]);
 /* SHA-256 of len bytes of fd from offset 0 (pread, the file position is left alone). */

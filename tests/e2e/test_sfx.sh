@@ -25,6 +25,19 @@ assert_contains last.out "self-extracting"
 [ -f r1/opt/cudnn/current/lib/libcudnn.so.9 ] || fail "the .run installed nothing"
 sha256sum -c SHA256SUMS >/dev/null || fail "SHA256SUMS does not match"
 
+note "the stub signature as the README documents it, checked by stock OpenSSL"
+expect 0 "$BUNDLER" inspect s.run --export exp
+python3 - s.run exp/stub-message.bin exp/header.json <<'PY'
+import hashlib, struct, sys
+run = open(sys.argv[1], 'rb').read()
+s, l, k = struct.unpack('<QQQ', run[-24:])
+msg = (b'CFSTUB01' + hashlib.sha256(run[:s]).digest()
+       + hashlib.sha256(open(sys.argv[3], 'rb').read()).digest() + struct.pack('<QQ', s, l))
+assert msg == open(sys.argv[2], 'rb').read(), "stub-message.bin is not the documented message"
+PY
+openssl dgst -sha256 -verify exp/stub-signer-1.pub -signature exp/stub-signature-1.der exp/stub-message.bin >/dev/null ||
+	fail "OpenSSL does not verify the stub signature"
+
 note "from another directory, a read-only source, umask 077: the .run is still 0755"
 mkdir -p ro rw
 cp s.bundle ro/
