@@ -27,7 +27,7 @@ int sfxtrust_check(const struct trust *t, const struct bundle_input *b, const st
 	if (trust_check_sigs(t, digest, sigs, nsigs, signers, sizeof(signers), &why) != CF_OK)
 		return cf_fail(e, CF_TRUST, "the self-extracting stub is not signed as required: %s",
 			       why.msg);
-	log_msg(LOG_DEBUG, "stub-signature block: %llu-byte stub signed by %s",
+	log_msg(LOG_INFO, "self-extracting: the %llu-byte stub and its layout are signed by %s",
 		(unsigned long long)l->stub_len, signers);
 	return CF_OK;
 }

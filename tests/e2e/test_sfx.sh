@@ -17,6 +17,7 @@ assert_contains last.out "stub-signature 1"
 cmp -n "$(stat -c %s "$UNPACKER")" s.run "$UNPACKER" || fail "the .run does not start with the unpacker"
 expect 0 "$UNPACKER" verify s.run $T
 assert_contains last.out "all hashes match"
+assert_contains last.err "stub and its layout are signed by"
 expect 0 "$BUNDLER" inspect s.run
 assert_contains last.out "stub signer 1"
 assert_contains last.out "self-extracting"
