@@ -75,6 +75,10 @@ mutate gap_byte.run 'd[:s + l] + b"\0" + d[s + l:]'
 run_case sfx_gap_byte "an extra byte between the bundle and the stub-signature block" gap_byte.run exec
 mutate gap_fixed.run 'd[:s + l] + b"\0" + d[s + l:-32] + trailer(s, l + 1, k)'
 run_case sfx_gap_byte_trailer_fixed "an extra byte before the block, the trailer's bundle length raised to match" gap_fixed.run exec
+mutate stub_insert.run 'd[:s - 1] + b"\0" + d[s - 1:-32] + trailer(s + 1, l, k)'
+run_case sfx_stub_insert "a byte inserted in the stub, the trailer's offset raised to match" stub_insert.run exec
+mutate bundle_insert.run 'd[:s + 100] + b"\0" + d[s + 100:-32] + trailer(s, l + 1, k)'
+run_case sfx_bundle_insert "a byte inserted in the bundle, the trailer's length raised to match" bundle_insert.run exec
 mutate end_byte.run 'd + b"\0"'
 run_case sfx_end_byte "an extra byte at the end" end_byte.run exec
 mutate trunc_block.run 'd[:s + l + k - 10] + trailer(s, l, k - 10)'
