@@ -21,8 +21,8 @@
 /* A .run carries its bundle: with no BUNDLE argument, install from our own file (found
  * also when the dynamic loader started us), also when its trailer is gone or damaged (bytes
  * after the program's image): that is then refused as untrusted (2), not a usage error.
- * Whatever file this is, the install verifies its stub-signature block before anything
- * else, so a file that is not what runs cannot pass. */
+ * Whatever file is read, its stub-signature block is verified before anything else: only a
+ * .run that trusted keys signed, stub included, is ever installed from. */
 static const char *self_bundle(void)
 {
 	const char *path = selfpath_program();
