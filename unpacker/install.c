@@ -23,6 +23,7 @@
 #include "common/sha256.h"
 #include "manifests/manifest.h"
 #include "unpacker/env.h"
+#include "unpacker/safepath.h"
 #include "unpacker/state.h"
 #include "unpacker/validate.h"
 
@@ -73,10 +74,12 @@ static void paths_free(struct paths *p)
 	free(p->current);
 }
 
-/* Test seam: CUFERRY_FAULT=step fails there, step:pause stops there so a test can kill -9.
- * It can only make an install fail, never make a bad one pass. */
+/* Test seam, compiled only into the test build (build/test-bin/unpacker, -DCUFERRY_TEST_SEAMS):
+ * CUFERRY_FAULT=step fails there, step:pause stops there so a test can kill -9. The shipped
+ * unpacker ignores the variable. Even where present it can only make an install fail. */
 static int fault(const char *step, struct cf_err *e)
 {
+#ifdef CUFERRY_TEST_SEAMS
 	const char *f = getenv("CUFERRY_FAULT");
 	size_t n = strlen(step);
 	if (!f || strncmp(f, step, n) != 0 || (f[n] != '\0' && f[n] != ':'))
@@ -87,6 +90,10 @@ static int fault(const char *step, struct cf_err *e)
 		return CF_OK;
 	}
 	return cf_fail(e, CF_INSTALL, "injected failure at %s (CUFERRY_FAULT)", step);
+#else
+	(void)step, (void)e;
+	return CF_OK;
+#endif
 }
 
 /* ---- reading and trusting a bundle: nothing is written before this succeeds ---- */
@@ -252,7 +259,7 @@ static int journal_read(const struct paths *p, struct journal *j)
 	char *text;
 	size_t len;
 	memset(j, 0, sizeof(*j));
-	if (io_read_file(p->journal, 1 << 20, &text, &len) != 0)
+	if (io_read_file_nofollow(p->journal, 1 << 20, &text, &len) != 0)
 		return -1;
 	json_t *o = json_loadb(text, len, 0, NULL);
 	free(text);
@@ -273,6 +280,25 @@ static int journal_read(const struct paths *p, struct journal *j)
 	return j->target ? 0 : -2;
 }
 
+/* A name recovery may remove: one component directly inside the prefix, nothing else. */
+static int plain_name(const char *name, const char *starts)
+{
+	return name && *name && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, "..") &&
+	       strcmp(name, ".cuferry") && strncmp(name, starts, strlen(starts)) == 0;
+}
+
+/* The journal is only believed where it names what this program makes: the install
+ * directory, ".old-*" and "PREFIX/.staging-*". A planted journal naming anything else
+ * (another directory, a path with '/') is refused before a single file is removed. */
+static int journal_names_ok(const struct paths *p, const struct journal *j)
+{
+	size_t n = strlen(p->prefix);
+	return plain_name(j->target, "") && (!j->backup || plain_name(j->backup, ".old-")) &&
+	       (!j->previous_current || plain_name(j->previous_current, "")) &&
+	       (!j->staging || (strncmp(j->staging, p->prefix, n) == 0 && j->staging[n] == '/' &&
+				plain_name(j->staging + n + 1, ".staging-")));
+}
+
 static char *under(const struct paths *p, const char *name)
 {
 	return xasprintf("%s/%s", p->prefix, name);
@@ -280,6 +306,10 @@ static char *under(const struct paths *p, const char *name)
 
 static int set_current(const struct paths *p, const char *dir)
 {
+	char now[1024];
+	ssize_t n = readlink(p->current, now, sizeof(now) - 1);
+	if (dir && n > 0 && (size_t)n == strlen(dir) && memcmp(now, dir, (size_t)n) == 0)
+		return 0; /* already so: nothing to put back (and nothing to fail on a full disk) */
 	if (!dir)
 		return unlink(p->current) == 0 || errno == ENOENT ? 0 : -1;
 	return platform_switch_link(p->current, dir);
@@ -351,6 +381,11 @@ static int recover(const struct paths *p, int *recovered, struct cf_err *e)
 	if (r == -1)
 		return errno == ENOENT ? (remove_stale_staging(p), CF_OK)
 				       : cf_fail(e, CF_INSTALL, "%s: %s", p->journal, strerror(errno));
+	if (r == 0 && !journal_names_ok(p, &j)) {
+		journal_free(&j);
+		return cf_fail(e, CF_ROLLBACK, "%s names paths this program never makes: refusing to "
+			       "remove anything; inspect %s by hand", p->journal, p->prefix);
+	}
 	if (r == -2) {
 		journal_free(&j);
 		return cf_fail(e, CF_ROLLBACK, "%s is damaged: the last run was interrupted and its "
@@ -378,8 +413,14 @@ static int recover(const struct paths *p, int *recovered, struct cf_err *e)
 /* Lock, then repair: every command that changes the prefix starts here. */
 static int prefix_open(const struct paths *p, int *lock, int *recovered, struct cf_err *e)
 {
+	/* DESIGN §6: checked before anything is written, and again once the missing directories
+	 * exist (one planted between the two checks is caught by the second). */
+	if (safepath_check_dir(p->root, p->prefix_sys, "the prefix", e) != CF_OK)
+		return e->code;
 	if (io_mkdirs(p->meta, 0755) != 0)
 		return cf_fail(e, CF_INSTALL, "%s: %s", p->meta, strerror(errno));
+	if (safepath_check_dir(p->root, p->prefix_sys, "the prefix", e) != CF_OK)
+		return e->code;
 	/* A planted link (two-step attack) would carry the lock, the journal and state.json
 	 * somewhere else: the prefix and its .cuferry must be real directories. */
 	const char *dirs[] = { p->prefix, p->meta };
@@ -412,7 +453,7 @@ static int check_policy(const struct install_options *o, const struct manifest *
 	uint64_t seen;
 	char nowstr[32];
 	manifest_format_time(now, nowstr);
-	if (st->newest_created && strcmp(nowstr, st->newest_created) < 0)
+	if (st->newest_created && now < manifest_parse_time(st->newest_created))
 		return cf_fail(e, CF_POLICY, "the system clock (%s) is earlier than the creation of a "
 			       "bundle already installed (%s): fix the clock first", nowstr,
 			       st->newest_created);
@@ -434,20 +475,54 @@ static int check_policy(const struct install_options *o, const struct manifest *
 				       (unsigned long long)m->counter, (unsigned long long)seen,
 				       m->bundle_id);
 	}
+	/* The counter is per bundle id, and the id names the version: an old but validly signed
+	 * release is a different id. What decides is the cuDNN version against current's. */
+	const struct state_bundle *cur = st->current ? state_find(st, st->current) : NULL;
+	if (cur && cur->version && cur->cuda_variant && strcmp(cur->cuda_variant, m->cuda_variant) == 0 &&
+	    manifest_version_compare(m->cudnn_version, cur->version) < 0 && !o->allow_downgrade &&
+	    !o->keep_current)
+		return cf_fail(e, CF_POLICY, "cuDNN %s is older than the current %s for CUDA %s: downgrade "
+			       "refused (--allow-downgrade to switch to it, --keep-current to install it "
+			       "beside)", m->cudnn_version, cur->version, m->cuda_variant);
 	return CF_OK;
 }
 
+/* Under --root, and as root on the host, the environment's directories are checked like
+ * the prefix before anything is written. */
+static int check_env_dirs(const struct paths *p, const struct install_options *o, struct cf_err *e)
+{
+	static const char *const dirs[] = { "/etc/ld.so.conf.d", "/etc/profile.d" };
+	if (o->no_env || o->env_user || !platform_is_admin())
+		return CF_OK;
+	for (size_t i = 0; i < 2; i++)
+		if (safepath_check_dir(p->root, dirs[i], "the environment directory", e) != CF_OK)
+			return e->code;
+	return CF_OK;
+}
+
+/* Bytes and inodes: a file system out of inodes fails as surely as a full one, and must be
+ * told before anything is written, with that cause (exit 4), not as a failed rollback. */
 static int check_space(const struct paths *p, const struct manifest *m, struct cf_err *e)
 {
-	uint64_t free_bytes, need = 16u << 20;
-	for (size_t i = 0; i < m->nfiles; i++)
+	uint64_t free_bytes, free_inodes, need = 16u << 20, inodes = 16; /* .cuferry, staging, temps */
+	for (size_t i = 0; i < m->nfiles; i++) {
+		const char *path = m->files[i].path, *slash = strrchr(path, '/');
+		const char *prev = i ? m->files[i - 1].path : "", *prev_slash = strrchr(prev, '/');
+		size_t n = slash ? (size_t)(slash - path) : 0, pn = prev_slash ? (size_t)(prev_slash - prev) : 0;
 		need += m->files[i].size + 4096;
-	if (platform_free_bytes(p->prefix, &free_bytes) != 0)
+		inodes += 1 + (n && (n != pn || strncmp(path, prev, n) != 0)); /* a new directory */
+	}
+	if (platform_free_bytes(p->prefix, &free_bytes) != 0 ||
+	    platform_free_inodes(p->prefix, &free_inodes) != 0)
 		return cf_fail(e, CF_INSTALL, "%s: %s", p->prefix, strerror(errno));
 	if (free_bytes < need)
-		return cf_fail(e, CF_INCOMPATIBLE, "not enough space in %s: %llu MiB free, %llu MiB needed",
-			       p->prefix, (unsigned long long)(free_bytes >> 20),
+		return cf_fail(e, CF_INCOMPATIBLE, "no space: not enough space in %s: %llu MiB free, "
+			       "%llu MiB needed", p->prefix, (unsigned long long)(free_bytes >> 20),
 			       (unsigned long long)(need >> 20));
+	if (free_inodes < inodes)
+		return cf_fail(e, CF_INCOMPATIBLE, "no space: not enough inodes in %s: %llu free, %llu "
+			       "needed (files and directories)", p->prefix,
+			       (unsigned long long)free_inodes, (unsigned long long)inodes);
 	return CF_OK;
 }
 
@@ -498,7 +573,7 @@ static int commit_install(const struct paths *p, const struct install_options *o
 		rc = cf_fail(e, CF_INSTALL, "%s: %s", target, strerror(errno));
 	if (rc == CF_OK)
 		rc = fault("renamed", e);
-	if (rc == CF_OK && platform_switch_link(p->current, j->target) != 0)
+	if (rc == CF_OK && !o->keep_current && platform_switch_link(p->current, j->target) != 0)
 		rc = cf_fail(e, CF_INSTALL, "%s: %s", p->current, strerror(errno));
 	if (rc == CF_OK)
 		rc = fault("switched", e);
@@ -507,14 +582,17 @@ static int commit_install(const struct paths *p, const struct install_options *o
 				  m->created, now, m->counter };
 	if (rc == CF_OK) {
 		state_record(st, &b);
-		state_set_current(st, j->target);
+		if (!o->keep_current)
+			state_set_current(st, j->target);
 		rc = state_save(p->state, st, e);
 	}
 	if (rc == CF_OK)
 		rc = fault("state", e);
 	struct env_files f;
 	env_files_init(&f, p->root);
-	if (rc == CF_OK && !o->no_env && !o->env_user && platform_is_admin()) {
+	if (rc == CF_OK && o->keep_current) {
+		r->kept_current = 1;
+	} else if (rc == CF_OK && !o->no_env && !o->env_user && platform_is_admin()) {
 		j->env_created = !env_system_present(&f);
 		rc = journal_write(p, j, e);
 		if (rc == CF_OK)
@@ -573,7 +651,7 @@ static int transaction(const struct paths *p, const struct install_options *o, s
 		char *dir = under(p, j.target);
 		struct validate_options vo = { p->root, p->prefix, validate_env_mode(p, o), o->require_gpu,
 					       o->gpu, o->quick_validate, 1 };
-		rc = validate_install(&vo, dir, b->m, 1, e);
+		rc = validate_install(&vo, dir, b->m, !o->keep_current, e);
 		free(dir);
 		if (rc != CF_OK && o->keep_failed) {
 			kept_failed = rc;
@@ -645,6 +723,8 @@ int install_bundle(const struct install_options *o, struct install_result *r, st
 		rc = state_load(p.state, &st, e);
 	if (rc == CF_OK)
 		rc = check_policy(o, b.m, &st, &p, r, e);
+	if (rc == CF_OK && !r->noop)
+		rc = check_env_dirs(&p, o, e);
 	if (rc == CF_OK && !r->noop)
 		rc = check_space(&p, b.m, e);
 	if (rc == CF_OK && !r->noop)

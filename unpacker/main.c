@@ -16,6 +16,7 @@
 #include "unpacker/doctor.h"
 #include "unpacker/install.h"
 #include "unpacker/probe.h"
+#include "unpacker/safepath.h"
 
 /* A .run carries its bundle: with no BUNDLE argument, install from our own file. */
 static const char *self_bundle(void)
@@ -33,26 +34,39 @@ static const char *self_bundle(void)
 	return ok ? path : NULL;
 }
 
-static void open_log(const struct cli *c)
+/* The log's directory is checked like the prefix (DESIGN.md §6) before anything is written. */
+static int open_log(const struct cli *c, struct cf_err *e)
 {
 	char *path = NULL;
-	if (c->log_file)
-		path = xstrdup(c->log_file);
-	else if (c->silent && (platform_is_admin() || *c->root))
-		path = xasprintf("%s/var/log/cuferry/unpacker.log", c->root);
-	else if (c->silent && getenv("HOME"))
+	const char *root = "";
+	if (c->log_file) {
+		char cwd[4096];
+		path = c->log_file[0] == '/' || !getcwd(cwd, sizeof(cwd))
+			       ? xstrdup(c->log_file) : xasprintf("%s/%s", cwd, c->log_file);
+	} else if (c->silent && (platform_is_admin() || *c->root)) {
+		path = xstrdup("/var/log/cuferry/unpacker.log");
+		root = c->root;
+	} else if (c->silent && getenv("HOME")) {
 		path = xasprintf("%s/.local/state/cuferry/unpacker.log", getenv("HOME"));
-	if (!path)
-		return;
-	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
-	if (slash && slash != dir) {
-		*slash = '\0';
-		io_mkdirs(dir, 0755);
 	}
-	if (log_open_file(path) != 0)
-		fprintf(stderr, "unpacker: warning: cannot write the log %s: %s\n", path, strerror(errno));
+	if (!path)
+		return CF_OK;
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	int rc = path[0] == '/' ? safepath_check_dir(root, dir, "the log directory", e) : CF_OK;
+	char *full = xasprintf("%s%s", root, path), *full_dir = xasprintf("%s%s", root, dir);
+	if (rc == CF_OK) {
+		io_mkdirs(full_dir, 0755);
+		if (log_open_file(full) != 0)
+			fprintf(stderr, "unpacker: warning: cannot write the log %s: %s\n", full,
+				strerror(errno));
+	}
+	free(full);
+	free(full_dir);
 	free(dir);
 	free(path);
+	return rc;
 }
 
 static void write_json(const char *path, const struct cli *c, int rc, const struct cf_err *e,
@@ -93,7 +107,10 @@ static void summarize(const struct cli *c, const struct install_result *r)
 			r->cuda_variant, r->prefix, r->dir);
 		log_out("  signed by %s; %llu files, %llu bytes verified while written\n", r->signers,
 			(unsigned long long)r->files, (unsigned long long)r->bytes);
-		log_out("  current -> %s\n", r->dir);
+		if (r->kept_current)
+			log_out("  current unchanged (--keep-current): 'unpacker use %s' switches to it\n", r->dir);
+		else
+			log_out("  current -> %s\n", r->dir);
 		if (r->env_note[0])
 			log_out("  environment: %s\n", r->env_note);
 	}
@@ -146,11 +163,18 @@ int main(int argc, char **argv)
 		fputs(cli_usage, stdout);
 		return 0;
 	}
+	if (c.prefix && safepath_prefix_rule(c.prefix, why, sizeof(why)) != 0) {
+		fprintf(stderr, "unpacker: error: %s\n", why);
+		return CF_USAGE;
+	}
 	log_init("unpacker", c.silent ? LOG_WARN : c.verbose ? LOG_DEBUG : LOG_INFO);
-	open_log(&c);
+	if (open_log(&c, &e) != CF_OK) {
+		log_msg(LOG_ERROR, "%s", e.msg);
+		return e.code;
+	}
 	struct install_options o = {
 		.root = c.root, .prefix = c.prefix, .no_env = c.no_env, .env_user = c.env_user,
-		.allow_downgrade = c.allow_downgrade, .allow_expired = c.allow_expired, .force = c.force,
+		.allow_downgrade = c.allow_downgrade, .keep_current = c.keep_current, .allow_expired = c.allow_expired, .force = c.force,
 		.progress = !c.silent, .no_validate = c.no_validate, .require_gpu = c.require_gpu,
 		.keep_failed = c.keep_failed, .gpu = c.gpu, .quick_validate = c.quick,
 		.trust = { c.root, c.trust_files, c.ntrust_files, c.fingerprints, c.nfingerprints },

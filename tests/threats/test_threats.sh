@@ -129,7 +129,7 @@ $FORGE --key "$FX/test.key" --out "$W/toctou.bundle" --bundle-id t-toctou --salt
 $FORGE --key "$FX/test.key" --out "$W/evil.bundle" --bundle-id t-toctou --salt EVIL
 for how in in_place rename; do
 	cp toctou.bundle t.bundle
-	CUFERRY_FAULT=verified:pause "$UNPACKER" t.bundle --root "$W/tt-$how" --trust "$FX/test.pub" --no-validate >/dev/null 2>"$W/tt.err" &
+	CUFERRY_FAULT=verified:pause "$UNPACKER_SEAMS" t.bundle --root "$W/tt-$how" --trust "$FX/test.pub" --no-validate >/dev/null 2>"$W/tt.err" &
 	pid=$!
 	until [ "$(ps -o stat= -p $pid 2>/dev/null | cut -c1)" = T ]; do sleep 0.05; done
 	if [ $how = in_place ]; then
@@ -192,7 +192,7 @@ record kill9 "kill -9 at random points during install, then a re-run" "the re-ru
 
 echo "== ENOSPC on a small file system"
 mkdir -p "$W/sroot/opt/cudnn"
-if mount -t tmpfs -o size=20m tmpfs "$W/sroot/opt/cudnn" 2>/dev/null; then
+if mount -t tmpfs -o size=20m,mode=755 tmpfs "$W/sroot/opt/cudnn" 2>/dev/null; then
 	CLEANUP="$CLEANUP umount '$W/sroot/opt/cudnn' 2>/dev/null;"
 	expect 4 "$UNPACKER" "$FX/small.bundle" --root "$W/sroot" --trust "$FX/test.pub"
 	one_line_reason
