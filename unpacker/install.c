@@ -130,6 +130,13 @@ static int open_trusted(const struct install_options *o, struct opened *b, char 
 	return rc;
 }
 
+/* A full disk or quota is "no space" (exit 4) with its cause, wherever it strikes; any other
+ * write error is an install failure (5). */
+static int write_error_code(int err)
+{
+	return err == ENOSPC || err == EDQUOT ? CF_INCOMPATIBLE : CF_INSTALL;
+}
+
 /* ---- the staging writer: a fresh private directory, no symlink ever followed ---- */
 
 struct stage {
@@ -160,7 +167,7 @@ static int stage_data(void *ctx, const void *buf, size_t len, struct cf_err *e)
 {
 	struct stage *s = ctx;
 	if (io_write_all(s->fd, buf, len) != 0)
-		return cf_fail(e, errno == ENOSPC ? CF_INCOMPATIBLE : CF_INSTALL, "writing: %s",
+		return cf_fail(e, write_error_code(errno), "writing: %s",
 			       strerror(errno));
 	s->bytes += len;
 	return CF_OK;
@@ -175,7 +182,7 @@ static int stage_end(void *ctx, const struct manifest_file *f, struct cf_err *e)
 	int fd = s->fd;
 	s->fd = -1;
 	if (platform_file_finish(fd, f->mode) != 0)
-		return cf_fail(e, errno == ENOSPC ? CF_INCOMPATIBLE : CF_INSTALL, "'%s': %s", f->path,
+		return cf_fail(e, write_error_code(errno), "'%s': %s", f->path,
 			       strerror(errno));
 	int rc = CF_OK;
 	if (!s->faulted) {
@@ -213,7 +220,7 @@ static int write_meta(int rootfd, const struct opened *b, const struct install_r
 		ok = 0, saved = errno;
 	free(frame);
 	free(text);
-	return ok ? CF_OK : cf_fail(e, CF_INSTALL, "writing .cuferry: %s", strerror(saved));
+	return ok ? CF_OK : cf_fail(e, write_error_code(saved), "writing .cuferry: %s", strerror(saved));
 }
 
 /* ---- the journal: what a crashed run was doing, so the next run can undo it ---- */
@@ -249,7 +256,7 @@ static int journal_write(const struct paths *p, const struct journal *j, struct 
 	json_decref(o);
 	int rc = io_write_file_atomic(p->journal, text, strlen(text), 0600) == 0
 			 ? CF_OK
-			 : cf_fail(e, CF_INSTALL, "%s: %s", p->journal, strerror(errno));
+			 : cf_fail(e, write_error_code(errno), "%s: %s", p->journal, strerror(errno));
 	free(text);
 	return rc;
 }
@@ -532,8 +539,12 @@ static int extract_to_staging(const struct paths *p, struct opened *b, struct in
 			      const struct install_options *o, char **staging, struct cf_err *e)
 {
 	*staging = xasprintf("%s/.staging-XXXXXX", p->prefix);
-	if (platform_private_dir(*staging) != 0)
-		return cf_fail(e, CF_INSTALL, "%s: %s", p->prefix, strerror(errno));
+	if (platform_private_dir(*staging) != 0) {
+		int rc = cf_fail(e, write_error_code(errno), "%s: %s", p->prefix, strerror(errno));
+		free(*staging);
+		*staging = NULL; /* nothing was made: nothing for the rollback to remove */
+		return rc;
+	}
 	struct stage s = { .fd = -1 };
 	s.rootfd = platform_tree_open(*staging);
 	if (s.rootfd < 0)
@@ -636,7 +647,7 @@ static int transaction(const struct paths *p, const struct install_options *o, s
 	free(target);
 	int rc = CF_OK;
 	if (j.state_existed && io_copy_file_atomic(p->state, p->state_prev) != 0)
-		rc = cf_fail(e, CF_INSTALL, "%s: %s", p->state_prev, strerror(errno));
+		rc = cf_fail(e, write_error_code(errno), "%s: %s", p->state_prev, strerror(errno));
 	char *staging = NULL;
 	if (rc == CF_OK)
 		rc = extract_to_staging(p, b, r, o, &staging, e);
