@@ -726,6 +726,8 @@ int install_bundle(const struct install_options *o, struct install_result *r, st
 	if (rc == CF_OK && strcmp(b.m->platform, platform_name()) != 0)
 		rc = cf_fail(e, CF_INCOMPATIBLE, "bundle is for %s, this machine is %s", b.m->platform,
 			     platform_name());
+	if (rc == CF_OK)
+		rc = check_env_dirs(&p, o, e);
 	if (rc == CF_OK) {
 		fill_result(r, b.m, &p);
 		rc = prefix_open(&p, &lock, &r->recovered, e);
@@ -734,8 +736,6 @@ int install_bundle(const struct install_options *o, struct install_result *r, st
 		rc = state_load(p.state, &st, e);
 	if (rc == CF_OK)
 		rc = check_policy(o, b.m, &st, &p, r, e);
-	if (rc == CF_OK && !r->noop)
-		rc = check_env_dirs(&p, o, e);
 	if (rc == CF_OK && !r->noop)
 		rc = check_space(&p, b.m, e);
 	if (rc == CF_OK && !r->noop)

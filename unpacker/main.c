@@ -163,14 +163,15 @@ int main(int argc, char **argv)
 		fputs(cli_usage, stdout);
 		return 0;
 	}
-	if (c.prefix && safepath_prefix_rule(c.prefix, why, sizeof(why)) != 0) {
-		fprintf(stderr, "unpacker: error: %s\n", why);
-		return CF_USAGE;
-	}
 	log_init("unpacker", c.silent ? LOG_WARN : c.verbose ? LOG_DEBUG : LOG_INFO);
 	if (open_log(&c, &e) != CF_OK) {
 		log_msg(LOG_ERROR, "%s", e.msg);
 		return e.code;
+	}
+	if (c.prefix && safepath_prefix_rule(c.prefix, why, sizeof(why)) != 0) {
+		log_msg(LOG_ERROR, "%s", why);
+		log_close_file();
+		return CF_USAGE;
 	}
 	struct install_options o = {
 		.root = c.root, .prefix = c.prefix, .no_env = c.no_env, .env_user = c.env_user,

@@ -5,43 +5,14 @@
 # unchanged (and the prior install with them). Results: $CUFERRY_BUILD/threat-results.tsv,
 # from which tests/threats/security_md.py writes docs/SECURITY.md.
 . "$CUFERRY_TOP/tests/e2e/lib.sh"
-FORGE="python3 $TOP/tests/tools/forge.py"
 RES=$B/threat-results.tsv
+. "$TOP/tests/threats/lib.sh"
 : > "$RES"
 R=$W/root
 mkdir -p outside/sub root
 echo target > outside/target
 echo data > outside/sub/file
 "$UNPACKER" "$FX/small.bundle" --root "$R" --trust "$FX/test.pub" >/dev/null
-
-snapshot() { # what must not change: outside, the prefix, state, environment
-	tree_listing "$W/outside"
-	tree_listing "$R/opt/cudnn" | grep -v ' lock\| \./\.cuferry/lock'
-	cat "$R/etc/ld.so.conf.d/"* "$R/etc/profile.d/"* 2>/dev/null
-}
-
-record() { printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" >> "$RES"; }
-
-# run_case ID "threat" "behaviour" CODE BUNDLE [extra args]: both modes, four assertions
-run_case() {
-	id=$1 threat=$2 behaviour=$3 code=$4 bundle=$5; shift 5
-	for mode in interactive silent; do
-		before=$(snapshot)
-		if [ $mode = silent ]; then
-			expect "$code" "$UNPACKER" "$bundle" --root "$R" --trust "$FX/test.pub" /silent /log="$W/s.log" "$@" </dev/null
-		else
-			expect "$code" "$UNPACKER" "$bundle" --root "$R" --trust "$FX/test.pub" "$@"
-		fi
-		if [ "$code" -ne 0 ]; then
-			one_line_reason
-			[ $mode = interactive ] || grep -q "error" "$W/s.log" || fail "$id: no reason in the silent log"
-		fi
-		[ "$(snapshot)" = "$before" ] || fail "$id ($mode): something changed"
-		no_staging "$W"
-	done
-	record "$id" "$threat" "$behaviour" "threats/$id" "pass (exit $code, both modes)"
-	echo "ok   threat $id"
-}
 
 forge() { $FORGE --key "$FX/test.key" --outside "$W/outside" --out "$W/$1.bundle" --case "$2"; }
 for c in header_bitflip truncated_frame unsigned frame_over_cap sig_len63 sig_len65 sig_r0 sig_s0 \
