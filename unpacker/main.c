@@ -89,8 +89,12 @@ static void write_json(const char *path, const struct cli *c, int rc, const stru
 		json_object_set_new(o, "recovered_interrupted_run", json_boolean(r->recovered));
 		json_object_set_new(o, "environment", json_string(r->env_note));
 	}
-	if (json_dump_file(o, path, JSON_INDENT(2) | JSON_SORT_KEYS) != 0)
+	/* Through a fresh temporary and a rename: a link planted under the report's name is
+	 * replaced, never followed (the report is often written as root into a shared directory). */
+	char *text = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS);
+	if (!text || io_write_file_atomic(path, text, strlen(text), 0644) != 0)
 		log_msg(LOG_WARN, "cannot write %s", path);
+	free(text);
 	json_decref(o);
 }
 

@@ -45,7 +45,11 @@ expect 0 "$UNPACKER" "$FX/real.bundle" --root "$R" $T
 assert_contains last.out "already installed"
 
 note "a second bundle; list, use, uninstall"
-expect 0 "$UNPACKER" "$FX/small.bundle" --root "$R" $T
+# The small bundle's cuDNN (9.19.0) is older than the real one's (9.19.0.56): it does not take
+# current unless asked (DESIGN §6).
+expect 7 "$UNPACKER" "$FX/small.bundle" --root "$R" $T
+assert_contains last.err "older than the current"
+expect 0 "$UNPACKER" "$FX/small.bundle" --root "$R" $T --allow-downgrade
 expect 0 "$UNPACKER" list --root "$R"
 assert_contains last.out "* cudnn-9.19.0-cuda13"
 assert_contains last.out "  cudnn-9.19.0.56-cuda13"

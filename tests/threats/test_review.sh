@@ -104,6 +104,11 @@ expect 0 "$UNPACKER" new.bundle --root "$R" --trust "$FX/test.pub" --no-validate
 [ "$(tree_listing "$W/outside")" = "$before" ] || fail "the log was written through a planted link"
 grep -q "cannot write the log" last.err || fail "the refused log is not reported"
 record log_symlink "the log file planted as a link to another file" "opened with O_NOFOLLOW: refused with a warning, the target untouched" "threats/log_symlink" "pass"
+ln -s "$W/outside/target" "$W/planted.json"
+expect 0 "$UNPACKER" verify new.bundle --trust "$FX/test.pub" --json "$W/planted.json"
+[ "$(tree_listing "$W/outside")" = "$before" ] || fail "the --json report was written through a planted link"
+[ -f "$W/planted.json" ] && [ ! -L "$W/planted.json" ] || fail "the --json report is not a plain file"
+record json_symlink "the --json report's name planted as a link to another file" "written through a temporary and a rename: the link is replaced, its target untouched" "threats/json_symlink" "pass"
 
 echo "== finding 6: inodes are counted with bytes (exit 4, never a false 'rollback failed')"
 R=$W/inodes
