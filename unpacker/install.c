@@ -287,6 +287,8 @@ static int journal_read(const struct paths *p, struct journal *j)
 	return j->target ? 0 : -2;
 }
 
+static char *under(const struct paths *p, const char *name);
+
 /* A name recovery may remove: one component directly inside the prefix, nothing else. */
 static int plain_name(const char *name, const char *starts)
 {
@@ -297,13 +299,21 @@ static int plain_name(const char *name, const char *starts)
 /* The journal is only believed where it names what this program makes: the install
  * directory, ".old-*" and "PREFIX/.staging-*". A planted journal naming anything else
  * (another directory, a path with '/') is refused before a single file is removed. */
-static int journal_names_ok(const struct paths *p, const struct journal *j)
+static int journal_names_ok(const struct paths *p, struct journal *j)
 {
-	size_t n = strlen(p->prefix);
-	return plain_name(j->target, "") && (!j->backup || plain_name(j->backup, ".old-")) &&
-	       (!j->previous_current || plain_name(j->previous_current, "")) &&
-	       (!j->staging || (strncmp(j->staging, p->prefix, n) == 0 && j->staging[n] == '/' &&
-				plain_name(j->staging + n + 1, ".staging-")));
+	const char *base = j->staging ? strrchr(j->staging, '/') : NULL;
+	if (!plain_name(j->target, "") || (j->backup && !plain_name(j->backup, ".old-")) ||
+	    (j->previous_current && !plain_name(j->previous_current, "")) ||
+	    (j->staging && (!base || !plain_name(base + 1, ".staging-"))))
+		return 0;
+	/* Only the staging directory's name is believed: it is removed from this prefix (the
+	 * same one however --root was spelled when the run crashed), never from where it says. */
+	if (j->staging) {
+		char *inside = under(p, base + 1);
+		free(j->staging);
+		j->staging = inside;
+	}
+	return 1;
 }
 
 static char *under(const struct paths *p, const char *name)

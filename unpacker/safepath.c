@@ -57,10 +57,11 @@ static int owner_ok(const char *dir, const struct stat *st, int next_exists, con
 /* Walk path from '/' component by component. Links before image_from (the host's own) are
  * resolved and the walk starts again on the resolved path; a link at or after image_from
  * (inside --root) is refused. */
-static int walk(char *path, size_t image_from, const char *what, struct cf_err *e)
+static int walk(char **pathp, size_t image_from, const char *what, struct cf_err *e)
 {
 	int admin = platform_is_admin();
 	for (int restarts = 0; restarts < 40; restarts++) {
+		char *path = *pathp;
 		size_t n = strlen(path), prev_end = 0;
 		struct stat prev, st;
 		int have_prev = 0, restarted = 0;
@@ -90,6 +91,13 @@ static int walk(char *path, size_t image_from, const char *what, struct cf_err *
 					return free(here), rc;
 			}
 			if (S_ISLNK(st.st_mode)) {
+				/* A link in a sticky world-writable directory is its owner's to replace. */
+				if (admin && st.st_uid != 0 && have_prev && (prev.st_mode & 022)) {
+					int rc = cf_fail(e, CF_INCOMPATIBLE, "%s: %s is a symbolic link owned by uid "
+							 "%u in a directory others can write", what, here,
+							 (unsigned)st.st_uid);
+					return free(here), rc;
+				}
 				if (end > image_from) {
 					int rc = cf_fail(e, CF_INCOMPATIBLE, "%s: %s is a symbolic link inside the "
 							 "--root image: refusing to follow it out of the root", what,
@@ -105,9 +113,8 @@ static int walk(char *path, size_t image_from, const char *what, struct cf_err *
 				if (image_from != (size_t)-1)
 					image_from = image_from + strlen(resolved) - end;
 				free(here);
-				strcpy(path, ""); /* the caller's buffer is replaced below */
 				free(path);
-				path = next;
+				*pathp = next; /* walk the resolved path from '/' again */
 				restarted = 1;
 				break;
 			}
@@ -118,15 +125,12 @@ static int walk(char *path, size_t image_from, const char *what, struct cf_err *
 		}
 		if (restarted)
 			continue;
-		int rc = CF_OK;
 		if (have_prev && admin) {
 			path[prev_end] = '\0';
-			rc = owner_ok(prev_end ? path : "/", &prev, 0, what, e);
+			return owner_ok(prev_end ? path : "/", &prev, 0, what, e);
 		}
-		free(path);
-		return rc;
+		return CF_OK;
 	}
-	free(path);
 	return cf_fail(e, CF_INCOMPATIBLE, "%s: too many symbolic links", what);
 }
 
@@ -149,5 +153,7 @@ int safepath_check_dir(const char *root, const char *sys_dir, const char *what, 
 	char *path = xasprintf("%s%s", abs_root, sys_dir);
 	size_t image_from = *root ? len : (size_t)-1;
 	free(abs_root);
-	return walk(path, image_from, what, e);
+	int rc = walk(&path, image_from, what, e);
+	free(path);
+	return rc;
 }
