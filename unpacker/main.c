@@ -54,10 +54,14 @@ static int open_log(const struct cli *c, struct cf_err *e)
 	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
 	if (slash)
 		*slash = '\0';
-	int rc = path[0] == '/' ? safepath_check_dir(root, dir, "the log directory", e) : CF_OK;
+	int rc = path[0] == '/' ? safepath_check_log_dir(root, dir, e) : CF_OK;
 	char *full = xasprintf("%s%s", root, path), *full_dir = xasprintf("%s%s", root, dir);
 	if (rc == CF_OK) {
 		io_mkdirs(full_dir, 0755);
+		/* Again once it exists: one planted between the check and mkdir is caught here. */
+		rc = path[0] == '/' ? safepath_check_log_dir(root, dir, e) : CF_OK;
+	}
+	if (rc == CF_OK) {
 		if (log_open_file(full) != 0)
 			fprintf(stderr, "unpacker: warning: cannot write the log %s: %s\n", full,
 				strerror(errno));

@@ -38,8 +38,8 @@ int safepath_prefix_rule(const char *prefix, char *why, size_t size)
 
 /* sshd's StrictModes: root-owned, no write for group or others; a sticky root-owned
  * directory only when the name below it exists already (and passes in turn). */
-static int owner_ok(const char *dir, const struct stat *st, int next_exists, const char *what,
-		    struct cf_err *e)
+static int owner_ok(const char *dir, const struct stat *st, int next_exists, int system_group_ok,
+		    const char *what, struct cf_err *e)
 {
 	if (!S_ISDIR(st->st_mode))
 		return cf_fail(e, CF_INCOMPATIBLE, "%s: %s is not a directory", what, dir);
@@ -47,7 +47,10 @@ static int owner_ok(const char *dir, const struct stat *st, int next_exists, con
 		return cf_fail(e, CF_INCOMPATIBLE, "%s: %s is owned by uid %u, not root: its owner could "
 			       "change what root installs (chown root, chmod go-w)", what, dir,
 			       (unsigned)st->st_uid);
-	if ((st->st_mode & 022) && !((st->st_mode & S_ISVTX) && next_exists))
+	/* The log only: a parent writable by a system group (Ubuntu's /var/log, root:syslog 0775)
+	 * is tolerated; the log's own directory never is, and the file is opened O_NOFOLLOW. */
+	int system_group = system_group_ok && (st->st_mode & 022) == 020 && st->st_gid < 1000;
+	if ((st->st_mode & 022) && !((st->st_mode & S_ISVTX) && next_exists) && !system_group)
 		return cf_fail(e, CF_INCOMPATIBLE, "%s: %s is writable by group or others%s (chmod go-w, "
 			       "or choose a directory only root can write)", what, dir,
 			       (st->st_mode & S_ISVTX) ? " and the name below it does not exist yet" : "");
@@ -57,7 +60,8 @@ static int owner_ok(const char *dir, const struct stat *st, int next_exists, con
 /* Walk path from '/' component by component. Links before image_from (the host's own) are
  * resolved and the walk starts again on the resolved path; a link at or after image_from
  * (inside --root) is refused. */
-static int walk(char **pathp, size_t image_from, const char *what, struct cf_err *e)
+static int walk(char **pathp, size_t image_from, const char *what, int system_group_ok,
+		struct cf_err *e)
 {
 	int admin = platform_is_admin();
 	for (int restarts = 0; restarts < 40; restarts++) {
@@ -85,7 +89,7 @@ static int walk(char **pathp, size_t image_from, const char *what, struct cf_err
 			if (have_prev && admin) {
 				char saved_prev = path[prev_end];
 				path[prev_end] = '\0';
-				int rc = owner_ok(prev_end ? path : "/", &prev, 1, what, e);
+				int rc = owner_ok(prev_end ? path : "/", &prev, 1, system_group_ok, what, e);
 				path[prev_end] = saved_prev;
 				if (rc != CF_OK)
 					return free(here), rc;
@@ -126,15 +130,17 @@ static int walk(char **pathp, size_t image_from, const char *what, struct cf_err
 		if (restarted)
 			continue;
 		if (have_prev && admin) {
+			int is_target = prev_end == n || (prev_end == 0 && n == 1);
 			path[prev_end] = '\0';
-			return owner_ok(prev_end ? path : "/", &prev, 0, what, e);
+			return owner_ok(prev_end ? path : "/", &prev, 0, system_group_ok && !is_target, what, e);
 		}
 		return CF_OK;
 	}
 	return cf_fail(e, CF_INCOMPATIBLE, "%s: too many symbolic links", what);
 }
 
-int safepath_check_dir(const char *root, const char *sys_dir, const char *what, struct cf_err *e)
+static int check_dir(const char *root, const char *sys_dir, const char *what, int system_group_ok,
+		     struct cf_err *e)
 {
 	char *abs_root;
 	if (!*root) {
@@ -153,7 +159,17 @@ int safepath_check_dir(const char *root, const char *sys_dir, const char *what, 
 	char *path = xasprintf("%s%s", abs_root, sys_dir);
 	size_t image_from = *root ? len : (size_t)-1;
 	free(abs_root);
-	int rc = walk(&path, image_from, what, e);
+	int rc = walk(&path, image_from, what, system_group_ok, e);
 	free(path);
 	return rc;
+}
+
+int safepath_check_dir(const char *root, const char *sys_dir, const char *what, struct cf_err *e)
+{
+	return check_dir(root, sys_dir, what, 0, e);
+}
+
+int safepath_check_log_dir(const char *root, const char *sys_dir, struct cf_err *e)
+{
+	return check_dir(root, sys_dir, "the log directory", 1, e);
 }

@@ -22,4 +22,10 @@ int safepath_prefix_rule(const char *prefix, char *why, size_t size);
  * ("the prefix", "the log directory"). CF_OK, or CF_INCOMPATIBLE (exit 4) with the reason. */
 int safepath_check_dir(const char *root, const char *sys_dir, const char *what, struct cf_err *e);
 
+/* The same for the log's directory, with one tolerance: a directory above it writable by a
+ * system group (gid < 1000; Ubuntu's /var/log is root:syslog 0775), as every silent install
+ * there would otherwise fail. The log's own directory gets no tolerance, and the log file is
+ * opened without following a link. */
+int safepath_check_log_dir(const char *root, const char *sys_dir, struct cf_err *e);
+
 #endif

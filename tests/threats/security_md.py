@@ -36,7 +36,10 @@ RULES = [
     "before anything is written (checked again after the missing directories are made). A "
     "root-owned sticky directory such as `/tmp` is accepted only above a name that already "
     "exists and passes the same test: a name still to be created in it could be planted first. "
-    "The log's directory is checked the same way.",
+    "The log's directory is checked the same way, with one tolerance: a directory above it "
+    "writable by a system group (gid < 1000, as Ubuntu's `/var/log` is root:syslog 0775), "
+    "since every silent install there would fail otherwise; the log file itself is opened "
+    "without following links.",
     "**`--root` images.** Every existing component of the prefix, `var/log/cuferry`, "
     "`etc/ld.so.conf.d` and `etc/profile.d` inside the root must be a real directory: a "
     "symbolic link there (absolute or relative) is exit 4, named, never followed. Host links "

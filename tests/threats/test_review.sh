@@ -95,6 +95,22 @@ expect 4 "$UNPACKER" new.bundle --root "$R" --trust "$FX/test.pub" /silent </dev
 one_line_reason
 [ "$(tree_listing "$W/outside")" = "$before" ] && [ ! -e "$R/opt" ] || fail "log link: something was written"
 record root_link_log "--root image: var/log/cuferry -> a directory outside, /silent" "exit 4 before anything is written; the log never follows the link" "threats/root_link_log" "pass (exit 4, silent)"
+# Ubuntu's /var/log is root:syslog 0775: a silent install there works; a world-writable one
+# (or a log directory another user owns) is exit 4.
+R=$W/ubuntu-log
+fresh_root "$R"
+mkdir -p "$R/var/log" && chgrp 4 "$R/var/log" && chmod 775 "$R/var/log"
+expect 0 "$UNPACKER" new.bundle --root "$R" --trust "$FX/test.pub" --no-validate /silent </dev/null
+assert_contains "$R/var/log/cuferry/unpacker.log" "installed t-new"
+chmod 777 "$R/var/log"
+R=$W/ubuntu-log2
+fresh_root "$R"
+mkdir -p "$R/var/log" && chmod 777 "$R/var/log"
+before=$(tree_listing "$W/outside"; tree_listing "$R")
+expect 4 "$UNPACKER" new.bundle --root "$R" --trust "$FX/test.pub" --no-validate /silent </dev/null
+one_line_reason
+[ "$(tree_listing "$W/outside"; tree_listing "$R")" = "$before" ] || fail "world-writable /var/log: something was written"
+record log_dir "the log's directory: /var/log root:syslog 0775 (Ubuntu), or world-writable" "the system group is tolerated above the log's own directory; world-writable is exit 4 before anything is written" "threats/log_dir" "pass"
 # A log file planted as a link in a directory root writes to: never followed.
 R=$W/loglink
 fresh_root "$R"

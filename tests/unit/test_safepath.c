@@ -85,6 +85,25 @@ static void owners_when_root(void **state)
 	assert_int_equal(mkdir(below, 0755), 0);
 	cf_err_clear(&e);
 	assert_int_equal(safepath_check_dir(root, "/tmp/cudnn", "the prefix", &e), CF_OK);
+	/* Ubuntu's /var/log (root:syslog 0775): fine above the log's directory, not the prefix's;
+	 * a group that is not a system group is refused for the log too. */
+	char *log = xasprintf("%s/tmp/cudnn/log", root);
+	chmod(below, 0775);
+	assert_int_equal(chown(below, 0, 4), 0);
+	assert_int_equal(mkdir(log, 0755), 0);
+	cf_err_clear(&e);
+	assert_int_equal(safepath_check_log_dir(root, "/tmp/cudnn/log", &e), CF_OK);
+	assert_int_equal(safepath_check_dir(root, "/tmp/cudnn/log", "the prefix", &e), CF_INCOMPATIBLE);
+	assert_int_equal(chown(below, 0, 5000), 0);
+	cf_err_clear(&e);
+	assert_int_equal(safepath_check_log_dir(root, "/tmp/cudnn/log", &e), CF_INCOMPATIBLE);
+	chmod(log, 0775);
+	assert_int_equal(chown(below, 0, 4), 0);
+	assert_int_equal(chown(log, 0, 4), 0);
+	cf_err_clear(&e);
+	assert_int_equal(safepath_check_log_dir(root, "/tmp/cudnn/log", &e), CF_INCOMPATIBLE);
+	rmdir(log);
+	free(log);
 	rmdir(below);
 	rmdir(sticky);
 	rmdir(opt);
