@@ -93,11 +93,14 @@ static void write_json(const char *path, const struct cli *c, int rc, const stru
 		json_object_set_new(o, "recovered_interrupted_run", json_boolean(r->recovered));
 		json_object_set_new(o, "environment", json_string(r->env_note));
 	}
-	/* Through a fresh temporary and a rename: a link planted under the report's name is
-	 * replaced, never followed (the report is often written as root into a shared directory). */
+	/* Never through a link: one planted under the report's name (often in a shared directory,
+	 * written as root) is refused, not followed and not replaced (/dev/stdout is a link too). */
 	char *text = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS);
-	if (!text || io_write_file_atomic(path, text, strlen(text), 0644) != 0)
-		log_msg(LOG_WARN, "cannot write %s", path);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+	if (fd < 0 || !text || io_write_all(fd, text, strlen(text)) != 0)
+		log_msg(LOG_WARN, "cannot write %s: %s", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
 	free(text);
 	json_decref(o);
 }

@@ -44,7 +44,8 @@ RULES = [
     "`etc/ld.so.conf.d` and `etc/profile.d` inside the root must be a real directory: a "
     "symbolic link there (absolute or relative) is exit 4, named, never followed. Host links "
     "above the root are resolved and the resolved path is checked.",
-    "**No-follow opens.** The log is opened `O_NOFOLLOW` (a FIFO or device refused), state and "
+    "**No-follow opens.** The log and the `--json` report are opened `O_NOFOLLOW` (a FIFO or "
+    "device as the log refused), state and "
     "journal are read `O_NOFOLLOW` and written through a fresh temporary and a rename. "
     "Recovery believes a journal only where it names what the unpacker makes (the install "
     "directory name, `.old-*`, `PREFIX/.staging-*`, single components); anything else is exit "
