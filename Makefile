@@ -11,8 +11,11 @@ WARN      = -Wall -Wextra -Wformat=2 -Wshadow -Wno-unused-parameter
 CPPFLAGS += -std=c11 -D_GNU_SOURCE -I. -I$(B)
 DEPFLAGS  = -MMD -MP
 
-# Keys compiled into the unpacker: make TRUSTED_KEYS=a.pub,b.pub
+# Keys compiled into the unpacker: make TRUSTED_KEYS=a.pub,b.pub; the number of distinct
+# trusted signatures a bundle needs: make TRUSTED_THRESHOLD=N (1 to 8; a trust directory's
+# threshold file may raise it, never lower it)
 TRUSTED_KEYS ?=
+TRUSTED_THRESHOLD ?= 1
 
 ifeq ($(FUZZ),1)
 # libFuzzer build (make fuzz): clang, ASan and UBSan, shared libraries.
@@ -51,6 +54,7 @@ UNPACKER_SRC  = unpacker/cli.c unpacker/trust.c unpacker/state.c unpacker/env.c 
 COMMON_SRC   += common/sfx.c
 BUNDLER_SRC  += bundler/stub.c bundler/sfx.c
 UNPACKER_SRC += unpacker/sfxtrust.c unpacker/selfpath.c
+UNPACKER_SRC += unpacker/safepath.c
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
@@ -101,7 +105,7 @@ $(B)/obj/compat_data.o: $(B)/compat_data.c
 # Trusted keys compiled in: PEM files turned into a C table (empty when none given).
 $(B)/trusted_keys.c: FORCE
 	@mkdir -p $(B)
-	@sh tests/tools/embed-keys.sh "$(TRUSTED_KEYS)" > $@.tmp
+	@sh tests/tools/embed-keys.sh "$(TRUSTED_KEYS)" "$(TRUSTED_THRESHOLD)" > $@.tmp
 	@cmp -s $@.tmp $@ 2>/dev/null && rm -f $@.tmp || mv $@.tmp $@
 
 $(B)/obj/trusted_keys.o: $(B)/trusted_keys.c
@@ -116,6 +120,16 @@ $(B)/bundler: $(BUNDLER_OBJ)
 $(B)/unpacker: $(UNPACKER_OBJ) $(B)/obj/unpacker/main.o
 	$(CC) $(LDFLAGS) $^ -o $@ $(UNPACKER_LIBS)
 
+# The tests' unpacker: the same objects, but install.c with its test seams (CUFERRY_FAULT).
+# build/unpacker, the one shipped, has none.
+$(B)/obj-seams/unpacker/install.o: unpacker/install.c | $(B)/.deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -DCUFERRY_TEST_SEAMS $(CFLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
+
+$(B)/test-bin/unpacker: $(filter-out $(B)/obj/unpacker/install.o,$(UNPACKER_OBJ)) $(B)/obj-seams/unpacker/install.o $(B)/obj/unpacker/main.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(UNPACKER_LIBS)
+
 # Unit tests: one cmocka binary per module, linked with shared libraries.
 $(B)/tests/test_%: tests/unit/test_%.c $(LIB_OBJ) $(call obj,$(SIGN_SRC) $(filter-out bundler/main.c,$(BUNDLER_SRC)) $(UNPACKER_SRC)) $(B)/obj/trusted_keys.o
 	@mkdir -p $(dir $@)
@@ -123,7 +137,7 @@ $(B)/tests/test_%: tests/unit/test_%.c $(LIB_OBJ) $(call obj,$(SIGN_SRC) $(filte
 
 ## test: unit tests (cmocka), end-to-end tests on the real cuDNN of this machine, threat
 ##       tests, and a short run of each fuzz target
-test: all $(UNIT_TESTS) $(B)/sha256_check-arm64
+test: all $(UNIT_TESTS) $(B)/sha256_check-arm64 $(B)/test-bin/unpacker
 	@$(MAKE) --no-print-directory B=build-fuzz FUZZ=1 OPT=-O1 fuzz-build
 	@sh tests/run.sh $(B)
 
@@ -197,4 +211,4 @@ clean:
 help:
 	@grep -A 1 '^## ' Makefile | sed -n 's/^## //p'
 
--include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(B)/obj $(B)/obj-seams -name '*.d' 2>/dev/null)

@@ -127,10 +127,13 @@ int bundle_open(const char *path, struct bundle_input **out, struct cf_err *e)
 		}
 		b->size = b->parts[b->nparts - 1].start + b->parts[b->nparts - 1].size;
 	} else {
-		if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+		int found = stat(path, &st) == 0;
+		if (!found || !S_ISREG(st.st_mode)) {
+			int saved = errno;
 			bundle_close(b);
+			/* /dev/zero exists: say what it is, never a stale "No such file". */
 			return cf_fail(e, CF_USAGE, "%s: %s", path,
-				       errno ? strerror(errno) : "not a regular file");
+				       found ? "not a regular file, so not a bundle" : strerror(saved));
 		}
 		part_add(b, path, (uint64_t)st.st_size);
 		b->size = (uint64_t)st.st_size;
@@ -415,10 +418,13 @@ static int read_chunk(struct bundle_input *b, uint8_t *buf, size_t *len, struct 
 	}
 	uint8_t digest[32];
 	sha256_buf(buf, want, digest);
+	/* A chunk can span two parts: the bad bytes may be in either, so name both. */
+	const char *first = part_name_at(b, start), *last = part_name_at(b, start + want - 1);
 	if (!digest_equal(digest, p->hashes[b->next_chunk], 32))
 		return cf_fail(e, CF_INTEGRITY,
-			       "payload chunk %zu (offset %llu, %s) does not match its signed SHA-256",
-			       b->next_chunk, (unsigned long long)start, part_name_at(b, start));
+			       "payload chunk %zu (offset %llu, %s%s%s) does not match its signed SHA-256",
+			       b->next_chunk, (unsigned long long)start, first,
+			       first == last ? "" : " and ", first == last ? "" : last);
 	b->next_chunk++;
 	*len = want;
 	return CF_OK;

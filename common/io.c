@@ -94,10 +94,10 @@ int io_write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-int io_read_file(const char *path, size_t max, char **out, size_t *len)
+static int read_file(const char *path, int flags, size_t max, char **out, size_t *len)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | flags);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -122,6 +122,16 @@ int io_read_file(const char *path, size_t max, char **out, size_t *len)
 	if (len)
 		*len = (size_t)n;
 	return 0;
+}
+
+int io_read_file(const char *path, size_t max, char **out, size_t *len)
+{
+	return read_file(path, 0, max, out, len);
+}
+
+int io_read_file_nofollow(const char *path, size_t max, char **out, size_t *len)
+{
+	return read_file(path, O_NOFOLLOW, max, out, len);
 }
 
 int io_fsync_dir(const char *path)
@@ -191,7 +201,9 @@ int io_mkdirs(const char *path, mode_t mode)
 		if (*p == '/' || *p == '\0') {
 			char saved = *p;
 			*p = '\0';
-			if (mkdir(copy, mode) != 0 && errno != EEXIST) {
+			if (mkdir(copy, mode) == 0) {
+				chmod(copy, mode); /* the mode asked for, whatever the umask */
+			} else if (errno != EEXIST) {
 				free(copy);
 				return -1;
 			}

@@ -18,6 +18,9 @@ ssize_t io_read_full(int fd, void *buf, size_t len);
 int io_write_all(int fd, const void *buf, size_t len);
 /* Read a whole regular file of at most max bytes, NUL-terminated. 0 ok, -1 error, -2 too big. */
 int io_read_file(const char *path, size_t max, char **out, size_t *len);
+/* The same, but a symbolic link as the last component is an error (ELOOP): for files root
+ * reads from a directory it writes (journal, state). A FIFO never blocks either call. */
+int io_read_file_nofollow(const char *path, size_t max, char **out, size_t *len);
 /* Write path through a temporary sibling, fsync, rename: readers see old or new, never half. */
 int io_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode);
 /* Rename tmp over path (the atomic step), fsync the directory; on failure tmp is removed.
@@ -25,7 +28,7 @@ int io_write_file_atomic(const char *path, const void *data, size_t len, mode_t 
 int io_replace(char *tmp, const char *path);
 /* Copy a small file (state, config) through io_write_file_atomic. */
 int io_copy_file_atomic(const char *from, const char *to);
-/* mkdir -p; existing directories are fine. */
+/* mkdir -p; existing directories are fine; new ones get mode whatever the umask. */
 int io_mkdirs(const char *path, mode_t mode);
 /* rm -rf without following symlinks; a missing path is fine. */
 int io_rmtree(const char *path);

@@ -1,10 +1,15 @@
 /* log.c - console and log-file messages */
 #include "common/log.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static const char *log_prog = "cuferry";
 static int log_level_console = LOG_INFO;
@@ -19,7 +24,18 @@ void log_init(const char *prog, int console_level)
 int log_open_file(const char *path)
 {
 	log_close_file();
-	log_file = fopen(path, "ae");
+	/* Never through a link: a log directory another user can write (Ubuntu's /var/log is
+	 * root:syslog 0775) must not let them point root's appends at any file. */
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0640);
+	struct stat st;
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		errno = EINVAL; /* a FIFO or device named as the log */
+		return -1;
+	}
+	log_file = fd >= 0 ? fdopen(fd, "a") : NULL;
+	if (fd >= 0 && !log_file)
+		close(fd);
 	return log_file ? 0 : -1;
 }
 
@@ -40,28 +56,43 @@ static void log_stamp(FILE *f, const char *tag)
 	fprintf(f, "%s %s %s: ", ts, log_prog, tag);
 }
 
+/* A message is one line whatever it quotes: control characters (a newline or an escape
+ * sequence in a signed but hostile field) are written as \xNN, so no field can forge a line. */
+static void put_escaped(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\x%02x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('\n', f);
+}
+
 void log_msg(int level, const char *fmt, ...)
 {
 	static const char *const tags[] = { "error", "warning", "info", "debug" };
+	char *text = NULL;
 	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&text, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
 	if (level <= log_level_console) {
-		va_start(ap, fmt);
 		if (level <= LOG_WARN)
 			fprintf(stderr, "%s: %s: ", log_prog, tags[level]);
 		else
 			fprintf(stderr, "%s: ", log_prog);
-		vfprintf(stderr, fmt, ap);
-		fputc('\n', stderr);
-		va_end(ap);
+		put_escaped(stderr, text);
 	}
 	if (log_file) {
-		va_start(ap, fmt);
 		log_stamp(log_file, tags[level]);
-		vfprintf(log_file, fmt, ap);
-		fputc('\n', log_file);
+		put_escaped(log_file, text);
 		fflush(log_file);
-		va_end(ap);
 	}
+	free(text);
 }
 
 void log_out(const char *fmt, ...)

@@ -79,6 +79,16 @@ int platform_free_bytes(const char *path, uint64_t *out)
 	return 0;
 }
 
+int platform_free_inodes(const char *path, uint64_t *out)
+{
+	struct statvfs st;
+	if (statvfs(path, &st) != 0)
+		return -1;
+	/* File systems without a fixed inode table (btrfs, some network ones) report 0. */
+	*out = st.f_files == 0 ? UINT64_MAX : (uint64_t)st.f_favail;
+	return 0;
+}
+
 int platform_lock(const char *path, int *handle)
 {
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -128,9 +138,13 @@ static int open_parent(int tree, const char *relpath, const char **name)
 	int dirfd = dup(tree);
 	while (dirfd >= 0 && (slash = strchr(p, '/')) != NULL) {
 		*slash = '\0';
-		int next = -1;
-		if (mkdirat(dirfd, p, 0755) == 0 || errno == EEXIST)
+		int next = -1, made = mkdirat(dirfd, p, 0755) == 0;
+		if (made || errno == EEXIST)
 			next = openat(dirfd, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (made && next >= 0 && fchmod(next, 0755) != 0) { /* 0755 whatever the umask */
+			close(next);
+			next = -1;
+		}
 		int saved = errno;
 		close(dirfd);
 		errno = saved;
@@ -155,8 +169,8 @@ static int tree_create(int tree, const char *relpath, enum tree_entry kind, cons
 		rc = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	else if (kind == TREE_SYMLINK)
 		rc = symlinkat(target, dirfd, name);
-	else
-		rc = mkdirat(dirfd, name, 0755);
+	else if ((rc = mkdirat(dirfd, name, 0755)) == 0)
+		rc = fchmodat(dirfd, name, 0755, 0); /* inside the private staging tree: no race */
 	int saved = errno;
 	close(dirfd);
 	errno = saved;

@@ -22,6 +22,8 @@ const char *platform_self_path(void);
 int platform_switch_link(const char *link, const char *target);
 /* Bytes available to this user on the file system that holds path. */
 int platform_free_bytes(const char *path, uint64_t *out);
+/* Files that can still be created there (inodes); UINT64_MAX where there is no fixed limit. */
+int platform_free_inodes(const char *path, uint64_t *out);
 /* Take an exclusive lock on path without waiting: 0 ok (fd kept in *handle), 1 busy, -1 error. */
 int platform_lock(const char *path, int *handle);
 void platform_unlock(int handle);

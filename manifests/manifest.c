@@ -1,10 +1,12 @@
 /* manifest.c - the bundle manifest: model, deterministic writer, strict reader */
 #include "manifests/manifest.h"
 
+#include <ctype.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "common/io.h"
@@ -124,12 +126,49 @@ char *manifest_install_name(const struct manifest *m)
 
 int64_t manifest_parse_time(const char *iso)
 {
+	/* Exactly YYYY-MM-DDTHH:MM:SSZ, zero-padded, and a real date: strptime alone takes
+	 * "2026-1-5T3:4:5Z", which then sorts wrongly as a string. */
+	static const char shape[] = "dddd-dd-ddTdd:dd:ddZ";
+	if (!iso || strlen(iso) != sizeof(shape) - 1)
+		return -1;
+	for (size_t i = 0; shape[i]; i++)
+		if (shape[i] == 'd' ? !isdigit((unsigned char)iso[i]) : iso[i] != shape[i])
+			return -1;
 	struct tm tm;
 	memset(&tm, 0, sizeof(tm));
 	const char *end = strptime(iso, "%Y-%m-%dT%H:%M:%SZ", &tm);
 	if (!end || *end)
 		return -1;
-	return (int64_t)timegm(&tm);
+	int64_t t = (int64_t)timegm(&tm);
+	char back[32];
+	manifest_format_time(t, back);
+	return strcmp(back, iso) == 0 ? t : -1; /* 2026-02-30 or 25:00 do not come back the same */
+}
+
+int manifest_version_compare(const char *a, const char *b)
+{
+	while (*a || *b) {
+		unsigned long long x = strtoull(a, (char **)&a, 10), y = strtoull(b, (char **)&b, 10);
+		if (x != y)
+			return x < y ? -1 : 1;
+		a += *a == '.';
+		b += *b == '.';
+	}
+	return 0;
+}
+
+/* Digits separated by single dots: "9.19.0.56", "13". */
+static int dotted_number(const char *s, size_t max)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (n == 0 || n > max || s[0] == '.' || s[n - 1] == '.' || strstr(s, ".."))
+		return 0;
+	for (size_t i = 0, run = 0; i < n; i++) {
+		run = s[i] == '.' ? 0 : run + 1;
+		if ((s[i] != '.' && !isdigit((unsigned char)s[i])) || run > 9)
+			return 0;
+	}
+	return 1;
 }
 
 void manifest_format_time(int64_t t, char out[32])
@@ -188,6 +227,9 @@ static int check_files(const struct manifest *m, struct cf_err *e)
 		const struct manifest_file *f = &m->files[i];
 		if (path_check(f->path, why, sizeof(why)) != 0)
 			return cf_fail(e, CF_INTEGRITY, "unsafe path '%s': %s", f->path, why);
+		if (path_casecmp(f->path, ".cuferry") == 0 || strncasecmp(f->path, ".cuferry/", 9) == 0)
+			return cf_fail(e, CF_INTEGRITY, "'%s': .cuferry is the unpacker's own directory",
+				       f->path);
 		if (i > 0 && strcmp(m->files[i - 1].path, f->path) >= 0)
 			return cf_fail(e, CF_INTEGRITY, "files not sorted or duplicated at '%s'",
 				       f->path);
@@ -237,6 +279,15 @@ int manifest_validate(const struct manifest *m, struct cf_err *e)
 	if (!m->bundle_id || !*m->bundle_id || !m->cudnn_version || !m->cuda_variant)
 		return cf_fail(e, CF_INTEGRITY, "bundle_id, cudnn.version and cuda_variant are required");
 	char why[160];
+	/* Signed is not the same as sane: these fields become names and log text. */
+	if (!dotted_number(m->cudnn_version, 32))
+		return cf_fail(e, CF_INTEGRITY, "cudnn.version must be digits separated by dots");
+	if (!dotted_number(m->cuda_variant, 8))
+		return cf_fail(e, CF_INTEGRITY, "cuda_variant must be digits separated by dots");
+	if (strlen(m->bundle_id) > 128 ||
+	    path_check_component(m->bundle_id, strlen(m->bundle_id), why, sizeof(why)) != 0)
+		return cf_fail(e, CF_INTEGRITY, "bundle_id is not a plain name of [A-Za-z0-9._+-] "
+			       "(at most 128 characters)");
 	char *name = manifest_install_name(m);
 	int bad = path_check(name, why, sizeof(why));
 	free(name);

@@ -89,6 +89,9 @@ int manifest_parse(const char *json, size_t len, struct manifest **out, struct c
 /* "cudnn-9.19.0.56-cuda13": the install directory name of a bundle. */
 char *manifest_install_name(const struct manifest *m);
 /* Seconds since the epoch from "YYYY-MM-DDTHH:MM:SSZ"; -1 when malformed. */
+/* Compare dotted version numbers numerically, component by component ("9.2" < "9.19"):
+ * <0, 0, >0. A missing component counts as 0. */
+int manifest_version_compare(const char *a, const char *b);
 int64_t manifest_parse_time(const char *iso);
 void manifest_format_time(int64_t t, char out[32]);
 

@@ -9,7 +9,8 @@
 const char cli_usage[] =
 	"usage: unpacker [install] BUNDLE|PART.001|X.run [--prefix DIR] [--trust K.pub]...\n"
 	"                [--trust-fingerprint HEX]... [/silent | --silent] [/log=FILE | --log FILE]\n"
-	"                [--json FILE] [--no-env | --env=user] [--allow-downgrade] [--allow-expired]\n"
+	"                [--json FILE] [--no-env | --env=user] [--allow-downgrade | --keep-current]\n"
+	"                [--allow-expired]\n"
 	"                [--root DIR] [--no-validate | --require-gpu] [--keep-failed] [--gpu N]\n"
 	"       unpacker verify BUNDLE [--trust K.pub]...   signature and every hash; installs nothing\n"
 	"       unpacker validate [ID] [--gpu N] [--require-gpu] [--quick-validate]\n"
@@ -78,6 +79,7 @@ static int long_option(const char *a, int *i, int argc, char **argv, struct cli 
 		{ "--force", &c->force }, { "--help", &c->help }, { "-h", &c->help },
 		{ "--keep-failed", &c->keep_failed }, { "--quick-validate", &c->quick },
 		{ "--verbose", &c->verbose }, { "-v", &c->verbose },
+		{ "--keep-current", &c->keep_current },
 	};
 	for (size_t k = 0; k < sizeof(flags) / sizeof(flags[0]); k++)
 		if (strcmp(a, flags[k].name) == 0)

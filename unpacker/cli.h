@@ -20,6 +20,7 @@ struct cli {
 	size_t nfingerprints;
 	int silent, no_env, env_user, no_validate, require_gpu, allow_downgrade, allow_expired;
 	int force, help, verbose, keep_failed, quick;
+	int keep_current;
 	int gpu; /* -1: all */
 };
 

@@ -29,14 +29,45 @@ int env_system_present(const struct env_files *f)
 	return io_exists(f->ldconf) && io_exists(f->profile);
 }
 
+/* A value quoted for the shell that reads it: sh and PowerShell in single quotes (a quote
+ * inside doubled the shell's way), cmd inside "set "NAME=VALUE"" where only '"' and '%'
+ * could escape. The prefix rule already allows none of these; this is belt and braces,
+ * so no prefix can ever be split or run as code in a login shell. */
+static char *shell_quote(const char *value, const char *shell)
+{
+	size_t n = strlen(value), used = 0;
+	char *out = xmalloc(4 * n + 3);
+	int cmd = strcmp(shell, "cmd") == 0, ps = strcmp(shell, "ps") == 0;
+	if (!cmd)
+		out[used++] = '\'';
+	for (const char *c = value; *c; c++) {
+		if (*c == '\'' && ps) {
+			memcpy(out + used, "''", 2), used += 2;
+		} else if (*c == '\'' && !cmd) {
+			memcpy(out + used, "'\\''", 4), used += 4;
+		} else if (cmd && (*c == '"' || *c == '%')) {
+			continue; /* cannot be quoted inside set "…": dropped (the prefix rule forbids them) */
+		} else {
+			out[used++] = *c;
+		}
+	}
+	if (!cmd)
+		out[used++] = '\'';
+	out[used] = '\0';
+	return out;
+}
+
 char *env_sh_snippet(const char *prefix_sys, int with_ld_library_path)
 {
+	char *current = xasprintf("%s/current", prefix_sys);
+	char *quoted = shell_quote(current, "sh");
+	free(current);
 	/* ${VAR:+:$VAR} adds a separator only when VAR is set and not empty: an empty element
 	 * would put the current directory on the search path. */
-	return xasprintf(
+	char *text = xasprintf(
 		"# cuDNN installed by cuferry's unpacker; rewritten on install, removed on the last "
 		"uninstall\n"
-		"CUDNN_PATH=%s/current\n"
+		"CUDNN_PATH=%s\n"
 		"export CUDNN_PATH\n"
 		"if [ -d \"$CUDNN_PATH/bin\" ]; then\n"
 		"\tcase \":${PATH-}:\" in\n"
@@ -45,7 +76,7 @@ char *env_sh_snippet(const char *prefix_sys, int with_ld_library_path)
 		"\tesac\n"
 		"fi\n"
 		"%s",
-		prefix_sys,
+		quoted,
 		with_ld_library_path
 			? "case \":${LD_LIBRARY_PATH-}:\" in\n"
 			  "*\":$CUDNN_PATH/lib:\"*) ;;\n"
@@ -53,6 +84,8 @@ char *env_sh_snippet(const char *prefix_sys, int with_ld_library_path)
 			  "export LD_LIBRARY_PATH ;;\n"
 			  "esac\n"
 			: "");
+	free(quoted);
+	return text;
 }
 
 /* ldconfig by absolute path: it is run with a clean environment, never through PATH. */
@@ -177,12 +210,17 @@ int env_print(const char *prefix_sys, const char *shell, struct cf_err *e)
 		log_out("%s", sh);
 		free(sh);
 	} else if (strcmp(shell, "ps") == 0) {
-		log_out("$env:CUDNN_PATH = \"%s\\current\"\n"
+		char *current = xasprintf("%s\\current", prefix_sys), *q = shell_quote(current, "ps");
+		log_out("$env:CUDNN_PATH = %s\n"
 			"if (Test-Path \"$env:CUDNN_PATH\\bin\") { $env:PATH = \"$env:CUDNN_PATH\\bin;\" + "
-			"$env:PATH }\n", prefix_sys);
+			"$env:PATH }\n", q);
+		free(current);
+		free(q);
 	} else if (strcmp(shell, "cmd") == 0) {
+		char *q = shell_quote(prefix_sys, "cmd");
 		log_out("set \"CUDNN_PATH=%s\\current\"\n"
-			"if exist \"%%CUDNN_PATH%%\\bin\" set \"PATH=%%CUDNN_PATH%%\\bin;%%PATH%%\"\n", prefix_sys);
+			"if exist \"%%CUDNN_PATH%%\\bin\" set \"PATH=%%CUDNN_PATH%%\\bin;%%PATH%%\"\n", q);
+		free(q);
 	} else {
 		return cf_fail(e, CF_USAGE, "--shell must be sh, ps or cmd");
 	}

@@ -24,6 +24,7 @@
 #include "manifests/manifest.h"
 #include "unpacker/env.h"
 #include "unpacker/sfxtrust.h"
+#include "unpacker/safepath.h"
 #include "unpacker/state.h"
 #include "unpacker/validate.h"
 
@@ -74,10 +75,12 @@ static void paths_free(struct paths *p)
 	free(p->current);
 }
 
-/* Test seam: CUFERRY_FAULT=step fails there, step:pause stops there so a test can kill -9.
- * It can only make an install fail, never make a bad one pass. */
+/* Test seam, compiled only into the test build (build/test-bin/unpacker, -DCUFERRY_TEST_SEAMS):
+ * CUFERRY_FAULT=step fails there, step:pause stops there so a test can kill -9. The shipped
+ * unpacker ignores the variable. Even where present it can only make an install fail. */
 static int fault(const char *step, struct cf_err *e)
 {
+#ifdef CUFERRY_TEST_SEAMS
 	const char *f = getenv("CUFERRY_FAULT");
 	size_t n = strlen(step);
 	if (!f || strncmp(f, step, n) != 0 || (f[n] != '\0' && f[n] != ':'))
@@ -88,6 +91,10 @@ static int fault(const char *step, struct cf_err *e)
 		return CF_OK;
 	}
 	return cf_fail(e, CF_INSTALL, "injected failure at %s (CUFERRY_FAULT)", step);
+#else
+	(void)step, (void)e;
+	return CF_OK;
+#endif
 }
 
 /* ---- reading and trusting a bundle: nothing is written before this succeeds ---- */
@@ -126,6 +133,13 @@ static int open_trusted(const struct install_options *o, struct opened *b, char 
 	return rc;
 }
 
+/* A full disk or quota is "no space" (exit 4) with its cause, wherever it strikes; any other
+ * write error is an install failure (5). */
+static int write_error_code(int err)
+{
+	return err == ENOSPC || err == EDQUOT ? CF_INCOMPATIBLE : CF_INSTALL;
+}
+
 /* ---- the staging writer: a fresh private directory, no symlink ever followed ---- */
 
 struct stage {
@@ -156,7 +170,7 @@ static int stage_data(void *ctx, const void *buf, size_t len, struct cf_err *e)
 {
 	struct stage *s = ctx;
 	if (io_write_all(s->fd, buf, len) != 0)
-		return cf_fail(e, errno == ENOSPC ? CF_INCOMPATIBLE : CF_INSTALL, "writing: %s",
+		return cf_fail(e, write_error_code(errno), "writing: %s",
 			       strerror(errno));
 	s->bytes += len;
 	return CF_OK;
@@ -171,7 +185,7 @@ static int stage_end(void *ctx, const struct manifest_file *f, struct cf_err *e)
 	int fd = s->fd;
 	s->fd = -1;
 	if (platform_file_finish(fd, f->mode) != 0)
-		return cf_fail(e, errno == ENOSPC ? CF_INCOMPATIBLE : CF_INSTALL, "'%s': %s", f->path,
+		return cf_fail(e, write_error_code(errno), "'%s': %s", f->path,
 			       strerror(errno));
 	int rc = CF_OK;
 	if (!s->faulted) {
@@ -209,7 +223,7 @@ static int write_meta(int rootfd, const struct opened *b, const struct install_r
 		ok = 0, saved = errno;
 	free(frame);
 	free(text);
-	return ok ? CF_OK : cf_fail(e, CF_INSTALL, "writing .cuferry: %s", strerror(saved));
+	return ok ? CF_OK : cf_fail(e, write_error_code(saved), "writing .cuferry: %s", strerror(saved));
 }
 
 /* ---- the journal: what a crashed run was doing, so the next run can undo it ---- */
@@ -245,7 +259,7 @@ static int journal_write(const struct paths *p, const struct journal *j, struct 
 	json_decref(o);
 	int rc = io_write_file_atomic(p->journal, text, strlen(text), 0600) == 0
 			 ? CF_OK
-			 : cf_fail(e, CF_INSTALL, "%s: %s", p->journal, strerror(errno));
+			 : cf_fail(e, write_error_code(errno), "%s: %s", p->journal, strerror(errno));
 	free(text);
 	return rc;
 }
@@ -255,7 +269,7 @@ static int journal_read(const struct paths *p, struct journal *j)
 	char *text;
 	size_t len;
 	memset(j, 0, sizeof(*j));
-	if (io_read_file(p->journal, 1 << 20, &text, &len) != 0)
+	if (io_read_file_nofollow(p->journal, 1 << 20, &text, &len) != 0)
 		return -1;
 	json_t *o = json_loadb(text, len, 0, NULL);
 	free(text);
@@ -276,6 +290,35 @@ static int journal_read(const struct paths *p, struct journal *j)
 	return j->target ? 0 : -2;
 }
 
+static char *under(const struct paths *p, const char *name);
+
+/* A name recovery may remove: one component directly inside the prefix, nothing else. */
+static int plain_name(const char *name, const char *starts)
+{
+	return name && *name && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, "..") &&
+	       strcmp(name, ".cuferry") && strncmp(name, starts, strlen(starts)) == 0;
+}
+
+/* The journal is only believed where it names what this program makes: the install
+ * directory, ".old-*" and "PREFIX/.staging-*". A planted journal naming anything else
+ * (another directory, a path with '/') is refused before a single file is removed. */
+static int journal_names_ok(const struct paths *p, struct journal *j)
+{
+	const char *base = j->staging ? strrchr(j->staging, '/') : NULL;
+	if (!plain_name(j->target, "") || (j->backup && !plain_name(j->backup, ".old-")) ||
+	    (j->previous_current && !plain_name(j->previous_current, "")) ||
+	    (j->staging && (!base || !plain_name(base + 1, ".staging-"))))
+		return 0;
+	/* Only the staging directory's name is believed: it is removed from this prefix (the
+	 * same one however --root was spelled when the run crashed), never from where it says. */
+	if (j->staging) {
+		char *inside = under(p, base + 1);
+		free(j->staging);
+		j->staging = inside;
+	}
+	return 1;
+}
+
 static char *under(const struct paths *p, const char *name)
 {
 	return xasprintf("%s/%s", p->prefix, name);
@@ -283,6 +326,10 @@ static char *under(const struct paths *p, const char *name)
 
 static int set_current(const struct paths *p, const char *dir)
 {
+	char now[1024];
+	ssize_t n = readlink(p->current, now, sizeof(now) - 1);
+	if (dir && n > 0 && (size_t)n == strlen(dir) && memcmp(now, dir, (size_t)n) == 0)
+		return 0; /* already so: nothing to put back (and nothing to fail on a full disk) */
 	if (!dir)
 		return unlink(p->current) == 0 || errno == ENOENT ? 0 : -1;
 	return platform_switch_link(p->current, dir);
@@ -354,6 +401,11 @@ static int recover(const struct paths *p, int *recovered, struct cf_err *e)
 	if (r == -1)
 		return errno == ENOENT ? (remove_stale_staging(p), CF_OK)
 				       : cf_fail(e, CF_INSTALL, "%s: %s", p->journal, strerror(errno));
+	if (r == 0 && !journal_names_ok(p, &j)) {
+		journal_free(&j);
+		return cf_fail(e, CF_ROLLBACK, "%s names paths this program never makes: refusing to "
+			       "remove anything; inspect %s by hand", p->journal, p->prefix);
+	}
 	if (r == -2) {
 		journal_free(&j);
 		return cf_fail(e, CF_ROLLBACK, "%s is damaged: the last run was interrupted and its "
@@ -381,8 +433,14 @@ static int recover(const struct paths *p, int *recovered, struct cf_err *e)
 /* Lock, then repair: every command that changes the prefix starts here. */
 static int prefix_open(const struct paths *p, int *lock, int *recovered, struct cf_err *e)
 {
+	/* DESIGN §6: checked before anything is written, and again once the missing directories
+	 * exist (one planted between the two checks is caught by the second). */
+	if (safepath_check_dir(p->root, p->prefix_sys, "the prefix", e) != CF_OK)
+		return e->code;
 	if (io_mkdirs(p->meta, 0755) != 0)
 		return cf_fail(e, CF_INSTALL, "%s: %s", p->meta, strerror(errno));
+	if (safepath_check_dir(p->root, p->prefix_sys, "the prefix", e) != CF_OK)
+		return e->code;
 	/* A planted link (two-step attack) would carry the lock, the journal and state.json
 	 * somewhere else: the prefix and its .cuferry must be real directories. */
 	const char *dirs[] = { p->prefix, p->meta };
@@ -415,7 +473,7 @@ static int check_policy(const struct install_options *o, const struct manifest *
 	uint64_t seen;
 	char nowstr[32];
 	manifest_format_time(now, nowstr);
-	if (st->newest_created && strcmp(nowstr, st->newest_created) < 0)
+	if (st->newest_created && now < manifest_parse_time(st->newest_created))
 		return cf_fail(e, CF_POLICY, "the system clock (%s) is earlier than the creation of a "
 			       "bundle already installed (%s): fix the clock first", nowstr,
 			       st->newest_created);
@@ -437,20 +495,54 @@ static int check_policy(const struct install_options *o, const struct manifest *
 				       (unsigned long long)m->counter, (unsigned long long)seen,
 				       m->bundle_id);
 	}
+	/* The counter is per bundle id, and the id names the version: an old but validly signed
+	 * release is a different id. What decides is the cuDNN version against current's. */
+	const struct state_bundle *cur = st->current ? state_find(st, st->current) : NULL;
+	if (cur && cur->version && cur->cuda_variant && strcmp(cur->cuda_variant, m->cuda_variant) == 0 &&
+	    manifest_version_compare(m->cudnn_version, cur->version) < 0 && !o->allow_downgrade &&
+	    !o->keep_current)
+		return cf_fail(e, CF_POLICY, "cuDNN %s is older than the current %s for CUDA %s: downgrade "
+			       "refused (--allow-downgrade to switch to it, --keep-current to install it "
+			       "beside)", m->cudnn_version, cur->version, m->cuda_variant);
 	return CF_OK;
 }
 
+/* Under --root, and as root on the host, the environment's directories are checked like
+ * the prefix before anything is written. */
+static int check_env_dirs(const struct paths *p, const struct install_options *o, struct cf_err *e)
+{
+	static const char *const dirs[] = { "/etc/ld.so.conf.d", "/etc/profile.d" };
+	if (o->no_env || o->env_user || !platform_is_admin())
+		return CF_OK;
+	for (size_t i = 0; i < 2; i++)
+		if (safepath_check_dir(p->root, dirs[i], "the environment directory", e) != CF_OK)
+			return e->code;
+	return CF_OK;
+}
+
+/* Bytes and inodes: a file system out of inodes fails as surely as a full one, and must be
+ * told before anything is written, with that cause (exit 4), not as a failed rollback. */
 static int check_space(const struct paths *p, const struct manifest *m, struct cf_err *e)
 {
-	uint64_t free_bytes, need = 16u << 20;
-	for (size_t i = 0; i < m->nfiles; i++)
+	uint64_t free_bytes, free_inodes, need = 16u << 20, inodes = 16; /* .cuferry, staging, temps */
+	for (size_t i = 0; i < m->nfiles; i++) {
+		const char *path = m->files[i].path, *slash = strrchr(path, '/');
+		const char *prev = i ? m->files[i - 1].path : "", *prev_slash = strrchr(prev, '/');
+		size_t n = slash ? (size_t)(slash - path) : 0, pn = prev_slash ? (size_t)(prev_slash - prev) : 0;
 		need += m->files[i].size + 4096;
-	if (platform_free_bytes(p->prefix, &free_bytes) != 0)
+		inodes += 1 + (n && (n != pn || strncmp(path, prev, n) != 0)); /* a new directory */
+	}
+	if (platform_free_bytes(p->prefix, &free_bytes) != 0 ||
+	    platform_free_inodes(p->prefix, &free_inodes) != 0)
 		return cf_fail(e, CF_INSTALL, "%s: %s", p->prefix, strerror(errno));
 	if (free_bytes < need)
-		return cf_fail(e, CF_INCOMPATIBLE, "not enough space in %s: %llu MiB free, %llu MiB needed",
-			       p->prefix, (unsigned long long)(free_bytes >> 20),
+		return cf_fail(e, CF_INCOMPATIBLE, "no space: not enough space in %s: %llu MiB free, "
+			       "%llu MiB needed", p->prefix, (unsigned long long)(free_bytes >> 20),
 			       (unsigned long long)(need >> 20));
+	if (free_inodes < inodes)
+		return cf_fail(e, CF_INCOMPATIBLE, "no space: not enough inodes in %s: %llu free, %llu "
+			       "needed (files and directories)", p->prefix,
+			       (unsigned long long)free_inodes, (unsigned long long)inodes);
 	return CF_OK;
 }
 
@@ -460,8 +552,12 @@ static int extract_to_staging(const struct paths *p, struct opened *b, struct in
 			      const struct install_options *o, char **staging, struct cf_err *e)
 {
 	*staging = xasprintf("%s/.staging-XXXXXX", p->prefix);
-	if (platform_private_dir(*staging) != 0)
-		return cf_fail(e, CF_INSTALL, "%s: %s", p->prefix, strerror(errno));
+	if (platform_private_dir(*staging) != 0) {
+		int rc = cf_fail(e, write_error_code(errno), "%s: %s", p->prefix, strerror(errno));
+		free(*staging);
+		*staging = NULL; /* nothing was made: nothing for the rollback to remove */
+		return rc;
+	}
 	struct stage s = { .fd = -1 };
 	s.rootfd = platform_tree_open(*staging);
 	if (s.rootfd < 0)
@@ -501,7 +597,7 @@ static int commit_install(const struct paths *p, const struct install_options *o
 		rc = cf_fail(e, CF_INSTALL, "%s: %s", target, strerror(errno));
 	if (rc == CF_OK)
 		rc = fault("renamed", e);
-	if (rc == CF_OK && platform_switch_link(p->current, j->target) != 0)
+	if (rc == CF_OK && !o->keep_current && platform_switch_link(p->current, j->target) != 0)
 		rc = cf_fail(e, CF_INSTALL, "%s: %s", p->current, strerror(errno));
 	if (rc == CF_OK)
 		rc = fault("switched", e);
@@ -510,14 +606,17 @@ static int commit_install(const struct paths *p, const struct install_options *o
 				  m->created, now, m->counter };
 	if (rc == CF_OK) {
 		state_record(st, &b);
-		state_set_current(st, j->target);
+		if (!o->keep_current)
+			state_set_current(st, j->target);
 		rc = state_save(p->state, st, e);
 	}
 	if (rc == CF_OK)
 		rc = fault("state", e);
 	struct env_files f;
 	env_files_init(&f, p->root);
-	if (rc == CF_OK && !o->no_env && !o->env_user && platform_is_admin()) {
+	if (rc == CF_OK && o->keep_current) {
+		r->kept_current = 1;
+	} else if (rc == CF_OK && !o->no_env && !o->env_user && platform_is_admin()) {
 		j->env_created = !env_system_present(&f);
 		rc = journal_write(p, j, e);
 		if (rc == CF_OK)
@@ -561,7 +660,7 @@ static int transaction(const struct paths *p, const struct install_options *o, s
 	free(target);
 	int rc = CF_OK;
 	if (j.state_existed && io_copy_file_atomic(p->state, p->state_prev) != 0)
-		rc = cf_fail(e, CF_INSTALL, "%s: %s", p->state_prev, strerror(errno));
+		rc = cf_fail(e, write_error_code(errno), "%s: %s", p->state_prev, strerror(errno));
 	char *staging = NULL;
 	if (rc == CF_OK)
 		rc = extract_to_staging(p, b, r, o, &staging, e);
@@ -576,7 +675,7 @@ static int transaction(const struct paths *p, const struct install_options *o, s
 		char *dir = under(p, j.target);
 		struct validate_options vo = { p->root, p->prefix, validate_env_mode(p, o), o->require_gpu,
 					       o->gpu, o->quick_validate, 1 };
-		rc = validate_install(&vo, dir, b->m, 1, e);
+		rc = validate_install(&vo, dir, b->m, !o->keep_current, e);
 		free(dir);
 		if (rc != CF_OK && o->keep_failed) {
 			kept_failed = rc;
@@ -640,6 +739,8 @@ int install_bundle(const struct install_options *o, struct install_result *r, st
 	if (rc == CF_OK && strcmp(b.m->platform, platform_name()) != 0)
 		rc = cf_fail(e, CF_INCOMPATIBLE, "bundle is for %s, this machine is %s", b.m->platform,
 			     platform_name());
+	if (rc == CF_OK)
+		rc = check_env_dirs(&p, o, e);
 	if (rc == CF_OK) {
 		fill_result(r, b.m, &p);
 		rc = prefix_open(&p, &lock, &r->recovered, e);

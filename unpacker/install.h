@@ -17,6 +17,7 @@ struct install_options {
 	int no_env;
 	int env_user;
 	int allow_downgrade;
+	int keep_current; /* an older cuDNN installs beside; current is not switched */
 	int allow_expired;
 	int force;
 	int progress;
@@ -39,6 +40,7 @@ struct install_result {
 	uint64_t bytes;
 	int noop;
 	int recovered;
+	int kept_current; /* --keep-current: installed beside, current not switched */
 	char env_note[512];
 };
 

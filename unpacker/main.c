@@ -17,6 +17,7 @@
 #include "unpacker/install.h"
 #include "unpacker/probe.h"
 #include "unpacker/selfpath.h"
+#include "unpacker/safepath.h"
 
 /* A .run carries its bundle: with no BUNDLE argument, install from our own file (found
  * also when the dynamic loader started us), also when its trailer is gone or damaged (bytes
@@ -37,26 +38,43 @@ static const char *self_bundle(void)
 	return ok ? path : NULL;
 }
 
-static void open_log(const struct cli *c)
+/* The log's directory is checked like the prefix (DESIGN.md §6) before anything is written. */
+static int open_log(const struct cli *c, struct cf_err *e)
 {
 	char *path = NULL;
-	if (c->log_file)
-		path = xstrdup(c->log_file);
-	else if (c->silent && (platform_is_admin() || *c->root))
-		path = xasprintf("%s/var/log/cuferry/unpacker.log", c->root);
-	else if (c->silent && getenv("HOME"))
+	const char *root = "";
+	if (c->log_file) {
+		char cwd[4096];
+		path = c->log_file[0] == '/' || !getcwd(cwd, sizeof(cwd))
+			       ? xstrdup(c->log_file) : xasprintf("%s/%s", cwd, c->log_file);
+	} else if (c->silent && (platform_is_admin() || *c->root)) {
+		path = xstrdup("/var/log/cuferry/unpacker.log");
+		root = c->root;
+	} else if (c->silent && getenv("HOME")) {
 		path = xasprintf("%s/.local/state/cuferry/unpacker.log", getenv("HOME"));
-	if (!path)
-		return;
-	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
-	if (slash && slash != dir) {
-		*slash = '\0';
-		io_mkdirs(dir, 0755);
 	}
-	if (log_open_file(path) != 0)
-		fprintf(stderr, "unpacker: warning: cannot write the log %s: %s\n", path, strerror(errno));
+	if (!path)
+		return CF_OK;
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	int rc = path[0] == '/' ? safepath_check_log_dir(root, dir, e) : CF_OK;
+	char *full = xasprintf("%s%s", root, path), *full_dir = xasprintf("%s%s", root, dir);
+	if (rc == CF_OK) {
+		io_mkdirs(full_dir, 0755);
+		/* Again once it exists: one planted between the check and mkdir is caught here. */
+		rc = path[0] == '/' ? safepath_check_log_dir(root, dir, e) : CF_OK;
+	}
+	if (rc == CF_OK) {
+		if (log_open_file(full) != 0)
+			fprintf(stderr, "unpacker: warning: cannot write the log %s: %s\n", full,
+				strerror(errno));
+	}
+	free(full);
+	free(full_dir);
 	free(dir);
 	free(path);
+	return rc;
 }
 
 static void write_json(const char *path, const struct cli *c, int rc, const struct cf_err *e,
@@ -79,8 +97,15 @@ static void write_json(const char *path, const struct cli *c, int rc, const stru
 		json_object_set_new(o, "recovered_interrupted_run", json_boolean(r->recovered));
 		json_object_set_new(o, "environment", json_string(r->env_note));
 	}
-	if (json_dump_file(o, path, JSON_INDENT(2) | JSON_SORT_KEYS) != 0)
-		log_msg(LOG_WARN, "cannot write %s", path);
+	/* Never through a link: one planted under the report's name (often in a shared directory,
+	 * written as root) is refused, not followed and not replaced (/dev/stdout is a link too). */
+	char *text = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+	if (fd < 0 || !text || io_write_all(fd, text, strlen(text)) != 0)
+		log_msg(LOG_WARN, "cannot write %s: %s", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	free(text);
 	json_decref(o);
 }
 
@@ -97,7 +122,10 @@ static void summarize(const struct cli *c, const struct install_result *r)
 			r->cuda_variant, r->prefix, r->dir);
 		log_out("  signed by %s; %llu files, %llu bytes verified while written\n", r->signers,
 			(unsigned long long)r->files, (unsigned long long)r->bytes);
-		log_out("  current -> %s\n", r->dir);
+		if (r->kept_current)
+			log_out("  current unchanged (--keep-current): 'unpacker use %s' switches to it\n", r->dir);
+		else
+			log_out("  current -> %s\n", r->dir);
 		if (r->env_note[0])
 			log_out("  environment: %s\n", r->env_note);
 	}
@@ -152,10 +180,18 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	log_init("unpacker", c.silent ? LOG_WARN : c.verbose ? LOG_DEBUG : LOG_INFO);
-	open_log(&c);
+	if (open_log(&c, &e) != CF_OK) {
+		log_msg(LOG_ERROR, "%s", e.msg);
+		return e.code;
+	}
+	if (c.prefix && safepath_prefix_rule(c.prefix, why, sizeof(why)) != 0) {
+		log_msg(LOG_ERROR, "%s", why);
+		log_close_file();
+		return CF_USAGE;
+	}
 	struct install_options o = {
 		.root = c.root, .prefix = c.prefix, .no_env = c.no_env, .env_user = c.env_user,
-		.allow_downgrade = c.allow_downgrade, .allow_expired = c.allow_expired, .force = c.force,
+		.allow_downgrade = c.allow_downgrade, .keep_current = c.keep_current, .allow_expired = c.allow_expired, .force = c.force,
 		.progress = !c.silent, .no_validate = c.no_validate, .require_gpu = c.require_gpu,
 		.keep_failed = c.keep_failed, .gpu = c.gpu, .quick_validate = c.quick,
 		.trust = { c.root, c.trust_files, c.ntrust_files, c.fingerprints, c.nfingerprints },

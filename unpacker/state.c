@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/io.h"
+#include "manifests/manifest.h"
 #include "manifests/compat.h"
 
 #define STATE_FORMAT "cuferry-state-1"
@@ -70,7 +71,7 @@ int state_load(const char *path, struct state *s, struct cf_err *e)
 	memset(s, 0, sizeof(*s));
 	char *text;
 	size_t len;
-	int r = io_read_file(path, 16 << 20, &text, &len);
+	int r = io_read_file_nofollow(path, 16 << 20, &text, &len);
 	if (r != 0)
 		return errno == ENOENT ? CF_OK : cf_fail(e, CF_INSTALL, "%s: cannot read", path);
 	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
@@ -166,7 +167,9 @@ void state_record(struct state *s, const struct state_bundle *b)
 			if (strcmp(s->seen[i].id, b->id) == 0)
 				s->seen[i].counter = b->counter;
 	}
-	if (b->created && (!s->newest_created || strcmp(b->created, s->newest_created) > 0)) {
+	/* Compared as times: a string order is right only for the one zero-padded form. */
+	if (b->created && (!s->newest_created ||
+			   manifest_parse_time(b->created) > manifest_parse_time(s->newest_created))) {
 		free(s->newest_created);
 		s->newest_created = xstrdup(b->created);
 	}

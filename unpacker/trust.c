@@ -2,9 +2,13 @@
 #include "unpacker/trust.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/io.h"
 #include "common/log.h"
@@ -13,6 +17,7 @@
 #include "signing/verify.h"
 
 extern const char *const trusted_keys_pem[]; /* make TRUSTED_KEYS=a.pub,b.pub */
+extern const unsigned trusted_threshold;     /* make TRUSTED_THRESHOLD=N */
 
 static int add_key(struct trust *t, const uint8_t *der, size_t len, const char *origin)
 {
@@ -50,24 +55,68 @@ static int has_suffix(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+/* A threshold that is there but cannot be believed is a trust failure, never T = 1
+ * (DESIGN.md §5): a link, not root's, writable by others, not a regular file, over-long,
+ * or anything but one number from 1 to 8 (one trailing newline allowed). */
+static int read_threshold(struct trust *t, const char *path, struct cf_err *e)
+{
+	struct stat st;
+	if (lstat(path, &st) != 0)
+		return errno == ENOENT ? CF_OK : cf_fail(e, CF_TRUST, "%s: %s", path, strerror(errno));
+	if (S_ISLNK(st.st_mode) || !S_ISREG(st.st_mode))
+		return cf_fail(e, CF_TRUST, "%s is not a regular file (a link?): the threshold cannot be "
+			       "trusted", path);
+	if (platform_is_admin_owned(path) != 0)
+		return cf_fail(e, CF_TRUST, "%s must be owned by root and not writable by group or "
+			       "others: the threshold cannot be trusted", path);
+	char *text;
+	size_t len;
+	int r = io_read_file_nofollow(path, 16, &text, &len);
+	if (r == -2)
+		return cf_fail(e, CF_TRUST, "%s is longer than one number: the threshold cannot be "
+			       "trusted", path);
+	if (r != 0)
+		return cf_fail(e, CF_TRUST, "%s: %s", path, strerror(errno));
+	if (len > 0 && text[len - 1] == '\n')
+		text[--len] = '\0';
+	int ok = len == 1 && text[0] >= '1' && text[0] <= '8';
+	unsigned v = ok ? (unsigned)(text[0] - '0') : 0;
+	free(text);
+	if (!ok)
+		return cf_fail(e, CF_TRUST, "%s must hold one number from 1 to 8", path);
+	if (v > t->threshold)
+		t->threshold = v; /* it may raise a compiled-in threshold, never lower it */
+	return CF_OK;
+}
+
 /* The trust directory counts only if an unprivileged user could not have put keys there. */
 static int load_trust_dir(struct trust *t, const char *root, struct cf_err *e)
 {
 	char *dir = xasprintf("%s/etc/cuferry/trusted-keys", root);
+	char *threshold = xasprintf("%s/threshold", dir);
 	DIR *d = opendir(dir);
 	struct dirent *de;
 	int rc = CF_OK;
+	struct stat st;
 	if (!d) {
 		free(dir);
+		free(threshold);
 		return CF_OK;
 	}
 	if (platform_is_admin_owned(dir) != 0) {
 		log_msg(LOG_WARN, "%s ignored: it must be owned by root and not writable by others", dir);
+		/* Its keys are ignored; a threshold there still says this site wants more than one
+		 * signature, and cannot be honoured from an unsafe directory: refuse. */
+		if (lstat(threshold, &st) == 0)
+			rc = cf_fail(e, CF_TRUST, "%s holds a threshold but is not owned by root or is "
+				     "writable by others: the threshold cannot be trusted", dir);
 		closedir(d);
 		free(dir);
-		return CF_OK;
+		free(threshold);
+		return rc;
 	}
-	while ((de = readdir(d)) != NULL && rc == CF_OK) {
+	rc = read_threshold(t, threshold, e);
+	while (rc == CF_OK && (de = readdir(d)) != NULL) {
 		char *path = xasprintf("%s/%s", dir, de->d_name);
 		if (has_suffix(de->d_name, ".pub")) {
 			uint8_t der[512];
@@ -78,31 +127,33 @@ static int load_trust_dir(struct trust *t, const char *root, struct cf_err *e)
 				add_key(t, der, len, path);
 			else
 				rc = e->code;
-		} else if (strcmp(de->d_name, "threshold") == 0 && platform_is_admin_owned(path) == 0) {
-			char *text;
-			if (io_read_file(path, 64, &text, NULL) == 0) {
-				char *end;
-				long v = strtol(text, &end, 10);
-				while (*end == '\n' || *end == ' ')
-					end++;
-				if (*end || v < 1 || v > 8)
-					rc = cf_fail(e, CF_TRUST, "%s: threshold must be 1 to 8", path);
-				else
-					t->threshold = (unsigned)v;
-				free(text);
-			}
 		}
 		free(path);
 	}
 	closedir(d);
 	free(dir);
+	free(threshold);
 	return rc;
+}
+
+/* --trust must name a regular file: a FIFO or a device would block or never end. */
+static int trust_file_regular(const char *path, struct cf_err *e)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return cf_fail(e, CF_TRUST, "--trust %s: %s", path, strerror(errno));
+	int regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+	close(fd);
+	if (!regular)
+		return cf_fail(e, CF_TRUST, "--trust %s is not a regular file (a FIFO or a device?)", path);
+	return CF_OK;
 }
 
 int trust_load(struct trust *t, const struct trust_sources *src, struct cf_err *e)
 {
 	memset(t, 0, sizeof(*t));
-	t->threshold = 1;
+	t->threshold = trusted_threshold; /* make TRUSTED_THRESHOLD=N; 1 when not given */
 	int rc = load_compiled(t, e);
 	if (rc == CF_OK)
 		rc = load_trust_dir(t, src->root, e);
@@ -110,7 +161,9 @@ int trust_load(struct trust *t, const struct trust_sources *src, struct cf_err *
 		uint8_t der[512];
 		size_t len;
 		char origin[160];
-		rc = sig_pubkey_load(src->files[i], der, &len, e);
+		rc = trust_file_regular(src->files[i], e);
+		if (rc == CF_OK)
+			rc = sig_pubkey_load(src->files[i], der, &len, e);
 		snprintf(origin, sizeof(origin), "--trust %s", src->files[i]);
 		if (rc == CF_OK)
 			add_key(t, der, len, origin);

@@ -6,6 +6,8 @@ TOP=$CUFERRY_TOP
 FX=$CUFERRY_FIXTURES
 BUNDLER=$B/bundler
 UNPACKER=$B/unpacker
+# The same unpacker with its test seams (CUFERRY_FAULT): the shipped one ignores them.
+UNPACKER_SEAMS=$B/test-bin/unpacker
 # The bundler's default mirror: a local one (fixtures.sh), never NVIDIA's from a test.
 export CUFERRY_MIRROR="file://$FX/file-mirror"
 NAME=$(basename "$0" .sh)

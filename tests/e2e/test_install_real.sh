@@ -17,7 +17,7 @@ cmp "$P/current/lib/libcudnn_engines_precompiled.so.9" "$CUDA/lib/libcudnn_engin
 [ "$(readlink "$P/current/lib/libcudnn.so")" = libcudnn.so.9 ] || fail "symlink chain"
 [ -z "$(find "$P" -perm /7022 ! -type l)" ] || fail "a file with set-id or group/other write bits"
 assert_contains "$R/etc/ld.so.conf.d/cuferry-cudnn.conf" "/opt/cudnn/current/lib"
-assert_contains "$R/etc/profile.d/cuferry-cudnn.sh" "CUDNN_PATH=/opt/cudnn/current"
+assert_contains "$R/etc/profile.d/cuferry-cudnn.sh" "CUDNN_PATH='/opt/cudnn/current'"
 grep -q 'LD_LIBRARY_PATH' "$R/etc/profile.d/cuferry-cudnn.sh" && fail "profile.d must not touch LD_LIBRARY_PATH"
 [ -f "$P/current/.cuferry/header.bin" ] || fail "header.bin missing"
 assert_contains "$P/current/.cuferry/report.json" '"files": 31'
@@ -45,7 +45,11 @@ expect 0 "$UNPACKER" "$FX/real.bundle" --root "$R" $T
 assert_contains last.out "already installed"
 
 note "a second bundle; list, use, uninstall"
-expect 0 "$UNPACKER" "$FX/small.bundle" --root "$R" $T
+# The small bundle's cuDNN (9.19.0) is older than the real one's (9.19.0.56): it does not take
+# current unless asked (DESIGN §6).
+expect 7 "$UNPACKER" "$FX/small.bundle" --root "$R" $T
+assert_contains last.err "older than the current"
+expect 0 "$UNPACKER" "$FX/small.bundle" --root "$R" $T --allow-downgrade
 expect 0 "$UNPACKER" list --root "$R"
 assert_contains last.out "* cudnn-9.19.0-cuda13"
 assert_contains last.out "  cudnn-9.19.0.56-cuda13"

@@ -11,6 +11,16 @@ assert_contains last.out "signed by"
 note "a bundle by a key that was not compiled in is still refused"
 "$BUNDLER" create --from-dir "$FX/small-src" --cuda 13 --key "$FX/third.key" -o third.bundle --level 1 -q >/dev/null
 expect 2 "$K" verify third.bundle
+note "make TRUSTED_THRESHOLD=2: one compiled-in signer is not enough, two are"
+(cd "$TOP" && make -s B="$W/kb" TRUSTED_KEYS="$FX/other.pub,$FX/test.pub" TRUSTED_THRESHOLD=2 "$W/kb/unpacker" >/dev/null)
+expect 2 "$K" verify "$FX/small.bundle"
+assert_contains last.err "1 distinct trusted signatures, 2 required"
+cp "$FX/small.bundle" two.bundle
+"$BUNDLER" sign two.bundle --key "$FX/other.key" >/dev/null
+expect 0 "$K" verify two.bundle
+if (cd "$TOP" && make -s B="$W/kb3" TRUSTED_THRESHOLD=two "$W/kb3/trusted_keys.c" >/dev/null 2>&1); then
+	fail "a threshold that is not a number was compiled in"
+fi
 note "an unreadable key list fails the build, not a user"
 if (cd "$TOP" && make -s B="$W/kb2" TRUSTED_KEYS="$W/missing.pub" "$W/kb2/unpacker" >/dev/null 2>&1); then
 	fail "a missing key file was compiled in"

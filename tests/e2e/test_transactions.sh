@@ -51,7 +51,7 @@ note "an injected failure at each step rolls back to exactly the state before (e
 for step in extract renamed switched state env; do
 	$FORGE $K --out f-$step.bundle --counter 3000 --salt $step
 	before=$(snapshot)
-	CUFERRY_FAULT=$step expect 5 "$UNPACKER" f-$step.bundle --root "$R" $T
+	CUFERRY_FAULT=$step expect 5 "$UNPACKER_SEAMS" f-$step.bundle --root "$R" $T
 	assert_contains last.err "injected failure at $step"
 	[ "$(snapshot)" = "$before" ] || { snapshot > after; echo "$before" > before; diff before after; fail "failure at $step was not rolled back"; }
 	grep -q two "$P/current/lib/libcudnn.so.9" || fail "previous content lost at $step"
@@ -59,15 +59,17 @@ done
 
 note "an install into a fresh root that fails leaves no trace of cuferry's files"
 mkdir fresh
-CUFERRY_FAULT=env expect 5 "$UNPACKER" v1.bundle --root "$W/fresh" $T
+CUFERRY_FAULT=env expect 5 "$UNPACKER_SEAMS" v1.bundle --root "$W/fresh" $T
 [ ! -e fresh/etc/ld.so.conf.d/cuferry-cudnn.conf ] || fail "env file left"
 [ ! -e fresh/opt/cudnn/current ] || fail "current left"
 [ -z "$(ls fresh/opt/cudnn | grep cudnn-)" ] || fail "install dir left"
 
 note "kill -9 at each step, then a re-run finishes the job"
+n=0
 for step in extract renamed switched state env; do
-	$FORGE $K --out k-$step.bundle --counter 4000 --salt kill$step --bundle-id kill-$step --version 9.30.$(echo $step | wc -c)
-	CUFERRY_FAULT=$step:pause "$UNPACKER" k-$step.bundle --root "$R" $T >/dev/null 2>&1 &
+	n=$((n + 1)) # each a newer cuDNN than the last: an older one would not take current (exit 7)
+	$FORGE $K --out k-$step.bundle --counter 4000 --salt kill$step --bundle-id kill-$step --version 9.30.$n
+	CUFERRY_FAULT=$step:pause "$UNPACKER_SEAMS" k-$step.bundle --root "$R" $T >/dev/null 2>&1 &
 	pid=$!
 	i=0
 	until [ "$(ps -o stat= -p $pid 2>/dev/null | cut -c1)" = T ]; do
@@ -84,7 +86,7 @@ note "a kill, then another command: the interrupted install is rolled back first
 expect 0 "$UNPACKER" use cudnn-9.19.0.56-cuda13 --root "$R"
 before=$(snapshot)
 $FORGE $K --out k2.bundle --counter 5000 --salt k2 --bundle-id k2 --version 9.40.0
-CUFERRY_FAULT=switched:pause "$UNPACKER" k2.bundle --root "$R" $T >/dev/null 2>&1 &
+CUFERRY_FAULT=switched:pause "$UNPACKER_SEAMS" k2.bundle --root "$R" $T >/dev/null 2>&1 &
 pid=$!
 until [ "$(ps -o stat= -p $pid 2>/dev/null | cut -c1)" = T ]; do sleep 0.05; done
 kill -9 $pid; wait $pid 2>/dev/null || true
@@ -92,7 +94,7 @@ expect 0 "$UNPACKER" use cudnn-9.19.0.56-cuda13 --root "$R"
 [ "$(snapshot)" = "$before" ] || fail "the interrupted install was not rolled back"
 
 note "two installs at once: the second gets exit 8"
-CUFERRY_FAULT=extract:pause "$UNPACKER" k2.bundle --root "$R" $T >/dev/null 2>&1 &
+CUFERRY_FAULT=extract:pause "$UNPACKER_SEAMS" k2.bundle --root "$R" $T >/dev/null 2>&1 &
 pid=$!
 until [ "$(ps -o stat= -p $pid 2>/dev/null | cut -c1)" = T ]; do sleep 0.05; done
 expect 8 "$UNPACKER" v2.bundle --root "$R" $T
@@ -110,7 +112,7 @@ assert_contains last.err "clock"
 
 note "no space: a 20 MiB tmpfs cannot take a 4.7 MiB bundle plus the margin (exit 4)"
 mkdir -p small/opt/cudnn
-if mount -t tmpfs -o size=20m tmpfs small/opt/cudnn 2>/dev/null; then
+if mount -t tmpfs -o size=20m,mode=755 tmpfs small/opt/cudnn 2>/dev/null; then
 	CLEANUP="$CLEANUP umount '$W/small/opt/cudnn' 2>/dev/null;"
 	expect 4 "$UNPACKER" "$FX/small.bundle" --root "$W/small" $T
 	assert_contains last.err "not enough space"

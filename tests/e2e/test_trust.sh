@@ -41,10 +41,14 @@ assert_contains last.err "1 distinct trusted signatures, 2 required"
 $FORGE --key "$FX/test.key" --key "$FX/other.key" --out both.bundle
 expect 0 "$UNPACKER" both.bundle --root "$W/troot" --no-validate
 
-note "a trust directory writable by others is ignored"
+note "a trust directory writable by others is ignored, and its threshold fails closed"
 chmod 777 troot/etc/cuferry/trusted-keys
+expect 2 "$UNPACKER" verify both.bundle --root "$W/troot" --trust "$FX/test.pub"
+assert_contains last.err "the threshold cannot be trusted"
+mv troot/etc/cuferry/trusted-keys/threshold threshold.saved
 expect 2 "$UNPACKER" verify both.bundle --root "$W/troot"
 assert_contains last.err "no trusted key is configured"
+mv threshold.saved troot/etc/cuferry/trusted-keys/threshold
 chmod 755 troot/etc/cuferry/trusted-keys
 
 for c in payload_bitflip appended_byte appended_frame; do

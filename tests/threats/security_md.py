@@ -24,6 +24,48 @@ TARGETS = {
                "exit code in the table; nothing outside the root changes; no mode beyond 0755, no set-id, no special files"),
 }
 
+RULES = [
+    "**Threshold fails closed.** A `threshold` file in the trust directory that is a link, "
+    "not a regular file, not root's, writable by group or others, longer than one number, or "
+    "anything but one number 1-8 (one trailing newline allowed) is exit 2 with the reason; so "
+    "is a threshold in a trust directory that is ignored as unsafe. `make TRUSTED_THRESHOLD=N` "
+    "compiles a threshold in; the file may raise it, never lower it.",
+    "**Prefix.** Absolute, normalized, only `[A-Za-z0-9._+@/-]`, else exit 1. Run as root, the "
+    "prefix and every existing directory above it up to `/` (under `--root`, the root's own "
+    "parents too) must be owned by root and not writable by group or others, else exit 4 "
+    "before anything is written (checked again after the missing directories are made). A "
+    "root-owned sticky directory such as `/tmp` is accepted only above a name that already "
+    "exists and passes the same test: a name still to be created in it could be planted first. "
+    "The log's directory is checked the same way, with one tolerance: a directory above it "
+    "writable by a system group (gid < 1000, as Ubuntu's `/var/log` is root:syslog 0775), "
+    "since every silent install there would fail otherwise; the log file itself is opened "
+    "without following links.",
+    "**`--root` images.** Every existing component of the prefix, `var/log/cuferry`, "
+    "`etc/ld.so.conf.d` and `etc/profile.d` inside the root must be a real directory: a "
+    "symbolic link there (absolute or relative) is exit 4, named, never followed. Host links "
+    "above the root are resolved and the resolved path is checked.",
+    "**No-follow opens.** The log and the `--json` report are opened `O_NOFOLLOW` (a FIFO or "
+    "device as the log refused), state and "
+    "journal are read `O_NOFOLLOW` and written through a fresh temporary and a rename. "
+    "Recovery believes a journal only where it names what the unpacker makes (the install "
+    "directory name, `.old-*`, `PREFIX/.staging-*`, single components); anything else is exit "
+    "10 and nothing is removed.",
+    "**Space.** Bytes and inodes (`f_favail`) are checked before writing; a full disk or quota "
+    "anywhere is exit 4 with its cause; `current` is only re-pointed in a rollback when it "
+    "changed, so a rollback on a full disk does not report itself failed.",
+    "**Downgrade.** A cuDNN older than `current`'s for the same CUDA variant (numeric per "
+    "component: 9.2 < 9.19) is exit 7, unless `--allow-downgrade` (switch) or "
+    "`--keep-current` (install beside).",
+    "**Manifest fields.** `cudnn.version` and `cuda_variant` are digits and dots; `bundle_id` "
+    "follows the file-name component rule (at most 128 bytes); `created`/`expires` are exactly "
+    "`YYYY-MM-DDTHH:MM:SSZ`, a real date, compared as times; a `.cuferry/…` entry is exit 3. "
+    "Every log line escapes control characters as `\\xNN`.",
+    "**Modes.** Installed directories 0755 and files the manifest's mode, whatever the umask.",
+    "**Test seams.** `CUFERRY_FAULT` is compiled only into `build/test-bin/unpacker` "
+    "(`-DCUFERRY_TEST_SEAMS`); the shipped `build/unpacker` ignores it. (`CUFERRY_SHA256=portable` "
+    "only picks the portable SHA-256 code and can change no verdict.)",
+]
+
 out = []
 p = out.append
 p("# Security: the threat table and the fuzzing record")
@@ -43,10 +85,43 @@ p("Each test runs twice, interactive and `/silent` with stdin closed, and assert
 p("")
 p("| threat | behaviour | test | result |")
 p("| --- | --- | --- | --- |")
-rows = [l.rstrip("\n").split("\t") for l in open(os.path.join(build, "threat-results.tsv"))]
-for tid, threat, behaviour, test, result in rows:
-    p("| %s | %s | `%s` | %s |" % (threat.replace("|", "\\|"), behaviour.replace("|", "\\|"), test, result))
-p("")
+def table(name):
+    rows = [l.rstrip("\n").split("\t") for l in open(os.path.join(build, name))]
+    for tid, threat, behaviour, test, result in rows:
+        p("| %s | %s | `%s` | %s |" % (threat.replace("|", "\\|"), behaviour.replace("|", "\\|"), test, result))
+    p("")
+
+
+table("threat-results.tsv")
+review = os.path.join(build, "threat-results-review.tsv")
+if os.path.exists(review):
+    p("### The outside review (issue 11)")
+    p("")
+    p("`tests/threats/test_review.sh`, run as root: the review's findings on thresholds, "
+      "prefixes, `--root` images, inodes, quoting, downgrades, manifest fields and the low "
+      "ones, each with the same four assertions where it is an install (the "
+      "self-extracting stub and the unprivileged probe are tested by their own lanes). "
+      "The rules they hold are in the next section.")
+    p("")
+    p("| threat | behaviour | test | result |")
+    p("| --- | --- | --- | --- |")
+    table("threat-results-review.tsv")
+    p("### Rules the review led to")
+    p("")
+    for line in RULES:
+        p("- " + line)
+    p("")
+sfx = os.path.join(build, "threat-results-sfx.tsv")
+if os.path.exists(sfx):
+    p("### Self-extracting files")
+    p("")
+    p("`tests/threats/test_sfx_threats.sh`: damaged or forged `.run` files, each refused (exit 2) "
+      "by `unpacker verify`, by both install modes and, where the stub still runs, by the `.run` itself; "
+      "nothing is written.")
+    p("")
+    p("| threat | behaviour | test | result |")
+    p("| --- | --- | --- | --- |")
+    table("threat-results-sfx.tsv")
 p("More cases live in `tests/e2e/` (trust, hostile entries, transactions with injected "
   "failures and kills, validation failure paths).")
 p("")

@@ -5,43 +5,14 @@
 # unchanged (and the prior install with them). Results: $CUFERRY_BUILD/threat-results.tsv,
 # from which tests/threats/security_md.py writes docs/SECURITY.md.
 . "$CUFERRY_TOP/tests/e2e/lib.sh"
-FORGE="python3 $TOP/tests/tools/forge.py"
 RES=$B/threat-results.tsv
+. "$TOP/tests/threats/lib.sh"
 : > "$RES"
 R=$W/root
 mkdir -p outside/sub root
 echo target > outside/target
 echo data > outside/sub/file
 "$UNPACKER" "$FX/small.bundle" --root "$R" --trust "$FX/test.pub" >/dev/null
-
-snapshot() { # what must not change: outside, the prefix, state, environment
-	tree_listing "$W/outside"
-	tree_listing "$R/opt/cudnn" | grep -v ' lock\| \./\.cuferry/lock'
-	cat "$R/etc/ld.so.conf.d/"* "$R/etc/profile.d/"* 2>/dev/null
-}
-
-record() { printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" >> "$RES"; }
-
-# run_case ID "threat" "behaviour" CODE BUNDLE [extra args]: both modes, four assertions
-run_case() {
-	id=$1 threat=$2 behaviour=$3 code=$4 bundle=$5; shift 5
-	for mode in interactive silent; do
-		before=$(snapshot)
-		if [ $mode = silent ]; then
-			expect "$code" "$UNPACKER" "$bundle" --root "$R" --trust "$FX/test.pub" /silent /log="$W/s.log" "$@" </dev/null
-		else
-			expect "$code" "$UNPACKER" "$bundle" --root "$R" --trust "$FX/test.pub" "$@"
-		fi
-		if [ "$code" -ne 0 ]; then
-			one_line_reason
-			[ $mode = interactive ] || grep -q "error" "$W/s.log" || fail "$id: no reason in the silent log"
-		fi
-		[ "$(snapshot)" = "$before" ] || fail "$id ($mode): something changed"
-		no_staging "$W"
-	done
-	record "$id" "$threat" "$behaviour" "threats/$id" "pass (exit $code, both modes)"
-	echo "ok   threat $id"
-}
 
 forge() { $FORGE --key "$FX/test.key" --outside "$W/outside" --out "$W/$1.bundle" --case "$2"; }
 for c in header_bitflip truncated_frame unsigned frame_over_cap sig_len63 sig_len65 sig_r0 sig_s0 \
@@ -129,7 +100,7 @@ $FORGE --key "$FX/test.key" --out "$W/toctou.bundle" --bundle-id t-toctou --salt
 $FORGE --key "$FX/test.key" --out "$W/evil.bundle" --bundle-id t-toctou --salt EVIL
 for how in in_place rename; do
 	cp toctou.bundle t.bundle
-	CUFERRY_FAULT=verified:pause "$UNPACKER" t.bundle --root "$W/tt-$how" --trust "$FX/test.pub" --no-validate >/dev/null 2>"$W/tt.err" &
+	CUFERRY_FAULT=verified:pause "$UNPACKER_SEAMS" t.bundle --root "$W/tt-$how" --trust "$FX/test.pub" --no-validate >/dev/null 2>"$W/tt.err" &
 	pid=$!
 	until [ "$(ps -o stat= -p $pid 2>/dev/null | cut -c1)" = T ]; do sleep 0.05; done
 	if [ $how = in_place ]; then
@@ -192,7 +163,7 @@ record kill9 "kill -9 at random points during install, then a re-run" "the re-ru
 
 echo "== ENOSPC on a small file system"
 mkdir -p "$W/sroot/opt/cudnn"
-if mount -t tmpfs -o size=20m tmpfs "$W/sroot/opt/cudnn" 2>/dev/null; then
+if mount -t tmpfs -o size=20m,mode=755 tmpfs "$W/sroot/opt/cudnn" 2>/dev/null; then
 	CLEANUP="$CLEANUP umount '$W/sroot/opt/cudnn' 2>/dev/null;"
 	expect 4 "$UNPACKER" "$FX/small.bundle" --root "$W/sroot" --trust "$FX/test.pub"
 	one_line_reason

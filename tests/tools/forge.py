@@ -43,6 +43,8 @@ CASES = {
     "case_collision": 3,
     # an entry whose header claims 4 GiB of zeros (a few hundred KB compressed)
     "bomb": 3,
+    # signed manifest fields outside their allow-lists (issue 11, finding 10)
+    "version_slash": 3, "bundle_id_newline": 3, "created_unpadded": 3, "cuferry_entry": 3,
 }
 
 
@@ -89,6 +91,8 @@ def build(args):
         files = [(args.name if p == "include/cudnn_version.h" else p, d, m) for p, d, m in files]
     if args.case == "case_collision":
         files += [("lib/F.dll", b"upper", 0o644), ("lib/f.dll", b"lower", 0o644)]
+    if args.case == "cuferry_entry":
+        files += [(".cuferry/report.json", b"{}", 0o644)]
     manifest_files = []
     entries = []
     for path, data, mode in sorted(files):
@@ -251,6 +255,12 @@ def main():
                     "chunk_size": CHUNK, "chunk_sha256": chunks},
         "files": files, "env": {"PATH": [], "LD_LIBRARY_PATH": ["lib"]},
     }
+    if case == "version_slash":
+        manifest["cudnn"]["version"] = "9.19.0.56/lib"
+    if case == "bundle_id_newline":
+        manifest["bundle_id"] = "cudnn-9\n2026-01-01T00:00:00Z unpacker: error: FORGED\x1b[2J"
+    if case == "created_unpadded":
+        manifest["created"] = "2026-1-1T0:0:0Z"
     header = json.dumps(manifest, indent=1, sort_keys=True).encode()
     if args.fuzz_seed:
         with open(args.out, "wb") as f:

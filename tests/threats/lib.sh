@@ -1,0 +1,38 @@
+# lib.sh - the threat suite's helpers (sourced after tests/e2e/lib.sh, with RES set): every
+# case runs interactive and /silent with stdin closed and makes the suite's four assertions.
+FORGE="python3 $TOP/tests/tools/forge.py"
+
+snapshot() { # what must not change: outside, the prefix, state, environment
+	tree_listing "$W/outside"
+	tree_listing "$R/opt/cudnn" | grep -v ' lock\| \./\.cuferry/lock' || true
+	cat "$R/etc/ld.so.conf.d/"* "$R/etc/profile.d/"* 2>/dev/null || true
+}
+
+record() { printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" >> "$RES"; }
+
+# run_case ID "threat" "behaviour" CODE BUNDLE [extra args]: both modes, four assertions,
+# against the root $R (set per case); the outside tree is $W/outside.
+run_case() {
+	id=$1 threat=$2 behaviour=$3 code=$4 bundle=$5; shift 5
+	for mode in interactive silent; do
+		before=$(snapshot)
+		if [ $mode = silent ]; then
+			rm -f "$W/s.log"
+			expect "$code" "$UNPACKER" "$bundle" --root "$R" --trust "$FX/test.pub" /silent /log="$W/s.log" "$@" </dev/null
+		else
+			expect "$code" "$UNPACKER" "$bundle" --root "$R" --trust "$FX/test.pub" "$@"
+		fi
+		if [ "$code" -ne 0 ]; then
+			one_line_reason
+			[ $mode = interactive ] || grep -q "error" "$W/s.log" || fail "$id: no reason in the silent log"
+			# Every line of a failed run's log is stamped: no field can forge a line.
+			[ $mode = interactive ] || ! grep -v '^[0-9]\{4\}-[0-9][0-9]-[0-9][0-9]T' "$W/s.log" ||
+				fail "$id: a log line without its stamp (a forged line?)"
+		fi
+		[ "$(snapshot)" = "$before" ] || fail "$id ($mode): something changed"
+		no_staging "$W"
+	done
+	record "$id" "$threat" "$behaviour" "threats/$id" "pass (exit $code, both modes)"
+	echo "ok   threat $id"
+}
+

@@ -1,0 +1,175 @@
+/* safepath.c - no directory the unpacker writes into as root may be one an unprivileged user
+ * controls, or a link that leaves a --root image */
+#include "unpacker/safepath.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/io.h"
+#include "common/log.h"
+#include "common/platform.h"
+
+int safepath_prefix_rule(const char *prefix, char *why, size_t size)
+{
+	const char *allowed = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+@/-";
+	size_t n = strlen(prefix);
+	const char *bad = NULL;
+	if (prefix[0] != '/')
+		bad = "it must be an absolute path";
+	else if (prefix[strspn(prefix, allowed)] != '\0')
+		bad = "only letters, digits and . _ + @ / - are allowed";
+	else if (strstr(prefix, "//") || strstr(prefix, "/./") || strstr(prefix, "/../") ||
+		 (n > 1 && prefix[n - 1] == '/') || (n >= 2 && strcmp(prefix + n - 2, "/.") == 0) ||
+		 (n >= 3 && strcmp(prefix + n - 3, "/..") == 0) || n == 1)
+		bad = "it must be normalized (no //, ., .. or trailing /) and not / itself";
+	else if (n >= PATH_MAX / 2)
+		bad = "it is too long";
+	if (!bad)
+		return 0;
+	char shown[160];
+	snprintf(why, size, "--prefix '%s': %s", log_safe(prefix, shown, sizeof(shown)), bad);
+	return -1;
+}
+
+/* sshd's StrictModes: root-owned, no write for group or others; a sticky root-owned
+ * directory only when the name below it exists already (and passes in turn). */
+static int owner_ok(const char *dir, const struct stat *st, int next_exists, int system_group_ok,
+		    const char *what, struct cf_err *e)
+{
+	if (!S_ISDIR(st->st_mode))
+		return cf_fail(e, CF_INCOMPATIBLE, "%s: %s is not a directory", what, dir);
+	if (st->st_uid != 0)
+		return cf_fail(e, CF_INCOMPATIBLE, "%s: %s is owned by uid %u, not root: its owner could "
+			       "change what root installs (chown root, chmod go-w)", what, dir,
+			       (unsigned)st->st_uid);
+	/* The log only: a parent writable by a system group (Ubuntu's /var/log, root:syslog 0775)
+	 * is tolerated; the log's own directory never is, and the file is opened O_NOFOLLOW. */
+	int system_group = system_group_ok && (st->st_mode & 022) == 020 && st->st_gid < 1000;
+	if ((st->st_mode & 022) && !((st->st_mode & S_ISVTX) && next_exists) && !system_group)
+		return cf_fail(e, CF_INCOMPATIBLE, "%s: %s is writable by group or others%s (chmod go-w, "
+			       "or choose a directory only root can write)", what, dir,
+			       (st->st_mode & S_ISVTX) ? " and the name below it does not exist yet" : "");
+	return CF_OK;
+}
+
+/* Walk path from '/' component by component. Links before image_from (the host's own) are
+ * resolved and the walk starts again on the resolved path; a link at or after image_from
+ * (inside --root) is refused. */
+static int walk(char **pathp, size_t image_from, const char *what, int system_group_ok,
+		struct cf_err *e)
+{
+	int admin = platform_is_admin();
+	for (int restarts = 0; restarts < 40; restarts++) {
+		char *path = *pathp;
+		size_t n = strlen(path), prev_end = 0;
+		struct stat prev, st;
+		int have_prev = 0, restarted = 0;
+		for (size_t end = 1; end <= n; end++) {
+			if (end < n && path[end] != '/')
+				continue;
+			if (end > 1 && path[end - 1] == '/')
+				continue; /* "//" */
+			char saved = path[end];
+			path[end] = '\0';
+			int r = lstat(path, &st);
+			int err = errno;
+			char *here = xstrdup(path);
+			path[end] = saved;
+			if (r != 0) {
+				free(here);
+				if (err == ENOENT)
+					break; /* created later, by us, 0755 */
+				return cf_fail(e, CF_INCOMPATIBLE, "%s: %s", what, strerror(err));
+			}
+			if (have_prev && admin) {
+				char saved_prev = path[prev_end];
+				path[prev_end] = '\0';
+				int rc = owner_ok(prev_end ? path : "/", &prev, 1, system_group_ok, what, e);
+				path[prev_end] = saved_prev;
+				if (rc != CF_OK)
+					return free(here), rc;
+			}
+			if (S_ISLNK(st.st_mode)) {
+				/* A link in a sticky world-writable directory is its owner's to replace. */
+				if (admin && st.st_uid != 0 && have_prev && (prev.st_mode & 022)) {
+					int rc = cf_fail(e, CF_INCOMPATIBLE, "%s: %s is a symbolic link owned by uid "
+							 "%u in a directory others can write", what, here,
+							 (unsigned)st.st_uid);
+					return free(here), rc;
+				}
+				if (end > image_from) {
+					int rc = cf_fail(e, CF_INCOMPATIBLE, "%s: %s is a symbolic link inside the "
+							 "--root image: refusing to follow it out of the root", what,
+							 here);
+					return free(here), rc;
+				}
+				char resolved[PATH_MAX];
+				if (!realpath(here, resolved)) {
+					int rc = cf_fail(e, CF_INCOMPATIBLE, "%s: %s: %s", what, here, strerror(errno));
+					return free(here), rc;
+				}
+				char *next = xasprintf("%s%s", strcmp(resolved, "/") ? resolved : "", path + end);
+				if (image_from != (size_t)-1)
+					image_from = image_from + strlen(resolved) - end;
+				free(here);
+				free(path);
+				*pathp = next; /* walk the resolved path from '/' again */
+				restarted = 1;
+				break;
+			}
+			free(here);
+			prev = st;
+			prev_end = end == 1 ? 0 : end;
+			have_prev = 1;
+		}
+		if (restarted)
+			continue;
+		if (have_prev && admin) {
+			int is_target = prev_end == n || (prev_end == 0 && n == 1);
+			path[prev_end] = '\0';
+			return owner_ok(prev_end ? path : "/", &prev, 0, system_group_ok && !is_target, what, e);
+		}
+		return CF_OK;
+	}
+	return cf_fail(e, CF_INCOMPATIBLE, "%s: too many symbolic links", what);
+}
+
+static int check_dir(const char *root, const char *sys_dir, const char *what, int system_group_ok,
+		     struct cf_err *e)
+{
+	char *abs_root;
+	if (!*root) {
+		abs_root = xstrdup("");
+	} else if (root[0] == '/') {
+		abs_root = xstrdup(root);
+	} else {
+		char cwd[PATH_MAX];
+		if (!getcwd(cwd, sizeof(cwd)))
+			return cf_fail(e, CF_INSTALL, "current directory: %s", strerror(errno));
+		abs_root = xasprintf("%s/%s", cwd, root);
+	}
+	size_t len = strlen(abs_root);
+	while (len > 1 && abs_root[len - 1] == '/')
+		abs_root[--len] = '\0';
+	char *path = xasprintf("%s%s", abs_root, sys_dir);
+	size_t image_from = *root ? len : (size_t)-1;
+	free(abs_root);
+	int rc = walk(&path, image_from, what, system_group_ok, e);
+	free(path);
+	return rc;
+}
+
+int safepath_check_dir(const char *root, const char *sys_dir, const char *what, struct cf_err *e)
+{
+	return check_dir(root, sys_dir, what, 0, e);
+}
+
+int safepath_check_log_dir(const char *root, const char *sys_dir, struct cf_err *e)
+{
+	return check_dir(root, sys_dir, "the log directory", 1, e);
+}
