@@ -8,27 +8,30 @@ mkdir root
 
 note "only the install: it wins through the ld cache"
 expect 0 env -u LD_LIBRARY_PATH "$UNPACKER" doctor --root "$R"
-assert_contains last.out "=> 9.19.0     ld cache"
+assert_contains last.out "=> 9.19.0     $R/opt/cudnn/cudnn-9.19.0-cuda13/lib/libcudnn.so.9"
+assert_contains last.out "on the search path through: $R/etc/ld.so.conf.d/00-cuferry-cudnn.conf (ld cache)"
 assert_contains last.out "the installed copy wins"
 
-note "an old 9.14 earlier in the ld cache shadows it"
+note "an old 9.14 earlier in the ld cache (a file that sorts before ours) shadows it"
 mkdir -p "$R/usr/lib/old"
 cp "$R/opt/cudnn/current/lib/libcudnn.so.9" "$R/usr/lib/old/libcudnn.so.9.14.0"
 ln -s libcudnn.so.9.14.0 "$R/usr/lib/old/libcudnn.so.9"
-echo /usr/lib/old > "$R/etc/ld.so.conf.d/aaa-old.conf"
+echo /usr/lib/old > "$R/etc/ld.so.conf.d/00-aaa-old.conf"
 expect 6 env -u LD_LIBRARY_PATH "$UNPACKER" doctor --root "$R"
 assert_contains last.out "=> 9.14.0"
 assert_contains last.err "shadowed by $R/usr/lib/old/libcudnn.so.9.14.0"
 one_line_reason
-rm "$R/etc/ld.so.conf.d/aaa-old.conf"
+rm "$R/etc/ld.so.conf.d/00-aaa-old.conf"
 
 note "a decoy on LD_LIBRARY_PATH wins over the cache"
 mkdir -p "$R/decoy"
 cp "$R/opt/cudnn/current/lib/libcudnn.so.9" "$R/decoy/libcudnn.so.9.1.0"
 ln -s libcudnn.so.9.1.0 "$R/decoy/libcudnn.so.9"
 LD_LIBRARY_PATH=/decoy expect 6 "$UNPACKER" doctor --root "$R"
-assert_contains last.out "=> 9.1.0      LD_LIBRARY_PATH"
-assert_contains last.out "9.19.0     ld cache"
+assert_contains last.out "this shell (its LD_LIBRARY_PATH) gets $R/decoy/libcudnn.so.9.1.0"
+assert_contains last.out "on the search path through: LD_LIBRARY_PATH of this shell"
+assert_contains last.err "shadowed by $R/decoy/libcudnn.so.9.1.0 (cuDNN 9.1.0, unknown"
+one_line_reason
 
 note "nothing installed: nothing to shadow"
 mkdir empty
