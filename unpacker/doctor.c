@@ -169,12 +169,16 @@ static void add_path_list(struct survey *s, const char *list, enum context ctx, 
  * KEY=VALUE) and of profile.d scripts (which are read, never run). */
 static void login_file(struct survey *s, const char *file_sys)
 {
-	char *path = xasprintf("%s%s", s->root, file_sys), *text, *save = NULL;
-	int ok = io_read_file(path, 1 << 20, &text, NULL) == 0;
-	if (!ok) {
+	char real[PATH_MAX], *text, *save = NULL;
+	if (rootpath_resolve(s->root, file_sys, real, sizeof(real)) != 0)
+		return;
+	char *path = xasprintf("%s%s", s->root, real);
+	if (io_read_file(path, 1 << 20, &text, NULL) != 0) {
 		free(path);
 		return;
 	}
+	free(path);
+	path = xasprintf("%s%s", s->root, file_sys); /* named as the system names it */
 	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 		l += strspn(l, " \t");
 		if (strncmp(l, "export ", 7) == 0)
@@ -239,10 +243,12 @@ static void survey_all(struct survey *s)
 	}
 	for (size_t i = 0; i < s->nentries; i++)
 		add_copy(s, s->entries[i].dir, s->entries[i].via);
-	if (s->cache_hit[0]) {
+	if (s->cache_hit[0]) { /* in the cache, though no file read here names its directory */
 		char *dir = xstrdup(s->cache_hit);
 		*strrchr(dir, '/') = '\0';
-		add_copy(s, dir, "the ld cache");
+		struct copy *c = add_copy(s, dir, NULL);
+		if (c && !c->vias[0])
+			append(c->vias, sizeof(c->vias), "; ", "the ld cache");
 		free(dir);
 	}
 	if (path) { /* a bin/ on PATH usually has its libraries in ../lib */

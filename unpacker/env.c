@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <glob.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "common/io.h"
 #include "common/log.h"
 #include "common/platform.h"
+#include "unpacker/rootpath.h"
 
 /* The one place the file names live. ldconfig reads ld.so.conf.d in byte order and the cache
  * keeps the first directory's copy of a soname first, so the name must sort ahead of what
@@ -112,8 +114,15 @@ static void conf_include(struct conf_walk *w, const char *conf_sys, const char *
 	char *dir = xstrdup(conf_sys), *slash = strrchr(dir, '/');
 	if (slash)
 		slash[1] = '\0';
-	char *full = pattern[0] == '/' ? xasprintf("%s%s", w->root, pattern)
-				       : xasprintf("%s%s%s", w->root, slash ? dir : "/", pattern);
+	char *sys = pattern[0] == '/' ? xstrdup(pattern) : xasprintf("%s%s", slash ? dir : "/", pattern);
+	/* The directory part through the root's own links (never out of the root), then the glob. */
+	char *last = strrchr(sys, '/'), real[PATH_MAX], *full;
+	*last = '\0';
+	if (!strpbrk(sys, "*?[") && rootpath_resolve(w->root, *sys ? sys : "/", real, sizeof(real)) == 0)
+		full = xasprintf("%s%s/%s", w->root, strcmp(real, "/") ? real : "", last + 1);
+	else
+		full = xasprintf("%s%s/%s", w->root, sys, last + 1);
+	free(sys);
 	glob_t g;
 	if (glob(full, GLOB_NOSORT, NULL, &g) == 0) {
 		qsort(g.gl_pathv, g.gl_pathc, sizeof(char *), bytewise);
@@ -127,7 +136,10 @@ static void conf_include(struct conf_walk *w, const char *conf_sys, const char *
 
 static void conf_file(struct conf_walk *w, const char *conf_sys, int depth)
 {
-	char *path = xasprintf("%s%s", w->root, conf_sys), *text, *save = NULL;
+	char real[PATH_MAX], *text, *save = NULL;
+	if (rootpath_resolve(w->root, conf_sys, real, sizeof(real)) != 0)
+		return;
+	char *path = xasprintf("%s%s", w->root, real);
 	int read = depth < 8 && io_read_file(path, 1 << 20, &text, NULL) == 0; /* 8: include loops */
 	free(path);
 	if (!read)

@@ -181,6 +181,13 @@ assert_contains last.err "by LD_LIBRARY_PATH in $R/etc/environment; fix: chroot 
 one_line_reason
 cp environment.saved "$R/etc/environment"
 
+note "a re-run of the same install (nothing to do) renames the old file too, from / with umask 077"
+mv "$LDCONF" "$LEGACY"
+(cd / && umask 077 && expect 0 "$UNPACKER" "$FX/real.bundle" --root "$R" $T)
+[ ! -e "$LEGACY" ] && [ -f "$LDCONF" ] || fail "the re-run did not rename the old file"
+[ "$(stat -c %a "$LDCONF")" = 644 ] || fail "$LDCONF is not 0644"
+(cd / && umask 077 && expect 0 env -u LD_LIBRARY_PATH "$UNPACKER" doctor --root "$R")
+
 note "use renames the old file too; uninstall removes both names"
 mv "$LDCONF" "$LEGACY"
 expect 0 "$UNPACKER" use cudnn-9.19.0-cuda13 --root "$R"
