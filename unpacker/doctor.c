@@ -229,7 +229,10 @@ static void add_glob(struct survey *s, const char *pattern)
 /* Every place a copy is known to live, on a search path or not. */
 static void survey_all(struct survey *s)
 {
-	const char *llp = getenv("LD_LIBRARY_PATH"), *path = getenv("PATH");
+	/* Under --root the caller's environment is this host's, not the image's: the image's own
+	 * /etc/environment and profile.d stand for its shells. */
+	const char *llp = *s->root ? NULL : getenv("LD_LIBRARY_PATH");
+	const char *path = *s->root ? NULL : getenv("PATH");
 	if (llp)
 		add_path_list(s, llp, CTX_SHELL, "LD_LIBRARY_PATH of this shell");
 	read_login_environment(s);
@@ -560,7 +563,7 @@ int doctor_run(const struct install_options *o, struct cf_err *e)
 	static const enum context cache[] = { CTX_CACHE, CTX_DEFAULT, CTX_NONE },
 				  login[] = { CTX_LOGIN, CTX_CACHE, CTX_DEFAULT, CTX_NONE },
 				  shell[] = { CTX_SHELL, CTX_CACHE, CTX_DEFAULT, CTX_NONE };
-	const char *llp = getenv("LD_LIBRARY_PATH");
+	const char *llp = *s->root ? NULL : getenv("LD_LIBRARY_PATH");
 	int has_login = 0;
 	for (size_t i = 0; i < s->nentries; i++)
 		has_login |= s->entries[i].ctx == CTX_LOGIN;

@@ -23,14 +23,29 @@ assert_contains last.err "shadowed by $R/usr/lib/old/libcudnn.so.9.14.0"
 one_line_reason
 rm "$R/etc/ld.so.conf.d/00-aaa-old.conf"
 
-note "a decoy on LD_LIBRARY_PATH wins over the cache"
+note "a decoy on the image's LD_LIBRARY_PATH (its /etc/environment) wins for login shells"
 mkdir -p "$R/decoy"
 cp "$R/opt/cudnn/current/lib/libcudnn.so.9" "$R/decoy/libcudnn.so.9.1.0"
 ln -s libcudnn.so.9.1.0 "$R/decoy/libcudnn.so.9"
-LD_LIBRARY_PATH=/decoy expect 6 "$UNPACKER" doctor --root "$R"
-assert_contains last.out "this shell (its LD_LIBRARY_PATH) gets $R/decoy/libcudnn.so.9.1.0"
-assert_contains last.out "on the search path through: LD_LIBRARY_PATH of this shell"
+echo 'LD_LIBRARY_PATH="/decoy"' > "$R/etc/environment"
+expect 6 env -u LD_LIBRARY_PATH "$UNPACKER" doctor --root "$R"
+assert_contains last.out "a login shell (LD_LIBRARY_PATH set in /etc/environment or profile.d) gets $R/decoy/libcudnn.so.9.1.0"
+assert_contains last.out "on the search path through: LD_LIBRARY_PATH in $R/etc/environment"
 assert_contains last.err "shadowed by $R/decoy/libcudnn.so.9.1.0 (cuDNN 9.1.0, unknown"
+one_line_reason
+rm "$R/etc/environment"
+
+note "under --root the caller's own LD_LIBRARY_PATH is this host's, not the image's: not used"
+LD_LIBRARY_PATH=/decoy expect 0 "$UNPACKER" doctor --root "$R"
+assert_contains last.out "the installed copy wins"
+
+note "without --root, a user-style install (no ld.so.conf.d file) is judged by the caller's LD_LIBRARY_PATH"
+expect 0 "$UNPACKER" "$FX/small.bundle" --prefix "$W/prefix" --no-env --trust "$FX/test.pub"
+LD_LIBRARY_PATH=$W/prefix/current/lib expect 0 "$UNPACKER" doctor --prefix "$W/prefix"
+assert_contains last.out "this shell (its LD_LIBRARY_PATH) gets $W/prefix/cudnn-9.19.0-cuda13/lib/libcudnn.so.9"
+LD_LIBRARY_PATH=$R/decoy:$W/prefix/current/lib expect 6 "$UNPACKER" doctor --prefix "$W/prefix"
+assert_contains last.err "shadowed by $R/decoy/libcudnn.so.9.1.0 (cuDNN 9.1.0, unknown"
+assert_contains last.err "for this shell (its LD_LIBRARY_PATH), put on the search path by LD_LIBRARY_PATH of this shell"
 one_line_reason
 
 note "nothing installed: nothing to shadow"
