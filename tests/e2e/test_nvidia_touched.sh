@@ -121,6 +121,19 @@ cmp "$LEGACY" legacy.saved || fail "the old file was not restored byte for byte"
 [ ! -e "$LDCONF" ] || fail "the new name is left after the rollback"
 [ ! -e "$R/opt/cudnn/.cuferry/env-before.json" ] || fail "the snapshot is left after the rollback"
 
+note "killed (-9) right after the environment was written: the next command puts the old file back"
+CUFERRY_FAULT=env:pause "$UNPACKER" bad.bundle --root "$R" $T --quick-validate >/dev/null 2>&1 &
+pid=$!
+i=0
+until [ "$(ps -o stat= -p $pid 2>/dev/null | cut -c1)" = T ]; do
+	i=$((i + 1)); [ $i -lt 400 ] || fail "unpacker did not reach the env step"; sleep 0.05
+done
+[ -f "$LDCONF" ] && [ ! -e "$LEGACY" ] || fail "the install had not renamed the old file when paused"
+kill -9 $pid; wait $pid 2>/dev/null || true
+expect 0 "$UNPACKER" use cudnn-9.19.0-cuda13 --root "$R" --no-env
+cmp "$LEGACY" legacy.saved || fail "the old file was not restored after the kill"
+[ ! -e "$LDCONF" ] || fail "the new name is left after the kill"
+
 note "the upgrade to the real cuDNN 9.19 renames the old file, passes validation 1-4, wins"
 expect 0 "$UNPACKER" "$FX/real.bundle" --root "$R" $T
 for step in "1    files         pass" "2    library       pass" "3    resolution    pass" \
@@ -162,6 +175,12 @@ assert_contains $out "fix: unpacker uninstall cudnn-9.19.0-cuda13 --root $R"
 assert_contains $out "a login shell (LD_LIBRARY_PATH set in /etc/environment or profile.d) gets $R/opt/cudnn/"
 assert_contains $out "the installed copy wins"
 grep -q 'zz-cuda-13-0\|fakeroot' $out && fail "doctor read the host's ld.so.conf.d"
+
+note "the same with a relative --root, from the directory above it"
+(cd "$W" && expect 0 env -u LD_LIBRARY_PATH "$UNPACKER" doctor --root root)
+assert_contains last.out "=> 9.19.0     root/opt/cudnn/cudnn-9.19.0.56-cuda13/lib/libcudnn.so.9"
+assert_contains last.out "from: deb package libcudnn9-cuda-12"
+assert_contains last.out "through: root/etc/ld.so.conf.d/000_cuda.conf (ld cache); root/etc/ld.so.conf.d/988_cuda-12.conf (ld cache)"
 
 note "someone's profile.d script puts the CUDA library directory first: doctor says so (exit 6)"
 printf 'export LD_LIBRARY_PATH=%s/lib64${LD_LIBRARY_PATH:+:${LD_LIBRARY_PATH}}\n' "$CUDA" > "$R/etc/profile.d/cuda-libs.sh"
