@@ -424,6 +424,15 @@ static int classify_cuferry(const struct survey *s, struct copy *c)
 	return found;
 }
 
+static int rpm_system(const struct survey *s)
+{
+	char *a = xasprintf("%s/var/lib/rpm", s->root), *b = xasprintf("%s/usr/lib/sysimage/rpm", s->root);
+	int found = io_is_dir(a) || io_is_dir(b);
+	free(a);
+	free(b);
+	return found;
+}
+
 static void classify(const struct survey *s, struct copy *c)
 {
 	char pre[PATH_MAX + 8];
@@ -448,6 +457,12 @@ static void classify(const struct survey *s, struct copy *c)
 			 "guides say; remove the headers %s%s/include/cudnn*.h too)", s->root, dir,
 			 s->root, top);
 		free(top);
+	} else if (rpm_system(s)) {
+		/* RHEL's cuDNN packages (libcudnn9-cuda-12) put it in /usr/lib64: ask rpm, never rm. */
+		snprintf(c->origin, sizeof(c->origin), "not in a dpkg list, pip or conda metadata; this "
+			 "system keeps an RPM database");
+		snprintf(c->fix, sizeof(c->fix), "%sdnf remove \"$(%srpm -qf %s)\"   (when no package owns "
+			 "it: rm %s%s/libcudnn*)", pre, pre, c->real, s->root, dir);
 	} else {
 		snprintf(c->origin, sizeof(c->origin), "unknown (no dpkg list, pip or conda metadata "
 			 "names it)");

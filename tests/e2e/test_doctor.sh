@@ -35,6 +35,13 @@ assert_contains last.err "shadowed by $R/decoy/libcudnn.so.9.1.0 (cuDNN 9.1.0, u
 one_line_reason
 rm "$R/etc/environment"
 
+note "on an RPM system a copy no dpkg list names is asked of rpm, not removed by hand"
+mkdir -p "$R/var/lib/rpm"
+echo 'LD_LIBRARY_PATH="/decoy"' > "$R/etc/environment"
+expect 6 env -u LD_LIBRARY_PATH "$UNPACKER" doctor --root "$R"
+assert_contains last.err "fix: chroot $R dnf remove \"\$(chroot $R rpm -qf /decoy/libcudnn.so.9.1.0)\""
+rm -r "$R/etc/environment" "$R/var/lib/rpm"
+
 note "under --root the caller's own LD_LIBRARY_PATH is this host's, not the image's: not used"
 LD_LIBRARY_PATH=/decoy expect 0 "$UNPACKER" doctor --root "$R"
 assert_contains last.out "the installed copy wins"
