@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <glob.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,8 +36,8 @@ struct entry {
 struct copy {
 	char real[PATH_MAX];    /* the file behind the links, as the system sees it */
 	char version[64];
-	char origin[320];       /* deb package X, pip wheel X, conda environment X, … */
-	char fix[2 * PATH_MAX]; /* the one command that removes it */
+	char *origin;           /* deb package X, pip wheel X, conda environment X, … */
+	char *fix;              /* the one command that removes it */
 	char vias[2048];        /* every file that puts it on the search path */
 	int ours;
 };
@@ -101,6 +102,23 @@ static void copy_version(const struct survey *s, struct copy *c)
 }
 
 /* ---- the copies ---- */
+
+static void set_text(char **field, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_text(char **field, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *text = xmalloc((size_t)(n < 0 ? 0 : n) + 1);
+	text[0] = '\0';
+	va_start(ap, fmt);
+	if (n >= 0)
+		vsnprintf(text, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	free(*field);
+	*field = text;
+}
 
 static void append(char *buf, size_t size, const char *sep, const char *text)
 {
@@ -363,9 +381,9 @@ static int classify_pip(const struct survey *s, struct copy *c, const char *pre)
 			snprintf(python, sizeof(python), "%s", py);
 		free(py);
 	}
-	snprintf(c->origin, sizeof(c->origin), "pip wheel %s%s%s in %s", name, *wheel_version ? " " : "",
+	set_text(&c->origin, "pip wheel %s%s%s in %s", name, *wheel_version ? " " : "",
 		 wheel_version, site);
-	snprintf(c->fix, sizeof(c->fix), "%s%s -m pip uninstall %s   (only Python programs that import "
+	set_text(&c->fix, "%s%s -m pip uninstall %s   (only Python programs that import "
 		 "it load it, by path; a package that depends on it, such as torch, needs it back)", pre,
 		 python, name);
 	free(pattern);
@@ -387,9 +405,9 @@ static int classify_conda(const struct survey *s, struct copy *c, const char *pr
 		if (glob(pattern, 0, NULL, &g) == 0) {
 			const char *base = strrchr(env, '/');
 			int named = base && base - env >= 5 && strncmp(base - 5, "/envs/", 6) == 0;
-			snprintf(c->origin, sizeof(c->origin), "conda package cudnn in the %s environment (%s)",
+			set_text(&c->origin, "conda package cudnn in the %s environment (%s)",
 				 named ? base + 1 : "base", env);
-			snprintf(c->fix, sizeof(c->fix), "%sconda remove -p %s cudnn", pre, env);
+			set_text(&c->fix, "%sconda remove -p %s cudnn", pre, env);
 			if (strcmp(c->version, "unknown") == 0) {
 				const char *v = strrchr(g.gl_pathv[0], '/') + 7; /* "/cudnn-" */
 				snprintf(c->version, sizeof(c->version), "%.*s", (int)strcspn(v, "-"), v);
@@ -415,8 +433,8 @@ static int classify_cuferry(const struct survey *s, struct copy *c)
 		const char *name = c->real + strlen(prefix) + 1;
 		int len = (int)strcspn(name, "/");
 		int same = strcmp(prefix, s->prefix_sys) == 0;
-		snprintf(c->origin, sizeof(c->origin), "cuferry install %.*s in %s", len, name, prefix);
-		snprintf(c->fix, sizeof(c->fix), "unpacker uninstall %.*s%s%s%s%s", len, name,
+		set_text(&c->origin, "cuferry install %.*s in %s", len, name, prefix);
+		set_text(&c->fix, "unpacker uninstall %.*s%s%s%s%s", len, name,
 			 same ? "" : " --prefix ", same ? "" : prefix, *s->root ? " --root " : "", s->root);
 	}
 	free(meta);
@@ -440,8 +458,8 @@ static void classify(const struct survey *s, struct copy *c)
 	copy_version(s, c);
 	for (size_t i = 0; i < s->nowned; i++)
 		if (strcmp(s->owned[i].real, c->real) == 0) {
-			snprintf(c->origin, sizeof(c->origin), "deb package %s", s->owned[i].package);
-			snprintf(c->fix, sizeof(c->fix), "%sapt-get remove %s", pre, s->owned[i].package);
+			set_text(&c->origin, "deb package %s", s->owned[i].package);
+			set_text(&c->fix, "%sapt-get remove %s", pre, s->owned[i].package);
 			return;
 		}
 	if (classify_pip(s, c, pre) || classify_conda(s, c, pre) || classify_cuferry(s, c))
@@ -449,24 +467,24 @@ static void classify(const struct survey *s, struct copy *c)
 	char *dir = xstrdup(c->real);
 	*strrchr(dir, '/') = '\0';
 	if (strncmp(dir, "/usr/local/cuda", 15) == 0 || strncmp(dir, "/opt/cuda", 9) == 0) {
-		snprintf(c->origin, sizeof(c->origin), "copied into a CUDA toolkit directory (no package "
+		set_text(&c->origin, "copied into a CUDA toolkit directory (no package "
 			 "owns it)");
 		char *top = xstrdup(dir);
 		*strrchr(top, '/') = '\0';
-		snprintf(c->fix, sizeof(c->fix), "rm %s%s/libcudnn*   (copied there by hand, as NVIDIA's "
+		set_text(&c->fix, "rm %s%s/libcudnn*   (copied there by hand, as NVIDIA's "
 			 "guides say; remove the headers %s%s/include/cudnn*.h too)", s->root, dir,
 			 s->root, top);
 		free(top);
 	} else if (rpm_system(s)) {
 		/* RHEL's cuDNN packages (libcudnn9-cuda-12) put it in /usr/lib64: ask rpm, never rm. */
-		snprintf(c->origin, sizeof(c->origin), "not in a dpkg list, pip or conda metadata; this "
+		set_text(&c->origin, "not in a dpkg list, pip or conda metadata; this "
 			 "system keeps an RPM database");
-		snprintf(c->fix, sizeof(c->fix), "%sdnf remove \"$(%srpm -qf %s)\"   (when no package owns "
+		set_text(&c->fix, "%sdnf remove \"$(%srpm -qf %s)\"   (when no package owns "
 			 "it: rm %s%s/libcudnn*)", pre, pre, c->real, s->root, dir);
 	} else {
-		snprintf(c->origin, sizeof(c->origin), "unknown (no dpkg list, pip or conda metadata "
+		set_text(&c->origin, "unknown (no dpkg list, pip or conda metadata "
 			 "names it)");
-		snprintf(c->fix, sizeof(c->fix), "rm %s%s/libcudnn*   (check first what uses it)",
+		set_text(&c->fix, "rm %s%s/libcudnn*   (check first what uses it)",
 			 s->root, dir);
 	}
 	free(dir);
@@ -548,7 +566,7 @@ static void print_copies(const struct survey *s, const struct copy *main_winner)
 		log_out("                from: %s\n", c->origin);
 		log_out("                on the search path through: %s\n",
 			c->vias[0] ? c->vias : "nothing (a program that loads it by name does not find it)");
-		if (!c->ours)
+		if (!c->ours && c->fix)
 			log_out("                fix: %s\n", c->fix);
 	}
 }
@@ -573,7 +591,7 @@ int doctor_run(const struct install_options *o, struct cf_err *e)
 		c->ours = installed && strcmp(c->real, ours) == 0;
 		classify(s, c);
 		if (c->ours)
-			snprintf(c->origin, sizeof(c->origin), "this install (%s/current)", prefix_sys);
+			set_text(&c->origin, "this install (%s/current)", prefix_sys);
 	}
 	static const enum context cache[] = { CTX_CACHE, CTX_DEFAULT, CTX_NONE },
 				  login[] = { CTX_LOGIN, CTX_CACHE, CTX_DEFAULT, CTX_NONE },
@@ -620,6 +638,10 @@ int doctor_run(const struct install_options *o, struct cf_err *e)
 	} else {
 		rc = cf_fail(e, CF_VALIDATION, "the installed cuDNN is not on the loader's path: run "
 			     "ldconfig, or use the environment from 'unpacker env'");
+	}
+	for (size_t i = 0; i < s->ncopies; i++) {
+		free(s->copies[i].origin);
+		free(s->copies[i].fix);
 	}
 	free(current);
 	free(prefix_sys);
