@@ -55,6 +55,7 @@ COMMON_SRC   += common/sfx.c
 BUNDLER_SRC  += bundler/stub.c bundler/sfx.c
 UNPACKER_SRC += unpacker/sfxtrust.c unpacker/selfpath.c
 UNPACKER_SRC += unpacker/safepath.c
+UNPACKER_SRC += unpacker/rootpath.c
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 

@@ -1,9 +1,13 @@
-/* doctor.c - finding the cuDNN copies that a program could load instead of ours */
+/* doctor.c - finding the cuDNN copies that a program could load instead of ours: where each
+ * came from, what puts it on the loader's search path, which one wins, and how to remove it.
+ * Nothing is loaded: versions come from file names and headers. Under --root every file read
+ * (ld.so.conf, environment, profile.d, dpkg's lists) is the image's, links resolved inside it. */
 #include "unpacker/doctor.h"
 
-#include <dirent.h>
+#include <errno.h>
 #include <glob.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,107 +15,213 @@
 
 #include "common/io.h"
 #include "common/log.h"
-#include "common/platform.h"
 #include "unpacker/env.h"
+#include "unpacker/rootpath.h"
 #include "unpacker/state.h"
 
 #define MAX_COPIES 128
-#define MAX_DIRS 256
+#define MAX_ENTRIES 512
+#define MAX_OWNED 256
+
+/* Where a program looks, in the loader's order: LD_LIBRARY_PATH, the ld cache, then the
+ * default directories. Login shells get the LD_LIBRARY_PATH of /etc/environment and profile.d. */
+enum context { CTX_SHELL, CTX_LOGIN, CTX_CACHE, CTX_DEFAULT, CTX_NONE };
+
+struct entry {
+	char dir[PATH_MAX];
+	char via[PATH_MAX + 64]; /* the file (or variable) that puts dir on the search path */
+	enum context ctx;
+};
 
 struct copy {
-	char real[PATH_MAX];  /* the file behind the links */
-	char seen[PATH_MAX];  /* the libcudnn.so.<major> name where it was found */
-	char where[64];       /* LD_LIBRARY_PATH, ld cache, CUDA toolkit, … */
+	char real[PATH_MAX];    /* the file behind the links, as the system sees it */
 	char version[64];
+	char *origin;           /* deb package X, pip wheel X, conda environment X, … */
+	char *fix;              /* the one command that removes it */
+	char vias[2048];        /* every file that puts it on the search path */
+	int ours;
+};
+
+struct owned {
+	char real[PATH_MAX];
+	char package[128];
 };
 
 struct survey {
 	const char *root;
+	const char *prefix_sys;
+	int major;
+	struct entry entries[MAX_ENTRIES];
+	size_t nentries;
 	struct copy copies[MAX_COPIES];
 	size_t ncopies;
-	char cache_dirs[MAX_DIRS][PATH_MAX]; /* directories in ld cache order */
-	size_t ncache;
-	char cache_hit[PATH_MAX];            /* what ldconfig -p names for the soname */
-	int major;
+	struct owned owned[MAX_OWNED]; /* libcudnn files that dpkg's lists name */
+	size_t nowned;
+	char cache_hit[PATH_MAX];      /* `ldconfig -p`'s first copy (no --root) */
 };
 
-/* Version from the file name (libcudnn.so.9.14.0) or from ../include/cudnn_version.h. */
-static void copy_version(const char *real, char *out, size_t size)
+static const char *const default_dirs[] = { "/lib", "/usr/lib", "/lib64", "/usr/lib64",
+					    "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+					    "/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+					    NULL };
+
+/* ---- versions, read without loading anything ---- */
+
+static int version_from_header(const char *file, char *out, size_t size)
 {
-	const char *base = strrchr(real, '/') ? strrchr(real, '/') + 1 : real;
-	const char *v = strstr(base, ".so.");
-	if (v && strchr(v + 4, '.')) {
-		snprintf(out, size, "%s", v + 4);
-		return;
+	char *text;
+	if (io_read_file(file, 1 << 20, &text, NULL) != 0)
+		return 0;
+	const char *keys[] = { "#define CUDNN_MAJOR ", "#define CUDNN_MINOR ", "#define CUDNN_PATCHLEVEL " };
+	long n[3] = { -1, -1, -1 };
+	for (int i = 0; i < 3; i++) {
+		const char *p = strstr(text, keys[i]);
+		if (p)
+			n[i] = strtol(p + strlen(keys[i]), NULL, 10);
 	}
-	char *dir = xstrdup(real), *text;
-	*strrchr(dir, '/') = '\0';
-	char *hdr = xasprintf("%s/../include/cudnn_version.h", dir);
-	snprintf(out, size, "unknown");
-	if (io_read_file(hdr, 1 << 20, &text, NULL) == 0) {
-		const char *keys[] = { "#define CUDNN_MAJOR ", "#define CUDNN_MINOR ",
-				       "#define CUDNN_PATCHLEVEL " };
-		long n[3] = { -1, -1, -1 };
-		for (int i = 0; i < 3; i++) {
-			const char *p = strstr(text, keys[i]);
-			if (p)
-				n[i] = strtol(p + strlen(keys[i]), NULL, 10);
-		}
-		if (n[0] >= 0 && n[1] >= 0 && n[2] >= 0)
-			snprintf(out, size, "%ld.%ld.%ld", n[0], n[1], n[2]);
-		free(text);
-	}
-	free(hdr);
-	free(dir);
+	free(text);
+	if (n[0] < 0 || n[1] < 0 || n[2] < 0)
+		return 0;
+	snprintf(out, size, "%ld.%ld.%ld", n[0], n[1], n[2]);
+	return 1;
 }
 
-static void add_copy(struct survey *s, const char *dir, const char *where)
+/* The file name (libcudnn.so.9.14.0), else cudnn_version.h in ../include beside it. */
+static void copy_version(const struct survey *s, struct copy *c)
 {
-	char *path = xasprintf("%s%s/libcudnn.so.%d", s->root, dir, s->major), real[PATH_MAX];
-	if (realpath(path, real)) {
-		int dup = 0;
-		for (size_t i = 0; i < s->ncopies; i++)
-			dup |= strcmp(s->copies[i].real, real) == 0;
-		if (!dup && s->ncopies < MAX_COPIES) {
-			struct copy *c = &s->copies[s->ncopies++];
-			snprintf(c->real, sizeof(c->real), "%s", real);
-			snprintf(c->seen, sizeof(c->seen), "%s", path);
-			snprintf(c->where, sizeof(c->where), "%s", where);
-			copy_version(real, c->version, sizeof(c->version));
+	const char *base = strrchr(c->real, '/') + 1, *v = strstr(base, ".so.");
+	if (v && strchr(v + 4, '.')) {
+		snprintf(c->version, sizeof(c->version), "%s", v + 4);
+		return;
+	}
+	char *hdr = xasprintf("%s%.*s/../include/cudnn_version.h", s->root, (int)(base - 1 - c->real),
+			      c->real);
+	if (!version_from_header(hdr, c->version, sizeof(c->version)))
+		snprintf(c->version, sizeof(c->version), "unknown");
+	free(hdr);
+}
+
+/* ---- the copies ---- */
+
+static void set_text(char **field, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_text(char **field, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *text = xmalloc((size_t)(n < 0 ? 0 : n) + 1);
+	text[0] = '\0';
+	va_start(ap, fmt);
+	if (n >= 0)
+		vsnprintf(text, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	free(*field);
+	*field = text;
+}
+
+static void append(char *buf, size_t size, const char *sep, const char *text)
+{
+	if (strstr(buf, text))
+		return;
+	size_t used = strlen(buf);
+	snprintf(buf + used, size - used, "%s%s", used ? sep : "", text);
+}
+
+/* The copy DIR/libcudnn.so.<major> resolves to, recorded once; NULL when there is none. */
+static struct copy *add_copy(struct survey *s, const char *dir, const char *via)
+{
+	char *path = xasprintf("%s/libcudnn.so.%d", dir, s->major), real[PATH_MAX];
+	int found = rootpath_resolve(s->root, path, real, sizeof(real)) == 0;
+	free(path);
+	if (!found)
+		return NULL;
+	struct copy *c = NULL;
+	for (size_t i = 0; i < s->ncopies && !c; i++)
+		if (strcmp(s->copies[i].real, real) == 0)
+			c = &s->copies[i];
+	if (!c && s->ncopies < MAX_COPIES) {
+		c = &s->copies[s->ncopies++];
+		snprintf(c->real, sizeof(c->real), "%s", real);
+	}
+	if (c && via)
+		append(c->vias, sizeof(c->vias), "; ", via);
+	return c;
+}
+
+static void add_entry(struct survey *s, const char *dir, enum context ctx, const char *via)
+{
+	if (s->nentries >= MAX_ENTRIES)
+		return;
+	struct entry *e = &s->entries[s->nentries++];
+	snprintf(e->dir, sizeof(e->dir), "%s", dir);
+	snprintf(e->via, sizeof(e->via), "%s", via);
+	e->ctx = ctx;
+}
+
+static void conf_entry(const char *dir, const char *conf, void *ctx)
+{
+	struct survey *s = ctx;
+	char *shown = xasprintf("%s%s (ld cache)", s->root, conf);
+	add_entry(s, dir, CTX_CACHE, shown);
+	free(shown);
+}
+
+/* A colon list: every element that is an absolute directory. Shell text is cut at the first
+ * '$' of an element ("/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"): what an
+ * expansion adds is not known without running the script, and is not run. */
+static void add_path_list(struct survey *s, const char *list, enum context ctx, const char *via)
+{
+	char *copy = xstrdup(list), *save = NULL;
+	for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		*strchrnul(d, '$') = '\0';
+		d += strspn(d, "\"' \t");
+		d[strcspn(d, "\"' \t;")] = '\0';
+		if (d[0] == '/')
+			add_entry(s, d, ctx, via);
+	}
+	free(copy);
+}
+
+/* LD_LIBRARY_PATH=… or export LD_LIBRARY_PATH=… lines of /etc/environment (pam_env's
+ * KEY=VALUE) and of profile.d scripts (which are read, never run). */
+static void login_file(struct survey *s, const char *file_sys)
+{
+	char real[PATH_MAX], *text, *save = NULL;
+	if (rootpath_resolve(s->root, file_sys, real, sizeof(real)) != 0)
+		return;
+	char *path = xasprintf("%s%s", s->root, real);
+	if (io_read_file(path, 1 << 20, &text, NULL) != 0) {
+		free(path);
+		return;
+	}
+	free(path);
+	path = xasprintf("%s%s", s->root, file_sys); /* named as the system names it */
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		l += strspn(l, " \t");
+		if (strncmp(l, "export ", 7) == 0)
+			l += 7 + strspn(l + 7, " \t");
+		if (strncmp(l, "LD_LIBRARY_PATH=", 16) == 0) {
+			char *via = xasprintf("LD_LIBRARY_PATH in %s", path);
+			add_path_list(s, l + 16, CTX_LOGIN, via);
+			free(via);
 		}
 	}
+	free(text);
 	free(path);
 }
 
-static void add_glob(struct survey *s, const char *pattern, const char *where)
+static void read_login_environment(struct survey *s)
 {
+	login_file(s, "/etc/environment");
 	glob_t g;
-	char *full = xasprintf("%s%s", s->root, pattern);
-	if (glob(full, GLOB_NOSORT, NULL, &g) == 0) {
+	char *pattern = xasprintf("%s/etc/profile.d/*.sh", s->root);
+	if (glob(pattern, 0, NULL, &g) == 0) {
 		for (size_t i = 0; i < g.gl_pathc; i++)
-			add_copy(s, g.gl_pathv[i] + strlen(s->root), where);
+			login_file(s, g.gl_pathv[i] + strlen(s->root));
 		globfree(&g);
 	}
-	free(full);
-}
-
-static void add_path_list(struct survey *s, const char *list, const char *where, int parent_libs)
-{
-	if (!list)
-		return;
-	char *copy = xstrdup(list), *save = NULL;
-	for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-		if (!parent_libs) {
-			add_copy(s, d, where);
-			continue;
-		}
-		char *lib = xasprintf("%s/../lib", d), *lib64 = xasprintf("%s/../lib64", d);
-		add_copy(s, lib, where);
-		add_copy(s, lib64, where);
-		free(lib);
-		free(lib64);
-	}
-	free(copy);
+	free(pattern);
 }
 
 static void cache_copy(const char *path, const char *flags, void *ctx)
@@ -120,98 +230,300 @@ static void cache_copy(const char *path, const char *flags, void *ctx)
 	(void)flags;
 	if (!s->cache_hit[0])
 		snprintf(s->cache_hit, sizeof(s->cache_hit), "%s", path);
-	char *dir = xstrdup(path);
-	*strrchr(dir, '/') = '\0';
-	add_copy(s, dir, "ld cache");
-	free(dir);
 }
 
-static void conf_copy(const char *dir, void *ctx)
+static void add_glob(struct survey *s, const char *pattern)
 {
-	struct survey *s = ctx;
-	add_copy(s, dir, "ld cache");
-	char *file = xasprintf("%s%s/libcudnn.so.%d", s->root, dir, s->major), real[PATH_MAX];
-	if (!s->cache_hit[0] && realpath(file, real))
-		snprintf(s->cache_hit, sizeof(s->cache_hit), "%s", file);
-	free(file);
+	glob_t g;
+	char *full = xasprintf("%s%s", s->root, pattern);
+	if (glob(full, GLOB_NOSORT, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++)
+			add_copy(s, g.gl_pathv[i] + strlen(s->root), NULL);
+		globfree(&g);
+	}
+	free(full);
 }
 
-/* The ld cache as the loader sees it: `ldconfig -p` on the real system, the conf files under
- * --root otherwise. */
-static void read_ld_cache(struct survey *s)
+/* Every place a copy is known to live, on a search path or not. */
+static void survey_all(struct survey *s)
 {
+	/* Under --root the caller's environment is this host's, not the image's: the image's own
+	 * /etc/environment and profile.d stand for its shells. */
+	const char *llp = *s->root ? NULL : getenv("LD_LIBRARY_PATH");
+	const char *path = *s->root ? NULL : getenv("PATH");
+	if (llp)
+		add_path_list(s, llp, CTX_SHELL, "LD_LIBRARY_PATH of this shell");
+	read_login_environment(s);
+	env_ld_conf_entries(s->root, conf_entry, s);
+	for (size_t i = 0; default_dirs[i]; i++)
+		add_entry(s, default_dirs[i], CTX_DEFAULT, "a default library directory");
 	if (!*s->root) {
 		char soname[32];
 		snprintf(soname, sizeof(soname), "libcudnn.so.%d", s->major);
 		env_ld_cache_find(soname, cache_copy, s);
-		return;
 	}
-	env_ld_conf_dirs(s->root, conf_copy, s);
-}
-
-static const char *const default_dirs[] = { "/lib", "/usr/lib", "/lib64", "/usr/lib64",
-					    "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
-					    NULL };
-
-/* The loader's order for a program without RPATH: LD_LIBRARY_PATH, the cache, default dirs. */
-static int resolve_winner(struct survey *s, char *out, size_t size)
-{
-	const char *llp = getenv("LD_LIBRARY_PATH");
-	char real[PATH_MAX];
-	if (llp && *llp) {
-		char *copy = xstrdup(llp), *save = NULL;
+	for (size_t i = 0; i < s->nentries; i++)
+		add_copy(s, s->entries[i].dir, s->entries[i].via);
+	if (s->cache_hit[0]) { /* in the cache, though no file read here names its directory */
+		char *dir = xstrdup(s->cache_hit);
+		*strrchr(dir, '/') = '\0';
+		struct copy *c = add_copy(s, dir, NULL);
+		if (c && !c->vias[0])
+			append(c->vias, sizeof(c->vias), "; ", "the ld cache");
+		free(dir);
+	}
+	if (path) { /* a bin/ on PATH usually has its libraries in ../lib */
+		char *copy = xstrdup(path), *save = NULL;
 		for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-			char *f = xasprintf("%s%s/libcudnn.so.%d", s->root, d, s->major);
-			int hit = realpath(f, real) != NULL;
-			free(f);
-			if (hit) {
-				snprintf(out, size, "%s", real);
-				free(copy);
-				return 1;
-			}
+			char *lib = xasprintf("%s/../lib", d), *lib64 = xasprintf("%s/../lib64", d);
+			add_copy(s, lib, NULL);
+			add_copy(s, lib64, NULL);
+			free(lib);
+			free(lib64);
 		}
 		free(copy);
 	}
-	if (s->cache_hit[0] && realpath(s->cache_hit, real)) {
-		snprintf(out, size, "%s", real);
-		return 1;
-	}
-	for (size_t i = 0; default_dirs[i]; i++) {
-		char *f = xasprintf("%s%s/libcudnn.so.%d", s->root, default_dirs[i], s->major);
-		int hit = realpath(f, real) != NULL;
-		free(f);
-		if (hit) {
-			snprintf(out, size, "%s", real);
-			return 1;
-		}
-	}
-	return 0;
-}
-
-static void survey_all(struct survey *s, const char *prefix_sys)
-{
-	const char *home = getenv("HOME");
-	read_ld_cache(s);
-	add_path_list(s, getenv("LD_LIBRARY_PATH"), "LD_LIBRARY_PATH", 0);
-	add_path_list(s, getenv("PATH"), "PATH (../lib)", 1);
-	add_glob(s, "/usr/local/cuda*/lib64", "CUDA toolkit");
-	add_glob(s, "/usr/local/cuda*/lib", "CUDA toolkit");
-	add_glob(s, "/usr/local/cuda*/targets/*/lib", "CUDA toolkit");
-	add_glob(s, "/opt/cuda*/lib64", "CUDA toolkit");
-	for (size_t i = 0; default_dirs[i]; i++)
-		add_copy(s, default_dirs[i], "system library directory");
-	char *mine = xasprintf("%s/*/lib", prefix_sys);
-	add_glob(s, mine, "cuferry prefix");
+	static const char *const places[] = {
+		"/usr/local/cuda*/lib64", "/usr/local/cuda*/lib", "/usr/local/cuda*/targets/*/lib",
+		"/opt/cuda*/lib64", "/opt/cuda*/targets/*/lib", "/opt/cudnn*/lib*", "/opt/*/*/lib",
+		"/usr/lib/python3*/*-packages/nvidia/cudnn/lib",
+		"/usr/local/lib/python3*/*-packages/nvidia/cudnn/lib",
+		"/opt/*/lib/python3*/site-packages/nvidia/cudnn/lib",
+		"/opt/*/.venv/lib/python3*/site-packages/nvidia/cudnn/lib",
+		"/home/*/.local/lib/python3*/site-packages/nvidia/cudnn/lib",
+		"/root/.local/lib/python3*/site-packages/nvidia/cudnn/lib",
+		"/opt/*conda*/lib", "/opt/*conda*/envs/*/lib",
+		"/opt/*conda*/envs/*/lib/python3*/site-packages/nvidia/cudnn/lib",
+		"/home/*/*conda*/lib", "/home/*/*conda*/envs/*/lib",
+		"/root/*conda*/lib", "/root/*conda*/envs/*/lib", NULL
+	};
+	for (size_t i = 0; places[i]; i++)
+		add_glob(s, places[i]);
+	char *mine = xasprintf("%s/*/lib", s->prefix_sys);
+	add_glob(s, mine);
 	free(mine);
-	add_glob(s, "/opt/cudnn*/lib*", "other prefix");
-	add_glob(s, "/usr/lib/python3*/*-packages/nvidia/cudnn/lib", "Python wheel");
-	add_glob(s, "/usr/local/lib/python3*/*-packages/nvidia/cudnn/lib", "Python wheel");
-	add_glob(s, "/opt/*/.venv/lib/python3*/site-packages/nvidia/cudnn/lib", "Python wheel");
+	const char *home = getenv("HOME");
 	if (home && !*s->root) {
 		char *user = xasprintf("%s/.local/lib/python3*/site-packages/nvidia/cudnn/lib", home);
-		add_glob(s, user, "Python wheel (user)");
+		add_glob(s, user);
 		free(user);
 	}
+}
+
+/* ---- where each copy came from, and the command that removes it ---- */
+
+/* dpkg's file lists: every libcudnn file a package owns, with the package's name. */
+static void read_dpkg_lists(struct survey *s)
+{
+	glob_t g;
+	char *pattern = xasprintf("%s/var/lib/dpkg/info/*.list", s->root);
+	if (glob(pattern, 0, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++) {
+			char *text, *save = NULL;
+			if (io_read_file(g.gl_pathv[i], 16 << 20, &text, NULL) != 0)
+				continue;
+			const char *base = strrchr(g.gl_pathv[i], '/') + 1;
+			size_t n = strcspn(base, ":"); /* libcudnn9-cuda-12:amd64.list */
+			if (n > strlen(base) - 5)
+				n = strlen(base) - 5;
+			for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+				const char *slash = strrchr(l, '/');
+				struct owned *o = &s->owned[s->nowned];
+				if (!slash || strncmp(slash + 1, "libcudnn", 8) != 0 || s->nowned >= MAX_OWNED ||
+				    rootpath_resolve(s->root, l, o->real, sizeof(o->real)) != 0)
+					continue;
+				snprintf(o->package, sizeof(o->package), "%.*s", (int)n, base);
+				s->nowned++;
+			}
+			free(text);
+		}
+		globfree(&g);
+	}
+	free(pattern);
+}
+
+/* "chroot ROOT " in front of a package manager's command under --root. */
+static const char *in_root(const struct survey *s, char *buf, size_t size)
+{
+	if (*s->root)
+		snprintf(buf, size, "chroot %s ", s->root);
+	else
+		buf[0] = '\0';
+	return buf;
+}
+
+static int classify_pip(const struct survey *s, struct copy *c, const char *pre)
+{
+	const char *mark = strstr(c->real, "-packages/nvidia/cudnn/lib/");
+	if (!mark)
+		return 0;
+	char *site = xasprintf("%.*s-packages", (int)(mark - c->real), c->real), name[128] = "nvidia-cudnn",
+	     wheel_version[64] = "";
+	char *pattern = xasprintf("%s%s/nvidia_cudnn*.dist-info", s->root, site);
+	glob_t g;
+	if (glob(pattern, 0, NULL, &g) == 0) {
+		const char *base = strrchr(g.gl_pathv[0], '/') + 1, *dash = strchr(base, '-');
+		if (dash) {
+			snprintf(name, sizeof(name), "%.*s", (int)(dash - base), base);
+			for (char *p = name; *p; p++)
+				*p = *p == '_' ? '-' : *p;
+			snprintf(wheel_version, sizeof(wheel_version), "%.*s",
+				 (int)(strlen(dash + 1) - strlen(".dist-info")), dash + 1);
+		}
+		globfree(&g);
+	}
+	/* ENV/lib/python3.X/site-packages: that environment's own python runs its pip. */
+	const char *lib = strstr(site, "/lib/python");
+	char python[PATH_MAX] = "python3";
+	if (lib) {
+		char *py = xasprintf("%.*s/bin/python3", (int)(lib - site), site), real[PATH_MAX];
+		if (rootpath_resolve(s->root, py, real, sizeof(real)) == 0)
+			snprintf(python, sizeof(python), "%s", py);
+		free(py);
+	}
+	set_text(&c->origin, "pip wheel %s%s%s in %s", name, *wheel_version ? " " : "",
+		 wheel_version, site);
+	set_text(&c->fix, "%s%s -m pip uninstall %s   (only Python programs that import "
+		 "it load it, by path; a package that depends on it, such as torch, needs it back)", pre,
+		 python, name);
+	free(pattern);
+	free(site);
+	return 1;
+}
+
+/* ENV/lib/libcudnn.so.9 with ENV/conda-meta/cudnn-<version>-<build>.json. */
+static int classify_conda(const struct survey *s, struct copy *c, const char *pre)
+{
+	char *env = xstrdup(c->real);
+	*strrchr(env, '/') = '\0';
+	char *lib = strrchr(env, '/');
+	int found = 0;
+	if (lib && strcmp(lib, "/lib") == 0) {
+		*lib = '\0';
+		char *pattern = xasprintf("%s%s/conda-meta/cudnn-[0-9]*.json", s->root, env);
+		glob_t g;
+		if (glob(pattern, 0, NULL, &g) == 0) {
+			const char *base = strrchr(env, '/');
+			int named = base && base - env >= 5 && strncmp(base - 5, "/envs/", 6) == 0;
+			set_text(&c->origin, "conda package cudnn in the %s environment (%s)",
+				 named ? base + 1 : "base", env);
+			set_text(&c->fix, "%sconda remove -p %s cudnn", pre, env);
+			if (strcmp(c->version, "unknown") == 0) {
+				const char *v = strrchr(g.gl_pathv[0], '/') + 7; /* "/cudnn-" */
+				snprintf(c->version, sizeof(c->version), "%.*s", (int)strcspn(v, "-"), v);
+			}
+			globfree(&g);
+			found = 1;
+		}
+		free(pattern);
+	}
+	free(env);
+	return found;
+}
+
+/* A cuferry install, in this prefix or another (PREFIX/NAME/lib with PREFIX/.cuferry). */
+static int classify_cuferry(const struct survey *s, struct copy *c)
+{
+	char *prefix = xstrdup(c->real);
+	for (int i = 0; i < 3 && strrchr(prefix, '/'); i++)
+		*strrchr(prefix, '/') = '\0';
+	char *meta = xasprintf("%s%s/.cuferry/state.json", s->root, prefix);
+	int found = io_exists(meta);
+	if (found) {
+		const char *name = c->real + strlen(prefix) + 1;
+		int len = (int)strcspn(name, "/");
+		int same = strcmp(prefix, s->prefix_sys) == 0;
+		set_text(&c->origin, "cuferry install %.*s in %s", len, name, prefix);
+		set_text(&c->fix, "unpacker uninstall %.*s%s%s%s%s", len, name,
+			 same ? "" : " --prefix ", same ? "" : prefix, *s->root ? " --root " : "", s->root);
+	}
+	free(meta);
+	free(prefix);
+	return found;
+}
+
+static int rpm_system(const struct survey *s)
+{
+	char *a = xasprintf("%s/var/lib/rpm", s->root), *b = xasprintf("%s/usr/lib/sysimage/rpm", s->root);
+	int found = io_is_dir(a) || io_is_dir(b);
+	free(a);
+	free(b);
+	return found;
+}
+
+static void classify(const struct survey *s, struct copy *c)
+{
+	char pre[PATH_MAX + 8];
+	in_root(s, pre, sizeof(pre));
+	copy_version(s, c);
+	for (size_t i = 0; i < s->nowned; i++)
+		if (strcmp(s->owned[i].real, c->real) == 0) {
+			set_text(&c->origin, "deb package %s", s->owned[i].package);
+			set_text(&c->fix, "%sapt-get remove %s", pre, s->owned[i].package);
+			return;
+		}
+	if (classify_pip(s, c, pre) || classify_conda(s, c, pre) || classify_cuferry(s, c))
+		return;
+	char *dir = xstrdup(c->real);
+	*strrchr(dir, '/') = '\0';
+	if (strncmp(dir, "/usr/local/cuda", 15) == 0 || strncmp(dir, "/opt/cuda", 9) == 0) {
+		set_text(&c->origin, "copied into a CUDA toolkit directory (no package "
+			 "owns it)");
+		char *top = xstrdup(dir);
+		*strrchr(top, '/') = '\0';
+		set_text(&c->fix, "rm %s%s/libcudnn*   (copied there by hand, as NVIDIA's "
+			 "guides say; remove the headers %s%s/include/cudnn*.h too)", s->root, dir,
+			 s->root, top);
+		free(top);
+	} else if (rpm_system(s)) {
+		/* RHEL's cuDNN packages (libcudnn9-cuda-12) put it in /usr/lib64: ask rpm, never rm. */
+		set_text(&c->origin, "not in a dpkg list, pip or conda metadata; this "
+			 "system keeps an RPM database");
+		set_text(&c->fix, "%sdnf remove \"$(%srpm -qf %s)\"   (when no package owns "
+			 "it: rm %s%s/libcudnn*)", pre, pre, c->real, s->root, dir);
+	} else {
+		set_text(&c->origin, "unknown (no dpkg list, pip or conda metadata "
+			 "names it)");
+		set_text(&c->fix, "rm %s%s/libcudnn*   (check first what uses it)",
+			 s->root, dir);
+	}
+	free(dir);
+}
+
+/* ---- which copy a program gets ---- */
+
+static struct copy *find_in(struct survey *s, const char *dir)
+{
+	char *path = xasprintf("%s/libcudnn.so.%d", dir, s->major), real[PATH_MAX];
+	int found = rootpath_resolve(s->root, path, real, sizeof(real)) == 0;
+	free(path);
+	for (size_t i = 0; found && i < s->ncopies; i++)
+		if (strcmp(s->copies[i].real, real) == 0)
+			return &s->copies[i];
+	return NULL;
+}
+
+/* The first copy along the entries of the given contexts, in order; via names why. */
+static struct copy *winner(struct survey *s, const enum context *ctxs, const char **via)
+{
+	for (const enum context *ctx = ctxs; *ctx != CTX_NONE; ctx++) {
+		if (*ctx == CTX_CACHE && s->cache_hit[0]) { /* the real ld cache has the last word */
+			char *dir = xstrdup(s->cache_hit);
+			*strrchr(dir, '/') = '\0';
+			struct copy *c = find_in(s, dir);
+			free(dir);
+			*via = "the ld cache";
+			return c;
+		}
+		for (size_t i = 0; i < s->nentries; i++) {
+			struct copy *c = s->entries[i].ctx == *ctx ? find_in(s, s->entries[i].dir) : NULL;
+			if (c) {
+				*via = s->entries[i].via;
+				return c;
+			}
+		}
+	}
+	return NULL;
 }
 
 /* The major of the current install (state.json), or 9 when nothing is installed. */
@@ -231,40 +543,105 @@ static int current_major(const char *root, const char *prefix_sys)
 	return major;
 }
 
+struct verdict {
+	const char *who; /* programs started by the system, login shells, this shell */
+	struct copy *c;
+	const char *via;
+	int counts;      /* whether it decides doctor's exit code */
+};
+
+static void print_copies(const struct survey *s, const struct copy *main_winner)
+{
+	if (*s->root)
+		log_out("cuDNN copies that provide libcudnn.so.%d in the image at %s (its own loader "
+			"configuration, environment and package lists read, not this host's):\n", s->major,
+			s->root);
+	else
+		log_out("cuDNN copies that provide libcudnn.so.%d on this machine:\n", s->major);
+	if (s->ncopies == 0)
+		log_out("  (none)\n");
+	for (size_t i = 0; i < s->ncopies; i++) {
+		const struct copy *c = &s->copies[i];
+		log_out("  %s %-10s %s%s\n", c == main_winner ? "=>" : "  ", c->version, s->root, c->real);
+		log_out("                from: %s\n", c->origin);
+		log_out("                on the search path through: %s\n",
+			c->vias[0] ? c->vias : "nothing (a program that loads it by name does not find it)");
+		if (!c->ours && c->fix)
+			log_out("                fix: %s\n", c->fix);
+	}
+}
+
 int doctor_run(const struct install_options *o, struct cf_err *e)
 {
 	struct survey *s = xcalloc(1, sizeof(*s));
-	char *prefix_sys = install_default_prefix(o), ours[PATH_MAX] = "", winner[PATH_MAX] = "";
+	char *prefix_sys = install_default_prefix(o), ours[PATH_MAX] = "";
 	s->root = o->root;
+	s->prefix_sys = prefix_sys;
 	s->major = current_major(o->root, prefix_sys);
-	char *current = xasprintf("%s%s/current/lib/libcudnn.so.%d", o->root, prefix_sys, s->major);
-	int installed = realpath(current, ours) != NULL;
-	survey_all(s, prefix_sys);
-	log_out("cuDNN copies that provide libcudnn.so.%d on this machine:\n", s->major);
-	if (s->ncopies == 0)
-		log_out("  (none)\n");
-	int found_winner = resolve_winner(s, winner, sizeof(winner));
+	char *current = xasprintf("%s/current/lib/libcudnn.so.%d", prefix_sys, s->major);
+	int installed = rootpath_resolve(s->root, current, ours, sizeof(ours)) == 0;
+	struct env_files f;
+	env_files_init(&f, o->root);
+	int system_env = env_system_present(&f);
+	env_files_free(&f);
+	survey_all(s);
+	read_dpkg_lists(s);
 	for (size_t i = 0; i < s->ncopies; i++) {
-		const struct copy *c = &s->copies[i];
-		int wins = found_winner && strcmp(c->real, winner) == 0;
-		log_out("  %s %-10s %-26s %s\n", wins ? "=>" : "  ", c->version, c->where, c->real);
+		struct copy *c = &s->copies[i];
+		c->ours = installed && strcmp(c->real, ours) == 0;
+		classify(s, c);
+		if (c->ours)
+			set_text(&c->origin, "this install (%s/current)", prefix_sys);
 	}
-	int rc = CF_OK;
-	if (!found_winner)
-		log_out("a program loading libcudnn.so.%d finds no copy\n", s->major);
-	else
-		log_out("a program loading libcudnn.so.%d gets %s\n", s->major, winner);
+	static const enum context cache[] = { CTX_CACHE, CTX_DEFAULT, CTX_NONE },
+				  login[] = { CTX_LOGIN, CTX_CACHE, CTX_DEFAULT, CTX_NONE },
+				  shell[] = { CTX_SHELL, CTX_CACHE, CTX_DEFAULT, CTX_NONE };
+	const char *llp = *s->root ? NULL : getenv("LD_LIBRARY_PATH");
+	int has_login = 0;
+	for (size_t i = 0; i < s->nentries; i++)
+		has_login |= s->entries[i].ctx == CTX_LOGIN;
+	/* With the system files written, every program counts; a user's install (or --no-env)
+	 * is found only through the caller's LD_LIBRARY_PATH, so only that shell's view counts. */
+	struct verdict v[3] = {
+		{ "a program started by the system (ld cache)", NULL, NULL, system_env },
+		{ "a login shell (LD_LIBRARY_PATH set in /etc/environment or profile.d)", NULL, NULL,
+		  system_env && has_login },
+		{ "this shell (its LD_LIBRARY_PATH)", NULL, NULL, !system_env || (llp && *llp) },
+	};
+	v[0].c = winner(s, cache, &v[0].via);
+	v[1].c = winner(s, login, &v[1].via);
+	v[2].c = winner(s, shell, &v[2].via);
+	print_copies(s, system_env ? v[0].c : v[2].c);
+	int rc = CF_OK, any = 0;
+	const struct verdict *lost = NULL;
+	for (int i = 0; i < 3; i++) {
+		if (i > 0 && !v[i].counts && !(i == 1 && has_login))
+			continue;
+		any |= v[i].c != NULL;
+		if (!v[i].c)
+			log_out("%s finds no libcudnn.so.%d\n", v[i].who, s->major);
+		else
+			log_out("%s gets %s%s (cuDNN %s, through %s)\n", v[i].who, s->root, v[i].c->real,
+				v[i].c->version, v[i].via);
+		if (v[i].counts && v[i].c && !v[i].c->ours && !lost)
+			lost = &v[i];
+	}
 	if (!installed) {
 		log_out("nothing is installed as current in %s%s\n", o->root, prefix_sys);
-	} else if (found_winner && strcmp(winner, ours) != 0) {
-		rc = cf_fail(e, CF_VALIDATION, "the installed cuDNN (%s) is shadowed by %s: remove that "
-			     "copy, or take its directory out of LD_LIBRARY_PATH or the ld cache "
-			     "(/etc/ld.so.conf.d), then run ldconfig", ours, winner);
-	} else if (found_winner) {
+	} else if (lost) {
+		rc = cf_fail(e, CF_VALIDATION, "the installed cuDNN (%s%s) is shadowed by %s%s (cuDNN %s, %s) "
+			     "for %s, put on the search path by %s; fix: %s", s->root, ours, s->root,
+			     lost->c->real, lost->c->version, lost->c->origin, lost->who, lost->via,
+			     lost->c->fix);
+	} else if (any) {
 		log_out("the installed copy wins: nothing shadows it\n");
 	} else {
 		rc = cf_fail(e, CF_VALIDATION, "the installed cuDNN is not on the loader's path: run "
 			     "ldconfig, or use the environment from 'unpacker env'");
+	}
+	for (size_t i = 0; i < s->ncopies; i++) {
+		free(s->copies[i].origin);
+		free(s->copies[i].fix);
 	}
 	free(current);
 	free(prefix_sys);

@@ -1,8 +1,11 @@
 /* env.c - environment files that never put an empty element into a search path */
 #include "unpacker/env.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <glob.h>
+#include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,22 +14,33 @@
 #include "common/io.h"
 #include "common/log.h"
 #include "common/platform.h"
+#include "unpacker/rootpath.h"
+
+/* The one place the file names live. ldconfig reads ld.so.conf.d in byte order and the cache
+ * keeps the first directory's copy of a soname first, so the name must sort ahead of what
+ * NVIDIA's packages and tools write (000_cuda.conf, 00-nvcr-*.conf, 988_cuda-12.conf,
+ * cuda.conf): "00-" does, as '-' (0x2d) sorts before '0' and "00-c" before "00-n". */
+#define LDCONF_NAME "00-cuferry-cudnn.conf"
+#define LDCONF_LEGACY_NAME "cuferry-cudnn.conf" /* before 00-: it lost to 000_cuda.conf */
+#define PROFILE_NAME "cuferry-cudnn.sh"
 
 void env_files_init(struct env_files *f, const char *root)
 {
-	f->ldconf = xasprintf("%s/etc/ld.so.conf.d/cuferry-cudnn.conf", root);
-	f->profile = xasprintf("%s/etc/profile.d/cuferry-cudnn.sh", root);
+	f->ldconf = xasprintf("%s/etc/ld.so.conf.d/" LDCONF_NAME, root);
+	f->ldconf_legacy = xasprintf("%s/etc/ld.so.conf.d/" LDCONF_LEGACY_NAME, root);
+	f->profile = xasprintf("%s/etc/profile.d/" PROFILE_NAME, root);
 }
 
 void env_files_free(struct env_files *f)
 {
 	free(f->ldconf);
+	free(f->ldconf_legacy);
 	free(f->profile);
 }
 
 int env_system_present(const struct env_files *f)
 {
-	return io_exists(f->ldconf) && io_exists(f->profile);
+	return (io_exists(f->ldconf) || io_exists(f->ldconf_legacy)) && io_exists(f->profile);
 }
 
 /* A value quoted for the shell that reads it: sh and PowerShell in single quotes (a quote
@@ -111,23 +125,119 @@ static int run_ldconfig(struct cf_err *e)
 	return CF_OK;
 }
 
-void env_ld_conf_dirs(const char *root, void (*fn)(const char *dir, void *ctx), void *ctx)
+/* ---- reading ld.so.conf the way glibc's ldconfig does (elf/ldconfig.c parse_conf) ---- */
+
+struct conf_walk {
+	const char *root;
+	void (*fn)(const char *dir, const char *conf, void *ctx);
+	void *ctx;
+};
+
+static int bytewise(const void *a, const void *b)
 {
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void conf_file(struct conf_walk *w, const char *conf_sys, int depth);
+
+/* An `include` pattern: relative ones are relative to the including file's directory. Matches
+ * are read in byte order, as ldconfig keeps the C collation for exactly this glob. */
+static void conf_include(struct conf_walk *w, const char *conf_sys, const char *pattern, int depth)
+{
+	char *dir = xstrdup(conf_sys), *slash = strrchr(dir, '/');
+	if (slash)
+		slash[1] = '\0';
+	char *sys = pattern[0] == '/' ? xstrdup(pattern) : xasprintf("%s%s", slash ? dir : "/", pattern);
+	/* The directory part through the root's own links (never out of the root), then the glob. */
+	char *last = strrchr(sys, '/'), real[PATH_MAX], *full;
+	*last = '\0';
+	if (!strpbrk(sys, "*?[") && rootpath_resolve(w->root, *sys ? sys : "/", real, sizeof(real)) == 0)
+		full = xasprintf("%s%s/%s", w->root, strcmp(real, "/") ? real : "", last + 1);
+	else
+		full = xasprintf("%s%s/%s", w->root, sys, last + 1);
+	free(sys);
 	glob_t g;
-	char *pattern = xasprintf("%s/etc/ld.so.conf.d/*.conf", root);
-	if (glob(pattern, 0, NULL, &g) == 0) { /* sorted: the order ldconfig reads them in */
-		for (size_t i = 0; i < g.gl_pathc; i++) {
-			char *text, *save = NULL;
-			if (io_read_file(g.gl_pathv[i], 1 << 20, &text, NULL) != 0)
-				continue;
-			for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
-				if (l[0] == '/')
-					fn(l, ctx);
-			free(text);
-		}
+	if (glob(full, GLOB_NOSORT, NULL, &g) == 0) {
+		qsort(g.gl_pathv, g.gl_pathc, sizeof(char *), bytewise);
+		for (size_t i = 0; i < g.gl_pathc; i++)
+			conf_file(w, g.gl_pathv[i] + strlen(w->root), depth + 1);
 		globfree(&g);
 	}
-	free(pattern);
+	free(full);
+	free(dir);
+}
+
+static void conf_file(struct conf_walk *w, const char *conf_sys, int depth)
+{
+	char real[PATH_MAX], *text, *save = NULL;
+	if (rootpath_resolve(w->root, conf_sys, real, sizeof(real)) != 0)
+		return;
+	char *path = xasprintf("%s%s", w->root, real);
+	int read = depth < 8 && io_read_file(path, 1 << 20, &text, NULL) == 0; /* 8: include loops */
+	free(path);
+	if (!read)
+		return;
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		*strchrnul(l, '#') = '\0';
+		while (isspace((unsigned char)*l))
+			l++;
+		if (strncmp(l, "include", 7) == 0 && isblank((unsigned char)l[7])) {
+			char *words = l + 8, *wsave = NULL;
+			for (char *p = strtok_r(words, " \t", &wsave); p; p = strtok_r(NULL, " \t", &wsave))
+				conf_include(w, conf_sys, p, depth);
+			continue;
+		}
+		if (strncasecmp(l, "hwcap", 5) == 0 && isblank((unsigned char)l[5]))
+			continue;
+		size_t n = strlen(l);
+		while (n > 1 && (isspace((unsigned char)l[n - 1]) || l[n - 1] == '/'))
+			l[--n] = '\0';
+		if (l[0] == '/')
+			w->fn(l, conf_sys, w->ctx);
+	}
+	free(text);
+}
+
+void env_ld_conf_entries(const char *root, void (*fn)(const char *dir, const char *conf, void *ctx),
+			 void *ctx)
+{
+	struct conf_walk w = { root, fn, ctx };
+	char *main_conf = xasprintf("%s/etc/ld.so.conf", root);
+	int have_main = io_exists(main_conf);
+	free(main_conf);
+	if (have_main)
+		conf_file(&w, "/etc/ld.so.conf", 0);
+	else
+		conf_include(&w, "/etc/ld.so.conf", "/etc/ld.so.conf.d/*.conf", 0);
+}
+
+struct unique_dirs {
+	char **seen;
+	size_t n;
+	void (*fn)(const char *dir, void *ctx);
+	void *ctx;
+};
+
+/* ldconfig takes a directory given twice only once, at its first place. */
+static void unique_dir(const char *dir, const char *conf, void *ctx)
+{
+	struct unique_dirs *u = ctx;
+	(void)conf;
+	for (size_t i = 0; i < u->n; i++)
+		if (strcmp(u->seen[i], dir) == 0)
+			return;
+	u->seen = xrealloc(u->seen, (u->n + 1) * sizeof(char *));
+	u->seen[u->n++] = xstrdup(dir);
+	u->fn(dir, u->ctx);
+}
+
+void env_ld_conf_dirs(const char *root, void (*fn)(const char *dir, void *ctx), void *ctx)
+{
+	struct unique_dirs u = { NULL, 0, fn, ctx };
+	env_ld_conf_entries(root, unique_dir, &u);
+	for (size_t i = 0; i < u.n; i++)
+		free(u.seen[i]);
+	free(u.seen);
 }
 
 int env_ld_cache_find(const char *soname, void (*fn)(const char *path, const char *flags, void *ctx),
@@ -164,12 +274,26 @@ static int write_file(const char *path, const char *text, struct cf_err *e)
 	return ok ? CF_OK : cf_fail(e, CF_INSTALL, "%s: %s", path, strerror(errno));
 }
 
+/* One rename: the install's directory is on the search path under one name or the other at
+ * every moment. When both names exist the old one only goes. */
+static int rename_legacy(const struct env_files *f, struct cf_err *e)
+{
+	if (!io_exists(f->ldconf_legacy))
+		return CF_OK;
+	int ok = io_exists(f->ldconf) ? unlink(f->ldconf_legacy) == 0 : rename(f->ldconf_legacy, f->ldconf) == 0;
+	if (!ok || io_fsync_parent(f->ldconf) != 0)
+		return cf_fail(e, CF_INSTALL, "%s: %s", f->ldconf_legacy, strerror(errno));
+	return CF_OK;
+}
+
 int env_write_system(const struct env_files *f, const char *root, const char *prefix_sys,
 		     struct cf_err *e)
 {
 	char *conf = xasprintf("# cuDNN installed by cuferry's unpacker\n%s/current/lib\n", prefix_sys);
 	char *sh = env_sh_snippet(prefix_sys, 0);
-	int rc = write_file(f->ldconf, conf, e);
+	int rc = rename_legacy(f, e);
+	if (rc == CF_OK)
+		rc = write_file(f->ldconf, conf, e);
 	if (rc == CF_OK)
 		rc = write_file(f->profile, sh, e);
 	free(conf);
@@ -184,8 +308,84 @@ int env_write_system(const struct env_files *f, const char *root, const char *pr
 
 int env_remove_system(const struct env_files *f, const char *root, struct cf_err *e)
 {
-	if ((unlink(f->ldconf) != 0 && errno != ENOENT) || (unlink(f->profile) != 0 && errno != ENOENT))
+	if ((unlink(f->ldconf) != 0 && errno != ENOENT) ||
+	    (unlink(f->ldconf_legacy) != 0 && errno != ENOENT) ||
+	    (unlink(f->profile) != 0 && errno != ENOENT))
 		return cf_fail(e, CF_INSTALL, "cannot remove environment files: %s", strerror(errno));
+	return *root ? CF_OK : run_ldconfig(e);
+}
+
+int env_migrate_legacy(const struct env_files *f, const char *root, struct cf_err *e)
+{
+	if (!io_exists(f->ldconf_legacy))
+		return CF_OK;
+	int rc = rename_legacy(f, e);
+	if (rc == CF_OK)
+		log_msg(LOG_INFO, "%s renamed to %s: it now sorts ahead of NVIDIA's files",
+			f->ldconf_legacy, f->ldconf);
+	return rc == CF_OK && !*root ? run_ldconfig(e) : rc;
+}
+
+/* The snapshot: {"ldconf": text|null, "ldconf_legacy": …, "profile": …}, null = absent. */
+static const char *snapshot_roles[] = { "ldconf", "ldconf_legacy", "profile" };
+
+static char *const *snapshot_paths(const struct env_files *f, char *paths[3])
+{
+	paths[0] = f->ldconf, paths[1] = f->ldconf_legacy, paths[2] = f->profile;
+	return paths;
+}
+
+int env_snapshot_save(const struct env_files *f, const char *path, struct cf_err *e)
+{
+	char *paths[3];
+	json_t *o = json_object();
+	int rc = CF_OK;
+	snapshot_paths(f, paths);
+	for (int i = 0; i < 3 && rc == CF_OK; i++) {
+		char *text;
+		size_t len;
+		if (io_read_file(paths[i], 1 << 20, &text, &len) == 0) {
+			json_object_set_new(o, snapshot_roles[i], json_stringn(text, len));
+			free(text);
+		} else if (errno == ENOENT) {
+			json_object_set_new(o, snapshot_roles[i], json_null());
+		} else {
+			rc = cf_fail(e, CF_INSTALL, "%s: %s", paths[i], strerror(errno));
+		}
+	}
+	char *dump = rc == CF_OK ? json_dumps(o, JSON_SORT_KEYS) : NULL;
+	if (rc == CF_OK && (!dump || io_write_file_atomic(path, dump, strlen(dump), 0600) != 0))
+		rc = cf_fail(e, CF_INSTALL, "%s: %s", path, strerror(errno));
+	free(dump);
+	json_decref(o);
+	return rc;
+}
+
+int env_snapshot_restore(const struct env_files *f, const char *root, const char *path,
+			 struct cf_err *e)
+{
+	char *paths[3], *text;
+	size_t len;
+	if (io_read_file(path, 1 << 22, &text, &len) != 0)
+		return cf_fail(e, CF_ROLLBACK, "%s: %s", path, strerror(errno));
+	json_t *o = json_loadb(text, len, 0, NULL);
+	free(text);
+	if (!json_is_object(o))
+		return json_decref(o), cf_fail(e, CF_ROLLBACK, "%s is damaged", path);
+	int bad = 0;
+	snapshot_paths(f, paths);
+	for (int i = 0; i < 3; i++) {
+		json_t *v = json_object_get(o, snapshot_roles[i]);
+		if (json_is_string(v))
+			bad |= write_file(paths[i], json_string_value(v), e) != CF_OK;
+		else if (json_is_null(v))
+			bad |= unlink(paths[i]) != 0 && errno != ENOENT;
+		else
+			bad = 1;
+	}
+	json_decref(o);
+	if (bad)
+		return cf_fail(e, CF_ROLLBACK, "cannot restore the environment files from %s", path);
 	return *root ? CF_OK : run_ldconfig(e);
 }
 

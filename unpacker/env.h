@@ -8,26 +8,44 @@
 #include "common/err.h"
 
 struct env_files {
-	char *ldconf;  /* ROOT/etc/ld.so.conf.d/cuferry-cudnn.conf */
-	char *profile; /* ROOT/etc/profile.d/cuferry-cudnn.sh */
+	char *ldconf;        /* ROOT/etc/ld.so.conf.d/00-cuferry-cudnn.conf */
+	char *ldconf_legacy; /* ROOT/etc/ld.so.conf.d/cuferry-cudnn.conf: the name before 00- */
+	char *profile;       /* ROOT/etc/profile.d/cuferry-cudnn.sh */
 };
 
 void env_files_init(struct env_files *f, const char *root);
 void env_files_free(struct env_files *f);
-/* 1 when both system files exist. */
+/* 1 when both system files exist (the ld.so.conf.d one under either name). */
 int env_system_present(const struct env_files *f);
 /* Write both files (root-owned, 0644) pointing at PREFIX/current; run ldconfig when root is
- * the real one. prefix_sys is the prefix as the running system sees it. */
+ * the real one. prefix_sys is the prefix as the running system sees it. A file under the old
+ * ld.so.conf.d name is renamed first (one atomic step: the directory never leaves the
+ * search path). */
 int env_write_system(const struct env_files *f, const char *root, const char *prefix_sys,
 		     struct cf_err *e);
+/* Removes the files, the ld.so.conf.d one under both names. */
 int env_remove_system(const struct env_files *f, const char *root, struct cf_err *e);
+/* Rename the old ld.so.conf.d name to the new one (remove it when both exist), then ldconfig;
+ * nothing when there is no file under the old name. */
+int env_migrate_legacy(const struct env_files *f, const char *root, struct cf_err *e);
+/* Record which of the system files exist and what they hold (in the file at path), so that
+ * env_snapshot_restore can put back exactly that after a failed install. */
+int env_snapshot_save(const struct env_files *f, const char *path, struct cf_err *e);
+int env_snapshot_restore(const struct env_files *f, const char *root, const char *path,
+			 struct cf_err *e);
 /* ~/.config/cuferry/cudnn.sh for a normal user (--env=user). */
 int env_write_user(const char *prefix_sys, char *written, size_t size, struct cf_err *e);
 /* The lines that make PREFIX/current usable in a shell: sh, ps or cmd. */
 int env_print(const char *prefix_sys, const char *shell, struct cf_err *e);
-/* Each directory the files of ROOT/etc/ld.so.conf.d name, in the order ldconfig reads them
- * (as written there: without ROOT in front). */
+/* Each directory ROOT/etc/ld.so.conf names, its `include` files read in the order glibc's
+ * ldconfig reads them (byte order: ldconfig sorts its globs in the C locale, whatever the
+ * caller's), each directory once, as written there (without ROOT in front). Without an
+ * ld.so.conf, every ROOT/etc/ld.so.conf.d file ending in .conf is read, as if included. */
 void env_ld_conf_dirs(const char *root, void (*fn)(const char *dir, void *ctx), void *ctx);
+/* The same walk, with every occurrence of a directory (one listed by two files is reported
+ * twice) and the file that lists it (as the system sees it: /etc/ld.so.conf.d/x.conf). */
+void env_ld_conf_entries(const char *root, void (*fn)(const char *dir, const char *conf, void *ctx),
+			 void *ctx);
 /* Each file the ld cache (`ldconfig -p`, run with a clean environment) holds for soname, in
  * the loader's order, with its flags ("(libc6,x86-64)"); -1 when ldconfig cannot be run. */
 int env_ld_cache_find(const char *soname, void (*fn)(const char *path, const char *flags, void *ctx),

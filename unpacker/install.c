@@ -38,6 +38,7 @@ struct paths {
 	char *journal;
 	char *lock;
 	char *current;
+	char *env_before; /* PREFIX/.cuferry/env-before.json: the environment files before */
 };
 
 char *install_default_prefix(const struct install_options *o)
@@ -61,6 +62,7 @@ static void paths_init(struct paths *p, const struct install_options *o)
 	p->journal = xasprintf("%s/journal.json", p->meta);
 	p->lock = xasprintf("%s/lock", p->meta);
 	p->current = xasprintf("%s/current", p->prefix);
+	p->env_before = xasprintf("%s/env-before.json", p->meta);
 }
 
 static void paths_free(struct paths *p)
@@ -73,6 +75,7 @@ static void paths_free(struct paths *p)
 	free(p->journal);
 	free(p->lock);
 	free(p->current);
+	free(p->env_before);
 }
 
 /* Test seam, compiled only into the test build (build/test-bin/unpacker, -DCUFERRY_TEST_SEAMS):
@@ -236,6 +239,7 @@ struct journal {
 	int target_existed;
 	int state_existed;
 	int env_created;
+	int env_saved; /* env-before.json holds the environment files as they were */
 	int committed;
 };
 
@@ -250,11 +254,11 @@ static void journal_free(struct journal *j)
 
 static int journal_write(const struct paths *p, const struct journal *j, struct cf_err *e)
 {
-	json_t *o = json_pack("{s:s, s:s, s:s?, s:s?, s:b, s:b, s:b, s:b}", "staging", j->staging,
+	json_t *o = json_pack("{s:s, s:s, s:s?, s:s?, s:b, s:b, s:b, s:b, s:b}", "staging", j->staging,
 			      "target", j->target, "backup", j->backup, "previous_current",
 			      j->previous_current, "target_existed", j->target_existed,
 			      "state_existed", j->state_existed, "env_created", j->env_created,
-			      "committed", j->committed);
+			      "env_saved", j->env_saved, "committed", j->committed);
 	char *text = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS);
 	json_decref(o);
 	int rc = io_write_file_atomic(p->journal, text, strlen(text), 0600) == 0
@@ -285,6 +289,7 @@ static int journal_read(const struct paths *p, struct journal *j)
 	j->target_existed = json_is_true(json_object_get(o, "target_existed"));
 	j->state_existed = json_is_true(json_object_get(o, "state_existed"));
 	j->env_created = json_is_true(json_object_get(o, "env_created"));
+	j->env_saved = json_is_true(json_object_get(o, "env_saved"));
 	j->committed = json_is_true(json_object_get(o, "committed"));
 	json_decref(o);
 	return j->target ? 0 : -2;
@@ -360,13 +365,19 @@ static int rollback(const struct paths *p, const struct journal *j, struct cf_er
 	} else {
 		bad |= unlink(p->state) != 0 && errno != ENOENT;
 	}
-	if (j->env_created) {
+	if (j->env_saved || j->env_created) {
 		struct env_files f;
 		struct cf_err ignored = { 0 };
 		env_files_init(&f, p->root);
-		bad |= env_remove_system(&f, p->root, &ignored) != CF_OK;
+		/* Exactly what was there: names (the old ld.so.conf.d one too) and contents. */
+		if (j->env_saved && io_exists(p->env_before))
+			bad |= env_snapshot_restore(&f, p->root, p->env_before, &ignored) != CF_OK;
+		else if (!j->env_saved)
+			bad |= env_remove_system(&f, p->root, &ignored) != CF_OK;
 		env_files_free(&f);
 	}
+	if (!bad)
+		unlink(p->env_before);
 	if (bad)
 		return cf_fail(e, CF_ROLLBACK, "rollback incomplete: check %s (journal kept at %s); "
 			       "re-run the unpacker to retry, or restore by hand", p->prefix, p->journal);
@@ -415,6 +426,7 @@ static int recover(const struct paths *p, int *recovered, struct cf_err *e)
 	if (j.committed) {
 		log_msg(LOG_WARN, "completing an install of %s that was interrupted after it was "
 			"committed", j.target);
+		unlink(p->env_before);
 		unlink(p->journal);
 		rc = CF_OK;
 	} else {
@@ -618,7 +630,10 @@ static int commit_install(const struct paths *p, const struct install_options *o
 		r->kept_current = 1;
 	} else if (rc == CF_OK && !o->no_env && !o->env_user && platform_is_admin()) {
 		j->env_created = !env_system_present(&f);
-		rc = journal_write(p, j, e);
+		rc = env_snapshot_save(&f, p->env_before, e);
+		j->env_saved = rc == CF_OK;
+		if (rc == CF_OK)
+			rc = journal_write(p, j, e);
 		if (rc == CF_OK)
 			rc = env_write_system(&f, p->root, p->prefix_sys, e);
 		snprintf(r->env_note, sizeof(r->env_note), "%s and %s", f.ldconf, f.profile);
@@ -695,6 +710,7 @@ static int transaction(const struct paths *p, const struct install_options *o, s
 		}
 		unlink(p->journal);
 		unlink(p->state_prev);
+		unlink(p->env_before);
 		rc = kept_failed;
 	} else {
 		struct cf_err rb = { 0 };
@@ -710,6 +726,18 @@ static int transaction(const struct paths *p, const struct install_options *o, s
 		}
 	}
 	journal_free(&j);
+	return rc;
+}
+
+/* An ld.so.conf.d file under the old name (it sorted after NVIDIA's) takes the new one. */
+static int migrate_env(const struct paths *p, const struct install_options *o, struct cf_err *e)
+{
+	if (o->no_env || o->env_user || !platform_is_admin())
+		return CF_OK;
+	struct env_files f;
+	env_files_init(&f, p->root);
+	int rc = env_migrate_legacy(&f, p->root, e);
+	env_files_free(&f);
 	return rc;
 }
 
@@ -753,6 +781,8 @@ int install_bundle(const struct install_options *o, struct install_result *r, st
 		rc = check_space(&p, b.m, e);
 	if (rc == CF_OK && !r->noop)
 		rc = transaction(&p, o, &b, &st, r, e);
+	else if (rc == CF_OK)
+		rc = migrate_env(&p, o, e);
 	platform_unlock(lock);
 	state_free(&st);
 	opened_close(&b);
@@ -835,6 +865,8 @@ int use_installed(const struct install_options *o, const char *id, struct cf_err
 		if (rc == CF_OK)
 			log_out("current -> %s\n", b->dir);
 	}
+	if (rc == CF_OK)
+		rc = migrate_env(&p, o, e);
 	platform_unlock(lock);
 	state_free(&st);
 	paths_free(&p);

@@ -8,27 +8,52 @@ mkdir root
 
 note "only the install: it wins through the ld cache"
 expect 0 env -u LD_LIBRARY_PATH "$UNPACKER" doctor --root "$R"
-assert_contains last.out "=> 9.19.0     ld cache"
+assert_contains last.out "=> 9.19.0     $R/opt/cudnn/cudnn-9.19.0-cuda13/lib/libcudnn.so.9"
+assert_contains last.out "on the search path through: $R/etc/ld.so.conf.d/00-cuferry-cudnn.conf (ld cache)"
 assert_contains last.out "the installed copy wins"
 
-note "an old 9.14 earlier in the ld cache shadows it"
+note "an old 9.14 earlier in the ld cache (a file that sorts before ours) shadows it"
 mkdir -p "$R/usr/lib/old"
 cp "$R/opt/cudnn/current/lib/libcudnn.so.9" "$R/usr/lib/old/libcudnn.so.9.14.0"
 ln -s libcudnn.so.9.14.0 "$R/usr/lib/old/libcudnn.so.9"
-echo /usr/lib/old > "$R/etc/ld.so.conf.d/aaa-old.conf"
+echo /usr/lib/old > "$R/etc/ld.so.conf.d/00-aaa-old.conf"
 expect 6 env -u LD_LIBRARY_PATH "$UNPACKER" doctor --root "$R"
 assert_contains last.out "=> 9.14.0"
 assert_contains last.err "shadowed by $R/usr/lib/old/libcudnn.so.9.14.0"
 one_line_reason
-rm "$R/etc/ld.so.conf.d/aaa-old.conf"
+rm "$R/etc/ld.so.conf.d/00-aaa-old.conf"
 
-note "a decoy on LD_LIBRARY_PATH wins over the cache"
+note "a decoy on the image's LD_LIBRARY_PATH (its /etc/environment) wins for login shells"
 mkdir -p "$R/decoy"
 cp "$R/opt/cudnn/current/lib/libcudnn.so.9" "$R/decoy/libcudnn.so.9.1.0"
 ln -s libcudnn.so.9.1.0 "$R/decoy/libcudnn.so.9"
-LD_LIBRARY_PATH=/decoy expect 6 "$UNPACKER" doctor --root "$R"
-assert_contains last.out "=> 9.1.0      LD_LIBRARY_PATH"
-assert_contains last.out "9.19.0     ld cache"
+echo 'LD_LIBRARY_PATH="/decoy"' > "$R/etc/environment"
+expect 6 env -u LD_LIBRARY_PATH "$UNPACKER" doctor --root "$R"
+assert_contains last.out "a login shell (LD_LIBRARY_PATH set in /etc/environment or profile.d) gets $R/decoy/libcudnn.so.9.1.0"
+assert_contains last.out "on the search path through: LD_LIBRARY_PATH in $R/etc/environment"
+assert_contains last.err "shadowed by $R/decoy/libcudnn.so.9.1.0 (cuDNN 9.1.0, unknown"
+one_line_reason
+rm "$R/etc/environment"
+
+note "on an RPM system a copy no dpkg list names is asked of rpm, not removed by hand"
+mkdir -p "$R/var/lib/rpm"
+echo 'LD_LIBRARY_PATH="/decoy"' > "$R/etc/environment"
+expect 6 env -u LD_LIBRARY_PATH "$UNPACKER" doctor --root "$R"
+assert_contains last.err "fix: chroot $R dnf remove \"\$(chroot $R rpm -qf /decoy/libcudnn.so.9.1.0)\""
+rm -r "$R/etc/environment" "$R/var/lib/rpm"
+
+note "under --root the caller's own LD_LIBRARY_PATH is this host's, not the image's: not used"
+LD_LIBRARY_PATH=/decoy expect 0 "$UNPACKER" doctor --root "$R"
+assert_contains last.out "the installed copy wins"
+
+note "without --root, a user-style install (no ld.so.conf.d file) is judged by the caller's LD_LIBRARY_PATH"
+expect 0 "$UNPACKER" "$FX/small.bundle" --prefix "$W/prefix" --no-env --trust "$FX/test.pub"
+LD_LIBRARY_PATH=$W/prefix/current/lib expect 0 "$UNPACKER" doctor --prefix "$W/prefix"
+assert_contains last.out "this shell (its LD_LIBRARY_PATH) gets $W/prefix/cudnn-9.19.0-cuda13/lib/libcudnn.so.9"
+LD_LIBRARY_PATH=$R/decoy:$W/prefix/current/lib expect 6 "$UNPACKER" doctor --prefix "$W/prefix"
+assert_contains last.err "shadowed by $R/decoy/libcudnn.so.9.1.0 (cuDNN 9.1.0, unknown"
+assert_contains last.err "for this shell (its LD_LIBRARY_PATH), put on the search path by LD_LIBRARY_PATH of this shell"
+one_line_reason
 
 note "nothing installed: nothing to shadow"
 mkdir empty

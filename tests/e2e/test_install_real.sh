@@ -16,7 +16,7 @@ cmp "$P/current/lib/libcudnn_engines_precompiled.so.9" "$CUDA/lib/libcudnn_engin
 [ "$(readlink "$P/current")" = cudnn-9.19.0.56-cuda13 ] || fail "current link"
 [ "$(readlink "$P/current/lib/libcudnn.so")" = libcudnn.so.9 ] || fail "symlink chain"
 [ -z "$(find "$P" -perm /7022 ! -type l)" ] || fail "a file with set-id or group/other write bits"
-assert_contains "$R/etc/ld.so.conf.d/cuferry-cudnn.conf" "/opt/cudnn/current/lib"
+assert_contains "$R/etc/ld.so.conf.d/00-cuferry-cudnn.conf" "/opt/cudnn/current/lib"
 assert_contains "$R/etc/profile.d/cuferry-cudnn.sh" "CUDNN_PATH='/opt/cudnn/current'"
 grep -q 'LD_LIBRARY_PATH' "$R/etc/profile.d/cuferry-cudnn.sh" && fail "profile.d must not touch LD_LIBRARY_PATH"
 [ -f "$P/current/.cuferry/header.bin" ] || fail "header.bin missing"

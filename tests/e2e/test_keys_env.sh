@@ -28,13 +28,13 @@ fi
 
 note "--no-env: no environment files"
 expect 0 "$UNPACKER" "$FX/small.bundle" --root "$W/ne" --trust "$FX/test.pub" --no-env
-[ ! -e "$W/ne/etc/ld.so.conf.d/cuferry-cudnn.conf" ] || fail "--no-env wrote ld.so.conf.d"
+[ ! -e "$W/ne/etc/ld.so.conf.d/00-cuferry-cudnn.conf" ] || fail "--no-env wrote ld.so.conf.d"
 [ ! -e "$W/ne/etc/profile.d/cuferry-cudnn.sh" ] || fail "--no-env wrote profile.d"
 
 note "--env=user: the user's snippet, nothing under /etc"
 mkdir home
 HOME=$W/home expect 0 "$UNPACKER" "$FX/small.bundle" --root "$W/ue" --trust "$FX/test.pub" --env=user
 assert_contains "$W/home/.config/cuferry/cudnn.sh" 'LD_LIBRARY_PATH="$CUDNN_PATH/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"'
-[ ! -e "$W/ue/etc/ld.so.conf.d/cuferry-cudnn.conf" ] || fail "--env=user wrote ld.so.conf.d"
+[ ! -e "$W/ue/etc/ld.so.conf.d/00-cuferry-cudnn.conf" ] || fail "--env=user wrote ld.so.conf.d"
 out=$(env -i sh -c ". '$W/home/.config/cuferry/cudnn.sh'; printf %s \"\$LD_LIBRARY_PATH\"")
 [ "$out" = /opt/cudnn/current/lib ] || fail "user snippet with LD_LIBRARY_PATH unset gave '$out'"

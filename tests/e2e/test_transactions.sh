@@ -60,7 +60,7 @@ done
 note "an install into a fresh root that fails leaves no trace of cuferry's files"
 mkdir fresh
 CUFERRY_FAULT=env expect 5 "$UNPACKER_SEAMS" v1.bundle --root "$W/fresh" $T
-[ ! -e fresh/etc/ld.so.conf.d/cuferry-cudnn.conf ] || fail "env file left"
+[ ! -e fresh/etc/ld.so.conf.d/00-cuferry-cudnn.conf ] || fail "env file left"
 [ ! -e fresh/opt/cudnn/current ] || fail "current left"
 [ -z "$(ls fresh/opt/cudnn | grep cudnn-)" ] || fail "install dir left"
 

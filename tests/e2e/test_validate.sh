@@ -103,12 +103,12 @@ rolled_back crash
 note "a sub-library loaded from elsewhere: exit 6, rolled back"
 mkdir -p "$R/elsewhere"
 cp "$W/src-good/lib/libcudnn_graph.so.9" "$R/elsewhere/"
-echo /elsewhere > "$R/etc/ld.so.conf.d/aaa-elsewhere.conf"
+echo /elsewhere > "$R/etc/ld.so.conf.d/00-aaa-elsewhere.conf"
 snap=$(tree_listing "$R/opt/cudnn")
 expect 6 "$UNPACKER" again.bundle --root "$R" $T $V
 assert_contains last.out "$R/elsewhere/libcudnn_graph.so.9 was loaded from outside the install"
 rolled_back elsewhere
-rm "$R/etc/ld.so.conf.d/aaa-elsewhere.conf"
+rm "$R/etc/ld.so.conf.d/00-aaa-elsewhere.conf"
 
 note "a driver too old for CUDA 13: exit 4, rolled back"
 cp "$libdir/libcuda.so.580.95.05" "$libdir/libcuda.so.550.54.14"
@@ -125,6 +125,6 @@ grep -q . "$R/opt/cudnn/current/lib/libcudnn.so.9" || fail "not kept"
 note "a decoy earlier in the search path shadows the real install: named, with its version"
 mkdir -p "$W/real/old"
 cp "$W/src-version/lib/libcudnn.so.9" "$W/src-version/lib/libcudnn_graph.so.9" "$W/real/old/"
-echo /old > "$W/real/etc/ld.so.conf.d/aaa-old.conf"
+echo /old > "$W/real/etc/ld.so.conf.d/00-aaa-old.conf"
 expect 6 "$UNPACKER" validate --root "$W/real"
 assert_contains last.out "gets $W/real/old/libcudnn.so.9 (cuDNN 9.14.0), not the install"

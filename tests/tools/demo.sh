@@ -34,7 +34,7 @@ step "the tree"
 ls -l root/opt/cudnn root/opt/cudnn/current/lib | sed -n '1,40p'
 
 step "the environment written (ld.so.conf.d and profile.d under the sandbox root)"
-cat root/etc/ld.so.conf.d/cuferry-cudnn.conf root/etc/profile.d/cuferry-cudnn.sh
+cat root/etc/ld.so.conf.d/00-cuferry-cudnn.conf root/etc/profile.d/cuferry-cudnn.sh
 
 step "running it again is a no-op"
 "$B/unpacker" "$bundle" --root "$D/root" --trust demo.pub
