@@ -45,7 +45,9 @@ VERIFY_SRC    = signing/verify.c
 SIGN_SRC      = signing/sign.c
 BUNDLER_SRC   = bundler/main.c bundler/create.c bundler/source.c bundler/pack.c \
                 bundler/fetch.c bundler/mirror.c bundler/output.c bundler/check.c bundler/inspect.c
+BUNDLER_SRC  += bundler/kit.c bundler/stub.c
 UNPACKER_SRC  = unpacker/cli.c unpacker/trust.c unpacker/state.c unpacker/env.c unpacker/install.c unpacker/doctor.c unpacker/validate.c unpacker/probe.c unpacker/gpucheck.c unpacker/gpuapi.c unpacker/convref.c
+UNPACKER_SRC += unpacker/choose.c
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
@@ -111,6 +113,15 @@ $(B)/bundler: $(BUNDLER_OBJ)
 $(B)/unpacker: $(UNPACKER_OBJ) $(B)/obj/unpacker/main.o
 	$(CC) $(LDFLAGS) $^ -o $@ $(UNPACKER_LIBS)
 
+# The kit's read-back test flips a byte between write and verify: a bundler with the test
+# seams compiled in, for the tests only ($(B)/bundler never has them).
+$(B)/obj-seams/bundler/kit.o: bundler/kit.c | $(B)/.deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -DCUFERRY_TEST_SEAMS $(CFLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
+
+$(B)/bundler-test-seams: $(filter-out $(B)/obj/bundler/kit.o,$(BUNDLER_OBJ)) $(B)/obj-seams/bundler/kit.o
+	$(CC) $(LDFLAGS) $^ -o $@ $(BUNDLER_LIBS)
+
 # Unit tests: one cmocka binary per module, linked with shared libraries.
 $(B)/tests/test_%: tests/unit/test_%.c $(LIB_OBJ) $(call obj,$(SIGN_SRC) $(filter-out bundler/main.c,$(BUNDLER_SRC)) $(UNPACKER_SRC)) $(B)/obj/trusted_keys.o
 	@mkdir -p $(dir $@)
@@ -118,7 +129,7 @@ $(B)/tests/test_%: tests/unit/test_%.c $(LIB_OBJ) $(call obj,$(SIGN_SRC) $(filte
 
 ## test: unit tests (cmocka), end-to-end tests on the real cuDNN of this machine, threat
 ##       tests, and a short run of each fuzz target
-test: all $(UNIT_TESTS) $(B)/sha256_check-arm64
+test: all $(UNIT_TESTS) $(B)/sha256_check-arm64 $(B)/bundler-test-seams
 	@$(MAKE) --no-print-directory B=build-fuzz FUZZ=1 OPT=-O1 fuzz-build
 	@sh tests/run.sh $(B)
 

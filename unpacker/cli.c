@@ -11,6 +11,7 @@ const char cli_usage[] =
 	"                [--trust-fingerprint HEX]... [/silent | --silent] [/log=FILE | --log FILE]\n"
 	"                [--json FILE] [--no-env | --env=user] [--allow-downgrade] [--allow-expired]\n"
 	"                [--root DIR] [--no-validate | --require-gpu] [--keep-failed] [--gpu N]\n"
+	"       unpacker [install] DIR [--dry-run] [--cuda MAJOR] ...   the bundle of a kit that fits\n"
 	"       unpacker verify BUNDLE [--trust K.pub]...   signature and every hash; installs nothing\n"
 	"       unpacker validate [ID] [--gpu N] [--require-gpu] [--quick-validate]\n"
 	"       unpacker list | use ID | uninstall ID [--force] | env [--shell sh|ps|cmd] | doctor\n"
@@ -78,6 +79,7 @@ static int long_option(const char *a, int *i, int argc, char **argv, struct cli 
 		{ "--force", &c->force }, { "--help", &c->help }, { "-h", &c->help },
 		{ "--keep-failed", &c->keep_failed }, { "--quick-validate", &c->quick },
 		{ "--verbose", &c->verbose }, { "-v", &c->verbose },
+		{ "--dry-run", &c->dry_run },
 	};
 	for (size_t k = 0; k < sizeof(flags) / sizeof(flags[0]); k++)
 		if (strcmp(a, flags[k].name) == 0)
@@ -87,6 +89,7 @@ static int long_option(const char *a, int *i, int argc, char **argv, struct cli 
 	struct { const char *name; const char **out; } values[] = {
 		{ "--prefix", &c->prefix }, { "--root", &c->root }, { "--log", &c->log_file },
 		{ "--json", &c->json_file }, { "--shell", &c->shell },
+		{ "--cuda", &c->cuda }, { "--platform", &c->platform },
 	};
 	for (size_t k = 0; k < sizeof(values) / sizeof(values[0]); k++)
 		if ((r = takes_value(a, values[k].name, i, argc, argv, values[k].out)) != 0)
