@@ -508,9 +508,15 @@ static void make_readme(struct kit *k)
 	       "  Add --trust-fingerprint HEX (the fingerprint from the other channel) when the key is "
 	       "not\n  installed on the target yet; --cuda MAJOR picks a CUDA major other than the "
 	       "driver's.\n  The install reads the bundle straight from the stick: nothing is copied "
-	       "to local disk.\n  On a stick mounted noexec, start the unpacker from a copy: cp "
-	       "./linux-x86_64/unpacker /tmp/u\n  && chmod 700 /tmp/u && /tmp/u install \"$PWD\" "
-	       "/silent\n");
+	       "to local disk.\n");
+	for (size_t i = 0; i < k->nunpackers; i++)
+		if (strncmp(k->unpackers[i].platform, "linux", 5) == 0) {
+			append(&t, &len, &cap, "  On a stick mounted noexec, start the unpacker from a local "
+			       "copy (the bundle still\n  streams from the stick): cp ./%s/unpacker /tmp/u && "
+			       "chmod 700 /tmp/u && /tmp/u install \"$PWD\" /silent\n",
+			       k->unpackers[i].platform);
+			break;
+		}
 	k->readme.mem = t;
 	k->readme.size = len;
 }

@@ -45,6 +45,23 @@ printf 'int main(void){return 0;}\n' > stand-in.c
 aarch64-linux-gnu-gcc -static -O1 -o sbsa-unpacker stand-in.c
 SBSA="--unpacker linux-sbsa=$W/sbsa-unpacker"
 
+# Fake machines: the driver in ROOT/proc/driver/nvidia/version, CUDA libraries in the root's
+# library directories; the architecture with --platform, which only a dry run accepts.
+machine() { # NAME DRIVER [CUBLAS_MAJOR]
+	mkdir -p "$W/$1/proc/driver/nvidia"
+	echo "NVRM version: NVIDIA UNIX x86_64 Kernel Module  $2  Sun Jul 27 07:09:14 UTC 2025" \
+		> "$W/$1/proc/driver/nvidia/version"
+	if [ $# -ge 3 ]; then
+		mkdir -p "$W/$1/usr/lib/x86_64-linux-gnu"
+		: > "$W/$1/usr/lib/x86_64-linux-gnu/libcublas.so.$3"
+	fi
+}
+machine m580 580.65.06
+machine m550 550.54.15
+machine m470 470.82.01
+machine m580cu12 580.95.05 12
+machine m580cu13 580.95.05 13
+
 note "no unpacker for a platform is an error naming it, before anything is written"
 expect 1 "$BUNDLER" kit -o "$W/kit" $BUNDLES --split $SPLIT
 assert_contains last.err "no unpacker for linux-sbsa"
@@ -89,10 +106,75 @@ expect 1 "$BUNDLER" kit -o "$W/notakit" $BUNDLES --split $SPLIT $SBSA
 assert_contains last.err "exists and is not a kit"
 [ "$(cat notakit/file)" = precious ] || fail "a foreign directory was touched"
 
+note "the matrix from a mirror: --cudnn 9.19 --cuda 12,13, built, checked and written in one run"
+fake_tree fakecuda 19 1500000
+cp fakecuda/lib/libcudnn.so.9 fakecuda/lib/libcudnn_graph.so.9
+head -c 50000 /dev/urandom > fakecuda/lib/libcublas.so.13
+head -c 5000 /dev/urandom > fakecuda/lib/libnvrtc-builtins.so.13.0
+py "$TOP/tests/tools/make_mirror.py" "$W/fakecuda" mirror
+cp "$FX"/file-mirror/cuda/redist/redistrib_12.8.0.json mirror/cuda/redist/
+expect 0 "$BUNDLER" kit -o "$W/kit-matrix" --cudnn 9.19 --cuda 12,13 --platform linux-x86_64 \
+	--key "$FX/test.key" --mirror "file://$W/mirror" --cache "$W/cache" --level 1 --split $SPLIT
+for v in 12 13; do
+	[ -f "kit-matrix/cudnn-9.19.0.56-cuda$v-linux-x86_64.bundle.001" ] || { ls kit-matrix; fail "CUDA $v bundle missing"; }
+done
+(cd kit-matrix && sha256sum -c --quiet SHA256SUMS) || fail "matrix kit SHA256SUMS"
+[ -z "$(ls cache | grep '^kit-')" ] || fail "the matrix work directory was left"
+
+note "archives are extracted below an absolute work directory; their own names still may not leave it"
+for bad in ../escaped /tmp/cuferry-kit-test-absolute hardlink; do
+	rm -rf evil && mkdir -p evil/work
+	python3 - "$bad" <<'PY'
+import io, sys, tarfile
+bad = sys.argv[1]
+stem = "cudnn-linux-x86_64-9.19.0.56_cuda13-archive"
+with tarfile.open("evil/" + stem + ".tar.xz", "w:xz") as t:
+    def add(name, data=b"x", link=None):
+        info = tarfile.TarInfo(name)
+        if link:
+            info.type, info.linkname = tarfile.LNKTYPE, link
+        else:
+            info.size = len(data)
+        t.addfile(info, None if link else io.BytesIO(data))
+    add(stem + "/include/cudnn_version.h", b"#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 19\n#define CUDNN_PATCHLEVEL 0\n")
+    if bad == "hardlink":
+        add(stem + "/lib/libcudnn.so.9", link="../../../escaped")
+    else:
+        add(bad if bad.startswith("/") else stem + "/" + bad + "/../../../escaped", b"evil")
+PY
+	expect 9 "$BUNDLER" create --from-archive "$W/evil/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz" \
+		--key "$FX/test.key" -o "$W/evil/work/" -q
+	assert_contains last.err "unsafe entry name"
+	[ ! -e escaped ] && [ ! -e evil/escaped ] && [ ! -e /tmp/cuferry-kit-test-absolute ] || fail "an entry left the work directory ($bad)"
+done
+
 note "--no-unpacker: the README says to bring one"
 expect 0 "$BUNDLER" kit -o "$W/kit-noarm" $BUNDLES --split $SPLIT --no-unpacker linux-sbsa
 [ ! -e kit-noarm/linux-sbsa ] || fail "an sbsa unpacker was written"
 assert_contains kit-noarm/README.txt "none for linux-sbsa"
+
+note "space (bytes and inodes) is checked before anything is written; a mount point gets cuferry-kit/"
+mkdir -p small-stick tiny-inodes mounted-stick
+if mount -t tmpfs -o size=4m tmpfs small-stick 2>/dev/null; then
+	CLEANUP="$CLEANUP umount '$W/small-stick' 2>/dev/null;"
+	expect 4 "$BUNDLER" kit -o "$W/small-stick/kit" $BUNDLES --split $SPLIT $SBSA
+	assert_contains last.err "not enough space for the kit"
+	one_line_reason
+	[ -z "$(ls -A small-stick)" ] || fail "a kit without space wrote something"
+	mount -t tmpfs -o size=64m,nr_inodes=8 tmpfs tiny-inodes
+	CLEANUP="$CLEANUP umount '$W/tiny-inodes' 2>/dev/null;"
+	expect 4 "$BUNDLER" kit -o "$W/tiny-inodes/kit" $BUNDLES --split $SPLIT $SBSA
+	assert_contains last.err "not enough inodes for the kit"
+	[ -z "$(ls -A tiny-inodes)" ] || fail "a kit without inodes wrote something"
+	mount -t tmpfs -o size=64m tmpfs mounted-stick
+	CLEANUP="$CLEANUP umount '$W/mounted-stick' 2>/dev/null;"
+	expect 0 "$BUNDLER" kit -o "$W/mounted-stick" $BUNDLES --split $SPLIT $SBSA
+	[ -f mounted-stick/cuferry-kit/README.txt ] || fail "no kit in cuferry-kit/ on the mount point"
+	expect 0 "$UNPACKER" install "$W/mounted-stick" --root "$W/m580" $TRUST --dry-run
+	assert_contains last.out "would install $W/mounted-stick/cuferry-kit/"
+else
+	echo "skipped: cannot mount tmpfs here"
+fi
 
 note "read-back from the device: a byte flipped between write and verify is exit 3 with its offset"
 [ -x "$B/bundler-test-seams" ] || fail "the test-seam bundler is not built"
@@ -117,23 +199,6 @@ mcopy -s -n -i fat.img ::/kit "$W/fromfat"
 (cd fromfat && sha256sum -c --quiet SHA256SUMS) || fail "the kit read back from FAT does not check"
 big=$(find fromfat -type f -size +1048576c ! -name unpacker)
 [ -z "$big" ] || fail "over the split size on FAT: $big"
-
-# Fake machines: the driver in ROOT/proc/driver/nvidia/version, CUDA libraries in the root's
-# library directories; the architecture with --platform, which only a dry run accepts.
-machine() { # NAME DRIVER [CUBLAS_MAJOR]
-	mkdir -p "$W/$1/proc/driver/nvidia"
-	echo "NVRM version: NVIDIA UNIX x86_64 Kernel Module  $2  Sun Jul 27 07:09:14 UTC 2025" \
-		> "$W/$1/proc/driver/nvidia/version"
-	if [ $# -ge 3 ]; then
-		mkdir -p "$W/$1/usr/lib/x86_64-linux-gnu"
-		: > "$W/$1/usr/lib/x86_64-linux-gnu/libcublas.so.$3"
-	fi
-}
-machine m580 580.65.06
-machine m550 550.54.15
-machine m470 470.82.01
-machine m580cu12 580.95.05 12
-machine m580cu13 580.95.05 13
 
 note "driver 580: the newest cuDNN for CUDA 13 (9.18 passed over as older)"
 expect 0 "$UNPACKER" install kit --root "$W/m580" $TRUST --dry-run
