@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -700,6 +701,11 @@ static int write_all(struct kit *k, struct cf_err *e)
 #ifdef CUFERRY_TEST_SEAMS
 	if (rc == CF_OK)
 		test_flip_byte(k);
+	/* CUFERRY_KIT_PAUSE: stop here (written, not yet read back) so a test can kill -9. */
+	if (rc == CF_OK && getenv("CUFERRY_KIT_PAUSE")) {
+		fprintf(stderr, "cuferry-test: paused before the read-back\n");
+		raise(SIGSTOP);
+	}
 #endif
 	if (rc == CF_OK)
 		rc = read_back(k, buf, e);
@@ -810,6 +816,28 @@ static int check_space(struct kit *k, struct cf_err *e)
 	return CF_OK;
 }
 
+/* DIR.partial-XXXXXX of runs that were killed: they hold no kit anyone could use, and their
+ * space is needed. */
+static void remove_stale_partials(const struct kit *k)
+{
+	char *parent = parent_of(k->out);
+	char *prefix = xasprintf("%s.partial-", base_name(k->out));
+	size_t n = strlen(prefix);
+	DIR *d = opendir(parent);
+	for (struct dirent *de; d && (de = readdir(d)) != NULL;) {
+		if (strncmp(de->d_name, prefix, n) != 0 || strlen(de->d_name) != n + 6)
+			continue;
+		char *path = xasprintf("%s/%s", parent, de->d_name);
+		log_msg(LOG_INFO, "removing %s left by an interrupted run", path);
+		io_rmtree(path);
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	free(prefix);
+	free(parent);
+}
+
 /* The kit gets its name only now, whole and read back: an older kit is moved aside first. */
 static int put_in_place(struct kit *k, struct cf_err *e)
 {
@@ -866,8 +894,10 @@ int kit_make(const struct kit_options *o, struct cf_err *e)
 		rc = cf_fail(e, CF_USAGE, "no bundles: give --cudnn VER (with --key) or --bundle X.bundle");
 	if (rc == CF_OK)
 		rc = find_unpackers(k, e);
-	if (rc == CF_OK)
+	if (rc == CF_OK) {
+		remove_stale_partials(k);
 		rc = check_space(k, e);
+	}
 	if (rc == CF_OK) {
 		char *parent = parent_of(k->out);
 		k->partial = xasprintf("%s.partial-XXXXXX", k->out);

@@ -128,7 +128,7 @@ static int dispatch(const struct cli *c, struct install_options *o, struct insta
 		o->bundle = c->arg ? c->arg : self_bundle();
 		if (!o->bundle)
 			return cf_fail(e, CF_USAGE, "no bundle given");
-		if (!strcmp(v, "install") && (io_is_dir(o->bundle) || c->dry_run))
+		if (!strcmp(v, "install") && (io_is_dir(o->bundle) || c->dry_run || c->cuda))
 			return install_from_kit(c, o, r, e);
 		int rc = !strcmp(v, "install") ? install_bundle(o, r, e) : verify_bundle(o, r, e);
 		if (rc == CF_OK)

@@ -188,6 +188,22 @@ assert_contains last.err "README.txt: the device returned other bytes.*offset 3 
 # The release bundler has no seam: the same variable changes nothing.
 CUFERRY_KIT_FLIP=README.txt@3 expect 0 "$BUNDLER" kit -o "$W/kit-release" $BUNDLES --split $SPLIT $SBSA
 
+note "kill -9 between writing and reading back: no kit under the name; the next run cleans up"
+rm -rf kit-killed
+CUFERRY_KIT_PAUSE=1 "$B/bundler-test-seams" kit -o "$W/kit-killed" $BUNDLES --split $SPLIT $SBSA >/dev/null 2>killed.err &
+pid=$!
+i=0
+until [ "$(awk '{print $3}' /proc/$pid/stat 2>/dev/null)" = T ]; do
+	i=$((i + 1)); [ $i -lt 600 ] || { kill -9 $pid; fail "the kit never paused"; }; sleep 0.1
+done
+kill -9 $pid; wait $pid 2>/dev/null || true
+[ ! -e kit-killed ] || fail "a killed run left a kit under its name"
+[ -n "$(ls -d kit-killed.partial-* 2>/dev/null)" ] || fail "expected the killed run's partial directory"
+expect 0 "$BUNDLER" kit -o "$W/kit-killed" $BUNDLES --split $SPLIT $SBSA
+assert_contains last.err "left by an interrupted run"
+[ -z "$(ls -d kit-killed.partial-* 2>/dev/null)" ] || fail "the stale partial directory is still there"
+(cd kit-killed && sha256sum -c --quiet SHA256SUMS) || fail "the kit after a kill does not check"
+
 note "the kit on a FAT32 file system (mkfs.vfat + mtools), read back from the image"
 mkfs.vfat -C -F 32 fat.img 40000 >/dev/null 2>&1 || fail "mkfs.vfat"
 mmd -i fat.img ::/kit
