@@ -148,6 +148,17 @@ PY
 	[ ! -e escaped ] && [ ! -e evil/escaped ] && [ ! -e /tmp/cuferry-kit-test-absolute ] || fail "an entry left the work directory ($bad)"
 done
 
+note "a damaged --bundle is refused before anything is written (exit 3); parts (.001) are taken whole"
+cp in/cudnn-9.19.0-cuda12-linux-x86_64.bundle damaged.bundle
+size=$(stat -c %s damaged.bundle)
+printf 'X' | dd of=damaged.bundle bs=1 seek=$((size - 5000)) conv=notrunc 2>/dev/null
+expect 3 "$BUNDLER" kit -o "$W/kit-damaged" --bundle "$W/damaged.bundle" $SBSA
+assert_contains last.err "damaged.bundle"
+[ ! -e kit-damaged ] && [ -z "$(ls -d kit-damaged.partial-* 2>/dev/null)" ] || fail "a damaged bundle left a kit"
+expect 0 "$BUNDLER" kit -o "$W/kit-from-parts" --bundle "$W/kit/cudnn-9.19.0-cuda13-linux-x86_64.bundle.001"
+cmp -s kit-from-parts/cudnn-9.19.0-cuda13-linux-x86_64.bundle in/cudnn-9.19.0-cuda13-linux-x86_64.bundle \
+	|| fail "a kit made from parts does not hold the whole bundle"
+
 note "--no-unpacker: the README says to bring one"
 expect 0 "$BUNDLER" kit -o "$W/kit-noarm" $BUNDLES --split $SPLIT --no-unpacker linux-sbsa
 [ ! -e kit-noarm/linux-sbsa ] || fail "an sbsa unpacker was written"
