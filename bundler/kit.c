@@ -40,6 +40,11 @@ struct source {
 	size_t nsegments;
 	char *mem; /* README.txt, SHA256SUMS */
 	uint64_t size;
+	/* A bundle's bytes are hashed before its check and again as they are written: a file
+	 * changed in between would otherwise go onto the stick unchecked. */
+	int hashed;
+	uint8_t checked[32];
+	struct sha256 written;
 };
 
 /* One file of the kit: bytes [offset, offset + length) of a source. */
@@ -155,6 +160,28 @@ static int source_read(const struct source *s, uint64_t off, uint8_t *buf, size_
 	return len == 0 ? 0 : -1;
 }
 
+static int source_hash(struct source *s, uint8_t out[32], struct cf_err *e)
+{
+	uint8_t *buf = xmalloc(BLOCK);
+	struct sha256 h;
+	sha256_init(&h);
+	int rc = CF_OK;
+	for (uint64_t off = 0; off < s->size;) {
+		size_t n = s->size - off < BLOCK ? (size_t)(s->size - off) : BLOCK;
+		if (source_read(s, off, buf, n) != 0) {
+			rc = cf_fail(e, CF_USAGE, "%s: %s", s->paths[0], strerror(errno));
+			break;
+		}
+		sha256_update(&h, buf, n);
+		off += n;
+	}
+	sha256_final(&h, out);
+	free(buf);
+	s->hashed = rc == CF_OK;
+	sha256_init(&s->written);
+	return rc;
+}
+
 static const char *base_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -206,6 +233,9 @@ static int add_bundle(struct kit *k, const char *path, struct cf_err *e)
 		rc = source_add(&b->src, path, e);
 		b->name = xstrdup(base_name(path));
 	}
+	if (rc != CF_OK)
+		return rc;
+	rc = source_hash(&b->src, b->src.checked, e);
 	if (rc != CF_OK)
 		return rc;
 	/* The whole bundle is checked here (every signature by the key it names, every chunk and
@@ -556,6 +586,8 @@ static int write_file(struct kit *k, struct kit_file *f, uint8_t *buf, struct pr
 			break;
 		}
 		sha256_update(&h, buf, n);
+		if (f->src->hashed)
+			sha256_update(&f->src->written, buf, n); /* parts are written in order */
 		ok = io_write_all(fd, buf, n) == 0;
 		done += n;
 		progress_add(p, n);
@@ -593,6 +625,18 @@ static void test_flip_byte(const struct kit *k)
 	if (fd >= 0)
 		close(fd);
 	free(path);
+}
+
+/* CUFERRY_KIT_PAUSE=STEP stops the process there (SIGSTOP), so that a test can kill -9 it or
+ * change its sources before it goes on: "checked" (bundles checked, nothing written yet),
+ * "written" (everything written and flushed, not yet read back). */
+static void test_pause(const char *step)
+{
+	const char *want = getenv("CUFERRY_KIT_PAUSE");
+	if (!want || strcmp(want, step) != 0)
+		return;
+	fprintf(stderr, "cuferry-test: paused at %s\n", step);
+	raise(SIGSTOP);
 }
 #endif
 
@@ -689,6 +733,13 @@ static int write_all(struct kit *k, struct cf_err *e)
 	for (size_t i = 0; rc == CF_OK && i < k->nfiles; i++)
 		rc = write_file(k, &k->files[i], buf, &p, e);
 	progress_end(&p);
+	for (size_t i = 0; rc == CF_OK && i < k->nbundles; i++) {
+		uint8_t d[32];
+		sha256_final(&k->bundles[i].src.written, d);
+		if (!digest_equal(d, k->bundles[i].src.checked, 32))
+			rc = cf_fail(e, CF_INTEGRITY, "%s changed while the kit was being written: not the "
+				     "bundle that was checked", k->bundles[i].name);
+	}
 	/* SHA256SUMS last: it lists what was really written, README.txt included. */
 	if (rc == CF_OK) {
 		size_t listed = k->nfiles;
@@ -701,11 +752,8 @@ static int write_all(struct kit *k, struct cf_err *e)
 #ifdef CUFERRY_TEST_SEAMS
 	if (rc == CF_OK)
 		test_flip_byte(k);
-	/* CUFERRY_KIT_PAUSE: stop here (written, not yet read back) so a test can kill -9. */
-	if (rc == CF_OK && getenv("CUFERRY_KIT_PAUSE")) {
-		fprintf(stderr, "cuferry-test: paused before the read-back\n");
-		raise(SIGSTOP);
-	}
+	if (rc == CF_OK)
+		test_pause("written");
 #endif
 	if (rc == CF_OK)
 		rc = read_back(k, buf, e);
@@ -905,6 +953,10 @@ int kit_make(const struct kit_options *o, struct cf_err *e)
 			rc = cf_fail(e, CF_USAGE, "%s: %s", parent, strerror(errno));
 		free(parent);
 	}
+#ifdef CUFERRY_TEST_SEAMS
+	if (rc == CF_OK)
+		test_pause("checked");
+#endif
 	if (rc == CF_OK)
 		rc = write_all(k, e);
 	if (rc == CF_OK)

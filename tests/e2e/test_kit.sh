@@ -201,12 +201,16 @@ CUFERRY_KIT_FLIP=README.txt@3 expect 0 "$BUNDLER" kit -o "$W/kit-release" $BUNDL
 
 note "kill -9 between writing and reading back: no kit under the name; the next run cleans up"
 rm -rf kit-killed
-CUFERRY_KIT_PAUSE=1 "$B/bundler-test-seams" kit -o "$W/kit-killed" $BUNDLES --split $SPLIT $SBSA >/dev/null 2>killed.err &
+# wait_stopped PID: until the test seam has stopped it (SIGSTOP).
+wait_stopped() {
+	i=0
+	until [ "$(awk '{print $3}' /proc/$1/stat 2>/dev/null)" = T ]; do
+		i=$((i + 1)); [ $i -lt 600 ] || { kill -9 $1; fail "the kit never paused"; }; sleep 0.1
+	done
+}
+CUFERRY_KIT_PAUSE=written "$B/bundler-test-seams" kit -o "$W/kit-killed" $BUNDLES --split $SPLIT $SBSA >/dev/null 2>killed.err &
 pid=$!
-i=0
-until [ "$(awk '{print $3}' /proc/$pid/stat 2>/dev/null)" = T ]; do
-	i=$((i + 1)); [ $i -lt 600 ] || { kill -9 $pid; fail "the kit never paused"; }; sleep 0.1
-done
+wait_stopped $pid
 kill -9 $pid; wait $pid 2>/dev/null || true
 [ ! -e kit-killed ] || fail "a killed run left a kit under its name"
 [ -n "$(ls -d kit-killed.partial-* 2>/dev/null)" ] || fail "expected the killed run's partial directory"
@@ -214,6 +218,19 @@ expect 0 "$BUNDLER" kit -o "$W/kit-killed" $BUNDLES --split $SPLIT $SBSA
 assert_contains last.err "left by an interrupted run"
 [ -z "$(ls -d kit-killed.partial-* 2>/dev/null)" ] || fail "the stale partial directory is still there"
 (cd kit-killed && sha256sum -c --quiet SHA256SUMS) || fail "the kit after a kill does not check"
+
+note "a bundle changed after its check and before it is copied: exit 3, no kit"
+cp in/cudnn-9.19.0-cuda13-linux-x86_64.bundle moving.bundle
+CUFERRY_KIT_PAUSE=checked "$B/bundler-test-seams" kit -o "$W/kit-moving" --bundle "$W/moving.bundle" \
+	--split $SPLIT >moving.out 2>moving.err &
+pid=$!
+wait_stopped $pid
+printf 'X' | dd of=moving.bundle bs=1 seek=2000000 conv=notrunc 2>/dev/null
+kill -CONT $pid
+set +e; wait $pid; got=$?; set -e
+[ $got = 3 ] || { cat moving.err; fail "exit $got, expected 3"; }
+assert_contains moving.err "moving.bundle changed while the kit was being written"
+[ ! -e kit-moving ] && [ -z "$(ls -d kit-moving.partial-* 2>/dev/null)" ] || fail "a changed bundle left a kit"
 
 note "the kit on a FAT32 file system (mkfs.vfat + mtools), read back from the image"
 mkfs.vfat -C -F 32 fat.img 40000 >/dev/null 2>&1 || fail "mkfs.vfat"
