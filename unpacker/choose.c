@@ -63,16 +63,16 @@ int choose_parse_driver(const char *text, char *out, size_t size)
 	return -1;
 }
 
-/* The driver of the machine being installed: ROOT/proc/driver/nvidia/version when a --root
- * holds one (a prepared image, a test's fake machine), otherwise this host's. */
+/* The driver of the machine being installed: a --root that has its own proc/ describes the
+ * machine (a test's fake one, an image prepared for a known server), and then only
+ * ROOT/proc/driver/nvidia/version counts, even when absent; otherwise this host's. */
 static void read_driver(struct machine *mc)
 {
-	char *path = xasprintf("%s/proc/driver/nvidia/version", mc->root);
+	char *proc = xasprintf("%s/proc", mc->root);
+	char *path = *mc->root && io_is_dir(proc) ? xasprintf("%s/driver/nvidia/version", proc)
+						   : xstrdup("/proc/driver/nvidia/version");
 	char *text = NULL;
-	if (!*mc->root || !io_exists(path)) {
-		free(path);
-		path = xstrdup("/proc/driver/nvidia/version");
-	}
+	free(proc);
 	/* /proc files report size 0: io_read_file reads to the end regardless. */
 	if (io_read_file(path, 1 << 16, &text, NULL) == 0 &&
 	    choose_parse_driver(text, mc->driver, sizeof(mc->driver)) == 0)
@@ -279,7 +279,7 @@ static void describe_machine(const struct machine *mc, char *out, size_t size)
 		}
 	char driver[96];
 	if (!mc->driver[0])
-		snprintf(driver, sizeof(driver), "no NVIDIA driver found");
+		snprintf(driver, sizeof(driver), "no NVIDIA driver found (the CUDA major is not limited)");
 	else if (mc->cuda_max)
 		snprintf(driver, sizeof(driver), "driver %s (CUDA %d and older)", mc->driver, mc->cuda_max);
 	else

@@ -9,7 +9,8 @@
 #include "unpacker/trust.h"
 
 struct choose_options {
-	const char *root;              /* "" or --root: the machine's files are read under it */
+	const char *root;              /* "" or --root: the machine's files are read under it; a
+					* root with its own proc/ also gives the driver */
 	struct trust_sources trust;
 	const char *cuda;              /* --cuda MAJOR, or NULL: the driver's */
 	const char *platform;          /* --platform P (dry runs only), or NULL: this program's */

@@ -45,8 +45,9 @@ printf 'int main(void){return 0;}\n' > stand-in.c
 aarch64-linux-gnu-gcc -static -O1 -o sbsa-unpacker stand-in.c
 SBSA="--unpacker linux-sbsa=$W/sbsa-unpacker"
 
-# Fake machines: the driver in ROOT/proc/driver/nvidia/version, CUDA libraries in the root's
-# library directories; the architecture with --platform, which only a dry run accepts.
+# Fake machines: the driver in ROOT/proc/driver/nvidia/version (a root with its own proc/
+# never reads the host's driver), CUDA libraries in the root's library directories; the
+# architecture with --platform, which only a dry run accepts.
 machine() { # NAME DRIVER [CUBLAS_MAJOR]
 	mkdir -p "$W/$1/proc/driver/nvidia"
 	echo "NVRM version: NVIDIA UNIX x86_64 Kernel Module  $2  Sun Jul 27 07:09:14 UTC 2025" \
@@ -281,6 +282,12 @@ assert_contains last.out "chose with-cuda-libs.bundle"
 assert_contains last.out "without.bundle: needs libcublas.so.13, which this machine does not have"
 expect 0 "$UNPACKER" install pair --root "$W/m580cu13" $TRUST --dry-run
 assert_contains last.out "chose without.bundle"
+
+note "no driver on the machine (a root with its own proc/ and no NVIDIA entry): the newest CUDA"
+mkdir -p "$W/nodriver/proc"
+expect 0 "$UNPACKER" install kit --root "$W/nodriver" $TRUST --dry-run
+assert_contains last.out "no NVIDIA driver found"
+assert_contains last.out "chose cudnn-9.19.0-cuda13-linux-x86_64.bundle.001"
 
 note "nothing fits: exit 4 naming what the machine has and what the kit offers"
 expect 4 "$UNPACKER" install kit --root "$W/m470" $TRUST
