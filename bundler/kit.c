@@ -208,6 +208,18 @@ static int in_list(const char *list, const char *item)
 
 /* ---- the bundles: given, or built for the matrix; each checked whole before it is used ---- */
 
+static void bundle_free(struct kit_bundle *b)
+{
+	source_free(&b->src);
+	free(b->name);
+	free(b->id);
+	free(b->platform);
+	free(b->version);
+	free(b->cuda);
+	free(b->driver_min);
+	memset(b, 0, sizeof(*b));
+}
+
 static int add_bundle(struct kit *k, const char *path, struct cf_err *e)
 {
 	if (k->nbundles == KIT_MAX_INPUTS)
@@ -233,11 +245,12 @@ static int add_bundle(struct kit *k, const char *path, struct cf_err *e)
 		rc = source_add(&b->src, path, e);
 		b->name = xstrdup(base_name(path));
 	}
-	if (rc != CF_OK)
+	if (rc == CF_OK)
+		rc = source_hash(&b->src, b->src.checked, e);
+	if (rc != CF_OK) {
+		bundle_free(b);
 		return rc;
-	rc = source_hash(&b->src, b->src.checked, e);
-	if (rc != CF_OK)
-		return rc;
+	}
 	/* The whole bundle is checked here (every signature by the key it names, every chunk and
 	 * file): nothing goes onto the stick that the bundler would not have written itself. */
 	log_msg(LOG_INFO, "checking %s", path);
@@ -268,9 +281,7 @@ static int add_bundle(struct kit *k, const char *path, struct cf_err *e)
 		if (strcmp(k->bundles[i].name, b->name) == 0)
 			rc = cf_fail(e, CF_USAGE, "two bundles named %s", b->name);
 	if (rc != CF_OK) {
-		source_free(&b->src);
-		free(b->name);
-		free(b->id), free(b->platform), free(b->version), free(b->cuda), free(b->driver_min);
+		bundle_free(b);
 		return rc;
 	}
 	k->nbundles++;
@@ -969,12 +980,8 @@ int kit_make(const struct kit_options *o, struct cf_err *e)
 		io_rmtree(k->workdir);
 	for (size_t i = 0; i < k->nfiles; i++)
 		free(k->files[i].name);
-	for (size_t i = 0; i < k->nbundles; i++) {
-		struct kit_bundle *b = &k->bundles[i];
-		source_free(&b->src);
-		free(b->name), free(b->id), free(b->platform), free(b->version), free(b->cuda),
-			free(b->driver_min);
-	}
+	for (size_t i = 0; i < k->nbundles; i++)
+		bundle_free(&k->bundles[i]);
 	for (size_t i = 0; i < 8; i++)
 		source_free(&k->unpacker_src[i]);
 	source_free(&k->readme);

@@ -197,7 +197,7 @@ int compat_cuda_major_for_driver(const char *driver, const char *platform)
 	/* The newest major whose minimum driver (minor-version compatibility: 13.x >= 580,
 	 * 12.x >= 525, 11.x >= 450) this driver meets. */
 	for (int major = 20; major >= 10; major--) {
-		char cuda[8];
+		char cuda[16];
 		struct compat_result r;
 		struct cf_err ignored = { 0 };
 		snprintf(cuda, sizeof(cuda), "%d", major);
