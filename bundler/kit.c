@@ -565,6 +565,20 @@ static void make_readme(struct kit *k)
 
 /* ---- writing, flushing and reading back ---- */
 
+/* fchmod, not the umask: the modes are what the README promises. File systems without Unix
+ * modes (FAT, exFAT or NTFS through FUSE) may refuse; their files have the mount's modes. */
+static int set_mode(int fd, unsigned mode)
+{
+	return fchmod(fd, mode) == 0 || errno == EPERM || errno == ENOTSUP || errno == ENOSYS ? 0 : -1;
+}
+
+/* A directory's entries made durable; a file system that cannot fsync a directory (EINVAL)
+ * writes them with its files. */
+static int sync_dir(const char *path)
+{
+	return io_fsync_dir(path) == 0 || errno == EINVAL ? 0 : -1;
+}
+
 /* A progress bar (rate and time left) over every byte of the kit's files. */
 static void progress_over_files(const struct kit *k, struct progress *p, const char *label)
 {
@@ -604,8 +618,7 @@ static int write_file(struct kit *k, struct kit_file *f, uint8_t *buf, struct pr
 		progress_add(p, n);
 	}
 	sha256_final(&h, f->sha256);
-	/* fchmod, not the umask: the modes on the stick are what the README promises. */
-	ok = ok && fchmod(fd, f->mode) == 0 && fsync(fd) == 0;
+	ok = ok && set_mode(fd, f->mode) == 0 && fsync(fd) == 0;
 	if (rc == CF_OK && !ok)
 		rc = cf_fail(e, errno == ENOSPC ? CF_INCOMPATIBLE : CF_USAGE, "writing %s: %s", path,
 			     strerror(errno));
@@ -714,10 +727,10 @@ static int read_back(struct kit *k, uint8_t *buf, struct cf_err *e)
 
 static int fsync_dirs(const struct kit *k)
 {
-	int bad = io_fsync_dir(k->partial) != 0;
+	int bad = sync_dir(k->partial) != 0;
 	for (size_t i = 0; i < k->nunpackers; i++) {
 		char *dir = xasprintf("%s/%s", k->partial, k->unpackers[i].platform);
-		bad |= io_fsync_dir(dir) != 0;
+		bad |= sync_dir(dir) != 0;
 		free(dir);
 	}
 	return bad ? -1 : 0;
@@ -960,7 +973,7 @@ int kit_make(const struct kit_options *o, struct cf_err *e)
 	if (rc == CF_OK) {
 		char *parent = parent_of(k->out);
 		k->partial = xasprintf("%s.partial-XXXXXX", k->out);
-		if (!mkdtemp(k->partial) || chmod(k->partial, 0755) != 0)
+		if (!mkdtemp(k->partial) || (chmod(k->partial, 0755) != 0 && errno != EPERM))
 			rc = cf_fail(e, CF_USAGE, "%s: %s", parent, strerror(errno));
 		free(parent);
 	}
