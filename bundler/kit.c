@@ -567,16 +567,21 @@ static void make_readme(struct kit *k)
 
 /* fchmod, not the umask: the modes are what the README promises. File systems without Unix
  * modes (FAT, exFAT or NTFS through FUSE) may refuse; their files have the mount's modes. */
+static int no_unix_modes(int err)
+{
+	return err == EPERM || err == ENOTSUP || err == ENOSYS;
+}
+
 static int set_mode(int fd, unsigned mode)
 {
-	return fchmod(fd, mode) == 0 || errno == EPERM || errno == ENOTSUP || errno == ENOSYS ? 0 : -1;
+	return fchmod(fd, mode) == 0 || no_unix_modes(errno) ? 0 : -1;
 }
 
 /* A directory's entries made durable; a file system that cannot fsync a directory (EINVAL)
  * writes them with its files. */
 static int sync_dir(const char *path)
 {
-	return io_fsync_dir(path) == 0 || errno == EINVAL ? 0 : -1;
+	return io_fsync_dir(path) == 0 || errno == EINVAL || errno == ENOSYS ? 0 : -1;
 }
 
 /* A progress bar (rate and time left) over every byte of the kit's files. */
@@ -873,7 +878,11 @@ static int check_space(struct kit *k, struct cf_err *e)
 		need += (k->files[i].length + cluster - 1) / cluster * cluster;
 	need += (2 + k->nunpackers) * cluster + 64 * 1024;
 	uint64_t avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
-	if (avail < need)
+	/* Some FUSE drivers (fusefat) report no size at all: then a full stick shows as a write
+	 * error (ENOSPC, exit 4) instead, and the partial kit is removed. */
+	if (vfs.f_blocks == 0)
+		log_msg(LOG_WARN, "%s does not report its size: free space not checked", k->out);
+	else if (avail < need)
 		return cf_fail(e, CF_INCOMPATIBLE, "not enough space for the kit on %s: %llu MiB free, "
 			       "%llu MiB needed", k->out, (unsigned long long)(avail >> 20),
 			       (unsigned long long)((need + (1u << 20) - 1) >> 20));
@@ -910,6 +919,21 @@ static void remove_stale_partials(const struct kit *k)
 	free(parent);
 }
 
+static int check_renamed(const struct kit *k, struct cf_err *e)
+{
+	for (size_t i = 0; i < k->nfiles; i++) {
+		char *path = xasprintf("%s/%s", k->out, k->files[i].name);
+		struct stat st;
+		int ok = lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+			 (uint64_t)st.st_size == k->files[i].length;
+		free(path);
+		if (!ok)
+			return cf_fail(e, CF_INTEGRITY, "%s: lost or changed when the kit was renamed into "
+				       "place: do not use this file system", k->files[i].name);
+	}
+	return CF_OK;
+}
+
 /* The kit gets its name only now, whole and read back: an older kit is moved aside first. */
 static int put_in_place(struct kit *k, struct cf_err *e)
 {
@@ -927,6 +951,13 @@ static int put_in_place(struct kit *k, struct cf_err *e)
 	}
 	if (rc == CF_OK && rename(k->partial, k->out) != 0) {
 		rc = cf_fail(e, CF_USAGE, "%s: %s", k->out, strerror(errno));
+		if (old)
+			rename(old, k->out);
+	}
+	/* Every file must still be there, of its size, under the new name: a file system driver
+	 * that loses a directory's entries when it is renamed exists (fusefat 0.1a does). */
+	if (rc == CF_OK && (rc = check_renamed(k, e)) != CF_OK) {
+		io_rmtree(k->out);
 		if (old)
 			rename(old, k->out);
 	}
@@ -973,7 +1004,7 @@ int kit_make(const struct kit_options *o, struct cf_err *e)
 	if (rc == CF_OK) {
 		char *parent = parent_of(k->out);
 		k->partial = xasprintf("%s.partial-XXXXXX", k->out);
-		if (!mkdtemp(k->partial) || (chmod(k->partial, 0755) != 0 && errno != EPERM))
+		if (!mkdtemp(k->partial) || (chmod(k->partial, 0755) != 0 && !no_unix_modes(errno)))
 			rc = cf_fail(e, CF_USAGE, "%s: %s", parent, strerror(errno));
 		free(parent);
 	}

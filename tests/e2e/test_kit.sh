@@ -45,6 +45,29 @@ printf 'int main(void){return 0;}\n' > stand-in.c
 aarch64-linux-gnu-gcc -static -O1 -o sbsa-unpacker stand-in.c
 SBSA="--unpacker linux-sbsa=$W/sbsa-unpacker"
 
+note "the kit written through a FAT32 driver (fusefat): whole and checked, or refused, never a broken kit"
+mkfs.vfat -C -F 32 fuse.img 40000 >/dev/null 2>&1 || fail "mkfs.vfat"
+mkdir -p fusefat
+if command -v fusefat >/dev/null && fusefat -o rw+ fuse.img fusefat >/dev/null 2>&1; then
+	CLEANUP="$CLEANUP fusermount -u '$W/fusefat' 2>/dev/null;"
+	set +e
+	"$BUNDLER" kit -o "$W/fusefat/kit" $BUNDLES --split $SPLIT $SBSA >fuse.out 2>fuse.err
+	got=$?
+	set -e
+	assert_contains fuse.err "FUSE (possibly FAT)"
+	if [ $got = 0 ]; then
+		(cd fusefat/kit && sha256sum -c --quiet SHA256SUMS) || fail "the kit on FAT does not check"
+	else
+		# fusefat 0.1a loses a directory's entries when the directory is renamed: the kit must
+		# say so (exit 3) and leave nothing under its name.
+		[ $got = 3 ] || { cat fuse.err; fail "exit $got on fusefat"; }
+		assert_contains fuse.err "lost or changed when the kit was renamed into place"
+		[ ! -e fusefat/kit ] || fail "a broken kit was left on the FAT file system"
+	fi
+else
+	echo "skipped: cannot mount a FAT image with fusefat here"
+fi
+
 # Fake machines: the driver in ROOT/proc/driver/nvidia/version (a root with its own proc/
 # never reads the host's driver), CUDA libraries in the root's library directories; the
 # architecture with --platform, which only a dry run accepts.
