@@ -42,6 +42,8 @@ DEB_PACKAGES = gcc make pkg-config libarchive-dev libzstd-dev libmbedtls-dev lib
                tar file time clang cppcheck gcc-aarch64-linux-gnu qemu-user libmbedtls-dev:arm64
 # test_sfx: the PE stub for a windows-x86_64 .exe, and xxd for the OpenSSL-signed stub digest
 DEB_PACKAGES += gcc-mingw-w64-x86-64 xxd
+# The kit's tests: FAT32 images made and read without mounting, and through a FUSE driver.
+DEB_PACKAGES += dosfstools mtools fusefat
 
 COMMON_SRC    = common/err.c common/log.c common/io.c common/sha256.c common/progress.c \
                 common/frame.c common/bundlefile.c common/payload.c common/platform.c
@@ -50,12 +52,14 @@ VERIFY_SRC    = signing/verify.c
 SIGN_SRC      = signing/sign.c
 BUNDLER_SRC   = bundler/main.c bundler/create.c bundler/source.c bundler/pack.c \
                 bundler/fetch.c bundler/mirror.c bundler/output.c bundler/check.c bundler/inspect.c
+BUNDLER_SRC  += bundler/kit.c
 UNPACKER_SRC  = unpacker/cli.c unpacker/trust.c unpacker/state.c unpacker/env.c unpacker/install.c unpacker/doctor.c unpacker/validate.c unpacker/probe.c unpacker/gpucheck.c unpacker/gpuapi.c unpacker/convref.c
 COMMON_SRC   += common/sfx.c
 BUNDLER_SRC  += bundler/stub.c bundler/sfx.c
 UNPACKER_SRC += unpacker/sfxtrust.c unpacker/selfpath.c
 UNPACKER_SRC += unpacker/safepath.c
 UNPACKER_SRC += unpacker/rootpath.c
+UNPACKER_SRC += unpacker/choose.c
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
@@ -131,6 +135,15 @@ $(B)/test-bin/unpacker: $(filter-out $(B)/obj/unpacker/install.o,$(UNPACKER_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(UNPACKER_LIBS)
 
+# The kit's read-back test flips a byte between write and verify: a bundler with the test
+# seams compiled in, for the tests only ($(B)/bundler never has them).
+$(B)/obj-seams/bundler/kit.o: bundler/kit.c | $(B)/.deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -DCUFERRY_TEST_SEAMS $(CFLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
+
+$(B)/bundler-test-seams: $(filter-out $(B)/obj/bundler/kit.o,$(BUNDLER_OBJ)) $(B)/obj-seams/bundler/kit.o
+	$(CC) $(LDFLAGS) $^ -o $@ $(BUNDLER_LIBS)
+
 # Unit tests: one cmocka binary per module, linked with shared libraries.
 $(B)/tests/test_%: tests/unit/test_%.c $(LIB_OBJ) $(call obj,$(SIGN_SRC) $(filter-out bundler/main.c,$(BUNDLER_SRC)) $(UNPACKER_SRC)) $(B)/obj/trusted_keys.o
 	@mkdir -p $(dir $@)
@@ -138,7 +151,7 @@ $(B)/tests/test_%: tests/unit/test_%.c $(LIB_OBJ) $(call obj,$(SIGN_SRC) $(filte
 
 ## test: unit tests (cmocka), end-to-end tests on the real cuDNN of this machine, threat
 ##       tests, and a short run of each fuzz target
-test: all $(UNIT_TESTS) $(B)/sha256_check-arm64 $(B)/test-bin/unpacker
+test: all $(UNIT_TESTS) $(B)/sha256_check-arm64 $(B)/test-bin/unpacker $(B)/bundler-test-seams
 	@$(MAKE) --no-print-directory B=build-fuzz FUZZ=1 OPT=-O1 fuzz-build
 	@sh tests/run.sh $(B)
 

@@ -58,7 +58,7 @@ void create_cleanup(void)
 
 enum { SLOT_WORKDIR, SLOT_PAYLOAD, SLOT_STAGED };
 
-static char *default_cache(const char *given)
+char *create_cache_dir(const char *given)
 {
 	if (given)
 		return xstrdup(given);
@@ -519,7 +519,7 @@ int create_bundle(const struct create_options *o, struct cf_err *e)
 	int rc = signer_load(o->key_path, &signer, e);
 	if (rc != CF_OK)
 		return rc;
-	j.cache = default_cache(o->cache);
+	j.cache = create_cache_dir(o->cache);
 	j.fetch.cache_dir = j.cache;
 	j.m = manifest_new();
 	char *out_dir = xstrdup(o->out), *slash = strrchr(out_dir, '/');

@@ -32,6 +32,8 @@ struct create_options {
 int create_bundle(const struct create_options *o, struct cf_err *e);
 /* What create would fetch from the mirror, printed; nothing is downloaded. */
 int create_resolve(const struct create_options *o, struct cf_err *e);
+/* The download cache: given, else $XDG_CACHE_HOME/cuferry or ~/.cache/cuferry. */
+char *create_cache_dir(const char *given);
 /* Remove temporaries of a create in progress (called from a signal handler). */
 void create_cleanup(void);
 

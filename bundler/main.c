@@ -11,6 +11,7 @@
 #include "bundler/create.h"
 #include "bundler/fetch.h"
 #include "bundler/inspect.h"
+#include "bundler/kit.h"
 #include "bundler/mirror.h"
 #include "bundler/sfx.h"
 #include "bundler/stub.h"
@@ -30,6 +31,8 @@ static const char usage_text[] =
 	"       bundler sign BUNDLE (--key K.key | --external [--pub K.pub --signature SIG])\n"
 	"       bundler sfx BUNDLE|X.run [--platform P] [--unpacker PATH] [-o OUT]\n"
 	"                   (--key K.key | --external [--pub K.pub --signature SIG])\n"
+	"       bundler kit -o DIR (--cudnn VER [--cuda 12,13] [--platform P,P] --key K.key | --bundle B)...\n"
+	"                  [--unpacker [P=]PATH]... [--no-unpacker P,P] [--split SIZE]\n"
 	"The mirror defaults to $CUFERRY_MIRROR, else NVIDIA's; file:// directories work offline.\n";
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -60,7 +63,8 @@ static void on_signal(int sig)
 
 enum { OPT_CUDNN = 256, OPT_CUDA, OPT_PLATFORM, OPT_KEY, OPT_MIRROR, OPT_ARCHIVE, OPT_DIR,
        OPT_CUDA_LIBS, OPT_COUNTER, OPT_EXPIRES, OPT_LEVEL, OPT_THREADS, OPT_SPLIT, OPT_SFX,
-       OPT_CACHE, OPT_UNPACKER, OPT_EXPORT, OPT_EXTERNAL, OPT_PUB, OPT_SIGNATURE };
+       OPT_CACHE, OPT_UNPACKER, OPT_EXPORT, OPT_EXTERNAL, OPT_PUB, OPT_SIGNATURE,
+       OPT_BUNDLE, OPT_NO_UNPACKER };
 
 static const struct option long_options[] = {
 	{ "cudnn", required_argument, NULL, OPT_CUDNN },
@@ -84,6 +88,8 @@ static const struct option long_options[] = {
 	{ "external", no_argument, NULL, OPT_EXTERNAL },
 	{ "pub", required_argument, NULL, OPT_PUB },
 	{ "signature", required_argument, NULL, OPT_SIGNATURE },
+	{ "bundle", required_argument, NULL, OPT_BUNDLE },
+	{ "no-unpacker", required_argument, NULL, OPT_NO_UNPACKER },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -95,6 +101,7 @@ struct cli {
 	struct sign_options sign;
 	const char *export_dir;
 	const char *stub;
+	struct kit_options kit;
 	int quiet, verbose;
 };
 
@@ -123,7 +130,18 @@ static int parse_option(struct cli *c, int opt, const char *arg)
 	case OPT_DIR: o->from_dir = arg; return 0;
 	case OPT_CUDA_LIBS: o->with_cuda_libs = 1; return 0;
 	case OPT_SFX: o->sfx = 1; return 0;
-	case OPT_UNPACKER: c->stub = arg; return 0;
+	case OPT_UNPACKER:
+		c->stub = arg;
+		if (c->kit.nunpackers == KIT_MAX_INPUTS)
+			return usage_error("more than %d --unpacker", KIT_MAX_INPUTS);
+		c->kit.unpackers[c->kit.nunpackers++] = arg;
+		return 0;
+	case OPT_BUNDLE:
+		if (c->kit.nbundles == KIT_MAX_INPUTS)
+			return usage_error("more than %d --bundle", KIT_MAX_INPUTS);
+		c->kit.bundles[c->kit.nbundles++] = arg;
+		return 0;
+	case OPT_NO_UNPACKER: c->kit.no_unpacker = arg; return 0;
 	case OPT_CACHE: o->cache = arg; return 0;
 	case OPT_EXPORT: c->export_dir = arg; return 0;
 	case OPT_EXTERNAL: c->sign.external = 1; return 0;
@@ -202,6 +220,30 @@ static int sfx_stub_early(const struct cli *c, struct cf_err *e)
 	return stub_find(o->platform ? o->platform : "linux-x86_64", c->stub, stub, sizeof(stub), e);
 }
 
+static int run_kit(struct cli *c, int argc, char **argv)
+{
+	struct cf_err e = { 0 };
+	if (argc != 0)
+		return usage_error("unexpected argument '%s'", argv[0]);
+	if (!c->create.out)
+		return usage_error("%s", "kit needs -o DIR");
+	if (c->create.cudnn && !c->create.key_path)
+		return usage_error("%s", "--cudnn needs --key K.key to sign the bundles it builds");
+	if (c->create.from_dir || c->create.from_archive || c->create.sfx)
+		return usage_error("%s", "kit builds from a mirror (--cudnn) or takes --bundle; make other "
+				   "bundles with 'bundler create' first");
+	c->kit.out = c->create.out;
+	c->kit.cuda_list = c->create.cuda;
+	c->kit.platform_list = c->create.platform;
+	c->kit.split = c->create.split;
+	c->kit.progress = c->create.progress;
+	c->kit.create = c->create;
+	fetch_global_init();
+	int rc = kit_make(&c->kit, &e);
+	fetch_global_cleanup();
+	return finish(rc, &e);
+}
+
 static int run_verb(const char *verb, struct cli *c, int argc, char **argv)
 {
 	struct cf_err e = { 0 };
@@ -227,6 +269,8 @@ static int run_verb(const char *verb, struct cli *c, int argc, char **argv)
 		fetch_global_cleanup();
 		return finish(rc, &e);
 	}
+	if (strcmp(verb, "kit") == 0)
+		return run_kit(c, argc, argv);
 	if (argc != 1)
 		return usage_error("%s takes one BUNDLE", verb);
 	if (strcmp(verb, "inspect") == 0)

@@ -26,8 +26,14 @@ static void progress_draw(struct progress *p)
 		memset(bar, '#', (size_t)fill);
 		memset(bar + fill, '-', (size_t)(width - fill));
 		bar[width] = '\0';
-		fprintf(stderr, "\r%-20.20s [%s] %5.1f%% %8.1f MiB %6.1f MiB/s", p->label, bar,
-			100.0 * (double)p->done / (double)p->total, mib, rate);
+		/* Time left from the rate so far: slow media (USB sticks) are why it is shown. */
+		char left[32] = "";
+		if (rate > 0 && p->done < p->total) {
+			long s = (long)((double)(p->total - p->done) / 1048576.0 / rate + 0.5);
+			snprintf(left, sizeof(left), " %ld:%02ld left", s / 60, s % 60);
+		}
+		fprintf(stderr, "\r%-20.20s [%s] %5.1f%% %8.1f MiB %6.1f MiB/s%-12s", p->label, bar,
+			100.0 * (double)p->done / (double)p->total, mib, rate, left);
 	} else {
 		fprintf(stderr, "\r%-20.20s %8.1f MiB %6.1f MiB/s", p->label, mib, rate);
 	}

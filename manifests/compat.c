@@ -191,3 +191,19 @@ int compat_check(const char *cudnn_version, const char *cuda, const char *platfo
 			       cudnn_version, cuda, out->supported);
 	return CF_OK;
 }
+
+int compat_cuda_major_for_driver(const char *driver, const char *platform)
+{
+	/* The newest major whose minimum driver (minor-version compatibility: 13.x >= 580,
+	 * 12.x >= 525, 11.x >= 450) this driver meets. */
+	for (int major = 20; major >= 10; major--) {
+		char cuda[16];
+		struct compat_result r;
+		struct cf_err ignored = { 0 };
+		snprintf(cuda, sizeof(cuda), "%d", major);
+		if (compat_check("0", cuda, platform, &r, &ignored) == CF_OK && r.driver_min[0] &&
+		    compat_version_cmp_full(driver, r.driver_min) >= 0)
+			return major;
+	}
+	return 0;
+}

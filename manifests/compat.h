@@ -17,6 +17,9 @@ struct compat_result {
  * the table (known = 0); CF_INCOMPATIBLE, listing the supported CUDA versions, otherwise. */
 int compat_check(const char *cudnn_version, const char *cuda, const char *platform,
 		 struct compat_result *out, struct cf_err *e);
+/* The newest CUDA major a driver version supports on platform, from the table's minimum
+ * drivers; 0 when none is known. */
+int compat_cuda_major_for_driver(const char *driver, const char *platform);
 /* Compare dotted versions numerically over the shorter length ("9.27.0" vs "9.27.0.42" = 0). */
 int compat_version_cmp(const char *a, const char *b);
 /* Full numeric comparison, every component ("580.65.06" < "580.95.05"). */

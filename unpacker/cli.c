@@ -12,6 +12,7 @@ const char cli_usage[] =
 	"                [--json FILE] [--no-env | --env=user] [--allow-downgrade | --keep-current]\n"
 	"                [--allow-expired]\n"
 	"                [--root DIR] [--no-validate | --require-gpu] [--keep-failed] [--gpu N]\n"
+	"       unpacker [install] DIR [--dry-run] [--cuda MAJOR] ...   the bundle of a kit that fits\n"
 	"       unpacker verify BUNDLE [--trust K.pub]...   signature and every hash; installs nothing\n"
 	"       unpacker validate [ID] [--gpu N] [--require-gpu] [--quick-validate]\n"
 	"       unpacker list | use ID | uninstall ID [--force] | env [--shell sh|ps|cmd] | doctor\n"
@@ -80,6 +81,7 @@ static int long_option(const char *a, int *i, int argc, char **argv, struct cli 
 		{ "--keep-failed", &c->keep_failed }, { "--quick-validate", &c->quick },
 		{ "--verbose", &c->verbose }, { "-v", &c->verbose },
 		{ "--keep-current", &c->keep_current },
+		{ "--dry-run", &c->dry_run },
 	};
 	for (size_t k = 0; k < sizeof(flags) / sizeof(flags[0]); k++)
 		if (strcmp(a, flags[k].name) == 0)
@@ -89,6 +91,7 @@ static int long_option(const char *a, int *i, int argc, char **argv, struct cli 
 	struct { const char *name; const char **out; } values[] = {
 		{ "--prefix", &c->prefix }, { "--root", &c->root }, { "--log", &c->log_file },
 		{ "--json", &c->json_file }, { "--shell", &c->shell },
+		{ "--cuda", &c->cuda }, { "--platform", &c->platform },
 	};
 	for (size_t k = 0; k < sizeof(values) / sizeof(values[0]); k++)
 		if ((r = takes_value(a, values[k].name, i, argc, argv, values[k].out)) != 0)

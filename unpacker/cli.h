@@ -14,12 +14,14 @@ struct cli {
 	const char *log_file;
 	const char *json_file;
 	const char *shell;
+	const char *cuda;      /* install DIR: --cuda MAJOR instead of the driver's */
+	const char *platform;  /* install DIR --dry-run: choose for another platform */
 	const char *trust_files[CLI_MAX_TRUST];
 	size_t ntrust_files;
 	const char *fingerprints[CLI_MAX_TRUST];
 	size_t nfingerprints;
 	int silent, no_env, env_user, no_validate, require_gpu, allow_downgrade, allow_expired;
-	int force, help, verbose, keep_failed, quick;
+	int force, help, verbose, keep_failed, quick, dry_run;
 	int keep_current;
 	int gpu; /* -1: all */
 };

@@ -12,6 +12,7 @@
 #include "common/io.h"
 #include "common/log.h"
 #include "common/platform.h"
+#include "unpacker/choose.h"
 #include "unpacker/cli.h"
 #include "unpacker/doctor.h"
 #include "unpacker/install.h"
@@ -131,6 +132,26 @@ static void summarize(const struct cli *c, const struct install_result *r)
 	}
 }
 
+/* install DIR: the bundle of the kit that fits this machine; --dry-run only says which. */
+static int install_from_kit(const struct cli *c, struct install_options *o,
+			    struct install_result *r, struct cf_err *e)
+{
+	static char chosen[4096];
+	struct choose_options co = { c->root, o->trust, c->cuda, c->platform };
+	int rc = choose_bundle(o->bundle, &co, chosen, sizeof(chosen), e);
+	if (rc != CF_OK)
+		return rc;
+	if (c->dry_run) {
+		log_out("dry run: would install %s\n", chosen);
+		return CF_OK;
+	}
+	o->bundle = chosen;
+	rc = install_bundle(o, r, e);
+	if (rc == CF_OK)
+		summarize(c, r);
+	return rc;
+}
+
 static int dispatch(const struct cli *c, struct install_options *o, struct install_result *r,
 		    struct cf_err *e)
 {
@@ -139,6 +160,8 @@ static int dispatch(const struct cli *c, struct install_options *o, struct insta
 		o->bundle = c->arg ? c->arg : self_bundle();
 		if (!o->bundle)
 			return cf_fail(e, CF_USAGE, "no bundle given");
+		if (!strcmp(v, "install") && (io_is_dir(o->bundle) || c->dry_run || c->cuda))
+			return install_from_kit(c, o, r, e);
 		int rc = !strcmp(v, "install") ? install_bundle(o, r, e) : verify_bundle(o, r, e);
 		if (rc == CF_OK)
 			summarize(c, r);
@@ -178,6 +201,12 @@ int main(int argc, char **argv)
 	if (c.help) {
 		fputs(cli_usage, stdout);
 		return 0;
+	}
+	if ((c.platform && !c.dry_run) || ((c.cuda || c.dry_run) && strcmp(c.verb, "install") != 0)) {
+		fprintf(stderr, "unpacker: %s\ntry 'unpacker --help' for more information\n",
+			c.platform && !c.dry_run ? "--platform only goes with --dry-run (a bundle installs on "
+			"its own platform)" : "--cuda and --dry-run go with install");
+		return CF_USAGE;
 	}
 	log_init("unpacker", c.silent ? LOG_WARN : c.verbose ? LOG_DEBUG : LOG_INFO);
 	if (open_log(&c, &e) != CF_OK) {

@@ -1,0 +1,343 @@
+#!/bin/sh
+# The USB leg (issue 18): bundler kit writes a kit of fake-library bundles for two platforms
+# and two CUDA variants, split, read back from the device (a flipped byte is caught, exit 3),
+# copied into a FAT32 image (mtools: this machine cannot mount one); unpacker install KIT on
+# fake machines (driver, architecture and CUDA libraries faked under --root) picks the
+# expected bundle each time, exits 4 with the list when nothing fits, and copies nothing.
+. "$CUFERRY_TOP/tests/e2e/lib.sh"
+TRUST="--trust $FX/test.pub"
+SPLIT=1M
+
+# A fake cuDNN tree: headers of version 9.MINOR and incompressible "libraries", so the
+# bundles are a few MiB and split into several 1 MiB parts.
+fake_tree() { # DIR MINOR SIZE [CUDA_MAJOR_OF_PACKED_CUBLAS]
+	mkdir -p "$1/include" "$1/lib"
+	printf '#define CUDNN_MAJOR 9\n#define CUDNN_MINOR %s\n#define CUDNN_PATCHLEVEL 0\n' "$2" \
+		> "$1/include/cudnn_version.h"
+	head -c "$3" /dev/urandom > "$1/lib/libcudnn.so.9"
+	ln -s libcudnn.so.9 "$1/lib/libcudnn.so"
+	if [ $# -ge 4 ]; then
+		head -c 100000 /dev/urandom > "$1/lib/libcublas.so.$4.1.0.3"
+		ln -s "libcublas.so.$4.1.0.3" "$1/lib/libcublas.so.$4"
+		head -c 1000 /dev/urandom > "$1/lib/libnvrtc.so.$4.0.88"
+		ln -s "libnvrtc.so.$4.0.88" "$1/lib/libnvrtc.so.$4"
+	fi
+}
+make_bundle() { # OUT TREE CUDA PLATFORM [more create options]
+	out=$1 tree=$2 cuda=$3 platform=$4; shift 4
+	"$BUNDLER" create --from-dir "$tree" --cuda "$cuda" --platform "$platform" --key "$FX/test.key" \
+		--level 1 -q -o "$out" "$@" >/dev/null
+}
+
+note "fake bundles: 9.19 for CUDA 12 and 13 on x86_64, 9.19 for CUDA 12 on sbsa, an older 9.18"
+fake_tree t19 19 2500000
+fake_tree t18 18 300000
+mkdir -p in
+make_bundle in/ t19 12 linux-x86_64
+make_bundle in/ t19 13 linux-x86_64
+make_bundle in/ t19 12 linux-sbsa
+make_bundle in/ t18 13 linux-x86_64 2>/dev/null || true
+[ -f in/cudnn-9.18.0-cuda13-linux-x86_64.bundle ] || fail "9.18 bundle not made"
+BUNDLES=$(for f in in/*.bundle; do printf -- '--bundle %s ' "$W/$f"; done)
+# The sbsa unpacker is built by another part of the project; a static aarch64 program stands
+# in for it (the kit checks the machine type of each unpacker it carries).
+printf 'int main(void){return 0;}\n' > stand-in.c
+aarch64-linux-gnu-gcc -static -O1 -o sbsa-unpacker stand-in.c
+SBSA="--unpacker linux-sbsa=$W/sbsa-unpacker"
+
+note "the kit written through a FAT32 driver (fusefat): whole and checked, or refused, never a broken kit"
+mkfs.vfat -C -F 32 fuse.img 40000 >/dev/null 2>&1 || fail "mkfs.vfat"
+mkdir -p fusefat
+if command -v fusefat >/dev/null && fusefat -o rw+ fuse.img fusefat >/dev/null 2>&1; then
+	CLEANUP="$CLEANUP fusermount -u '$W/fusefat' 2>/dev/null;"
+	set +e
+	"$BUNDLER" kit -o "$W/fusefat/kit" $BUNDLES --split $SPLIT $SBSA >fuse.out 2>fuse.err
+	got=$?
+	set -e
+	assert_contains fuse.err "FUSE (possibly FAT)"
+	if [ $got = 0 ]; then
+		(cd fusefat/kit && sha256sum -c --quiet SHA256SUMS) || fail "the kit on FAT does not check"
+	else
+		# fusefat 0.1a loses a directory's entries when the directory is renamed: the kit must
+		# say so (exit 3) and leave nothing under its name.
+		[ $got = 3 ] || { cat fuse.err; fail "exit $got on fusefat"; }
+		assert_contains fuse.err "lost or changed when the kit was renamed into place"
+		[ ! -e fusefat/kit ] || fail "a broken kit was left on the FAT file system"
+	fi
+else
+	echo "skipped: cannot mount a FAT image with fusefat here"
+fi
+
+# Fake machines: the driver in ROOT/proc/driver/nvidia/version (a root with its own proc/
+# never reads the host's driver), CUDA libraries in the root's library directories; the
+# architecture with --platform, which only a dry run accepts.
+machine() { # NAME DRIVER [CUBLAS_MAJOR]
+	mkdir -p "$W/$1/proc/driver/nvidia"
+	echo "NVRM version: NVIDIA UNIX x86_64 Kernel Module  $2  Sun Jul 27 07:09:14 UTC 2025" \
+		> "$W/$1/proc/driver/nvidia/version"
+	if [ $# -ge 3 ]; then
+		mkdir -p "$W/$1/usr/lib/x86_64-linux-gnu"
+		: > "$W/$1/usr/lib/x86_64-linux-gnu/libcublas.so.$3"
+	fi
+}
+machine m580 580.65.06
+machine m550 550.54.15
+machine m470 470.82.01
+machine m580cu12 580.95.05 12
+machine m580cu13 580.95.05 13
+
+note "no unpacker for a platform is an error naming it, before anything is written"
+expect 1 "$BUNDLER" kit -o "$W/kit" $BUNDLES --split $SPLIT
+assert_contains last.err "no unpacker for linux-sbsa"
+one_line_reason
+[ ! -e kit ] && [ -z "$(ls -d kit.partial-* 2>/dev/null)" ] || fail "a failed kit left files"
+
+note "an unpacker of the wrong machine type is refused"
+expect 1 "$BUNDLER" kit -o "$W/kit" $BUNDLES --split $SPLIT --unpacker "linux-sbsa=$UNPACKER"
+assert_contains last.err "is linux-x86_64, not an unpacker for linux-sbsa"
+
+note "a kit in a directory, from another directory, with a relative -o and umask 077"
+mkdir -p elsewhere
+(cd elsewhere && umask 077 && "$BUNDLER" kit -o ../kit $BUNDLES --split $SPLIT $SBSA) >kit.out 2>kit.err \
+	|| { cat kit.out kit.err; fail "bundler kit failed"; }
+assert_contains kit.out "read back from the device: all match"
+for f in README.txt SHA256SUMS linux-x86_64/unpacker linux-sbsa/unpacker \
+	cudnn-9.19.0-cuda13-linux-x86_64.bundle.001 cudnn-9.19.0-cuda13-linux-x86_64.bundle.003 \
+	cudnn-9.19.0-cuda12-linux-sbsa.bundle.003 cudnn-9.18.0-cuda13-linux-x86_64.bundle; do
+	[ -f "kit/$f" ] || { ls -R kit; fail "kit/$f missing"; }
+done
+[ -z "$(ls -d kit.partial-* 2>/dev/null)" ] || fail "partial directory left"
+# Parts stay under the split size; only the programs, which cannot be cut, are larger.
+big=$(find kit -type f -size +1048576c ! -name unpacker)
+[ -z "$big" ] || fail "over the split size: $big"
+[ "$(stat -c %a kit/linux-x86_64/unpacker)" = 755 ] || fail "unpacker mode"
+[ "$(stat -c %a kit/README.txt)" = 644 ] || fail "README mode under umask 077"
+(cd kit && sha256sum -c --quiet SHA256SUMS) || fail "SHA256SUMS does not check"
+[ "$(wc -l < kit/SHA256SUMS)" = "$(find kit -type f ! -name SHA256SUMS | wc -l)" ] || fail "SHA256SUMS does not list every file"
+# The README names the signing key's fingerprint and never carries a key.
+fp=$(openssl pkey -pubin -in "$FX/test.pub" -outform DER | sha256sum | cut -d' ' -f1)
+assert_contains kit/README.txt "fingerprint $fp"
+assert_contains kit/README.txt "no trusted key on purpose"
+assert_contains kit/README.txt "./linux-x86_64/unpacker install . --dry-run"
+! grep -q "BEGIN PUBLIC KEY" kit/README.txt kit/SHA256SUMS || fail "a key travels in the README"
+[ -z "$(find kit -name '*.pub')" ] || fail "a .pub in the kit"
+cmp -s kit/linux-x86_64/unpacker "$UNPACKER" || fail "the kit's unpacker is not this unpacker"
+
+note "re-running into an existing kit replaces it whole; a directory that is not a kit is refused"
+expect 0 "$BUNDLER" kit -o "$W/kit" $BUNDLES --split $SPLIT $SBSA
+mkdir -p notakit && echo precious > notakit/file
+expect 1 "$BUNDLER" kit -o "$W/notakit" $BUNDLES --split $SPLIT $SBSA
+assert_contains last.err "exists and is not a kit"
+[ "$(cat notakit/file)" = precious ] || fail "a foreign directory was touched"
+
+note "the matrix from a mirror: --cudnn 9.19 --cuda 12,13, built, checked and written in one run"
+fake_tree fakecuda 19 1500000
+cp fakecuda/lib/libcudnn.so.9 fakecuda/lib/libcudnn_graph.so.9
+head -c 50000 /dev/urandom > fakecuda/lib/libcublas.so.13
+head -c 5000 /dev/urandom > fakecuda/lib/libnvrtc-builtins.so.13.0
+py "$TOP/tests/tools/make_mirror.py" "$W/fakecuda" mirror
+cp "$FX"/file-mirror/cuda/redist/redistrib_12.8.0.json mirror/cuda/redist/
+expect 0 "$BUNDLER" kit -o "$W/kit-matrix" --cudnn 9.19 --cuda 12,13 --platform linux-x86_64 \
+	--key "$FX/test.key" --mirror "file://$W/mirror" --cache "$W/cache" --level 1 --split $SPLIT
+for v in 12 13; do
+	[ -f "kit-matrix/cudnn-9.19.0.56-cuda$v-linux-x86_64.bundle.001" ] || { ls kit-matrix; fail "CUDA $v bundle missing"; }
+done
+(cd kit-matrix && sha256sum -c --quiet SHA256SUMS) || fail "matrix kit SHA256SUMS"
+[ -z "$(ls cache | grep '^kit-')" ] || fail "the matrix work directory was left"
+
+note "archives are extracted below an absolute work directory; their own names still may not leave it"
+for bad in ../escaped /tmp/cuferry-kit-test-absolute hardlink; do
+	rm -rf evil && mkdir -p evil/work
+	python3 - "$bad" <<'PY'
+import io, sys, tarfile
+bad = sys.argv[1]
+stem = "cudnn-linux-x86_64-9.19.0.56_cuda13-archive"
+with tarfile.open("evil/" + stem + ".tar.xz", "w:xz") as t:
+    def add(name, data=b"x", link=None):
+        info = tarfile.TarInfo(name)
+        if link:
+            info.type, info.linkname = tarfile.LNKTYPE, link
+        else:
+            info.size = len(data)
+        t.addfile(info, None if link else io.BytesIO(data))
+    add(stem + "/include/cudnn_version.h", b"#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 19\n#define CUDNN_PATCHLEVEL 0\n")
+    if bad == "hardlink":
+        add(stem + "/lib/libcudnn.so.9", link="../../../escaped")
+    else:
+        add(bad if bad.startswith("/") else stem + "/" + bad + "/../../../escaped", b"evil")
+PY
+	expect 9 "$BUNDLER" create --from-archive "$W/evil/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz" \
+		--key "$FX/test.key" -o "$W/evil/work/" -q
+	assert_contains last.err "unsafe entry name"
+	[ ! -e escaped ] && [ ! -e evil/escaped ] && [ ! -e /tmp/cuferry-kit-test-absolute ] || fail "an entry left the work directory ($bad)"
+done
+
+note "a damaged --bundle is refused before anything is written (exit 3); parts (.001) are taken whole"
+cp in/cudnn-9.19.0-cuda12-linux-x86_64.bundle damaged.bundle
+size=$(stat -c %s damaged.bundle)
+printf 'X' | dd of=damaged.bundle bs=1 seek=$((size - 5000)) conv=notrunc 2>/dev/null
+expect 3 "$BUNDLER" kit -o "$W/kit-damaged" --bundle "$W/damaged.bundle" $SBSA
+assert_contains last.err "damaged.bundle"
+[ ! -e kit-damaged ] && [ -z "$(ls -d kit-damaged.partial-* 2>/dev/null)" ] || fail "a damaged bundle left a kit"
+expect 0 "$BUNDLER" kit -o "$W/kit-from-parts" --bundle "$W/kit/cudnn-9.19.0-cuda13-linux-x86_64.bundle.001"
+cmp -s kit-from-parts/cudnn-9.19.0-cuda13-linux-x86_64.bundle in/cudnn-9.19.0-cuda13-linux-x86_64.bundle \
+	|| fail "a kit made from parts does not hold the whole bundle"
+
+note "--no-unpacker: the README says to bring one"
+expect 0 "$BUNDLER" kit -o "$W/kit-noarm" $BUNDLES --split $SPLIT --no-unpacker linux-sbsa
+[ ! -e kit-noarm/linux-sbsa ] || fail "an sbsa unpacker was written"
+assert_contains kit-noarm/README.txt "none for linux-sbsa"
+
+note "space (bytes and inodes) is checked before anything is written; a mount point gets cuferry-kit/"
+mkdir -p small-stick tiny-inodes mounted-stick
+if mount -t tmpfs -o size=4m tmpfs small-stick 2>/dev/null; then
+	CLEANUP="$CLEANUP umount '$W/small-stick' 2>/dev/null;"
+	expect 4 "$BUNDLER" kit -o "$W/small-stick/kit" $BUNDLES --split $SPLIT $SBSA
+	assert_contains last.err "not enough space for the kit"
+	one_line_reason
+	[ -z "$(ls -A small-stick)" ] || fail "a kit without space wrote something"
+	mount -t tmpfs -o size=64m,nr_inodes=8 tmpfs tiny-inodes
+	CLEANUP="$CLEANUP umount '$W/tiny-inodes' 2>/dev/null;"
+	expect 4 "$BUNDLER" kit -o "$W/tiny-inodes/kit" $BUNDLES --split $SPLIT $SBSA
+	assert_contains last.err "not enough inodes for the kit"
+	[ -z "$(ls -A tiny-inodes)" ] || fail "a kit without inodes wrote something"
+	mount -t tmpfs -o size=64m tmpfs mounted-stick
+	CLEANUP="$CLEANUP umount '$W/mounted-stick' 2>/dev/null;"
+	expect 0 "$BUNDLER" kit -o "$W/mounted-stick" $BUNDLES --split $SPLIT $SBSA
+	[ -f mounted-stick/cuferry-kit/README.txt ] || fail "no kit in cuferry-kit/ on the mount point"
+	expect 0 "$UNPACKER" install "$W/mounted-stick" --root "$W/m580" $TRUST --dry-run
+	assert_contains last.out "would install $W/mounted-stick/cuferry-kit/"
+else
+	echo "skipped: cannot mount tmpfs here"
+fi
+
+note "read-back from the device: a byte flipped between write and verify is exit 3 with its offset"
+[ -x "$B/bundler-test-seams" ] || fail "the test-seam bundler is not built"
+CUFERRY_KIT_FLIP=cudnn-9.19.0-cuda13-linux-x86_64.bundle.002@12345 \
+	expect 3 "$B/bundler-test-seams" kit -o "$W/kit-bad" $BUNDLES --split $SPLIT $SBSA
+assert_contains last.err "cudnn-9.19.0-cuda13-linux-x86_64.bundle.002: the device returned other bytes"
+assert_contains last.err "first at byte offset 12345"
+[ ! -e kit-bad ] && [ -z "$(ls -d kit-bad.partial-* 2>/dev/null)" ] || fail "a kit that failed read-back was left"
+CUFERRY_KIT_FLIP=README.txt@3 expect 3 "$B/bundler-test-seams" kit -o "$W/kit-bad" $BUNDLES --split $SPLIT $SBSA
+assert_contains last.err "README.txt: the device returned other bytes.*offset 3 "
+# The release bundler has no seam: the same variable changes nothing.
+CUFERRY_KIT_FLIP=README.txt@3 expect 0 "$BUNDLER" kit -o "$W/kit-release" $BUNDLES --split $SPLIT $SBSA
+
+note "kill -9 between writing and reading back: no kit under the name; the next run cleans up"
+rm -rf kit-killed
+# wait_stopped PID: until the test seam has stopped it (SIGSTOP).
+wait_stopped() {
+	i=0
+	until [ "$(awk '{print $3}' /proc/$1/stat 2>/dev/null)" = T ]; do
+		i=$((i + 1)); [ $i -lt 600 ] || { kill -9 $1; fail "the kit never paused"; }; sleep 0.1
+	done
+}
+CUFERRY_KIT_PAUSE=written "$B/bundler-test-seams" kit -o "$W/kit-killed" $BUNDLES --split $SPLIT $SBSA >/dev/null 2>killed.err &
+pid=$!
+wait_stopped $pid
+kill -9 $pid; wait $pid 2>/dev/null || true
+[ ! -e kit-killed ] || fail "a killed run left a kit under its name"
+[ -n "$(ls -d kit-killed.partial-* 2>/dev/null)" ] || fail "expected the killed run's partial directory"
+expect 0 "$BUNDLER" kit -o "$W/kit-killed" $BUNDLES --split $SPLIT $SBSA
+assert_contains last.err "left by an interrupted run"
+[ -z "$(ls -d kit-killed.partial-* 2>/dev/null)" ] || fail "the stale partial directory is still there"
+(cd kit-killed && sha256sum -c --quiet SHA256SUMS) || fail "the kit after a kill does not check"
+
+note "a bundle changed after its check and before it is copied: exit 3, no kit"
+cp in/cudnn-9.19.0-cuda13-linux-x86_64.bundle moving.bundle
+CUFERRY_KIT_PAUSE=checked "$B/bundler-test-seams" kit -o "$W/kit-moving" --bundle "$W/moving.bundle" \
+	--split $SPLIT >moving.out 2>moving.err &
+pid=$!
+wait_stopped $pid
+printf 'X' | dd of=moving.bundle bs=1 seek=2000000 conv=notrunc 2>/dev/null
+kill -CONT $pid
+set +e; wait $pid; got=$?; set -e
+[ $got = 3 ] || { cat moving.err; fail "exit $got, expected 3"; }
+assert_contains moving.err "moving.bundle changed while the kit was being written"
+[ ! -e kit-moving ] && [ -z "$(ls -d kit-moving.partial-* 2>/dev/null)" ] || fail "a changed bundle left a kit"
+
+note "the kit on a FAT32 file system (mkfs.vfat + mtools), read back from the image"
+mkfs.vfat -C -F 32 fat.img 40000 >/dev/null 2>&1 || fail "mkfs.vfat"
+mmd -i fat.img ::/kit
+mcopy -s -i fat.img kit/* ::/kit/
+fsck.vfat -n fat.img >/dev/null || fail "the FAT image does not check"
+mdir -i fat.img ::/kit > fat.list
+assert_contains fat.list "cudnn-9.19.0-cuda13-linux-x86_64.bundle.003"
+mcopy -s -n -i fat.img ::/kit "$W/fromfat"
+(cd fromfat && sha256sum -c --quiet SHA256SUMS) || fail "the kit read back from FAT does not check"
+big=$(find fromfat -type f -size +1048576c ! -name unpacker)
+[ -z "$big" ] || fail "over the split size on FAT: $big"
+
+note "driver 580: the newest cuDNN for CUDA 13 (9.18 passed over as older)"
+expect 0 "$UNPACKER" install kit --root "$W/m580" $TRUST --dry-run
+assert_contains last.out "driver 580.65.06 (CUDA 13 and older)"
+assert_contains last.out "chose cudnn-9.19.0-cuda13-linux-x86_64.bundle.001"
+assert_contains last.out "cudnn-9.18.0-cuda13-linux-x86_64.bundle: cuDNN 9.18.0 is older than 9.19.0"
+assert_contains last.out "cudnn-9.19.0-cuda12-linux-sbsa.bundle.001: for linux-sbsa, this machine is linux-x86_64"
+assert_contains last.out "dry run: would install"
+[ ! -e m580/opt ] || fail "a dry run wrote something"
+
+note "driver 550: CUDA 12 (the CUDA 13 bundles need 580)"
+expect 0 "$UNPACKER" install kit --root "$W/m550" $TRUST --dry-run
+assert_contains last.out "chose cudnn-9.19.0-cuda12-linux-x86_64.bundle.001"
+assert_contains last.out "cudnn-9.19.0-cuda13-linux-x86_64.bundle.001: needs driver >= 580.65.06, this machine has 550.54.15"
+
+note "--cuda 12 on a 580 driver; --platform linux-sbsa (dry run) picks the sbsa bundle"
+expect 0 "$UNPACKER" install kit --root "$W/m580" $TRUST --dry-run --cuda 12
+assert_contains last.out "chose cudnn-9.19.0-cuda12-linux-x86_64.bundle.001"
+expect 0 "$UNPACKER" install kit --root "$W/m580" $TRUST --dry-run --platform linux-sbsa
+assert_contains last.out "chose cudnn-9.19.0-cuda12-linux-sbsa.bundle.001"
+expect 1 "$UNPACKER" install kit --root "$W/m580" $TRUST --platform linux-sbsa
+assert_contains last.err "only goes with --dry-run"
+
+note "a machine with only CUDA 12's cuBLAS takes the CUDA 12 bundle"
+expect 0 "$UNPACKER" install kit --root "$W/m580cu12" $TRUST --dry-run
+assert_contains last.out "libcublas.so.12"
+assert_contains last.out "chose cudnn-9.19.0-cuda12-linux-x86_64.bundle.001"
+
+note "packed CUDA libraries are preferred where the machine has none, and not where it has them"
+fake_tree tlibs 19 200000 13
+mkdir -p pair
+make_bundle pair/with-cuda-libs.bundle tlibs 13 linux-x86_64 --with-cuda-libs
+make_bundle pair/without.bundle tlibs 13 linux-x86_64
+expect 0 "$UNPACKER" install pair --root "$W/m580" $TRUST --dry-run
+assert_contains last.out "chose with-cuda-libs.bundle"
+assert_contains last.out "without.bundle: needs libcublas.so.13, which this machine does not have"
+expect 0 "$UNPACKER" install pair --root "$W/m580cu13" $TRUST --dry-run
+assert_contains last.out "chose without.bundle"
+
+note "no driver on the machine (a root with its own proc/ and no NVIDIA entry): the newest CUDA"
+mkdir -p "$W/nodriver/proc"
+expect 0 "$UNPACKER" install kit --root "$W/nodriver" $TRUST --dry-run
+assert_contains last.out "no NVIDIA driver found"
+assert_contains last.out "chose cudnn-9.19.0-cuda13-linux-x86_64.bundle.001"
+
+note "nothing fits: exit 4 naming what the machine has and what the kit offers"
+expect 4 "$UNPACKER" install kit --root "$W/m470" $TRUST
+one_line_reason
+assert_contains last.err "driver 470.82.01"
+assert_contains last.err "it offers: cudnn-9.18.0-cuda13-linux-x86_64.bundle (needs driver >= 580.65.06"
+assert_contains last.out "the kit offers:"
+[ ! -e m470/opt ] || fail "a refused install wrote something"
+note "nothing trusted: exit 2, every bundle passed over with the reason"
+expect 2 "$UNPACKER" install kit --root "$W/m580" --trust "$FX/other.pub" --dry-run
+assert_contains last.out "not trusted"
+
+note "the install streams from the kit (here: the copy read back from FAT): nothing is copied"
+before=$(cd fromfat && find . -printf '%p %s %Y %C@\n' | sort)
+mkdir -p tmp
+TMPDIR="$W/tmp" expect 0 "$UNPACKER" install "$W/fromfat" --root "$W/m580" $TRUST --no-validate
+assert_contains last.out "chose cudnn-9.19.0-cuda13-linux-x86_64.bundle.001"
+assert_contains last.out "installed cudnn-9.19.0-cuda13-linux-x86_64"
+cmp -s m580/opt/cudnn/current/lib/libcudnn.so.9 t19/lib/libcudnn.so.9 || fail "installed library differs"
+[ "$(cd fromfat && find . -printf '%p %s %Y %C@\n' | sort)" = "$before" ] || fail "the kit changed"
+[ -z "$(ls -A tmp)" ] || fail "something was written to TMPDIR"
+# No copy of the bundle (or of a part) anywhere on the target.
+big=$(find m580 -type f -size +1000000c ! -name libcudnn.so.9)
+[ -z "$big" ] || fail "a copy on the target: $big"
+no_staging "$W/m580"
+note "a stick's root: a kit in cuferry-kit/ below it is found"
+mkdir -p stick && mv kit-noarm stick/cuferry-kit
+expect 0 "$UNPACKER" install "$W/stick" --root "$W/m550" $TRUST --dry-run
+assert_contains last.out "chose cudnn-9.19.0-cuda12-linux-x86_64.bundle.001"
+echo "ok"

@@ -1,0 +1,397 @@
+/* choose.c - picking the bundle for this machine out of a directory: its platform, the CUDA
+ * major its driver supports (or --cuda), the newest cuDNN whose requires it meets, and one
+ * that packs the CUDA libraries when the machine has none */
+#include "unpacker/choose.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/bundlefile.h"
+#include "common/io.h"
+#include "common/log.h"
+#include "common/platform.h"
+#include "manifests/compat.h"
+#include "manifests/manifest.h"
+#include "unpacker/env.h"
+
+#define MAX_CANDIDATES 256
+
+struct machine {
+	const char *root;
+	char platform[32];
+	char driver[32];  /* "" when no NVIDIA driver was found */
+	int cuda_max;     /* the newest CUDA major the driver supports; 0 unknown */
+	int cuda_wanted;  /* --cuda; 0 the driver's */
+	int cublas[32];   /* per CUDA major: 0 not looked, 1 present, -1 absent */
+};
+
+struct candidate {
+	char path[PATH_MAX];
+	char name[256];
+	struct manifest *m;
+	int eligible;
+	int major;
+	int packs;       /* the bundle carries cuBLAS */
+	int libs_here;   /* libcublas.so.<major> is on the machine */
+	char why[400];   /* why it was passed over */
+};
+
+int choose_parse_driver(const char *text, char *out, size_t size)
+{
+	/* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  Sun Jul 27 ..." and the open
+	 * modules' "... Open Kernel Module for x86_64  580.95.05  Release Build ...": the first
+	 * word made of digits and dots with at least one dot. */
+	const char *line_end = strchr(text, '\n');
+	size_t limit = line_end ? (size_t)(line_end - text) : strlen(text);
+	for (size_t i = 0; i < limit;) {
+		size_t n = strcspn(text + i, " \t\n");
+		if (n > limit - i)
+			n = limit - i;
+		size_t digits = strspn(text + i, "0123456789.");
+		if (n > 2 && digits == n && isdigit((unsigned char)text[i]) &&
+		    memchr(text + i, '.', n) && n < size) {
+			snprintf(out, size, "%.*s", (int)n, text + i);
+			return 0;
+		}
+		i += n ? n : 1;
+	}
+	return -1;
+}
+
+/* The driver of the machine being installed: a --root that has its own proc/ describes the
+ * machine (a test's fake one, an image prepared for a known server), and then only
+ * ROOT/proc/driver/nvidia/version counts, even when absent; otherwise this host's. */
+static void read_driver(struct machine *mc)
+{
+	char *proc = xasprintf("%s/proc", mc->root);
+	char *path = *mc->root && io_is_dir(proc) ? xasprintf("%s/driver/nvidia/version", proc)
+						   : xstrdup("/proc/driver/nvidia/version");
+	char *text = NULL;
+	free(proc);
+	/* /proc files report size 0: io_read_file reads to the end regardless. */
+	if (io_read_file(path, 1 << 16, &text, NULL) == 0 &&
+	    choose_parse_driver(text, mc->driver, sizeof(mc->driver)) == 0)
+		mc->cuda_max = compat_cuda_major_for_driver(mc->driver, mc->platform);
+	free(text);
+	free(path);
+}
+
+struct lib_search {
+	const char *root;
+	const char *soname;
+	int found;
+};
+
+static void look_in_dir(const char *dir, void *ctx)
+{
+	struct lib_search *s = ctx;
+	char *path = xasprintf("%s%s/%s", s->root, dir, s->soname);
+	struct stat st;
+	s->found |= stat(path, &st) == 0 && S_ISREG(st.st_mode);
+	free(path);
+}
+
+static void cache_hit(const char *path, const char *flags, void *ctx)
+{
+	((struct lib_search *)ctx)->found = 1;
+}
+
+/* Whether libcublas.so.<major> is where the loader would find it: the ld cache of this
+ * system, or under --root the image's ld.so.conf.d directories and the usual ones. */
+static int has_cublas(struct machine *mc, int major)
+{
+	if (major <= 0 || major >= 32)
+		return 0;
+	if (mc->cublas[major])
+		return mc->cublas[major] > 0;
+	char soname[32];
+	snprintf(soname, sizeof(soname), "libcublas.so.%d", major);
+	struct lib_search s = { mc->root, soname, 0 };
+	int cache_read = 0;
+	if (!*mc->root)
+		cache_read = env_ld_cache_find(soname, cache_hit, &s) == 0;
+	if (!cache_read) {
+		static const char *const dirs[] = { "/lib", "/lib64", "/usr/lib", "/usr/lib64",
+						    "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+						    "/usr/local/cuda/lib64", NULL };
+		for (size_t i = 0; dirs[i]; i++)
+			look_in_dir(dirs[i], &s);
+		env_ld_conf_dirs(mc->root, look_in_dir, &s);
+	}
+	mc->cublas[major] = s.found ? 1 : -1;
+	return s.found;
+}
+
+/* ---- the candidates ---- */
+
+static int bundle_name(const char *name)
+{
+	size_t n = strlen(name);
+	static const char *const suffixes[] = { ".bundle", ".001", ".run", ".exe", NULL };
+	for (size_t i = 0; suffixes[i]; i++) {
+		size_t m = strlen(suffixes[i]);
+		if (n > m && strcmp(name + n - m, suffixes[i]) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The bundle files of dir, sorted; a directory without any but a cuferry-kit/ (what bundler
+ * kit writes onto a stick's root) is looked into. */
+static size_t list_bundles(const char *dir, char **names, size_t max)
+{
+	DIR *d = opendir(dir);
+	size_t n = 0;
+	for (struct dirent *de; d && (de = readdir(d)) != NULL;) {
+		char *path = xasprintf("%s/%s", dir, de->d_name);
+		struct stat st;
+		if (n < max && de->d_name[0] != '.' && bundle_name(de->d_name) &&
+		    stat(path, &st) == 0 && S_ISREG(st.st_mode))
+			names[n++] = path;
+		else
+			free(path);
+	}
+	if (d)
+		closedir(d);
+	qsort(names, n, sizeof(names[0]), by_name);
+	return n;
+}
+
+static void display_name(const char *path, char *out, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+	char buf[256];
+	snprintf(out, size, "%s", log_safe(slash ? slash + 1 : path, buf, sizeof(buf)));
+}
+
+/* Verify the header with the trusted keys, then read the manifest: nothing before that. */
+static int read_candidate(struct candidate *c, const struct trust *t)
+{
+	struct bundle_input *in = NULL;
+	struct frame f;
+	struct cf_err e = { 0 };
+	char signers[256];
+	memset(&f, 0, sizeof(f));
+	int rc = bundle_open(c->path, &in, &e);
+	if (rc == CF_OK)
+		rc = bundle_read_frame(in, &f, &e);
+	if (rc == CF_OK)
+		rc = trust_check(t, &f, signers, sizeof(signers), &e);
+	if (rc == CF_OK)
+		rc = manifest_parse((const char *)f.header, f.header_len, &c->m, &e);
+	if (rc != CF_OK)
+		snprintf(c->why, sizeof(c->why), "%s%.360s", rc == CF_TRUST ? "not trusted: " : "", e.msg);
+	frame_free(&f);
+	bundle_close(in);
+	return rc;
+}
+
+static void judge(struct candidate *c, struct machine *mc)
+{
+	const struct manifest *m = c->m;
+	c->major = atoi(m->cuda_variant);
+	for (size_t i = 0; i < m->ncomponents; i++)
+		if (strcmp(m->components[i].name, "libcublas") == 0)
+			c->packs |= m->components[i].included;
+	if (strcmp(m->platform, mc->platform) != 0) {
+		snprintf(c->why, sizeof(c->why), "for %s, this machine is %s", m->platform, mc->platform);
+		return;
+	}
+	if (mc->cuda_wanted && c->major != mc->cuda_wanted) {
+		snprintf(c->why, sizeof(c->why), "for CUDA %d, --cuda %d was asked for", c->major,
+			 mc->cuda_wanted);
+		return;
+	}
+	if (mc->driver[0] && m->driver_min && compat_version_cmp_full(mc->driver, m->driver_min) < 0) {
+		snprintf(c->why, sizeof(c->why), "needs driver >= %s, this machine has %s", m->driver_min,
+			 mc->driver);
+		return;
+	}
+	if (mc->driver[0] && mc->cuda_max && c->major > mc->cuda_max) {
+		snprintf(c->why, sizeof(c->why), "for CUDA %d, driver %s supports CUDA %d at most",
+			 c->major, mc->driver, mc->cuda_max);
+		return;
+	}
+	c->libs_here = has_cublas(mc, c->major);
+	c->eligible = 1;
+}
+
+/* Better first: usable CUDA libraries, the newest CUDA major, the newest cuDNN, packed
+ * libraries only when the machine has none, the newest build. The reason for the first
+ * difference is written to why when it is given. */
+static int rank(const struct candidate *a, const struct candidate *b, char *why, size_t size)
+{
+	int a_ok = a->packs || a->libs_here, b_ok = b->packs || b->libs_here, d;
+	if (a_ok != b_ok) {
+		if (why)
+			snprintf(why, size, "needs libcublas.so.%d, which this machine does not have and the "
+				 "bundle does not carry", b_ok ? a->major : b->major);
+		return b_ok - a_ok;
+	}
+	if (a->major != b->major) {
+		if (why)
+			snprintf(why, size, "CUDA %d; CUDA %d is newer", a->major < b->major ? a->major : b->major,
+				 a->major > b->major ? a->major : b->major);
+		return b->major - a->major;
+	}
+	if ((d = compat_version_cmp_full(a->m->cudnn_version, b->m->cudnn_version)) != 0) {
+		if (why)
+			snprintf(why, size, "cuDNN %s is older than %s",
+				 d < 0 ? a->m->cudnn_version : b->m->cudnn_version,
+				 d < 0 ? b->m->cudnn_version : a->m->cudnn_version);
+		return -d;
+	}
+	if (a->packs != b->packs) {
+		int want_packed = !a->libs_here;
+		if (why)
+			snprintf(why, size, want_packed ? "does not carry the CUDA libraries this machine lacks"
+							: "carries CUDA libraries this machine already has");
+		return want_packed ? b->packs - a->packs : a->packs - b->packs;
+	}
+	if (a->m->counter != b->m->counter) {
+		if (why)
+			snprintf(why, size, "an older build (counter %llu)",
+				 (unsigned long long)(a->m->counter < b->m->counter ? a->m->counter : b->m->counter));
+		return a->m->counter < b->m->counter ? 1 : -1;
+	}
+	if (why)
+		snprintf(why, size, "the same bundle again");
+	return strcmp(a->name, b->name);
+}
+
+static void describe_machine(const struct machine *mc, char *out, size_t size)
+{
+	char cublas[128] = "";
+	for (int major = 1; major < 32; major++)
+		if (mc->cublas[major] > 0) {
+			size_t used = strlen(cublas);
+			snprintf(cublas + used, sizeof(cublas) - used, "%slibcublas.so.%d", used ? ", " : "", major);
+		}
+	char driver[96];
+	if (!mc->driver[0])
+		snprintf(driver, sizeof(driver), "no NVIDIA driver found (the CUDA major is not limited)");
+	else if (mc->cuda_max)
+		snprintf(driver, sizeof(driver), "driver %s (CUDA %d and older)", mc->driver, mc->cuda_max);
+	else
+		snprintf(driver, sizeof(driver), "driver %s", mc->driver);
+	snprintf(out, size, "%s, %s, %s", mc->platform, driver,
+		 cublas[0] ? cublas : "no CUDA libraries (libcublas) found");
+}
+
+static int setup_machine(struct machine *mc, const struct choose_options *o, struct cf_err *e)
+{
+	memset(mc, 0, sizeof(*mc));
+	mc->root = o->root;
+	snprintf(mc->platform, sizeof(mc->platform), "%s", o->platform ? o->platform : platform_name());
+	if (o->cuda) {
+		char *end;
+		long v = strtol(o->cuda, &end, 10);
+		if (end == o->cuda || (*end && *end != '.') || v < 1 || v > 31)
+			return cf_fail(e, CF_USAGE, "--cuda '%s' is not a CUDA major version", o->cuda);
+		mc->cuda_wanted = (int)v;
+	}
+	read_driver(mc);
+	return CF_OK;
+}
+
+int choose_bundle(const char *path, const struct choose_options *o, char *chosen, size_t size,
+		  struct cf_err *e)
+{
+	struct machine mc;
+	int rc = setup_machine(&mc, o, e);
+	if (rc != CF_OK)
+		return rc;
+	char *names[MAX_CANDIDATES];
+	size_t n;
+	char *dir = xstrdup(path);
+	if (io_is_dir(path)) {
+		n = list_bundles(dir, names, MAX_CANDIDATES);
+		if (n == 0) {
+			char *inside = xasprintf("%s/cuferry-kit", path);
+			if (io_is_dir(inside)) {
+				free(dir);
+				dir = inside;
+				n = list_bundles(dir, names, MAX_CANDIDATES);
+			} else {
+				free(inside);
+			}
+		}
+	} else {
+		names[0] = xstrdup(path);
+		n = 1;
+	}
+	if (n == 0) {
+		rc = cf_fail(e, CF_USAGE, "%s holds no bundles (*.bundle, *.001, *.run)", path);
+		free(dir);
+		return rc;
+	}
+	struct trust *t = xmalloc(sizeof(*t));
+	struct candidate *c = xcalloc(n, sizeof(*c));
+	rc = trust_load(t, &o->trust, e);
+	size_t best = n, trusted = 0;
+	for (size_t i = 0; rc == CF_OK && i < n; i++) {
+		snprintf(c[i].path, sizeof(c[i].path), "%s", names[i]);
+		display_name(names[i], c[i].name, sizeof(c[i].name));
+		if (read_candidate(&c[i], t) != CF_OK)
+			continue;
+		trusted++;
+		judge(&c[i], &mc);
+		if (c[i].eligible && (best == n || rank(&c[i], &c[best], NULL, 0) < 0))
+			best = i;
+	}
+	char machine[320];
+	describe_machine(&mc, machine, sizeof(machine));
+	if (rc == CF_OK)
+		log_out("this machine: %s\n", machine);
+	if (rc == CF_OK && best < n) {
+		const struct candidate *b = &c[best];
+		log_out("chose %s: cuDNN %s for CUDA %d%s%s\n", b->name, b->m->cudnn_version, b->major,
+			mc.cuda_wanted ? " (--cuda)" : mc.cuda_max == b->major ? " (the driver's CUDA)" : "",
+			b->packs ? (b->libs_here ? ", carries CUDA libraries" : ", carries the CUDA libraries "
+				    "this machine lacks") : b->libs_here ? ", uses this machine's CUDA libraries" : "");
+		if (!b->packs && !b->libs_here)
+			log_msg(LOG_WARN, "libcublas.so.%d is neither on this machine nor in %s: cuDNN will "
+				"not find it (validation reports it)", b->major, b->name);
+		for (size_t i = 0; i < n; i++)
+			if (i != best && c[i].eligible)
+				rank(&c[i], b, c[i].why, sizeof(c[i].why));
+		if (n > 1)
+			log_out("passed over:\n");
+		for (size_t i = 0; i < n; i++)
+			if (i != best)
+				log_out("  %s: %s\n", c[i].name, c[i].why);
+		if (strlen(b->path) >= size)
+			rc = cf_fail(e, CF_USAGE, "%s: path too long", b->path);
+		else
+			snprintf(chosen, size, "%s", b->path);
+	} else if (rc == CF_OK) {
+		char offers[700] = "";
+		log_out("the kit offers:\n");
+		for (size_t i = 0; i < n; i++) {
+			size_t used = strlen(offers);
+			log_out("  %s: %s\n", c[i].name, c[i].why);
+			snprintf(offers + used, sizeof(offers) - used, "%s%s (%s)", used ? "; " : "", c[i].name,
+				 c[i].why);
+		}
+		rc = cf_fail(e, trusted ? CF_INCOMPATIBLE : CF_TRUST,
+			     "no bundle in %s fits this machine (%s); it offers: %s", dir, machine, offers);
+	}
+	for (size_t i = 0; i < n; i++) {
+		manifest_free(c[i].m);
+		free(names[i]);
+	}
+	free(c);
+	free(t);
+	free(dir);
+	return rc;
+}
