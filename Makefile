@@ -46,6 +46,7 @@ SIGN_SRC      = signing/sign.c
 BUNDLER_SRC   = bundler/main.c bundler/create.c bundler/source.c bundler/pack.c \
                 bundler/fetch.c bundler/mirror.c bundler/output.c bundler/check.c bundler/inspect.c
 UNPACKER_SRC  = unpacker/cli.c unpacker/trust.c unpacker/state.c unpacker/env.c unpacker/install.c unpacker/doctor.c unpacker/validate.c unpacker/probe.c unpacker/gpucheck.c unpacker/gpuapi.c unpacker/convref.c
+UNPACKER_SRC += unpacker/unprivileged.c unpacker/probereport.c
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
@@ -57,7 +58,7 @@ UNIT_TESTS = $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*
 
 .PHONY: all deps test sanitize bench install clean demo help lint fuzz fuzz-build security-doc check-arm
 
-FUZZ_TARGETS  = frame manifest pathrule redist unpack
+FUZZ_TARGETS  = frame manifest pathrule redist unpack probe_report
 FUZZ_SECONDS ?= 60
 .DEFAULT_GOAL := all
 

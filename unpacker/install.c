@@ -798,9 +798,7 @@ int validate_command(const struct install_options *o, const char *id, struct cf_
 		struct validate_options vo = { p.root, p.prefix, validate_env_mode(&p, o), o->require_gpu,
 					       o->gpu, o->quick_validate, 0 };
 		int is_current = st.current && strcmp(st.current, b->dir) == 0;
-		rc = validate_install(&vo, dir, m, is_current, e);
-		if (rc == CF_OK)
-			log_out("%s: all checks passed\n", b->dir);
+		rc = validate_install(&vo, dir, m, is_current, e); /* prints its own summary */
 	}
 	manifest_free(m);
 	free(dir);
