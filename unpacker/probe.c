@@ -127,6 +127,7 @@ static int probe_library(char **a)
 	size_t v = api.GetVersion(), cudart = api.GetCudartVersion();
 	cudnn_version_text(v, got, sizeof(got));
 	json_t *o = probe_result("library", "pass", "");
+	json_object_set_new(o, "probe_uid", json_integer((json_int_t)getuid()));
 	json_object_set_new(o, "cudnn_version", json_string(got));
 	json_object_set_new(o, "cudart_version", json_integer((json_int_t)cudart));
 	const char *bad = NULL;
@@ -199,36 +200,6 @@ static int probe_resolve(char **a)
 	return 0;
 }
 
-/* deps DIR VARIANT: the libraries cuDNN opens at run time, from the bundle or the system. */
-static int probe_deps(char **a)
-{
-	const char *dir = a[0], *v = a[1];
-	char names[4][64], path[PATH_MAX];
-	int missing = 0;
-	snprintf(names[0], 64, "libcublas.so.%s", v);
-	snprintf(names[1], 64, "libcublasLt.so.%s", v);
-	snprintf(names[2], 64, "libnvrtc.so.%s", v);
-	snprintf(names[3], 64, "libz.so.1");
-	json_t *found = json_object();
-	for (int i = 0; i < 4; i++) {
-		/* cuDNN's RUNPATH is $ORIGIN: a copy in the bundle wins, then the loader's path. */
-		char *bundled = xasprintf("%s/lib/%s", dir, names[i]);
-		void *h = platform_lib_open(io_exists(bundled) ? bundled : names[i], PLATFORM_LIB_LAZY);
-		free(bundled);
-		if (h && platform_lib_path(h, path, sizeof(path)) == 0) {
-			json_object_set_new(found, names[i], json_string(path));
-		} else {
-			json_object_set_new(found, names[i], json_null());
-			missing++;
-		}
-	}
-	json_t *o = probe_result("dependencies", missing ? "fail" : "pass",
-			   missing ? "missing run-time libraries" : "all found");
-	json_object_set_new(o, "libraries", found);
-	probe_emit(o);
-	return missing ? 1 : 0;
-}
-
 /* driver LIBCUDA: devices, names, memory and compute capability. */
 static int probe_driver(char **a)
 {
@@ -296,7 +267,7 @@ int probe_main(int argc, char **argv)
 		int (*run)(char **);
 	} kinds[] = {
 		{ "library", "library", 4, probe_library }, { "resolve", "resolution", 1, probe_resolve },
-		{ "deps", "dependencies", 2, probe_deps },  { "driver", "driver", 1, probe_driver },
+		{ "driver", "driver", 1, probe_driver },
 		{ "compute", "compute", 6, gpucheck_run },
 	};
 	char *end = NULL;

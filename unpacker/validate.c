@@ -40,7 +40,7 @@ struct run {
 	int gpu_checked;       /* step 6 ran on at least one GPU */
 	int failed;
 	int incompatible;
-	pthread_mutex_t lock;  /* the console, while GPU children finish in parallel */
+	pthread_mutex_t *lock; /* the console, while checks finish in parallel */
 };
 
 static double now_s(void)
@@ -60,25 +60,27 @@ static int timeout_of(int fallback)
 static void print_row(json_t *c);
 
 /* On a terminal: which step (and GPU) is running now; replaced by the step's row. */
-static void progress_note(const char *what)
+static void progress_note(struct run *r, const char *what)
 {
+	pthread_mutex_lock(r->lock);
 	if (isatty(STDOUT_FILENO)) {
 		printf("\r\033[K     ... %s", what);
 		fflush(stdout);
 	}
+	pthread_mutex_unlock(r->lock);
 }
 
 /* Print the rows not printed yet: each step's line appears as soon as the step ends. */
 static void flush_rows(struct run *r)
 {
-	pthread_mutex_lock(&r->lock);
+	pthread_mutex_lock(r->lock);
 	if (isatty(STDOUT_FILENO)) {
 		printf("\r\033[K");
 		fflush(stdout);
 	}
 	for (; r->printed < json_array_size(r->checks); r->printed++)
 		print_row(json_array_get(r->checks, r->printed));
-	pthread_mutex_unlock(&r->lock);
+	pthread_mutex_unlock(r->lock);
 }
 
 static void timing(struct run *r, const char *name, double since)
@@ -98,44 +100,92 @@ static json_t *add(struct run *r, int step, const char *check, const char *statu
 
 /* ---- step 1: files ---- */
 
+struct file_checks {
+	struct run *r;
+	char (*why)[600];      /* per file: empty, or what is wrong with it */
+	uint64_t *bytes;
+	size_t next;           /* the next file to take */
+	pthread_mutex_t lock;
+};
+
+static void check_one_file(const struct run *r, const struct manifest_file *f, char *why, size_t size,
+			   uint64_t *bytes)
+{
+	char *path = xasprintf("%s/%s", r->dir, f->path), target[PATH_MAX];
+	struct stat st;
+	if (lstat(path, &st) != 0) {
+		snprintf(why, size, "%s is missing", f->path);
+	} else if (f->type == MF_SYMLINK) {
+		ssize_t n = readlink(path, target, sizeof(target) - 1);
+		if (!S_ISLNK(st.st_mode) || n < 0 || (target[n] = '\0', strcmp(target, f->target)))
+			snprintf(why, size, "%s is not the link to %s", f->path, f->target);
+	} else if (r->o->just_written) {
+		/* The install hashed each file as it wrote it, moments ago: check what could
+		 * have changed since (presence, type, size), not the bytes again. */
+		if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != f->size)
+			snprintf(why, size, "%s: size differs from the manifest", f->path);
+		*bytes = (uint64_t)st.st_size;
+	} else {
+		uint8_t d[32];
+		uint64_t got = 0;
+		if (!S_ISREG(st.st_mode) || sha256_file(path, d, &got) != 0 || got != f->size)
+			snprintf(why, size, "%s: size differs from the manifest", f->path);
+		else if (!digest_equal(d, f->sha256, 32))
+			snprintf(why, size, "%s: SHA-256 differs from the manifest (changed after install)",
+				 f->path);
+		*bytes = got;
+	}
+	free(path);
+}
+
+/* A worker: files taken one by one, so the largest does not wait behind the others. */
+static void *file_worker(void *arg)
+{
+	struct file_checks *fc = arg;
+	for (;;) {
+		pthread_mutex_lock(&fc->lock);
+		size_t i = fc->next++;
+		pthread_mutex_unlock(&fc->lock);
+		if (i >= fc->r->m->nfiles)
+			return NULL;
+		check_one_file(fc->r, &fc->r->m->files[i], fc->why[i], sizeof(fc->why[i]), &fc->bytes[i]);
+	}
+}
+
 static void check_files(struct run *r)
 {
 	const struct manifest *m = r->m;
+	struct file_checks fc = { .r = r, .why = calloc(m->nfiles + 1, sizeof(*fc.why)),
+				  .bytes = calloc(m->nfiles + 1, sizeof(uint64_t)),
+				  .lock = PTHREAD_MUTEX_INITIALIZER };
 	char why[600] = "";
 	uint64_t bytes = 0;
-	int failed = 0;
-	for (size_t i = 0; i < m->nfiles && !failed; i++) {
-		const struct manifest_file *f = &m->files[i];
-		char *path = xasprintf("%s/%s", r->dir, f->path), target[PATH_MAX];
-		struct stat st;
-		if (lstat(path, &st) != 0) {
-			failed = snprintf(why, sizeof(why), "%s is missing", f->path);
-		} else if (f->type == MF_SYMLINK) {
-			ssize_t n = readlink(path, target, sizeof(target) - 1);
-			if (!S_ISLNK(st.st_mode) || n < 0 || (target[n] = '\0', strcmp(target, f->target)))
-				failed = snprintf(why, sizeof(why), "%s is not the link to %s", f->path, f->target);
-		} else if (r->o->just_written) {
-			/* The install hashed each file as it wrote it, moments ago: check what could
-			 * have changed since (presence, type, size), not the bytes again. */
-			if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != f->size)
-				failed = snprintf(why, sizeof(why), "%s: size differs from the manifest", f->path);
-			bytes += (uint64_t)st.st_size;
-		} else {
-			uint8_t d[32];
-			uint64_t size = 0;
-			if (!S_ISREG(st.st_mode) || sha256_file(path, d, &size) != 0 || size != f->size)
-				failed = snprintf(why, sizeof(why), "%s: size differs from the manifest", f->path);
-			else if (!digest_equal(d, f->sha256, 32))
-				failed = snprintf(why, sizeof(why), "%s: SHA-256 differs from the manifest (changed "
-					 "after install)", f->path);
-			bytes += size;
-		}
-		free(path);
+	if (!fc.why || !fc.bytes) {
+		add(r, 1, "files", "fail", "out of memory");
+		free(fc.why);
+		free(fc.bytes);
+		return;
 	}
+	pthread_t threads[8];
+	int cpus = platform_cpu_count(), n = 0;
+	for (; !r->o->just_written && n < 8 && n < cpus; n++)
+		if (pthread_create(&threads[n], NULL, file_worker, &fc) != 0)
+			break;
+	file_worker(&fc);
+	for (int i = 0; i < n; i++)
+		pthread_join(threads[i], NULL);
+	/* The first file in the manifest's order that is wrong, as a sequential check says. */
+	for (size_t i = 0; i < m->nfiles && !why[0]; i++) {
+		snprintf(why, sizeof(why), "%s", fc.why[i]);
+		bytes += fc.bytes[i];
+	}
+	int failed = why[0] != '\0';
 	if (!failed)
 		snprintf(why, sizeof(why), "%zu entries, %.1f MiB, sizes and SHA-256 as in the manifest%s",
 			 m->nfiles, (double)bytes / 1048576.0,
 			 r->o->just_written ? " (SHA-256 checked while written)" : "");
+	free(fc.why);
+	free(fc.bytes);
 	add(r, 1, "files", failed ? "fail" : "pass", why);
 }
 
@@ -371,8 +421,51 @@ static const char *component_of(const char *lib)
 	return NULL;
 }
 
-/* Under --root: each library from the bundle's lib/, else the image's search path, as files. */
-static json_t *deps_in_root(struct run *r)
+struct first_native {
+	char *out;
+	size_t size;
+};
+
+/* The first entry for this machine's own architecture (not a 32-bit compat copy). */
+static void first_native(const char *path, const char *flags, void *ctx)
+{
+	struct first_native *h = ctx;
+#if defined(__x86_64__)
+	const char *arch = "x86-64";
+#elif defined(__aarch64__)
+	const char *arch = "AArch64";
+#else
+	const char *arch = "";
+#endif
+	if (!h->out[0] && strstr(flags, arch))
+		snprintf(h->out, h->size, "%s", path);
+}
+
+/* Where a program's loader finds soname after cuDNN's RUNPATH ($ORIGIN, the bundle's lib/):
+ * LD_LIBRARY_PATH of a user install, then the ld cache (under --root: the image's
+ * ld.so.conf.d), then the default directories. Files only: nothing is loaded. */
+static int find_dependency(const struct run *r, const struct search *s, const char *soname, char *out,
+			   size_t size)
+{
+	char *bundled = xasprintf("%s/lib/%s", r->dir, soname);
+	int ok = elf_library(bundled);
+	if (ok)
+		snprintf(out, size, "%s", bundled);
+	free(bundled);
+	if (ok)
+		return 0;
+	if (!*r->o->root) {
+		out[0] = '\0';
+		struct first_native hit = { out, size };
+		env_ld_cache_find(soname, first_native, &hit);
+		if (out[0])
+			return 0;
+	}
+	return search_find(s, soname, out, size);
+}
+
+/* Step 4: the libraries cuDNN opens at run time, of the bundle's CUDA major, as files. */
+static json_t *find_dependencies(struct run *r)
 {
 	char names[4][64], found[PATH_MAX];
 	const char *v = r->m->cuda_variant;
@@ -382,32 +475,23 @@ static json_t *deps_in_root(struct run *r)
 	snprintf(names[3], 64, "libz.so.1");
 	struct search *s = xmalloc(sizeof(*s));
 	root_search(r, s);
-	memmove(s->dirs[1], s->dirs[0], sizeof(s->dirs[0]) * (s->n < 63 ? s->n : 63));
-	snprintf(s->dirs[0], PATH_MAX, "%s/lib", r->dir);
-	s->n = s->n < 64 ? s->n + 1 : 64;
 	json_t *libs = json_object();
 	int missing = 0;
 	for (int i = 0; i < 4; i++) {
-		int hit = search_find(s, names[i], found, sizeof(found)) == 0;
+		int hit = find_dependency(r, s, names[i], found, sizeof(found)) == 0;
 		json_object_set_new(libs, names[i], hit ? json_string(found) : json_null());
 		missing += !hit;
 	}
 	free(s);
 	json_t *o = add(r, 4, "dependencies", missing ? "fail" : "pass", "");
 	json_object_set_new(o, "libraries", libs);
-	json_object_set_new(o, "how", json_string("the image's files (ELF shared objects on its search path), not loaded"));
+	json_object_set_new(o, "how", json_string("files the loader would pick (ELF shared objects), not loaded"));
 	return o;
 }
 
 static void check_deps(struct run *r)
 {
-	json_t *o;
-	if (*r->o->root) {
-		o = deps_in_root(r);
-	} else {
-		char *const args[] = { "deps", (char *)r->dir, r->m->cuda_variant, NULL };
-		o = probe_step(r, 4, "dependencies", PROBE_TIMEOUT, args);
-	}
+	json_t *o = find_dependencies(r);
 	json_t *libs = json_object_get(o, "libraries"), *v;
 	const char *name;
 	char why[1024] = "";
@@ -435,26 +519,6 @@ static void check_deps(struct run *r)
 }
 
 /* ---- steps 5-6 ---- */
-
-struct first_native {
-	char *out;
-	size_t size;
-};
-
-/* The first entry for this machine's own architecture (not a 32-bit compat copy). */
-static void first_native(const char *path, const char *flags, void *ctx)
-{
-	struct first_native *h = ctx;
-#if defined(__x86_64__)
-	const char *arch = "x86-64";
-#elif defined(__aarch64__)
-	const char *arch = "AArch64";
-#else
-	const char *arch = "";
-#endif
-	if (!h->out[0] && strstr(flags, arch))
-		snprintf(h->out, h->size, "%s", path);
-}
 
 /* The host's driver, also under --root (the GPU and its kernel module are the host's, and
  * nothing of an image is loaded): CUFERRY_LIBCUDA names it where the ld cache does not. */
@@ -509,6 +573,7 @@ struct gpu_job {
 	char *args[8];
 	char idx[24];
 	int gpu;
+	int graph;             /* the backend graph (NVRTC, cuBLASLt), else the convolutions */
 	json_t *lines;
 	char why[1024];
 	int probe_failed;
@@ -525,7 +590,7 @@ static void *gpu_job_run(void *arg)
 	j->seconds = now_s() - t0;
 	size_t k;
 	json_t *line;
-	pthread_mutex_lock(&j->r->lock);
+	pthread_mutex_lock(j->r->lock);
 	if (isatty(STDOUT_FILENO))
 		printf("\r\033[K");
 	if (j->probe_failed) {
@@ -533,49 +598,56 @@ static void *gpu_job_run(void *arg)
 		snprintf(d, sizeof(d), "GPU %d: %s", j->gpu, j->why);
 		json_decref(j->lines);
 		j->lines = json_array();
-		json_array_append_new(j->lines, json_pack("{s:s, s:i, s:s, s:s}", "check", "compute", "gpu",
-							  j->gpu, "status", "fail", "detail", d));
+		json_array_append_new(j->lines, json_pack("{s:s, s:i, s:s, s:s}", "check",
+							  j->graph ? "graph" : "compute", "gpu", j->gpu,
+							  "status", "fail", "detail", d));
 	}
 	json_array_foreach(j->lines, k, line) {
 		json_object_set_new(line, "step", json_integer(6));
 		json_object_set_new(line, "gpu", json_integer(j->gpu));
 		print_row(line);
 	}
-	pthread_mutex_unlock(&j->r->lock);
+	pthread_mutex_unlock(j->r->lock);
 	return NULL;
 }
 
-/* Step 6 on every selected GPU at once: one child per GPU, in parallel. */
+/* Step 6 on every selected GPU at once: per GPU one child for the convolutions and one for
+ * the backend graph (whose runtime compilation then overlaps the convolutions), all in
+ * parallel. */
 static void compute_all(struct run *r, const char *libcuda, size_t ngpus)
 {
-	struct gpu_job *jobs = calloc(ngpus, sizeof(*jobs));
-	pthread_t *threads = calloc(ngpus, sizeof(*threads));
-	int *started = calloc(ngpus, sizeof(*started));
-	size_t n = 0;
+	size_t max = 2 * (ngpus < MAX_GPUS ? ngpus : MAX_GPUS), n = 0;
+	struct gpu_job *jobs = calloc(max ? max : 1, sizeof(*jobs));
+	pthread_t *threads = calloc(max ? max : 1, sizeof(*threads));
+	int *started = calloc(max ? max : 1, sizeof(*started));
 	char what[128];
 	flush_rows(r);
 	for (size_t i = 0; jobs && threads && started && i < ngpus && i < MAX_GPUS; i++) {
 		if (r->o->gpu >= 0 && (size_t)r->o->gpu != i)
 			continue;
-		struct gpu_job *j = &jobs[n];
-		j->r = r;
-		j->gpu = (int)i;
-		snprintf(j->idx, sizeof(j->idx), "%zu", i);
-		char *const a[] = { "compute", (char *)libcuda, (char *)r->dir, r->major, j->idx,
-				    r->o->quick ? "1" : "0", "1", NULL };
-		memcpy(j->args, a, sizeof(a));
-		started[n] = pthread_create(&threads[n], NULL, gpu_job_run, j) == 0;
-		if (!started[n])
-			gpu_job_run(j);
-		n++;
+		for (int graph = 0; graph < 2; graph++) {
+			struct gpu_job *j = &jobs[n];
+			j->r = r;
+			j->gpu = (int)i;
+			j->graph = graph;
+			snprintf(j->idx, sizeof(j->idx), "%zu", i);
+			/* QUICK: 0 both shapes, 1 the small one, 2 none (the graph job) */
+			char *const a[] = { "compute", (char *)libcuda, (char *)r->dir, r->major, j->idx,
+					    graph ? "2" : r->o->quick ? "1" : "0", graph ? "1" : "0", NULL };
+			memcpy(j->args, a, sizeof(a));
+			started[n] = pthread_create(&threads[n], NULL, gpu_job_run, j) == 0;
+			if (!started[n])
+				gpu_job_run(j);
+			n++;
+		}
 	}
-	snprintf(what, sizeof(what), "step 6 compute on %zu GPU%s", n, n == 1 ? "" : "s in parallel");
-	progress_note(what);
+	snprintf(what, sizeof(what), "step 6 compute on %zu GPU%s", n / 2, n == 2 ? "" : "s in parallel");
+	progress_note(r, what);
 	for (size_t i = 0; i < n; i++) {
 		if (started[i])
 			pthread_join(threads[i], NULL);
 		char name[32];
-		snprintf(name, sizeof(name), "compute_gpu%d", jobs[i].gpu);
+		snprintf(name, sizeof(name), "%s_gpu%d", jobs[i].graph ? "graph" : "compute", jobs[i].gpu);
 		json_object_set_new(r->timings, name, json_real(jobs[i].seconds));
 		size_t k;
 		json_t *line;
@@ -607,7 +679,6 @@ static void check_driver_and_compute(struct run *r)
 	driver_version(libcuda, version, sizeof(version));
 	char *const args[] = { "driver", libcuda, NULL };
 	double t0 = now_s();
-	progress_note("step 5 driver");
 	json_t *o = probe_step(r, 5, "driver", PROBE_TIMEOUT, args);
 	timing(r, "driver", t0);
 	json_t *gpus = json_object_get(o, "gpus");
@@ -803,39 +874,68 @@ static int write_report(const struct run *r, const char *result, char *failed_co
 	return 0;
 }
 
+/* Steps 5-6 need only the files: they run beside steps 2-4, in a run of their own. */
+static void *gpu_steps(void *arg)
+{
+	struct run *g = arg;
+	check_driver_and_compute(g);
+	flush_rows(g);
+	return NULL;
+}
+
+/* Fold the GPU steps' run into the main one (rows already printed). */
+static void merge(struct run *r, struct run *g)
+{
+	json_array_extend(r->checks, g->checks);
+	r->printed = json_array_size(r->checks);
+	json_object_update(r->timings, g->timings);
+	r->failed |= g->failed;
+	r->incompatible |= g->incompatible;
+	r->gpu_checked |= g->gpu_checked;
+	json_decref(g->checks);
+	json_decref(g->timings);
+}
+
 int validate_install(const struct validate_options *o, const char *install_dir,
 		     const struct manifest *m, int is_current, struct cf_err *e)
 {
+	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	struct run r = { .o = o, .dir = install_dir, .m = m, .checks = json_array(),
-			 .timings = json_object() };
-	pthread_mutex_init(&r.lock, NULL);
+			 .timings = json_object(), .lock = &lock };
 	snprintf(r.major, sizeof(r.major), "%.*s", (int)strcspn(m->cudnn_version, "."), m->cudnn_version);
 	compute_env(&r);
 	log_msg(LOG_INFO, "validating %s", install_dir);
 	log_out("%-4s %-13s %-6s %s\n", "step", "check", "result", "detail");
 	double t0 = now_s(), t = t0;
-	progress_note("step 1 files");
+	progress_note(&r, "step 1 files");
 	check_files(&r);
 	timing(&r, "files", t);
 	flush_rows(&r);
 	if (!r.failed) { /* a modified install is never loaded */
+		struct run g = r;
+		g.checks = json_array();
+		g.timings = json_object();
+		g.printed = 0;
+		pthread_t gpu_thread;
+		int threaded = pthread_create(&gpu_thread, NULL, gpu_steps, &g) == 0;
 		t = now_s();
-		progress_note("step 2 library");
+		progress_note(&r, "steps 2-6");
 		check_library(&r);
 		timing(&r, "library", t);
 		flush_rows(&r);
 		t = now_s();
-		progress_note("step 3 resolution");
 		check_resolution(&r, is_current);
 		timing(&r, "resolution", t);
 		flush_rows(&r);
 		t = now_s();
-		progress_note("step 4 dependencies");
 		check_deps(&r);
 		timing(&r, "dependencies", t);
 		flush_rows(&r);
-		check_driver_and_compute(&r);
-		flush_rows(&r);
+		if (threaded)
+			pthread_join(gpu_thread, NULL);
+		else
+			gpu_steps(&g);
+		merge(&r, &g);
 	} else {
 		add(&r, 2, "library", "skip", "not loaded: step 1 failed");
 		flush_rows(&r);
@@ -851,7 +951,6 @@ int validate_install(const struct validate_options *o, const char *install_dir,
 	first_failure(&r, first, sizeof(first));
 	json_decref(r.checks);
 	json_decref(r.timings);
-	pthread_mutex_destroy(&r.lock);
 	const char *see = kept[0] ? kept : "the log";
 	if (r.incompatible)
 		return cf_fail(e, CF_INCOMPATIBLE, "validation: the driver or GPU cannot run this cuDNN "
