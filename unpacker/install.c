@@ -572,7 +572,7 @@ static int transaction(const struct paths *p, const struct install_options *o, s
 		/* After the switch: resolution is checked as programs will see it. */
 		char *dir = under(p, j.target);
 		struct validate_options vo = { p->root, p->prefix, validate_env_mode(p, o), o->require_gpu,
-					       o->gpu, o->quick_validate, 1 };
+					       o->gpu, o->quick_validate, 1, NULL };
 		rc = validate_install(&vo, dir, b->m, 1, e);
 		free(dir);
 		if (rc != CF_OK && o->keep_failed) {
@@ -796,7 +796,7 @@ int validate_command(const struct install_options *o, const char *id, struct cf_
 		rc = validate_load_manifest(dir, &m, e);
 	if (rc == CF_OK && b && dir) {
 		struct validate_options vo = { p.root, p.prefix, validate_env_mode(&p, o), o->require_gpu,
-					       o->gpu, o->quick_validate, 0 };
+					       o->gpu, o->quick_validate, 0, &o->trust };
 		int is_current = st.current && strcmp(st.current, b->dir) == 0;
 		rc = validate_install(&vo, dir, m, is_current, e); /* prints its own summary */
 	}

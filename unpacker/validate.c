@@ -22,6 +22,7 @@
 #include "unpacker/env.h"
 #include "unpacker/probe.h"
 #include "unpacker/probereport.h"
+#include "unpacker/trust.h"
 
 /* Seconds a probe may take; CUFERRY_VALIDATE_TIMEOUT overrides both (a slow or shared GPU). */
 #define PROBE_TIMEOUT 60
@@ -187,6 +188,35 @@ static void check_files(struct run *r)
 	free(fc.why);
 	free(fc.bytes);
 	add(r, 1, "files", failed ? "fail" : "pass", why);
+}
+
+/* validate: the stored header's signatures, against the keys trusted here now. */
+static void check_signature(struct run *r)
+{
+	char *path = xasprintf("%s/.cuferry/header.bin", r->dir), *data = NULL, signers[256] = "", why[1200];
+	size_t len = 0;
+	struct frame f;
+	struct cf_err e = { 0 };
+	struct trust *t = xmalloc(sizeof(*t));
+	int rc = io_read_file(path, FRAME_CAP + 8, &data, &len) == 0 ? CF_OK
+			 : cf_fail(&e, CF_TRUST, "cannot be read");
+	if (rc == CF_OK && (len < 8 || frame_le32((uint8_t *)data) != FRAME_MAGIC))
+		rc = cf_fail(&e, CF_TRUST, "not a bundle header");
+	int parsed = rc == CF_OK && (rc = frame_parse((uint8_t *)data + 8, len - 8, &f, &e)) == CF_OK;
+	if (rc == CF_OK)
+		rc = trust_load(t, r->o->trust, &e);
+	if (rc == CF_OK)
+		rc = trust_check(t, &f, signers, sizeof(signers), &e);
+	if (rc == CF_OK)
+		snprintf(why, sizeof(why), "the stored header is signed by %s, trusted here", signers);
+	else
+		snprintf(why, sizeof(why), ".cuferry/header.bin: %s", e.msg);
+	add(r, 1, "signature", rc == CF_OK ? "pass" : "fail", why);
+	if (parsed)
+		frame_free(&f);
+	free(t);
+	free(data);
+	free(path);
 }
 
 /* ---- children ---- */
@@ -489,8 +519,29 @@ static json_t *find_dependencies(struct run *r)
 	return o;
 }
 
+/* An OS image has system library directories; a bare --root sandbox (tests, a staging tree)
+ * has none, and no loader of its own to ask. */
+static int root_is_image(const char *root)
+{
+	static const char *const dirs[] = { "lib", "lib64", "usr/lib", "usr/lib64", NULL };
+	for (size_t i = 0; dirs[i]; i++) {
+		char *p = xasprintf("%s/%s", root, dirs[i]);
+		struct stat st;
+		int yes = stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+		free(p);
+		if (yes)
+			return 1;
+	}
+	return 0;
+}
+
 static void check_deps(struct run *r)
 {
+	if (*r->o->root && !root_is_image(r->o->root)) {
+		add(r, 4, "dependencies", "skip", "not checked: the root has no system library directories "
+		    "(lib, usr/lib): it is not an OS image whose loader could be asked");
+		return;
+	}
 	json_t *o = find_dependencies(r);
 	json_t *libs = json_object_get(o, "libraries"), *v;
 	const char *name;
@@ -908,6 +959,8 @@ int validate_install(const struct validate_options *o, const char *install_dir,
 	log_out("%-4s %-13s %-6s %s\n", "step", "check", "result", "detail");
 	double t0 = now_s(), t = t0;
 	progress_note(&r, "step 1 files");
+	if (o->trust)
+		check_signature(&r);
 	check_files(&r);
 	timing(&r, "files", t);
 	flush_rows(&r);

@@ -5,6 +5,7 @@
 
 #include "common/err.h"
 #include "manifests/manifest.h"
+#include "unpacker/trust.h"
 
 struct validate_options {
 	const char *root;       /* "" or --root */
@@ -14,6 +15,9 @@ struct validate_options {
 	int gpu;                /* -1: every GPU */
 	int quick;              /* the small shape only */
 	int just_written;       /* install: every file's SHA-256 was checked as it was written */
+	/* validate: the keys to re-check .cuferry/header.bin against (NULL right after an
+	 * install, which has just checked the bundle's signatures) */
+	const struct trust_sources *trust;
 };
 
 enum { VALIDATE_ENV_CACHE, VALIDATE_ENV_LIBRARY_PATH };

@@ -24,6 +24,7 @@ cuda_libs() { # ROOT: cuBLAS, cuBLASLt, NVRTC and zlib where the image's loader 
 }
 
 note "an image without cuBLAS or NVRTC: step 4 names them, exit 6; the report outlives the rollback"
+mkdir -p "$W/real/usr/lib/x86_64-linux-gnu" # an OS image: its library directories, without CUDA
 expect 6 "$UNPACKER" "$FX/real.bundle" --root "$W/real" $T
 assert_contains last.err "step 4 dependencies: libcublas.so.13 missing (CUDA component libcublas"
 kept=$(sed -n 's/.*report: \(.*report\.json\).*/\1/p' last.err)
@@ -61,20 +62,39 @@ assert all(p.startswith(sys.argv[2] + "/usr/lib/") for p in deps.values()), deps
 for k in ("files", "library", "resolution", "dependencies", "total"):
     assert isinstance(v["timings_s"][k], float), v["timings_s"]
 PY
-expect 0 "$UNPACKER" validate --root "$W/real"
+expect 0 "$UNPACKER" validate --root "$W/real" $T
 assert_contains last.out "passed WITHOUT a GPU check"
+assert_contains last.out "1    signature     pass   the stored header is signed by"
+
+note "validate re-checks the stored signature: no trusted key, or a changed header: exit 6, nothing loaded"
+expect 6 "$UNPACKER" validate --root "$W/real"
+assert_contains last.out "1    signature     fail   .cuferry/header.bin: "
+assert_contains last.out "2    library       skip   not loaded: step 1 failed"
+hb=$W/real/opt/cudnn/current/.cuferry/header.bin
+cp "$hb" saved.hb
+py - "$hb" <<'PY2'
+import sys
+p = sys.argv[1]; b = bytearray(open(p, "rb").read())
+b[-3] ^= 1   # a byte of the signature
+open(p, "wb").write(b)
+PY2
+expect 6 "$UNPACKER" validate --root "$W/real" $T
+assert_contains last.out "1    signature     fail"
+assert_contains last.out "2    library       skip   not loaded: step 1 failed"
+cp saved.hb "$hb"
 
 note "a file changed after the install (same size): validate names it, loads nothing, exit 6"
 f=$W/real/opt/cudnn/current/include/cudnn_version.h
 cp "$f" saved.h
 py -c "import sys; b = bytearray(open(sys.argv[1],'rb').read()); b[10] ^= 1; open(sys.argv[1],'wb').write(b)" "$f"
-expect 6 "$UNPACKER" validate --root "$W/real"
+expect 6 "$UNPACKER" validate --root "$W/real" $T
 assert_contains last.out "include/cudnn_version.h: SHA-256 differs from the manifest (changed after install)"
 assert_contains last.out "2    library       skip   not loaded: step 1 failed"
 cp saved.h "$f"
 
 note "--require-gpu without a GPU: exit 4, and nothing stays installed"
 expect 4 "$UNPACKER" "$FX/small.bundle" --root "$W/nogpu" $T --require-gpu
+assert_contains last.out "4    dependencies  skip   not checked: the root has no system library directories"
 [ ! -e "$W/nogpu/opt/cudnn/current" ] || fail "installed without the GPU it required"
 
 # ---- fakes ----
@@ -190,35 +210,35 @@ assert_contains last.out "$W/elsewhere/libcudnn_graph.so.9 was loaded from outsi
 note "a driver too old for CUDA 13: exit 4"
 cp "$drv/libcuda.so.580.95.05" "$drv/libcuda.so.550.54.14"
 ln -sf libcuda.so.550.54.14 "$drv/libcuda.so.1"
-expect 4 "$UNPACKER" validate --root "$R" $V
+expect 4 "$UNPACKER" validate --root "$R" $T $V
 assert_contains last.out "driver 550.54.14 is older than 580.65.06"
 ln -sf libcuda.so.580.95.05 "$drv/libcuda.so.1"
 
 # Fakes that are wrong on purpose, against the good install: validate names step, GPU, algorithm.
 note "one forward algorithm off by a little at one element: the cross-check between algorithms names it"
 echo fwd_off_algo=1 > "$CONF"
-expect 6 "$UNPACKER" validate --root "$R" $V
+expect 6 "$UNPACKER" validate --root "$R" $T $V
 assert_contains last.err "step 6 compute gpu0: .*(forward algo 1 wrong)"
 
 note "backward filter off: named"
 echo bwd_filter_off=1 > "$CONF"
-expect 6 "$UNPACKER" validate --root "$R" $V
+expect 6 "$UNPACKER" validate --root "$R" $T $V
 assert_contains last.err "step 6 compute gpu0: .*(backward_filter algo 0 wrong)"
 
 note "four GPUs, checked in parallel: all pass"
 echo gpus=4 > "$CONF"
-expect 0 "$UNPACKER" validate --root "$R" $V
+expect 0 "$UNPACKER" validate --root "$R" $T $V
 for g in 0 1 2 3; do assert_contains last.out "6    compute gpu$g  pass"; done
 
 note "four GPUs, the third one wrong: named"
 printf 'gpus=4\nbad_gpu=2\n' > "$CONF"
-expect 6 "$UNPACKER" validate --root "$R" $V
+expect 6 "$UNPACKER" validate --root "$R" $T $V
 assert_contains last.err "step 6 compute gpu2: .*(forward algo 0 wrong)"
 assert_contains last.out "6    compute gpu3  pass"
 
 note "a GPU that hangs: killed at the deadline, named"
 printf 'gpus=2\nhang_gpu=1\n' > "$CONF"
-CUFERRY_VALIDATE_TIMEOUT=3 expect 6 "$UNPACKER" validate --root "$R" $V
+CUFERRY_VALIDATE_TIMEOUT=3 expect 6 "$UNPACKER" validate --root "$R" $T $V
 assert_contains last.err "step 6 compute gpu1: GPU 1: timed out after 3 s"
 assert_contains last.out "6    compute gpu0  pass"
 : > "$CONF"
@@ -234,6 +254,6 @@ note "a decoy earlier in the image's search path shadows the install: named"
 mkdir -p "$W/real/old"
 cp "$W/src-version/lib/libcudnn.so.9" "$W/src-version/lib/libcudnn_graph.so.9" "$W/real/old/"
 echo /old > "$W/real/etc/ld.so.conf.d/aaa-old.conf"
-expect 6 "$UNPACKER" validate --root "$W/real"
+expect 6 "$UNPACKER" validate --root "$W/real" $T
 assert_contains last.out "gets $W/real/old/libcudnn.so.9, not the install"
 if ls "$UIDS" | grep -q '^uid-0-'; then fail "a library ran as root"; fi
