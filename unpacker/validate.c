@@ -899,6 +899,9 @@ static int write_report(const struct run *r, const char *result, char *failed_co
 			      "gpu", r->gpu_checked ? "checked" : "not checked", "cudnn_version",
 			      r->m->cudnn_version, "environment_ld_library_path", r->env_ldpath,
 			      "timings_s", r->timings, "checks", r->checks);
+	json_t *phases = r->o->install_timings ? json_loads(r->o->install_timings, 0, NULL) : NULL;
+	if (phases)
+		json_object_set_new(report, "install_timings_s", phases);
 	json_object_set_new(report, "validation", v);
 	text = json_dumps(report, JSON_INDENT(2) | JSON_SORT_KEYS);
 	if (io_write_file_atomic(path, text, strlen(text), 0644) != 0)
@@ -999,6 +1002,8 @@ int validate_install(const struct validate_options *o, const char *install_dir,
 	write_report(&r, result, kept, sizeof(kept));
 	char *tt = json_dumps(r.timings, JSON_COMPACT | JSON_REAL_PRECISION(3));
 	log_msg(LOG_INFO, "validation timings (s): %s", tt ? tt : "?");
+	if (o->timings_out && tt && strlen(tt) < o->timings_out_size)
+		snprintf(o->timings_out, o->timings_out_size, "%s", tt);
 	free(tt);
 	snprintf(times, sizeof(times), "%.2f s", json_real_value(json_object_get(r.timings, "total")));
 	first_failure(&r, first, sizeof(first));

@@ -18,6 +18,9 @@ struct validate_options {
 	/* validate: the keys to re-check .cuferry/header.bin against (NULL right after an
 	 * install, which has just checked the bundle's signatures) */
 	const struct trust_sources *trust;
+	const char *install_timings; /* install: its phases so far, a JSON object, for report.json */
+	char *timings_out;           /* if set: each step's seconds (per GPU), a JSON object */
+	size_t timings_out_size;
 };
 
 enum { VALIDATE_ENV_CACHE, VALIDATE_ENV_LIBRARY_PATH };

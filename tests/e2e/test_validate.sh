@@ -140,7 +140,7 @@ export CUFERRY_LIBCUDA="$drv/libcuda.so.1"
 V="--quick-validate"
 
 note "the fake cuDNN on the fake driver: all six steps pass"
-expect 0 "$UNPACKER" good.bundle --root "$R" $T $V
+expect 0 "$UNPACKER" good.bundle --root "$R" $T $V --json "$W/good.json" --log "$W/good.log"
 assert_contains last.out "5    driver        pass   driver 580.95.05 (>= 580.65.06); GPU 0 Fake GPU (CPU), 1 GiB, sm 9.0"
 assert_contains last.out "6    compute gpu0  pass"
 assert_contains last.out "forward         algo 1"
@@ -153,7 +153,16 @@ assert "compute_gpu0" in v["timings_s"], v["timings_s"]
 c = [c for c in v["checks"] if c["check"] == "compute"][0]
 assert all(a["sampled_points"] > 0 for a in c["forward"]), c
 assert c["forward"][1]["cross_checked_with_algo"] == 0, c
+r = json.load(open(sys.argv[1]))
+assert set(r["install_timings_s"]) >= {"open_verify", "extract", "sync", "switch", "environment"}, r["install_timings_s"]
 PY
+py - "$W/good.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert set(j["timings_s"]) == {"open_verify", "extract", "sync", "switch", "environment", "validation"}, j
+assert {"files", "library", "driver", "compute_gpu0", "graph_gpu0", "total"} <= set(j["validation_timings_s"]), j
+PY
+assert_contains "$W/good.log" 'install timings (s): {"open_verify"'
 # Reports of failed validations are kept under .cuferry/failed; the rest must not change.
 installs() { tree_listing "$R/opt/cudnn" | grep -v '\.cuferry/failed'; }
 snap=$(installs)

@@ -63,9 +63,9 @@ PY
 	rc=$?; install=$(since "$t")
 	echo "exit $rc: ${install} s"
 	echo "## timed: unpacker validate (full), three times"
-	v1=$(t=$(now); "$D/unpacker" validate > "$G/v1.txt" 2>&1; rc=$?; echo "$(since "$t") exit $rc")
-	v2=$(t=$(now); "$D/unpacker" validate > "$G/v2.txt" 2>&1; rc=$?; echo "$(since "$t") exit $rc")
-	v3=$(t=$(now); "$D/unpacker" validate > "$G/v3.txt" 2>&1; rc=$?; echo "$(since "$t") exit $rc")
+	v1=$(t=$(now); "$D/unpacker" validate --trust "$G/site.pub" > "$G/v1.txt" 2>&1; rc=$?; echo "$(since "$t") exit $rc")
+	v2=$(t=$(now); "$D/unpacker" validate --trust "$G/site.pub" > "$G/v2.txt" 2>&1; rc=$?; echo "$(since "$t") exit $rc")
+	v3=$(t=$(now); "$D/unpacker" validate --trust "$G/site.pub" > "$G/v3.txt" 2>&1; rc=$?; echo "$(since "$t") exit $rc")
 	echo "validate: $v1 / $v2 / $v3 (s, exit)"
 	cat "$G/v3.txt"
 	echo "## summary"
@@ -74,7 +74,7 @@ PY
 	run "$D/unpacker" doctor
 	echo "## the hostile caller environment: PATH and LD_LIBRARY_PATH pointing at a decoy"
 	mkdir -p /tmp/evil && cp /opt/cudnn/current/lib/libcudnn.so.9 /tmp/evil/ 2>/dev/null
-	PATH=/tmp/evil:$PATH LD_LIBRARY_PATH=/tmp/evil run "$D/unpacker" validate --gpu 0 --quick-validate
+	PATH=/tmp/evil:$PATH LD_LIBRARY_PATH=/tmp/evil run "$D/unpacker" validate --trust "$G/site.pub" --gpu 0 --quick-validate
 } 2>&1 | tee "$OUT/console.txt"
 cp /opt/cudnn/current/.cuferry/report.json "$OUT/report.json" 2>/dev/null
 ls -la /opt/cudnn /etc/ld.so.conf.d > "$OUT/layout.txt" 2>&1
