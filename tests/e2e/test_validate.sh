@@ -19,7 +19,7 @@ stub() { # DIR SONAME [library name for the uid record]
 }
 cuda_libs() { # ROOT: cuBLAS, cuBLASLt, NVRTC and zlib where the image's loader finds them
 	mkdir -p "$1/usr/lib/x86_64-linux-gnu"
-	for l in libcublas.so.13 libcublasLt.so.13 libnvrtc.so.13; do stub "$1/usr/lib/x86_64-linux-gnu" $l; done
+	for l in libcublas.so.13 libcublasLt.so.13 libnvrtc.so.13; do stub "$1/usr/lib/x86_64-linux-gnu" $l $l-of-the-image; done
 	stub "$1/usr/lib/x86_64-linux-gnu" libz.so.1 libz-of-the-image
 }
 
@@ -100,7 +100,10 @@ assert_contains last.out "4    dependencies  skip   not checked: the root has no
 # ---- fakes ----
 CONF=$W/fake.conf
 : > "$CONF"
-FAKEFLAGS="-I$TOP/tests/tools -DFAKE_CONF=\"$CONF\" -DFAKE_UID_DIR=\"$UIDS\""
+# NVRTC as the host has it (outside the image): the fake's runtime-compiled engine opens it.
+mkdir -p "$W/host-nvrtc"
+stub "$W/host-nvrtc" libnvrtc.so.13 libnvrtc-of-the-host
+FAKEFLAGS="-I$TOP/tests/tools -DFAKE_CONF=\"$CONF\" -DFAKE_UID_DIR=\"$UIDS\" -DFAKE_NVRTC=\"$W/host-nvrtc/libnvrtc.so.13\""
 header() { printf '#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 19\n#define CUDNN_PATCHLEVEL 0\n'; }
 mkfake() { # NAME CFLAGS...
 	d=$W/src-$1; shift
@@ -109,8 +112,8 @@ mkfake() { # NAME CFLAGS...
 	cc -shared -fPIC -o "$d/lib/libcudnn_graph.so.9" -Wl,-soname,libcudnn_graph.so.9 "$TOP/tests/tools/fakegraph.c"
 	# shellcheck disable=SC2086
 	cc -shared -fPIC -O2 -I"$TOP" $FAKEFLAGS "$@" -o "$d/lib/libcudnn.so.9" -Wl,-soname,libcudnn.so.9 \
-		-Wl,-rpath,'$ORIGIN' "$TOP/tests/tools/fakecudnn.c" "$TOP/unpacker/convref.c" \
-		"$d/lib/libcudnn_graph.so.9" -lm
+		-Wl,-rpath,'$ORIGIN' "$TOP/tests/tools/fakecudnn.c" "$TOP/tests/tools/fakebackend.c" \
+		"$TOP/unpacker/convref.c" "$d/lib/libcudnn_graph.so.9" -lm -ldl
 	ln -sf libcudnn.so.9 "$d/lib/libcudnn.so"
 }
 counter=10
@@ -145,6 +148,7 @@ assert_contains last.out "5    driver        pass   driver 580.95.05 (>= 580.65.
 assert_contains last.out "6    compute gpu0  pass"
 assert_contains last.out "forward         algo 1"
 assert_contains last.out "validation: all checks passed"
+assert_contains last.out "6    graph gpu0    pass   matmul 64x128 \* 128x96, float, backend API: 2 of 2 engines run correct (2 offered); runtime-compiled: 1 run, correct (1 offered); loaded: NVRTC"
 py - "$R/opt/cudnn/current/.cuferry/report.json" <<'PY'
 import json, sys
 v = json.load(open(sys.argv[1]))["validation"]
@@ -233,6 +237,11 @@ note "backward filter off: named"
 echo bwd_filter_off=1 > "$CONF"
 expect 6 "$UNPACKER" validate --root "$R" $T $V
 assert_contains last.err "step 6 compute gpu0: .*(backward_filter algo 0 wrong)"
+
+note "one graph engine off (the runtime-compiled one): named"
+echo graph_off_engine=1 > "$CONF"
+expect 6 "$UNPACKER" validate --root "$R" $T $V
+assert_contains last.err "step 6 graph gpu0: .*(engines engine 1 wrong)"
 
 note "four GPUs, checked in parallel: all pass"
 echo gpus=4 > "$CONF"
