@@ -689,7 +689,7 @@ int install_bundle(const struct install_options *o, struct install_result *r, st
 	platform_unlock(lock);
 	char timings[512];
 	install_timings_text(r, timings, sizeof(timings));
-	log_msg(LOG_INFO, "install timings (s): %s", timings);
+	log_msg(LOG_DEBUG, "install timings (s): %s", timings); /* the log file only */
 	state_free(&st);
 	opened_close(&b);
 	paths_free(&p);

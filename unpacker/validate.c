@@ -1001,7 +1001,7 @@ int validate_install(const struct validate_options *o, const char *install_dir,
 	char kept[PATH_MAX + 32], first[512], times[512];
 	write_report(&r, result, kept, sizeof(kept));
 	char *tt = json_dumps(r.timings, JSON_COMPACT | JSON_REAL_PRECISION(3));
-	log_msg(LOG_INFO, "validation timings (s): %s", tt ? tt : "?");
+	log_msg(LOG_DEBUG, "validation timings (s): %s", tt ? tt : "?"); /* the log file only */
 	if (o->timings_out && tt && strlen(tt) < o->timings_out_size)
 		snprintf(o->timings_out, o->timings_out_size, "%s", tt);
 	free(tt);

@@ -4,7 +4,8 @@
  *   -DFAKE_VERSION=91400  wrong version      -DFAKE_NO_CUDART  a missing symbol
  *   -DFAKE_WRONG          wrong numbers      -DFAKE_CRASH      a crash inside cuDNN
  * and at run time, through FAKE_CONF (fakeconf.h): fwd_off_algo=A (forward algorithm A off by
- * a little at one element), bwd_filter_off=1, bad_gpu=G (GPU G's forward off), hang_gpu=G.
+ * a little at one element), bwd_filter_off=1, bad_gpu=G (GPU G's forward off), hang_gpu=G,
+ * fast=1 (return at once, results unwritten: make bench times validation's own CPU work).
  * It needs libcudnn_graph.so.9 (fakegraph.c), found through its RUNPATH ($ORIGIN). */
 #include <dlfcn.h>
 #include <signal.h>
@@ -124,6 +125,8 @@ int cudnnConvolutionForward(void *h, const float *alpha, struct tensor *xd, cons
 	if (fake_conf("hang_gpu", -1) == device())
 		for (;;)
 			pause();
+	if (fake_conf("fast", 0)) /* make bench: validation's own CPU cost, not the fake's */
+		return 0;
 	float *mag = scratch(conv_y_count(&s));
 	conv_ref_forward(&s, x, w, y, mag);
 	free(mag);
@@ -144,6 +147,8 @@ int cudnnConvolutionBackwardData(void *h, const float *alpha, struct tensor *wd,
 {
 	(void)h; (void)alpha; (void)algo; (void)ws; (void)wss; (void)beta; (void)dyd;
 	struct conv_shape s = shape_of(dxd, wd, c);
+	if (fake_conf("fast", 0))
+		return 0;
 	float *mag = scratch(conv_x_count(&s));
 	conv_ref_backward_data(&s, w, dy, dx, mag);
 	free(mag);
@@ -156,6 +161,8 @@ int cudnnConvolutionBackwardFilter(void *h, const float *alpha, struct tensor *x
 {
 	(void)h; (void)alpha; (void)algo; (void)ws; (void)wss; (void)beta; (void)dyd;
 	struct conv_shape s = shape_of(xd, dwd, c);
+	if (fake_conf("fast", 0))
+		return 0;
 	float *mag = scratch(conv_w_count(&s));
 	conv_ref_backward_filter(&s, x, dy, dw, mag);
 	free(mag);

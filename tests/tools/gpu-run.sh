@@ -63,11 +63,11 @@ PY
 	rc=$?; install=$(since "$t")
 	echo "exit $rc: ${install} s"
 	echo "## timed: unpacker validate (full), three times"
-	v1=$(t=$(now); "$D/unpacker" validate --trust "$G/site.pub" > "$G/v1.txt" 2>&1; rc=$?; echo "$(since "$t") exit $rc")
-	v2=$(t=$(now); "$D/unpacker" validate --trust "$G/site.pub" > "$G/v2.txt" 2>&1; rc=$?; echo "$(since "$t") exit $rc")
-	v3=$(t=$(now); "$D/unpacker" validate --trust "$G/site.pub" > "$G/v3.txt" 2>&1; rc=$?; echo "$(since "$t") exit $rc")
+	v1=$(t=$(now); "$D/unpacker" validate --trust "$G/site.pub" --log "$OUT/validate.log" > "$G/v1.txt" 2>&1; rc=$?; echo "$(since "$t") exit $rc")
+	v2=$(t=$(now); "$D/unpacker" validate --trust "$G/site.pub" --log "$OUT/validate.log" > "$G/v2.txt" 2>&1; rc=$?; echo "$(since "$t") exit $rc")
+	v3=$(t=$(now); "$D/unpacker" validate --trust "$G/site.pub" --log "$OUT/validate.log" > "$G/v3.txt" 2>&1; rc=$?; echo "$(since "$t") exit $rc")
 	echo "validate: $v1 / $v2 / $v3 (s, exit)"
-	cat "$G/v3.txt"
+	cat "$G/v3.txt"; grep "timings" "$OUT/validate.log" | tail -3
 	echo "## summary"
 	awk -v m="$manual" -v i="$install" 'BEGIN { printf "manual way %.2f s; cuferry install+full validation %.2f s; ratio %.1fx\n", m, i, m / i }'
 	echo "## doctor"
