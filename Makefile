@@ -60,6 +60,7 @@ UNPACKER_SRC += unpacker/sfxtrust.c unpacker/selfpath.c
 UNPACKER_SRC += unpacker/safepath.c
 UNPACKER_SRC += unpacker/rootpath.c
 UNPACKER_SRC += unpacker/choose.c
+UNPACKER_SRC += unpacker/unprivileged.c unpacker/probereport.c
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
@@ -71,7 +72,7 @@ UNIT_TESTS = $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*
 
 .PHONY: all deps test sanitize bench install clean demo help lint fuzz fuzz-build security-doc check-arm
 
-FUZZ_TARGETS  = frame manifest pathrule redist unpack
+FUZZ_TARGETS  = frame manifest pathrule redist unpack probe_report
 FUZZ_SECONDS ?= 60
 .DEFAULT_GOAL := all
 

@@ -247,20 +247,25 @@ void sha256_buf(const void *data, size_t len, uint8_t out[SHA256_LEN])
 
 int sha256_file(const char *path, uint8_t out[SHA256_LEN], uint64_t *size)
 {
-	static unsigned char buf[1 << 20];
+	/* One buffer per call: validation hashes files in parallel threads. */
+	enum { BUF = 1 << 20 };
+	unsigned char *buf = malloc(BUF);
 	struct sha256 h;
 	uint64_t total = 0;
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	int fd = buf ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd < 0) {
+		free(buf);
 		return -1;
+	}
 	sha256_init(&h);
-	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+	while ((n = read(fd, buf, BUF)) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			int saved = errno;
 			close(fd);
+			free(buf);
 			sha256_final(&h, out);
 			errno = saved;
 			return -1;
@@ -269,6 +274,7 @@ int sha256_file(const char *path, uint8_t out[SHA256_LEN], uint64_t *size)
 		total += (uint64_t)n;
 	}
 	close(fd);
+	free(buf);
 	sha256_final(&h, out);
 	if (size)
 		*size = total;

@@ -1,4 +1,5 @@
-/* convref.c - plain loops, written for clarity; the shapes validation uses are small enough */
+/* convref.c - plain loops, written for clarity. The whole-tensor references serve the fake
+ * cuDNN of the tests; validation uses the per-element ones at sampled points. */
 #include "unpacker/convref.h"
 
 #include <math.h>
@@ -98,6 +99,86 @@ void conv_ref_backward_filter(const struct conv_shape *s, const float *x, const 
 		dw[i] += t;
 		mag[i] += fabsf(t);
 	})
+}
+
+void conv_ref_forward_at(const struct conv_shape *s, const float *x, const float *w, size_t idx,
+			 float *value, float *mag)
+{
+	int qq = (int)(idx % (size_t)s->ow), pp = (int)(idx / (size_t)s->ow % (size_t)s->oh);
+	int kk = (int)(idx / ((size_t)s->ow * s->oh) % (size_t)s->k);
+	int nn = (int)(idx / ((size_t)s->ow * s->oh * s->k));
+	double v = 0, m = 0;
+	for (int cc = 0; cc < s->c; cc++)
+		for (int rr = 0; rr < s->r; rr++) {
+			int hh = pp * s->stride_h - s->pad_h + rr;
+			for (int ss = 0; hh >= 0 && hh < s->h && ss < s->s; ss++) {
+				int ww = qq * s->stride_w - s->pad_w + ss;
+				if (ww < 0 || ww >= s->w)
+					continue;
+				double t = (double)X(nn, cc, hh, ww) * W(kk, cc, rr, ss);
+				v += t;
+				m += fabs(t);
+			}
+		}
+	*value = (float)v;
+	*mag = (float)m;
+}
+
+void conv_ref_backward_data_at(const struct conv_shape *s, const float *w, const float *dy,
+			       size_t idx, float *value, float *mag)
+{
+	int ww = (int)(idx % (size_t)s->w), hh = (int)(idx / (size_t)s->w % (size_t)s->h);
+	int cc = (int)(idx / ((size_t)s->w * s->h) % (size_t)s->c);
+	int nn = (int)(idx / ((size_t)s->w * s->h * s->c));
+	double v = 0, m = 0;
+	for (int kk = 0; kk < s->k; kk++)
+		for (int rr = 0; rr < s->r; rr++) {
+			int ph = hh + s->pad_h - rr;
+			if (ph < 0 || ph % s->stride_h || ph / s->stride_h >= s->oh)
+				continue;
+			for (int ss = 0; ss < s->s; ss++) {
+				int qw = ww + s->pad_w - ss;
+				if (qw < 0 || qw % s->stride_w || qw / s->stride_w >= s->ow)
+					continue;
+				double t = (double)dy[Y(nn, kk, ph / s->stride_h, qw / s->stride_w)] * W(kk, cc, rr, ss);
+				v += t;
+				m += fabs(t);
+			}
+		}
+	*value = (float)v;
+	*mag = (float)m;
+}
+
+void conv_ref_backward_filter_at(const struct conv_shape *s, const float *x, const float *dy,
+				 size_t idx, float *value, float *mag)
+{
+	int ss = (int)(idx % (size_t)s->s), rr = (int)(idx / (size_t)s->s % (size_t)s->r);
+	int cc = (int)(idx / ((size_t)s->s * s->r) % (size_t)s->c);
+	int kk = (int)(idx / ((size_t)s->s * s->r * s->c));
+	double v = 0, m = 0;
+	for (int nn = 0; nn < s->n; nn++)
+		for (int pp = 0; pp < s->oh; pp++) {
+			int hh = pp * s->stride_h - s->pad_h + rr;
+			for (int qq = 0; hh >= 0 && hh < s->h && qq < s->ow; qq++) {
+				int ww = qq * s->stride_w - s->pad_w + ss;
+				if (ww < 0 || ww >= s->w)
+					continue;
+				double t = (double)dy[Y(nn, kk, pp, qq)] * X(nn, cc, hh, ww);
+				v += t;
+				m += fabs(t);
+			}
+		}
+	*value = (float)v;
+	*mag = (float)m;
+}
+
+size_t conv_terms_per_point(const struct conv_shape *s, int kind)
+{
+	if (kind == 0)
+		return (size_t)s->c * s->r * s->s;
+	if (kind == 1)
+		return (size_t)s->k * s->r * s->s;
+	return (size_t)s->n * s->oh * s->ow;
 }
 
 size_t conv_compare(const float *got, const float *ref, const float *mag, size_t n,

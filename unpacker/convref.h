@@ -31,6 +31,17 @@ void conv_ref_backward_data(const struct conv_shape *s, const float *w, const fl
 			    float *dx, float *mag);
 void conv_ref_backward_filter(const struct conv_shape *s, const float *x, const float *dy,
 			      float *dw, float *mag);
+/* One element of each result (and its sum of |terms|), accumulated in double: the reference
+ * at sampled points, so its cost does not grow with the tensors. idx indexes y, dx or dw. */
+void conv_ref_forward_at(const struct conv_shape *s, const float *x, const float *w, size_t idx,
+			 float *value, float *mag);
+void conv_ref_backward_data_at(const struct conv_shape *s, const float *w, const float *dy,
+			       size_t idx, float *value, float *mag);
+void conv_ref_backward_filter_at(const struct conv_shape *s, const float *x, const float *dy,
+				 size_t idx, float *value, float *mag);
+/* Terms summed for one element of each kind (0 forward, 1 backward data, 2 backward filter):
+ * what one sampled point costs. */
+size_t conv_terms_per_point(const struct conv_shape *s, int kind);
 /* Number of elements outside the tolerance; the worst error relative to its bound in worst. */
 size_t conv_compare(const float *got, const float *ref, const float *mag, size_t n,
 		    double *worst);

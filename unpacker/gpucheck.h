@@ -4,7 +4,8 @@
 #ifndef UNPACKER_GPUCHECK_H
 #define UNPACKER_GPUCHECK_H
 
-/* args: LIBCUDA DIR MAJOR GPU QUICK(0|1) GRAPH(0|1). Emits JSON lines; 0 when all passed. */
+/* args: LIBCUDA DIR MAJOR GPU SHAPES GRAPH(0|1), SHAPES 0 both convolution shapes, 1 the
+ * small one, 2 none. Emits JSON lines; 0 when all passed. */
 int gpucheck_run(char **args);
 
 #endif

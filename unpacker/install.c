@@ -560,6 +560,26 @@ static int check_space(const struct paths *p, const struct manifest *m, struct c
 
 /* ---- the transaction ---- */
 
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void install_timings_text(const struct install_result *r, char *out, size_t size)
+{
+	static const char *const names[PHASE_COUNT] = { "open_verify", "extract", "sync", "switch",
+							 "environment", "validation" };
+	size_t used = (size_t)snprintf(out, size, "{");
+	for (int i = 0; i < PHASE_COUNT && used < size; i++)
+		if (r->phase_s[i] >= 0)
+			used += (size_t)snprintf(out + used, size - used, "%s\"%s\": %.3f", used > 1 ? ", " : "",
+						 names[i], r->phase_s[i]);
+	if (used < size)
+		snprintf(out + used, size - used, "}");
+}
+
 static int extract_to_staging(const struct paths *p, struct opened *b, struct install_result *r,
 			      const struct install_options *o, char **staging, struct cf_err *e)
 {
@@ -577,6 +597,7 @@ static int extract_to_staging(const struct paths *p, struct opened *b, struct in
 	struct payload_sink sink = { stage_begin, stage_data, stage_end, &s };
 	struct progress prog;
 	progress_start(&prog, "installing", b->m->compressed_size, o->progress);
+	double t = now_s();
 	int rc = payload_walk(b->input, b->m, &sink, &prog, e);
 	progress_end(&prog);
 	if (s.fd >= 0)
@@ -585,8 +606,11 @@ static int extract_to_staging(const struct paths *p, struct opened *b, struct in
 	r->bytes = s.bytes;
 	if (rc == CF_OK)
 		rc = write_meta(s.rootfd, b, r, e);
+	r->phase_s[PHASE_EXTRACT] = now_s() - t;
+	t = now_s();
 	if (rc == CF_OK && platform_tree_commit(s.rootfd) != 0)
 		rc = cf_fail(e, CF_INSTALL, "%s: %s", *staging, strerror(errno));
+	r->phase_s[PHASE_SYNC] = now_s() - t;
 	platform_tree_close(s.rootfd);
 	return rc;
 }
@@ -597,6 +621,7 @@ static int commit_install(const struct paths *p, const struct install_options *o
 {
 	char *target = under(p, j->target), now[32];
 	int rc = CF_OK;
+	double t = now_s();
 	if (j->target_existed) {
 		j->backup = xasprintf(".old-%s-%ld", j->target, platform_process_id());
 		rc = journal_write(p, j, e);
@@ -624,6 +649,8 @@ static int commit_install(const struct paths *p, const struct install_options *o
 	}
 	if (rc == CF_OK)
 		rc = fault("state", e);
+	r->phase_s[PHASE_SWITCH] = now_s() - t;
+	t = now_s();
 	struct env_files f;
 	env_files_init(&f, p->root);
 	if (rc == CF_OK && o->keep_current) {
@@ -646,6 +673,7 @@ static int commit_install(const struct paths *p, const struct install_options *o
 			 o->env_user ? written : "");
 	}
 	env_files_free(&f);
+	r->phase_s[PHASE_ENVIRONMENT] = now_s() - t;
 	if (rc == CF_OK)
 		rc = fault("env", e);
 	free(target);
@@ -688,9 +716,14 @@ static int transaction(const struct paths *p, const struct install_options *o, s
 	if (rc == CF_OK && !o->no_validate) {
 		/* After the switch: resolution is checked as programs will see it. */
 		char *dir = under(p, j.target);
+		char timings[512];
+		install_timings_text(r, timings, sizeof(timings));
 		struct validate_options vo = { p->root, p->prefix, validate_env_mode(p, o), o->require_gpu,
-					       o->gpu, o->quick_validate, 1 };
+					       o->gpu, o->quick_validate, 1, NULL, timings,
+					       r->validation_timings, sizeof(r->validation_timings) };
+		double t = now_s();
 		rc = validate_install(&vo, dir, b->m, !o->keep_current, e);
+		r->phase_s[PHASE_VALIDATION] = now_s() - t;
 		free(dir);
 		if (rc != CF_OK && o->keep_failed) {
 			kept_failed = rc;
@@ -760,8 +793,12 @@ int install_bundle(const struct install_options *o, struct install_result *r, st
 	struct state st = { 0 };
 	int lock = -1;
 	memset(r, 0, sizeof(*r));
+	for (int i = 0; i < PHASE_COUNT; i++)
+		r->phase_s[i] = -1;
 	paths_init(&p, o);
+	double t = now_s();
 	int rc = open_trusted(o, &b, r->signers, sizeof(r->signers), e);
+	r->phase_s[PHASE_OPEN_VERIFY] = now_s() - t;
 	if (rc == CF_OK)
 		rc = fault("verified", e);
 	if (rc == CF_OK && strcmp(b.m->platform, platform_name()) != 0)
@@ -784,6 +821,9 @@ int install_bundle(const struct install_options *o, struct install_result *r, st
 	else if (rc == CF_OK)
 		rc = migrate_env(&p, o, e);
 	platform_unlock(lock);
+	char timings[512];
+	install_timings_text(r, timings, sizeof(timings));
+	log_msg(LOG_DEBUG, "install timings (s): %s", timings); /* the log file only */
 	state_free(&st);
 	opened_close(&b);
 	paths_free(&p);
@@ -932,11 +972,9 @@ int validate_command(const struct install_options *o, const char *id, struct cf_
 		rc = validate_load_manifest(dir, &m, e);
 	if (rc == CF_OK && b && dir) {
 		struct validate_options vo = { p.root, p.prefix, validate_env_mode(&p, o), o->require_gpu,
-					       o->gpu, o->quick_validate, 0 };
+					       o->gpu, o->quick_validate, 0, &o->trust, NULL, NULL, 0 };
 		int is_current = st.current && strcmp(st.current, b->dir) == 0;
-		rc = validate_install(&vo, dir, m, is_current, e);
-		if (rc == CF_OK)
-			log_out("%s: all checks passed\n", b->dir);
+		rc = validate_install(&vo, dir, m, is_current, e); /* prints its own summary */
 	}
 	manifest_free(m);
 	free(dir);

@@ -28,6 +28,10 @@ struct install_options {
 	int quick_validate;
 };
 
+/* Phases of an install, timed for the log, --json and report.json. */
+enum install_phase { PHASE_OPEN_VERIFY, PHASE_EXTRACT, PHASE_SYNC, PHASE_SWITCH, PHASE_ENVIRONMENT,
+		     PHASE_VALIDATION, PHASE_COUNT };
+
 struct install_result {
 	char bundle_id[256];
 	char dir[256];
@@ -42,6 +46,8 @@ struct install_result {
 	int recovered;
 	int kept_current; /* --keep-current: installed beside, current not switched */
 	char env_note[512];
+	double phase_s[PHASE_COUNT]; /* seconds; negative: the phase did not run */
+	char validation_timings[1024]; /* each validation step (per GPU), a JSON object */
 };
 
 int install_bundle(const struct install_options *o, struct install_result *r, struct cf_err *e);
@@ -53,6 +59,8 @@ int uninstall_installed(const struct install_options *o, const char *id, struct 
 /* validate [ID]: the current install when id is NULL. */
 int validate_command(const struct install_options *o, const char *id, struct cf_err *e);
 int env_command(const struct install_options *o, const char *shell, struct cf_err *e);
+/* The phases that ran, as a JSON object {"open_verify": s, ...} (for the log and reports). */
+void install_timings_text(const struct install_result *r, char *out, size_t size);
 /* The prefix as the system sees it (default /opt/cudnn for root, ~/.local/opt/cudnn else). */
 char *install_default_prefix(const struct install_options *o);
 

@@ -97,6 +97,14 @@ static void write_json(const char *path, const struct cli *c, int rc, const stru
 		json_object_set_new(o, "already_installed", json_boolean(r->noop));
 		json_object_set_new(o, "recovered_interrupted_run", json_boolean(r->recovered));
 		json_object_set_new(o, "environment", json_string(r->env_note));
+		char timings[512];
+		install_timings_text(r, timings, sizeof(timings));
+		json_t *t = json_loads(timings, 0, NULL);
+		if (t)
+			json_object_set_new(o, "timings_s", t);
+		t = r->validation_timings[0] ? json_loads(r->validation_timings, 0, NULL) : NULL;
+		if (t)
+			json_object_set_new(o, "validation_timings_s", t);
 	}
 	/* Never through a link: one planted under the report's name (often in a shared directory,
 	 * written as root) is refused, not followed and not replaced (/dev/stdout is a link too). */

@@ -2,6 +2,7 @@
 #include "unpacker/probe.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <signal.h>
@@ -15,17 +16,46 @@
 #include "manifests/compat.h"
 #include "unpacker/gpucheck.h"
 #include "unpacker/gpuapi.h"
+#include "unpacker/unprivileged.h"
+
+#include <errno.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+/* The pipe the parent reads: set by probe_main, never stdout or stderr. */
+static int report_fd = -1;
 
 void probe_emit(json_t *o)
 {
 	char *s = json_dumps(o, JSON_COMPACT);
-	printf("%s\n", s);
-	fflush(stdout);
+	size_t len = s ? strlen(s) : 0, done = 0;
+	if (s)
+		s[len++] = '\n'; /* replaces the NUL: written by length below */
+	while (s && report_fd >= 0 && done < len) {
+		ssize_t n = write(report_fd, s + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		done += (size_t)n;
+	}
 	free(s);
 	json_decref(o);
 }
 
-static json_t *result(const char *check, const char *status, const char *detail)
+int probe_readable(const char *path, const char *check)
+{
+	char blocker[1024], why[1400];
+	if (unprivileged_can_read(path, blocker, sizeof(blocker)) == 0)
+		return 0;
+	snprintf(why, sizeof(why), "the install is not readable by the unprivileged user the "
+		 "check runs as (uid %u): %s blocks it (make it and its parents o+rx)",
+		 (unsigned)getuid(), blocker);
+	probe_emit(probe_result(check, "fail", why));
+	return -1;
+}
+
+json_t *probe_result(const char *check, const char *status, const char *detail)
 {
 	return json_pack("{s:s, s:s, s:s}", "check", check, "status", status, "detail", detail);
 }
@@ -63,13 +93,13 @@ static void *load_cudnn(const char *path, struct cudnn_api *api, json_t **failur
 	char missing[128];
 	void *lib = platform_lib_open(path, PLATFORM_LIB_NOW);
 	if (!lib) {
-		*failure = result("library", "fail", platform_lib_error());
+		*failure = probe_result("library", "fail", platform_lib_error());
 		return NULL;
 	}
 	if (gpuapi_cudnn(lib, api, missing, sizeof(missing)) != 0) {
 		char why[256];
 		snprintf(why, sizeof(why), "%s does not export %s", path, missing);
-		*failure = result("library", "fail", why);
+		*failure = probe_result("library", "fail", why);
 		return NULL;
 	}
 	return lib;
@@ -83,8 +113,10 @@ static int probe_library(char **a)
 	char libdir[PATH_MAX];
 	struct cudnn_api api;
 	json_t *failure = NULL;
+	if (probe_readable(path, "library") != 0)
+		return 1;
 	if (!realpath(dir, libdir)) {
-		probe_emit(result("library", "fail", "install directory missing"));
+		probe_emit(probe_result("library", "fail", "install directory missing"));
 		return 1;
 	}
 	strncat(libdir, "/lib/", sizeof(libdir) - strlen(libdir) - 1);
@@ -94,7 +126,8 @@ static int probe_library(char **a)
 	}
 	size_t v = api.GetVersion(), cudart = api.GetCudartVersion();
 	cudnn_version_text(v, got, sizeof(got));
-	json_t *o = result("library", "pass", "");
+	json_t *o = probe_result("library", "pass", "");
+	json_object_set_new(o, "probe_uid", json_integer((json_int_t)getuid()));
 	json_object_set_new(o, "cudnn_version", json_string(got));
 	json_object_set_new(o, "cudart_version", json_integer((json_int_t)cudart));
 	const char *bad = NULL;
@@ -154,47 +187,17 @@ static int probe_resolve(char **a)
 	snprintf(name, sizeof(name), "libcudnn.so.%s", a[0]);
 	void *lib = platform_lib_open(name, PLATFORM_LIB_NOW);
 	if (!lib || platform_lib_path(lib, path, sizeof(path)) != 0) {
-		probe_emit(result("resolution", "fail", lib ? "loaded, but its path is unknown" : platform_lib_error()));
+		probe_emit(probe_result("resolution", "fail", lib ? "loaded, but its path is unknown" : platform_lib_error()));
 		return 1;
 	}
 	size_t (*version)(void) = (size_t(*)(void))platform_lib_symbol(lib, "cudnnGetVersion");
 	if (version)
 		cudnn_version_text(version(), got, sizeof(got));
-	json_t *o = result("resolution", "pass", path);
+	json_t *o = probe_result("resolution", "pass", path);
 	json_object_set_new(o, "path", json_string(path));
 	json_object_set_new(o, "version", json_string(got));
 	probe_emit(o);
 	return 0;
-}
-
-/* deps DIR VARIANT: the libraries cuDNN opens at run time, from the bundle or the system. */
-static int probe_deps(char **a)
-{
-	const char *dir = a[0], *v = a[1];
-	char names[4][64], path[PATH_MAX];
-	int missing = 0;
-	snprintf(names[0], 64, "libcublas.so.%s", v);
-	snprintf(names[1], 64, "libcublasLt.so.%s", v);
-	snprintf(names[2], 64, "libnvrtc.so.%s", v);
-	snprintf(names[3], 64, "libz.so.1");
-	json_t *found = json_object();
-	for (int i = 0; i < 4; i++) {
-		/* cuDNN's RUNPATH is $ORIGIN: a copy in the bundle wins, then the loader's path. */
-		char *bundled = xasprintf("%s/lib/%s", dir, names[i]);
-		void *h = platform_lib_open(io_exists(bundled) ? bundled : names[i], PLATFORM_LIB_LAZY);
-		free(bundled);
-		if (h && platform_lib_path(h, path, sizeof(path)) == 0) {
-			json_object_set_new(found, names[i], json_string(path));
-		} else {
-			json_object_set_new(found, names[i], json_null());
-			missing++;
-		}
-	}
-	json_t *o = result("dependencies", missing ? "fail" : "pass",
-			   missing ? "missing run-time libraries" : "all found");
-	json_object_set_new(o, "libraries", found);
-	probe_emit(o);
-	return missing ? 1 : 0;
 }
 
 /* driver LIBCUDA: devices, names, memory and compute capability. */
@@ -205,13 +208,13 @@ static int probe_driver(char **a)
 	void *lib = platform_lib_open(a[0], PLATFORM_LIB_NOW);
 	if (!lib || gpuapi_cuda(lib, &cu, missing, sizeof(missing)) != 0) {
 		snprintf(why, sizeof(why), "%s: %s", a[0], lib ? missing : platform_lib_error());
-		probe_emit(result("driver", "fail", why));
+		probe_emit(probe_result("driver", "fail", why));
 		return 1;
 	}
 	int rc = cu.Init(0), version = 0, count = 0;
 	if (rc != 0) {
 		snprintf(why, sizeof(why), "cuInit failed: %s", gpuapi_cuda_error(&cu, rc));
-		probe_emit(result("driver", "fail", why));
+		probe_emit(probe_result("driver", "fail", why));
 		return 1;
 	}
 	cu.DriverGetVersion(&version);
@@ -231,7 +234,7 @@ static int probe_driver(char **a)
 						      name, "memory_bytes", (json_int_t)mem, "cc_major",
 						      major, "cc_minor", minor));
 	}
-	json_t *o = result("driver", "pass", "");
+	json_t *o = probe_result("driver", "pass", "");
 	json_object_set_new(o, "cuda_driver_api", json_integer(version));
 	json_object_set_new(o, "gpus", gpus);
 	probe_emit(o);
@@ -239,6 +242,17 @@ static int probe_driver(char **a)
 }
 
 
+
+/* Only the report pipe and the standard streams stay open: a library in this child must not
+ * reach the parent's files or another probe's pipe. */
+static void close_other_fds(void)
+{
+	struct rlimit rl;
+	int max = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536 ? (int)rl.rlim_cur : 65536;
+	for (int fd = 3; fd < max; fd++)
+		if (fd != report_fd)
+			close(fd);
+}
 
 int probe_main(int argc, char **argv)
 {
@@ -248,17 +262,34 @@ int probe_main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
 		signal(fatal[i], SIG_DFL);
 	static const struct {
-		const char *kind;
+		const char *kind, *check;
 		int nargs;
 		int (*run)(char **);
 	} kinds[] = {
-		{ "library", 4, probe_library }, { "resolve", 1, probe_resolve },
-		{ "deps", 2, probe_deps },       { "driver", 1, probe_driver },
-		{ "compute", 6, gpucheck_run },
+		{ "library", "library", 4, probe_library }, { "resolve", "resolution", 1, probe_resolve },
+		{ "driver", "driver", 1, probe_driver },
+		{ "compute", "compute", 6, gpucheck_run },
 	};
-	for (size_t i = 0; argc >= 1 && i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (strcmp(argv[0], kinds[i].kind) == 0 && argc - 1 == kinds[i].nargs)
-			return kinds[i].run(argv + 1);
+	char *end = NULL;
+	long fd = argc >= 2 ? strtol(argv[0], &end, 10) : -1;
+	if (fd < 3 || !end || *end || fcntl(fd, F_GETFD) < 0) {
+		fprintf(stderr, "unpacker: bad internal probe\n");
+		return 2;
+	}
+	report_fd = (int)fd;
+	close_other_fds();
+	argc--, argv++;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if (strcmp(argv[0], kinds[i].kind) != 0 || argc - 1 != kinds[i].nargs)
+			continue;
+		/* Before anything is loaded: no vendor code ever runs as root. */
+		char why[256];
+		if (unprivileged_enter(why, sizeof(why)) != 0) {
+			probe_emit(probe_result(kinds[i].check, "fail", why));
+			return 1;
+		}
+		return kinds[i].run(argv + 1);
+	}
 	fprintf(stderr, "unpacker: bad internal probe\n");
 	return 2;
 }

@@ -2,7 +2,9 @@
 #include "unpacker/validate.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,9 +22,13 @@
 #include "unpacker/env.h"
 #include "unpacker/probe.h"
 #include "unpacker/selfpath.h"
+#include "unpacker/probereport.h"
+#include "unpacker/trust.h"
 
+/* Seconds a probe may take; CUFERRY_VALIDATE_TIMEOUT overrides both (a slow or shared GPU). */
 #define PROBE_TIMEOUT 60
-#define COMPUTE_TIMEOUT 600
+#define COMPUTE_TIMEOUT 120
+#define MAX_GPUS 64
 
 struct run {
 	const struct validate_options *o;
@@ -31,9 +37,58 @@ struct run {
 	char major[16];
 	char env_ldpath[4096];
 	json_t *checks;
+	json_t *timings;       /* seconds per step, and per GPU for step 6 */
+	size_t printed;        /* rows of checks already on the console */
+	int gpu_checked;       /* step 6 ran on at least one GPU */
 	int failed;
 	int incompatible;
+	pthread_mutex_t *lock; /* the console, while checks finish in parallel */
 };
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int timeout_of(int fallback)
+{
+	const char *v = getenv("CUFERRY_VALIDATE_TIMEOUT");
+	long n = v ? strtol(v, NULL, 10) : 0;
+	return n >= 1 && n <= 3600 ? (int)n : fallback;
+}
+
+static void print_row(json_t *c);
+
+/* On a terminal: which step (and GPU) is running now; replaced by the step's row. */
+static void progress_note(struct run *r, const char *what)
+{
+	pthread_mutex_lock(r->lock);
+	if (isatty(STDOUT_FILENO)) {
+		printf("\r\033[K     ... %s", what);
+		fflush(stdout);
+	}
+	pthread_mutex_unlock(r->lock);
+}
+
+/* Print the rows not printed yet: each step's line appears as soon as the step ends. */
+static void flush_rows(struct run *r)
+{
+	pthread_mutex_lock(r->lock);
+	if (isatty(STDOUT_FILENO)) {
+		printf("\r\033[K");
+		fflush(stdout);
+	}
+	for (; r->printed < json_array_size(r->checks); r->printed++)
+		print_row(json_array_get(r->checks, r->printed));
+	pthread_mutex_unlock(r->lock);
+}
+
+static void timing(struct run *r, const char *name, double since)
+{
+	json_object_set_new(r->timings, name, json_real(now_s() - since));
+}
 
 static json_t *add(struct run *r, int step, const char *check, const char *status, const char *detail)
 {
@@ -47,65 +102,147 @@ static json_t *add(struct run *r, int step, const char *check, const char *statu
 
 /* ---- step 1: files ---- */
 
+struct file_checks {
+	struct run *r;
+	char (*why)[600];      /* per file: empty, or what is wrong with it */
+	uint64_t *bytes;
+	size_t next;           /* the next file to take */
+	pthread_mutex_t lock;
+};
+
+static void check_one_file(const struct run *r, const struct manifest_file *f, char *why, size_t size,
+			   uint64_t *bytes)
+{
+	char *path = xasprintf("%s/%s", r->dir, f->path), target[PATH_MAX];
+	struct stat st;
+	if (lstat(path, &st) != 0) {
+		snprintf(why, size, "%s is missing", f->path);
+	} else if (f->type == MF_SYMLINK) {
+		ssize_t n = readlink(path, target, sizeof(target) - 1);
+		if (!S_ISLNK(st.st_mode) || n < 0 || (target[n] = '\0', strcmp(target, f->target)))
+			snprintf(why, size, "%s is not the link to %s", f->path, f->target);
+	} else if (r->o->just_written) {
+		/* The install hashed each file as it wrote it, moments ago: check what could
+		 * have changed since (presence, type, size), not the bytes again. */
+		if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != f->size)
+			snprintf(why, size, "%s: size differs from the manifest", f->path);
+		*bytes = (uint64_t)st.st_size;
+	} else {
+		uint8_t d[32];
+		uint64_t got = 0;
+		if (!S_ISREG(st.st_mode) || sha256_file(path, d, &got) != 0 || got != f->size)
+			snprintf(why, size, "%s: size differs from the manifest", f->path);
+		else if (!digest_equal(d, f->sha256, 32))
+			snprintf(why, size, "%s: SHA-256 differs from the manifest (changed after install)",
+				 f->path);
+		*bytes = got;
+	}
+	free(path);
+}
+
+/* A worker: files taken one by one, so the largest does not wait behind the others. */
+static void *file_worker(void *arg)
+{
+	struct file_checks *fc = arg;
+	for (;;) {
+		pthread_mutex_lock(&fc->lock);
+		size_t i = fc->next++;
+		pthread_mutex_unlock(&fc->lock);
+		if (i >= fc->r->m->nfiles)
+			return NULL;
+		check_one_file(fc->r, &fc->r->m->files[i], fc->why[i], sizeof(fc->why[i]), &fc->bytes[i]);
+	}
+}
+
 static void check_files(struct run *r)
 {
 	const struct manifest *m = r->m;
+	struct file_checks fc = { .r = r, .why = calloc(m->nfiles + 1, sizeof(*fc.why)),
+				  .bytes = calloc(m->nfiles + 1, sizeof(uint64_t)),
+				  .lock = PTHREAD_MUTEX_INITIALIZER };
 	char why[600] = "";
 	uint64_t bytes = 0;
-	int failed = 0;
-	for (size_t i = 0; i < m->nfiles && !failed; i++) {
-		const struct manifest_file *f = &m->files[i];
-		char *path = xasprintf("%s/%s", r->dir, f->path), target[PATH_MAX];
-		struct stat st;
-		if (lstat(path, &st) != 0) {
-			failed = snprintf(why, sizeof(why), "%s is missing", f->path);
-		} else if (f->type == MF_SYMLINK) {
-			ssize_t n = readlink(path, target, sizeof(target) - 1);
-			if (!S_ISLNK(st.st_mode) || n < 0 || (target[n] = '\0', strcmp(target, f->target)))
-				failed = snprintf(why, sizeof(why), "%s is not the link to %s", f->path, f->target);
-		} else if (r->o->just_written) {
-			/* The install hashed each file as it wrote it, moments ago: check what could
-			 * have changed since (presence, type, size), not the bytes again. */
-			if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != f->size)
-				failed = snprintf(why, sizeof(why), "%s: size differs from the manifest", f->path);
-			bytes += (uint64_t)st.st_size;
-		} else {
-			uint8_t d[32];
-			uint64_t size = 0;
-			if (!S_ISREG(st.st_mode) || sha256_file(path, d, &size) != 0 || size != f->size)
-				failed = snprintf(why, sizeof(why), "%s: size differs from the manifest", f->path);
-			else if (!digest_equal(d, f->sha256, 32))
-				failed = snprintf(why, sizeof(why), "%s: SHA-256 differs from the manifest (changed "
-					 "after install)", f->path);
-			bytes += size;
-		}
-		free(path);
+	if (!fc.why || !fc.bytes) {
+		add(r, 1, "files", "fail", "out of memory");
+		free(fc.why);
+		free(fc.bytes);
+		return;
 	}
+	pthread_t threads[8];
+	int cpus = platform_cpu_count(), n = 0;
+	for (; !r->o->just_written && n < 8 && n < cpus; n++)
+		if (pthread_create(&threads[n], NULL, file_worker, &fc) != 0)
+			break;
+	file_worker(&fc);
+	for (int i = 0; i < n; i++)
+		pthread_join(threads[i], NULL);
+	/* The first file in the manifest's order that is wrong, as a sequential check says. */
+	for (size_t i = 0; i < m->nfiles && !why[0]; i++) {
+		snprintf(why, sizeof(why), "%s", fc.why[i]);
+		bytes += fc.bytes[i];
+	}
+	int failed = why[0] != '\0';
 	if (!failed)
 		snprintf(why, sizeof(why), "%zu entries, %.1f MiB, sizes and SHA-256 as in the manifest%s",
 			 m->nfiles, (double)bytes / 1048576.0,
 			 r->o->just_written ? " (SHA-256 checked while written)" : "");
+	free(fc.why);
+	free(fc.bytes);
 	add(r, 1, "files", failed ? "fail" : "pass", why);
+}
+
+/* validate: the stored header's signatures, against the keys trusted here now. */
+static void check_signature(struct run *r)
+{
+	char *path = xasprintf("%s/.cuferry/header.bin", r->dir), *data = NULL, signers[256] = "", why[1200];
+	size_t len = 0;
+	struct frame f;
+	struct cf_err e = { 0 };
+	struct trust *t = xmalloc(sizeof(*t));
+	int rc = io_read_file(path, FRAME_CAP + 8, &data, &len) == 0 ? CF_OK
+			 : cf_fail(&e, CF_TRUST, "cannot be read");
+	if (rc == CF_OK && (len < 8 || frame_le32((uint8_t *)data) != FRAME_MAGIC))
+		rc = cf_fail(&e, CF_TRUST, "not a bundle header");
+	int parsed = rc == CF_OK && (rc = frame_parse((uint8_t *)data + 8, len - 8, &f, &e)) == CF_OK;
+	if (rc == CF_OK)
+		rc = trust_load(t, r->o->trust, &e);
+	if (rc == CF_OK)
+		rc = trust_check(t, &f, signers, sizeof(signers), &e);
+	if (rc == CF_OK)
+		snprintf(why, sizeof(why), "the stored header is signed by %s, trusted here", signers);
+	else
+		snprintf(why, sizeof(why), ".cuferry/header.bin: %s", e.msg);
+	add(r, 1, "signature", rc == CF_OK ? "pass" : "fail", why);
+	if (parsed)
+		frame_free(&f);
+	free(t);
+	free(data);
+	free(path);
 }
 
 /* ---- children ---- */
 
-/* Run the unpacker itself as a probe with a clean environment; collect its JSON lines. */
-static int run_probe(struct run *r, int timeout, char *const args[], json_t **lines, char *why,
+/* Run the unpacker itself as a probe with a clean environment; collect the JSON lines it
+ * writes on its report pipe. Its stdout and stderr (the libraries' too) are only the reason
+ * shown when it reports nothing. ldpath: its LD_LIBRARY_PATH ("" for none). */
+static int run_probe(const char *ldpath, int timeout, char *const args[], json_t **lines, char *why,
 		     size_t size)
 {
 	const char *self = platform_self_path();
-	char *env[4];
-	int nenv = 0;
+	char *env[4], fdarg[16];
+	int nenv = 0, rp[2];
 	*lines = json_array();
-	if (!self)
+	if (!self || pipe2(rp, O_CLOEXEC) != 0)
 		return snprintf(why, size, "cannot start a probe: %s", strerror(errno)), -1;
+	fcntl(rp[1], F_SETFD, 0); /* the child inherits the write end, and closes every other fd */
+	fcntl(rp[0], F_SETPIPE_SZ, PROBE_REPORT_MAX);
+	snprintf(fdarg, sizeof(fdarg), "%d", rp[1]);
 	env[nenv++] = "PATH=/usr/bin:/bin";
-	char *ldpath = r->env_ldpath[0] ? xasprintf("LD_LIBRARY_PATH=%s", r->env_ldpath) : NULL;
-	if (ldpath)
-		env[nenv++] = ldpath;
+	char *ld = ldpath[0] ? xasprintf("LD_LIBRARY_PATH=%s", ldpath) : NULL;
+	if (ld)
+		env[nenv++] = ld;
 	env[nenv] = NULL;
-	char *argv[13];
+	char *argv[15];
 	int argc = 0;
 	/* Started through the dynamic loader (a .run on media without the x bit): so is the probe. */
 	const char *loader = selfpath_loader(), *program = selfpath_program();
@@ -113,32 +250,39 @@ static int run_probe(struct run *r, int timeout, char *const args[], json_t **li
 	if (loader && program)
 		argv[argc++] = (char *)program;
 	argv[argc++] = PROBE_FLAG;
-	for (int i = 0; args[i] && argc < 12; i++)
+	argv[argc++] = fdarg;
+	for (int i = 0; args[i] && argc < 14; i++)
 		argv[argc++] = args[i];
 	argv[argc] = NULL;
 	struct platform_child child;
 	int started = platform_run(loader && program ? loader : self, argv, env,
 				   PLATFORM_CAPTURE_ALL, timeout, &child);
 	int saved = errno;
-	free(ldpath);
-	if (started != 0)
+	free(ld);
+	close(rp[1]);
+	char *report = NULL;
+	size_t len = 0;
+	int read_ok = probe_report_read(rp[0], &report, &len) == 0;
+	close(rp[0]);
+	if (started != 0) {
+		free(report);
 		return snprintf(why, size, "cannot start a probe: %s", strerror(saved)), -1;
-	char *save = NULL, *text = NULL;
-	for (char *line = child.output ? strtok_r(child.output, "\n", &save) : NULL; line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		json_t *o = line[0] == '{' ? json_loads(line, 0, NULL) : NULL;
-		if (o)
-			json_array_append_new(*lines, o);
-		else if (!text)
-			text = line;
 	}
 	int rc = 0;
+	char parse_why[128];
 	if (child.timed_out)
 		rc = (snprintf(why, size, "timed out after %d s (killed)", timeout), -1);
 	else if (!child.exited)
 		rc = (snprintf(why, size, "crashed inside the library (%s)", child.crash), -1);
-	else if (json_array_size(*lines) == 0)
-		rc = (snprintf(why, size, "the probe failed: %s", text ? text : "no output"), -1);
+	else if (!read_ok || len == 0) {
+		/* Nothing on the pipe: the first line it printed says why (startup errors). */
+		char text[200] = "no output", safe[200];
+		if (child.output)
+			snprintf(text, sizeof(text), "%.*s", (int)strcspn(child.output, "\n"), child.output);
+		rc = (snprintf(why, size, "the probe failed: %s", log_safe(text, safe, sizeof(safe))), -1);
+	} else if (probe_report_parse(report, len, lines, parse_why, sizeof(parse_why)) != 0)
+		rc = (snprintf(why, size, "%s", parse_why), -1);
+	free(report);
 	free(child.output);
 	return rc;
 }
@@ -148,7 +292,7 @@ static json_t *probe_step(struct run *r, int step, const char *check, int timeou
 {
 	json_t *lines;
 	char why[512];
-	if (run_probe(r, timeout, args, &lines, why, sizeof(why)) != 0) {
+	if (run_probe(r->env_ldpath, timeout_of(timeout), args, &lines, why, sizeof(why)) != 0) {
 		json_decref(lines);
 		return add(r, step, check, "fail", why);
 	}
@@ -164,25 +308,88 @@ static json_t *probe_step(struct run *r, int step, const char *check, int timeou
 
 /* ---- the environment a fresh program gets ---- */
 
-static void append_root_dir(const char *dir, void *ctx)
-{
-	struct run *r = ctx;
-	size_t used = strlen(r->env_ldpath);
-	snprintf(r->env_ldpath + used, sizeof(r->env_ldpath) - used, "%s%s%s", used ? ":" : "",
-		 r->o->root, dir);
-}
-
-/* With --root the ld cache is the image's, not ours: use its ld.so.conf.d, in order. */
+/* The probe's LD_LIBRARY_PATH. Under --root nothing of the image is loaded but the installed
+ * cuDNN tree: its own lib/, nothing else of the root (the root's loader configuration is read
+ * as files by steps 3 and 4 instead). */
 static void compute_env(struct run *r)
 {
 	const struct validate_options *o = r->o;
 	r->env_ldpath[0] = '\0';
-	if (o->env_mode == VALIDATE_ENV_LIBRARY_PATH) {
-		snprintf(r->env_ldpath, sizeof(r->env_ldpath), "%s/current/lib", o->prefix);
-		return;
-	}
 	if (*o->root)
-		env_ld_conf_dirs(o->root, append_root_dir, r);
+		snprintf(r->env_ldpath, sizeof(r->env_ldpath), "%s/lib", r->dir);
+	else if (o->env_mode == VALIDATE_ENV_LIBRARY_PATH)
+		snprintf(r->env_ldpath, sizeof(r->env_ldpath), "%s/current/lib", o->prefix);
+}
+
+/* ---- the root's loader search path, read as files (--root) ---- */
+
+struct search {
+	char dirs[64][PATH_MAX];
+	size_t n;
+};
+
+static void search_add(struct search *s, const char *root, const char *dir)
+{
+	if (s->n < sizeof(s->dirs) / sizeof(s->dirs[0]) && dir[0] == '/')
+		snprintf(s->dirs[s->n++], PATH_MAX, "%s%s", root, dir);
+}
+
+static void add_conf_dir(const char *dir, void *ctx)
+{
+	struct search *s = ctx;
+	search_add(s, "", dir); /* completed with the root below */
+}
+
+/* In the loader's order: LD_LIBRARY_PATH of a user install, ld.so.conf.d, the default dirs. */
+static void root_search(const struct run *r, struct search *s)
+{
+	static const char *const defaults[] = { "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+						"/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+						"/lib64", "/usr/lib64", "/lib", "/usr/lib", NULL };
+	struct search conf = { .n = 0 };
+	s->n = 0;
+	if (r->o->env_mode == VALIDATE_ENV_LIBRARY_PATH)
+		snprintf(s->dirs[s->n++], PATH_MAX, "%s/current/lib", r->o->prefix);
+	env_ld_conf_dirs(r->o->root, add_conf_dir, &conf);
+	for (size_t i = 0; i < conf.n; i++)
+		search_add(s, r->o->root, conf.dirs[i]);
+	for (size_t i = 0; defaults[i]; i++)
+		search_add(s, r->o->root, defaults[i]);
+}
+
+/* A shared library file for this machine: an ELF of our class and machine. No loading. */
+static int elf_library(const char *path)
+{
+	unsigned char h[20];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	int ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && read(fd, h, sizeof(h)) == (ssize_t)sizeof(h);
+	if (fd >= 0)
+		close(fd);
+#if defined(__x86_64__)
+	const unsigned machine = 62;
+#elif defined(__aarch64__)
+	const unsigned machine = 183;
+#else
+	const unsigned machine = 0;
+#endif
+	return ok && memcmp(h, "\177ELF", 4) == 0 && h[4] == 2 && h[16] == 3 /* ET_DYN */ &&
+	       (unsigned)(h[18] | h[19] << 8) == machine;
+}
+
+/* The first file named soname on the search path, as the image's loader would pick it. */
+static int search_find(const struct search *s, const char *soname, char *out, size_t size)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		char *p = xasprintf("%s/%s", s->dirs[i], soname);
+		int ok = elf_library(p);
+		if (ok)
+			snprintf(out, size, "%s", p);
+		free(p);
+		if (ok)
+			return 0;
+	}
+	return -1;
 }
 
 /* ---- steps 2-4 ---- */
@@ -196,7 +403,7 @@ static void check_library(struct run *r)
 
 static void check_resolution(struct run *r, int is_current)
 {
-	char mine[PATH_MAX], why[1024];
+	char mine[PATH_MAX], why[PATH_MAX + 600], got_real[PATH_MAX], name[64];
 	if (!is_current) {
 		add(r, 3, "resolution", "skip", "not the current install");
 		return;
@@ -204,19 +411,37 @@ static void check_resolution(struct run *r, int is_current)
 	char *path = xasprintf("%s/lib/libcudnn.so.%s", r->dir, r->major);
 	int ok = realpath(path, mine) != NULL;
 	free(path);
-	char *const args[] = { "resolve", r->major, NULL };
-	json_t *o = probe_step(r, 3, "resolution", PROBE_TIMEOUT, args);
-	const char *got = json_string_value(json_object_get(o, "path"));
+	snprintf(name, sizeof(name), "libcudnn.so.%s", r->major);
+	json_t *o;
+	const char *got, *version = NULL;
+	if (*r->o->root) {
+		/* The image's loader configuration, read as files: nothing of the image is loaded. */
+		struct search *s = xmalloc(sizeof(*s));
+		char found[PATH_MAX];
+		root_search(r, s);
+		int hit = search_find(s, name, found, sizeof(found)) == 0;
+		free(s);
+		o = add(r, 3, "resolution", hit ? "pass" : "fail",
+			hit ? found : "no libcudnn on the image's search path (its ld.so.conf.d and default directories)");
+		if (hit)
+			json_object_set_new(o, "path", json_string(found));
+		got = hit && realpath(found, got_real) ? got_real : NULL;
+	} else {
+		char *const args[] = { "resolve", r->major, NULL };
+		o = probe_step(r, 3, "resolution", PROBE_TIMEOUT, args);
+		got = json_string_value(json_object_get(o, "path"));
+		version = json_string_value(json_object_get(o, "version"));
+	}
 	if (!ok || !got)
 		return;
 	if (strcmp(got, mine) == 0) {
-		snprintf(why, sizeof(why), "a program loading libcudnn.so.%s gets the install (%s)", r->major, got);
+		snprintf(why, sizeof(why), "a program loading %s gets the install (%s)", name, got);
 	} else {
-		snprintf(why, sizeof(why), "a program loading libcudnn.so.%s gets %s (cuDNN %s), not the "
+		snprintf(why, sizeof(why), "a program loading %s gets %s%s%s%s, not the "
 			 "install: remove that copy or its directory from the ld cache "
 			 "(/etc/ld.so.conf.d) or LD_LIBRARY_PATH, then run ldconfig (unpacker doctor "
-			 "lists every copy)", r->major, got,
-			 json_string_value(json_object_get(o, "version")));
+			 "lists every copy)", name, got, version ? " (cuDNN " : "", version ? version : "",
+			 version ? ")" : "");
 		json_object_set_new(o, "status", json_string("fail"));
 		r->failed = 1;
 	}
@@ -232,10 +457,98 @@ static const char *component_of(const char *lib)
 	return NULL;
 }
 
+struct first_native {
+	char *out;
+	size_t size;
+};
+
+/* The first entry for this machine's own architecture (not a 32-bit compat copy). */
+static void first_native(const char *path, const char *flags, void *ctx)
+{
+	struct first_native *h = ctx;
+#if defined(__x86_64__)
+	const char *arch = "x86-64";
+#elif defined(__aarch64__)
+	const char *arch = "AArch64";
+#else
+	const char *arch = "";
+#endif
+	if (!h->out[0] && strstr(flags, arch))
+		snprintf(h->out, h->size, "%s", path);
+}
+
+/* Where a program's loader finds soname after cuDNN's RUNPATH ($ORIGIN, the bundle's lib/):
+ * LD_LIBRARY_PATH of a user install, then the ld cache (under --root: the image's
+ * ld.so.conf.d), then the default directories. Files only: nothing is loaded. */
+static int find_dependency(const struct run *r, const struct search *s, const char *soname, char *out,
+			   size_t size)
+{
+	char *bundled = xasprintf("%s/lib/%s", r->dir, soname);
+	int ok = elf_library(bundled);
+	if (ok)
+		snprintf(out, size, "%s", bundled);
+	free(bundled);
+	if (ok)
+		return 0;
+	if (!*r->o->root) {
+		out[0] = '\0';
+		struct first_native hit = { out, size };
+		env_ld_cache_find(soname, first_native, &hit);
+		if (out[0])
+			return 0;
+	}
+	return search_find(s, soname, out, size);
+}
+
+/* Step 4: the libraries cuDNN opens at run time, of the bundle's CUDA major, as files. */
+static json_t *find_dependencies(struct run *r)
+{
+	char names[4][64], found[PATH_MAX];
+	const char *v = r->m->cuda_variant;
+	snprintf(names[0], 64, "libcublas.so.%s", v);
+	snprintf(names[1], 64, "libcublasLt.so.%s", v);
+	snprintf(names[2], 64, "libnvrtc.so.%s", v);
+	snprintf(names[3], 64, "libz.so.1");
+	struct search *s = xmalloc(sizeof(*s));
+	root_search(r, s);
+	json_t *libs = json_object();
+	int missing = 0;
+	for (int i = 0; i < 4; i++) {
+		int hit = find_dependency(r, s, names[i], found, sizeof(found)) == 0;
+		json_object_set_new(libs, names[i], hit ? json_string(found) : json_null());
+		missing += !hit;
+	}
+	free(s);
+	json_t *o = add(r, 4, "dependencies", missing ? "fail" : "pass", "");
+	json_object_set_new(o, "libraries", libs);
+	json_object_set_new(o, "how", json_string("files the loader would pick (ELF shared objects), not loaded"));
+	return o;
+}
+
+/* An OS image has system library directories; a bare --root sandbox (tests, a staging tree)
+ * has none, and no loader of its own to ask. */
+static int root_is_image(const char *root)
+{
+	static const char *const dirs[] = { "lib", "lib64", "usr/lib", "usr/lib64", NULL };
+	for (size_t i = 0; dirs[i]; i++) {
+		char *p = xasprintf("%s/%s", root, dirs[i]);
+		struct stat st;
+		int yes = stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+		free(p);
+		if (yes)
+			return 1;
+	}
+	return 0;
+}
+
 static void check_deps(struct run *r)
 {
-	char *const args[] = { "deps", (char *)r->dir, r->m->cuda_variant, NULL };
-	json_t *o = probe_step(r, 4, "dependencies", PROBE_TIMEOUT, args);
+	if (*r->o->root && !root_is_image(r->o->root)) {
+		add(r, 4, "dependencies", "skip", "not checked: the root has no system library directories "
+		    "(lib, usr/lib): it is not an OS image whose loader could be asked");
+		return;
+	}
+	json_t *o = find_dependencies(r);
 	json_t *libs = json_object_get(o, "libraries"), *v;
 	const char *name;
 	char why[1024] = "";
@@ -264,59 +577,40 @@ static void check_deps(struct run *r)
 
 /* ---- steps 5-6 ---- */
 
-struct first_native {
-	char *out;
-	size_t size;
-};
-
-/* The first entry for this machine's own architecture (not a 32-bit compat copy). */
-static void first_native(const char *path, const char *flags, void *ctx)
-{
-	struct first_native *h = ctx;
-#if defined(__x86_64__)
-	const char *arch = "x86-64";
-#elif defined(__aarch64__)
-	const char *arch = "AArch64";
-#else
-	const char *arch = "";
-#endif
-	if (!h->out[0] && strstr(flags, arch))
-		snprintf(h->out, h->size, "%s", path);
-}
-
-static int find_libcuda(const struct validate_options *o, char *out, size_t size)
+/* The host's driver, also under --root (the GPU and its kernel module are the host's, and
+ * nothing of an image is loaded): CUFERRY_LIBCUDA names it where the ld cache does not. */
+static int find_libcuda(char *out, size_t size)
 {
 	static const char *const dirs[] = { "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
 					    "/usr/lib64", "/usr/lib", "/lib/x86_64-linux-gnu",
 					    "/usr/local/nvidia/lib64", "/usr/local/nvidia/lib",
 					    "/usr/lib/wsl/lib", NULL };
 	char real[PATH_MAX];
-	if (!*o->root) {
-		/* The ld cache first: where the driver's installer registered it. */
-		out[0] = '\0';
-		struct first_native hit = { out, size };
-		env_ld_cache_find("libcuda.so.1", first_native, &hit);
-		if (out[0])
-			return 0;
+	const char *named = getenv("CUFERRY_LIBCUDA");
+	if (named && named[0] == '/') {
+		snprintf(out, size, "%s", named);
+		return realpath(named, real) ? 0 : -1;
 	}
-	for (size_t i = 0; dirs[i]; i++) {
-		char *p = xasprintf("%s%s/libcuda.so.1", o->root, dirs[i]);
-		int ok = realpath(p, real) != NULL;
-		if (ok)
-			snprintf(out, size, "%s", p);
-		free(p);
-		if (ok)
-			return 0;
-	}
-	return -1;
+	out[0] = '\0';
+	struct first_native hit = { out, size };
+	env_ld_cache_find("libcuda.so.1", first_native, &hit);
+	if (out[0])
+		return 0;
+	struct search *s = xmalloc(sizeof(*s));
+	s->n = 0;
+	for (size_t i = 0; dirs[i]; i++)
+		search_add(s, "", dirs[i]);
+	int rc = search_find(s, "libcuda.so.1", out, size);
+	free(s);
+	return rc;
 }
 
 /* "580.159.04" from the kernel module, or from the library's file name. */
-static void driver_version(const struct validate_options *o, const char *libcuda, char *out, size_t size)
+static void driver_version(const char *libcuda, char *out, size_t size)
 {
-	char *path = xasprintf("%s/proc/driver/nvidia/version", o->root), *text, real[PATH_MAX];
+	char *text, real[PATH_MAX];
 	out[0] = '\0';
-	if (io_read_file(path, 1 << 16, &text, NULL) == 0) {
+	if (io_read_file("/proc/driver/nvidia/version", 1 << 16, &text, NULL) == 0) {
 		const char *p = strstr(text, "Kernel Module");
 		if (p) {
 			p += strcspn(p, "0123456789");
@@ -324,7 +618,6 @@ static void driver_version(const struct validate_options *o, const char *libcuda
 		}
 		free(text);
 	}
-	free(path);
 	if (!out[0] && realpath(libcuda, real)) {
 		const char *v = strstr(real, ".so.");
 		if (v)
@@ -332,24 +625,124 @@ static void driver_version(const struct validate_options *o, const char *libcuda
 	}
 }
 
+struct gpu_job {
+	struct run *r;
+	char *args[8];
+	char idx[24];
+	int gpu;
+	int graph;             /* the backend graph (NVRTC, cuBLASLt), else the convolutions */
+	json_t *lines;
+	char why[1024];
+	int probe_failed;
+	double seconds;
+};
+
+/* One GPU's step 6 in its own child; its rows are printed as soon as it ends. */
+static void *gpu_job_run(void *arg)
+{
+	struct gpu_job *j = arg;
+	double t0 = now_s();
+	j->probe_failed = run_probe(j->r->env_ldpath, timeout_of(COMPUTE_TIMEOUT), j->args, &j->lines,
+				    j->why, sizeof(j->why)) != 0;
+	j->seconds = now_s() - t0;
+	size_t k;
+	json_t *line;
+	pthread_mutex_lock(j->r->lock);
+	if (isatty(STDOUT_FILENO))
+		printf("\r\033[K");
+	if (j->probe_failed) {
+		char d[1100];
+		snprintf(d, sizeof(d), "GPU %d: %s", j->gpu, j->why);
+		json_decref(j->lines);
+		j->lines = json_array();
+		json_array_append_new(j->lines, json_pack("{s:s, s:i, s:s, s:s}", "check",
+							  j->graph ? "graph" : "compute", "gpu", j->gpu,
+							  "status", "fail", "detail", d));
+	}
+	json_array_foreach(j->lines, k, line) {
+		json_object_set_new(line, "step", json_integer(6));
+		json_object_set_new(line, "gpu", json_integer(j->gpu));
+		print_row(line);
+	}
+	pthread_mutex_unlock(j->r->lock);
+	return NULL;
+}
+
+/* Step 6 on every selected GPU at once: per GPU one child for the convolutions and one for
+ * the backend graph (whose runtime compilation then overlaps the convolutions), all in
+ * parallel. */
+static void compute_all(struct run *r, const char *libcuda, size_t ngpus)
+{
+	size_t max = 2 * (ngpus < MAX_GPUS ? ngpus : MAX_GPUS), n = 0;
+	struct gpu_job *jobs = calloc(max ? max : 1, sizeof(*jobs));
+	pthread_t *threads = calloc(max ? max : 1, sizeof(*threads));
+	int *started = calloc(max ? max : 1, sizeof(*started));
+	char what[128];
+	flush_rows(r);
+	for (size_t i = 0; jobs && threads && started && i < ngpus && i < MAX_GPUS; i++) {
+		if (r->o->gpu >= 0 && (size_t)r->o->gpu != i)
+			continue;
+		for (int graph = 0; graph < 2; graph++) {
+			struct gpu_job *j = &jobs[n];
+			j->r = r;
+			j->gpu = (int)i;
+			j->graph = graph;
+			snprintf(j->idx, sizeof(j->idx), "%zu", i);
+			/* QUICK: 0 both shapes, 1 the small one, 2 none (the graph job) */
+			char *const a[] = { "compute", (char *)libcuda, (char *)r->dir, r->major, j->idx,
+					    graph ? "2" : r->o->quick ? "1" : "0", graph ? "1" : "0", NULL };
+			memcpy(j->args, a, sizeof(a));
+			started[n] = pthread_create(&threads[n], NULL, gpu_job_run, j) == 0;
+			if (!started[n])
+				gpu_job_run(j);
+			n++;
+		}
+	}
+	snprintf(what, sizeof(what), "step 6 compute on %zu GPU%s", n / 2, n == 2 ? "" : "s in parallel");
+	progress_note(r, what);
+	for (size_t i = 0; i < n; i++) {
+		if (started[i])
+			pthread_join(threads[i], NULL);
+		char name[32];
+		snprintf(name, sizeof(name), "%s_gpu%d", jobs[i].graph ? "graph" : "compute", jobs[i].gpu);
+		json_object_set_new(r->timings, name, json_real(jobs[i].seconds));
+		size_t k;
+		json_t *line;
+		json_array_foreach(jobs[i].lines, k, line) {
+			if (strcmp(json_string_value(json_object_get(line, "status")), "fail") == 0)
+				r->failed = 1;
+			json_array_append(r->checks, line);
+		}
+		json_decref(jobs[i].lines);
+	}
+	/* rows already printed by the jobs */
+	r->printed = json_array_size(r->checks);
+	r->gpu_checked = n > 0;
+	free(jobs);
+	free(threads);
+	free(started);
+}
+
 static void check_driver_and_compute(struct run *r)
 {
 	char libcuda[PATH_MAX], version[64], why[1024];
-	if (find_libcuda(r->o, libcuda, sizeof(libcuda)) != 0) {
+	if (find_libcuda(libcuda, sizeof(libcuda)) != 0) {
 		const char *skip = r->o->require_gpu ? "fail" : "skip";
-		add(r, 5, "driver", skip, "no NVIDIA driver (libcuda.so.1 not found)");
-		add(r, 6, "compute", skip, "no NVIDIA driver");
+		add(r, 5, "driver", skip, "no NVIDIA driver (libcuda.so.1 not found): the GPU was not checked");
+		add(r, 6, "compute", skip, "no NVIDIA driver: the GPU was not checked");
 		r->incompatible |= r->o->require_gpu;
 		return;
 	}
-	driver_version(r->o, libcuda, version, sizeof(version));
+	driver_version(libcuda, version, sizeof(version));
 	char *const args[] = { "driver", libcuda, NULL };
+	double t0 = now_s();
 	json_t *o = probe_step(r, 5, "driver", PROBE_TIMEOUT, args);
+	timing(r, "driver", t0);
 	json_t *gpus = json_object_get(o, "gpus");
 	json_object_set_new(o, "driver_version", json_string(version));
 	json_object_set_new(o, "libcuda", json_string(libcuda));
 	if (!gpus) {
-		add(r, 6, "compute", "skip", "no usable driver");
+		add(r, 6, "compute", "skip", "no usable driver: the GPU was not checked");
 		r->incompatible |= r->o->require_gpu;
 		return;
 	}
@@ -367,6 +760,8 @@ static void check_driver_and_compute(struct run *r)
 	json_t *gpu;
 	json_array_foreach(gpus, i, gpu) {
 		char cc[16];
+		if (used >= sizeof(why))
+			used = sizeof(why) - 1;
 		snprintf(cc, sizeof(cc), "%lld.%lld", json_integer_value(json_object_get(gpu, "cc_major")),
 			 json_integer_value(json_object_get(gpu, "cc_minor")));
 		int old = r->m->cc_min && compat_version_cmp_full(cc, r->m->cc_min) < 0;
@@ -375,9 +770,9 @@ static void check_driver_and_compute(struct run *r)
 					 (double)json_integer_value(json_object_get(gpu, "memory_bytes")) / 1073741824.0,
 					 cc, old ? " (not supported by this cuDNN)" : "");
 		bad |= old;
-		if (used >= sizeof(why))
-			used = sizeof(why) - 1;
 	}
+	if (used >= sizeof(why))
+		used = sizeof(why) - 1;
 	if (json_array_size(gpus) == 0) {
 		snprintf(why + used, sizeof(why) - used, "; no GPU");
 		r->incompatible |= r->o->require_gpu;
@@ -389,80 +784,115 @@ static void check_driver_and_compute(struct run *r)
 		return;
 	}
 	if (json_array_size(gpus) == 0) {
-		add(r, 6, "compute", r->o->require_gpu ? "fail" : "skip", "no GPU");
+		add(r, 6, "compute", r->o->require_gpu ? "fail" : "skip", "no GPU: the GPU was not checked");
 		return;
 	}
-	json_array_foreach(gpus, i, gpu) {
-		if (r->o->gpu >= 0 && (size_t)r->o->gpu != i)
-			continue;
-		char idx[24];
-		snprintf(idx, sizeof(idx), "%zu", i);
-		char *const cargs[] = { "compute", libcuda, (char *)r->dir, r->major, idx,
-					r->o->quick ? "1" : "0", "1", NULL };
-		json_t *lines;
-		if (run_probe(r, COMPUTE_TIMEOUT, cargs, &lines, why, sizeof(why)) != 0) {
-			char d[1100];
-			snprintf(d, sizeof(d), "GPU %zu: %s", i, why);
-			add(r, 6, "compute", "fail", d);
-		}
-		size_t k;
-		json_t *line;
-		json_array_foreach(lines, k, line) {
-			json_object_set_new(line, "step", json_integer(6));
-			if (strcmp(json_string_value(json_object_get(line, "status")), "fail") == 0)
-				r->failed = 1;
-			json_array_append(r->checks, line);
-		}
-		json_decref(lines);
+	if (r->o->gpu >= 0 && (size_t)r->o->gpu >= json_array_size(gpus)) {
+		snprintf(why, sizeof(why), "--gpu %d: there is no such GPU (%zu found)", r->o->gpu,
+			 json_array_size(gpus));
+		add(r, 6, "compute", "fail", why);
+		return;
 	}
+	compute_all(r, libcuda, json_array_size(gpus));
 }
 
 /* ---- report ---- */
 
-static void print_table(const struct run *r)
+/* The per-algorithm (per-engine) records of a compute (graph) row. */
+static const char *const record_kinds[] = { "forward", "backward_data", "backward_filter", "engines" };
+
+/* fn on each record of row c until it returns non-zero. */
+static void each_record(json_t *c, int (*fn)(size_t kind, json_t *a, void *ctx), void *ctx)
 {
-	size_t i;
-	json_t *c;
-	log_out("%-4s %-13s %-6s %s\n", "step", "check", "result", "detail");
-	json_array_foreach(r->checks, i, c) {
-		const char *check = json_string_value(json_object_get(c, "check"));
-		char label[64];
-		json_t *gpu = json_object_get(c, "gpu");
-		if (gpu)
-			snprintf(label, sizeof(label), "%s gpu%lld", check, json_integer_value(gpu));
-		else
-			snprintf(label, sizeof(label), "%s", check);
-		log_out("%-4lld %-13s %-6s %s%s%s\n", json_integer_value(json_object_get(c, "step")), label,
-			json_string_value(json_object_get(c, "status")),
-			json_string_value(json_object_get(c, "shape")) ? json_string_value(json_object_get(c, "shape")) : "",
-			json_string_value(json_object_get(c, "shape")) ? ": " : "",
-			json_string_value(json_object_get(c, "detail")));
-		static const char *const kinds[] = { "forward", "backward_data", "backward_filter", "engines" };
-		for (size_t k = 0; k < 4; k++) {
-			size_t j;
-			json_t *a;
-			json_array_foreach(json_object_get(c, kinds[k]), j, a) {
-				json_t *err = json_object_get(a, "error"), *skip = json_object_get(a, "skipped");
-				json_t *ms = json_object_get(a, k < 3 ? "median_ms" : "ms");
-				log_out("                        %-15s %s %-3lld %s%s%s%s%.3f ms%s\n", kinds[k],
-					k < 3 ? "algo" : "engine",
-					json_integer_value(json_object_get(a, k < 3 ? "algo" : "engine")),
-					err ? "error: " : "", err ? json_string_value(err) : "",
-					skip ? json_string_value(skip) : "", err || skip ? " " : "",
-					ms ? json_real_value(ms) : 0.0,
-					json_object_get(a, "mismatches") && json_integer_value(json_object_get(a, "mismatches"))
-						? "  MISMATCH" : "");
-			}
-		}
+	for (size_t k = 0; k < sizeof(record_kinds) / sizeof(record_kinds[0]); k++) {
+		size_t j;
+		json_t *a;
+		json_array_foreach(json_object_get(c, record_kinds[k]), j, a)
+			if (fn(k, a, ctx))
+				return;
 	}
 }
 
-static void write_report(const struct run *r, const char *result)
+static int print_record(size_t k, json_t *a, void *ctx)
+{
+	json_t *err = json_object_get(a, "error"), *skip = json_object_get(a, "skipped");
+	json_t *ms = json_object_get(a, k < 3 ? "median_ms" : "ms");
+	json_t *at = json_object_get(a, "mismatch_at");
+	log_out("                        %-15s %s %-3lld %s%s%s%s%.3f ms%s%s%s\n", record_kinds[k],
+		k < 3 ? "algo" : "engine", json_integer_value(json_object_get(a, k < 3 ? "algo" : "engine")),
+		err ? "error: " : "", err ? json_string_value(err) : "", skip ? json_string_value(skip) : "",
+		err || skip ? " " : "", ms ? json_number_value(ms) : 0.0,
+		json_integer_value(json_object_get(a, "mismatches")) ? "  MISMATCH" : "", at ? " " : "",
+		at ? json_string_value(at) : "");
+	return 0;
+}
+
+struct failure_text {
+	char *out;
+	size_t size;
+};
+
+/* The first wrong or failing record, named after the row's text. */
+static int name_record(size_t k, json_t *a, void *ctx)
+{
+	struct failure_text *f = ctx;
+	json_t *err = json_object_get(a, "error");
+	if (json_integer_value(json_object_get(a, "mismatches")) <= 0 && !err &&
+	    !json_is_false(json_object_get(a, "passed")))
+		return 0;
+	size_t used = strlen(f->out);
+	snprintf(f->out + used, f->size - used, " (%s %s %lld%s%s)", record_kinds[k], k < 3 ? "algo" : "engine",
+		 json_integer_value(json_object_get(a, k < 3 ? "algo" : "engine")), err ? ": " : " wrong",
+		 err ? json_string_value(err) : "");
+	return 1;
+}
+
+static void print_row(json_t *c)
+{
+	const char *check = json_string_value(json_object_get(c, "check"));
+	const char *shape = json_string_value(json_object_get(c, "shape"));
+	char label[64];
+	json_t *gpu = json_object_get(c, "gpu");
+	if (gpu)
+		snprintf(label, sizeof(label), "%s gpu%lld", check, json_integer_value(gpu));
+	else
+		snprintf(label, sizeof(label), "%s", check);
+	log_out("%-4lld %-13s %-6s %s%s%s\n", json_integer_value(json_object_get(c, "step")), label,
+		json_string_value(json_object_get(c, "status")), shape ? shape : "", shape ? ": " : "",
+		json_string_value(json_object_get(c, "detail")));
+	each_record(c, print_record, NULL);
+}
+
+/* The first failed check, for the one error line: "step 6 compute gpu2: ...". */
+static void first_failure(const struct run *r, char *out, size_t size)
+{
+	size_t i;
+	json_t *c;
+	snprintf(out, size, "a check failed");
+	json_array_foreach(r->checks, i, c) {
+		if (strcmp(json_string_value(json_object_get(c, "status")), "fail") != 0)
+			continue;
+		json_t *gpu = json_object_get(c, "gpu");
+		char where[32] = "";
+		if (gpu)
+			snprintf(where, sizeof(where), " gpu%lld", json_integer_value(gpu));
+		snprintf(out, size, "step %lld %s%s: %.300s", json_integer_value(json_object_get(c, "step")),
+			 json_string_value(json_object_get(c, "check")), where,
+			 json_string_value(json_object_get(c, "detail")));
+		/* A named algorithm or engine says more than "outside the tolerance". */
+		struct failure_text f = { out, size };
+		each_record(c, name_record, &f);
+		return;
+	}
+}
+
+static int write_report(const struct run *r, const char *result, char *failed_copy, size_t size)
 {
 	char now[32];
 	manifest_format_time((int64_t)time(NULL), now);
 	char *path = xasprintf("%s/.cuferry/report.json", r->dir), *text;
 	json_t *report = NULL;
+	failed_copy[0] = '\0';
 	if (io_read_file(path, 16 << 20, &text, NULL) == 0) {
 		report = json_loads(text, 0, NULL);
 		free(text);
@@ -471,39 +901,131 @@ static void write_report(const struct run *r, const char *result)
 		json_decref(report);
 		report = json_object();
 	}
-	json_t *v = json_pack("{s:s, s:s, s:s, s:s, s:O}", "validated_at", now, "result", result,
-			      "cudnn_version", r->m->cudnn_version, "environment_ld_library_path",
-			      r->env_ldpath, "checks", r->checks);
+	json_t *v = json_pack("{s:s, s:s, s:s, s:s, s:s, s:O, s:O}", "validated_at", now, "result", result,
+			      "gpu", r->gpu_checked ? "checked" : "not checked", "cudnn_version",
+			      r->m->cudnn_version, "environment_ld_library_path", r->env_ldpath,
+			      "timings_s", r->timings, "checks", r->checks);
+	json_t *phases = r->o->install_timings ? json_loads(r->o->install_timings, 0, NULL) : NULL;
+	if (phases)
+		json_object_set_new(report, "install_timings_s", phases);
 	json_object_set_new(report, "validation", v);
 	text = json_dumps(report, JSON_INDENT(2) | JSON_SORT_KEYS);
 	if (io_write_file_atomic(path, text, strlen(text), 0644) != 0)
 		log_msg(LOG_WARN, "%s: %s", path, strerror(errno));
+	/* A failed install is rolled back and its directory removed: keep the report beside it. */
+	if (strcmp(result, "fail") == 0) {
+		const char *base = strrchr(r->dir, '/');
+		char stamp[32];
+		time_t t = time(NULL);
+		struct tm tm;
+		strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", gmtime_r(&t, &tm));
+		char *dir = xasprintf("%s/.cuferry/failed/%s-%s", r->o->prefix, base ? base + 1 : r->dir, stamp);
+		char *copy = xasprintf("%s/report.json", dir);
+		if (io_mkdirs(dir, 0755) == 0 && io_write_file_atomic(copy, text, strlen(text), 0644) == 0)
+			snprintf(failed_copy, size, "%s", copy);
+		else
+			log_msg(LOG_WARN, "%s: %s", copy, strerror(errno));
+		free(copy);
+		free(dir);
+	}
 	free(text);
 	free(path);
 	json_decref(report);
+	return 0;
+}
+
+/* Steps 5-6 need only the files: they run beside steps 2-4, in a run of their own. */
+static void *gpu_steps(void *arg)
+{
+	struct run *g = arg;
+	check_driver_and_compute(g);
+	flush_rows(g);
+	return NULL;
+}
+
+/* Fold the GPU steps' run into the main one (rows already printed). */
+static void merge(struct run *r, struct run *g)
+{
+	json_array_extend(r->checks, g->checks);
+	r->printed = json_array_size(r->checks);
+	json_object_update(r->timings, g->timings);
+	r->failed |= g->failed;
+	r->incompatible |= g->incompatible;
+	r->gpu_checked |= g->gpu_checked;
+	json_decref(g->checks);
+	json_decref(g->timings);
 }
 
 int validate_install(const struct validate_options *o, const char *install_dir,
 		     const struct manifest *m, int is_current, struct cf_err *e)
 {
-	struct run r = { .o = o, .dir = install_dir, .m = m, .checks = json_array() };
+	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	struct run r = { .o = o, .dir = install_dir, .m = m, .checks = json_array(),
+			 .timings = json_object(), .lock = &lock };
 	snprintf(r.major, sizeof(r.major), "%.*s", (int)strcspn(m->cudnn_version, "."), m->cudnn_version);
 	compute_env(&r);
 	log_msg(LOG_INFO, "validating %s", install_dir);
+	log_out("%-4s %-13s %-6s %s\n", "step", "check", "result", "detail");
+	double t0 = now_s(), t = t0;
+	progress_note(&r, "step 1 files");
+	if (o->trust)
+		check_signature(&r);
 	check_files(&r);
-	check_library(&r);
-	check_resolution(&r, is_current);
-	check_deps(&r);
-	check_driver_and_compute(&r);
-	print_table(&r);
-	write_report(&r, r.failed ? "fail" : "pass");
+	timing(&r, "files", t);
+	flush_rows(&r);
+	if (!r.failed) { /* a modified install is never loaded */
+		struct run g = r;
+		g.checks = json_array();
+		g.timings = json_object();
+		g.printed = 0;
+		pthread_t gpu_thread;
+		int threaded = pthread_create(&gpu_thread, NULL, gpu_steps, &g) == 0;
+		t = now_s();
+		progress_note(&r, "steps 2-6");
+		check_library(&r);
+		timing(&r, "library", t);
+		flush_rows(&r);
+		t = now_s();
+		check_resolution(&r, is_current);
+		timing(&r, "resolution", t);
+		flush_rows(&r);
+		t = now_s();
+		check_deps(&r);
+		timing(&r, "dependencies", t);
+		flush_rows(&r);
+		if (threaded)
+			pthread_join(gpu_thread, NULL);
+		else
+			gpu_steps(&g);
+		merge(&r, &g);
+	} else {
+		add(&r, 2, "library", "skip", "not loaded: step 1 failed");
+		flush_rows(&r);
+	}
+	timing(&r, "total", t0);
+	const char *result = r.failed ? "fail" : r.gpu_checked ? "pass" : "pass-without-gpu";
+	char kept[PATH_MAX + 32], first[512], times[512];
+	write_report(&r, result, kept, sizeof(kept));
+	char *tt = json_dumps(r.timings, JSON_COMPACT | JSON_REAL_PRECISION(3));
+	log_msg(LOG_DEBUG, "validation timings (s): %s", tt ? tt : "?"); /* the log file only */
+	if (o->timings_out && tt && strlen(tt) < o->timings_out_size)
+		snprintf(o->timings_out, o->timings_out_size, "%s", tt);
+	free(tt);
+	snprintf(times, sizeof(times), "%.2f s", json_real_value(json_object_get(r.timings, "total")));
+	first_failure(&r, first, sizeof(first));
 	json_decref(r.checks);
+	json_decref(r.timings);
+	const char *see = kept[0] ? kept : "the log";
 	if (r.incompatible)
 		return cf_fail(e, CF_INCOMPATIBLE, "validation: the driver or GPU cannot run this cuDNN "
-			       "(or no GPU with --require-gpu); see the table above");
+			       "(or no GPU with --require-gpu): %s; report: %s", first, see);
 	if (r.failed)
-		return cf_fail(e, CF_VALIDATION, "validation failed; see the table above and %s/.cuferry/report.json",
-			       install_dir);
+		return cf_fail(e, CF_VALIDATION, "validation failed: %s; report: %s", first, see);
+	if (r.gpu_checked)
+		log_out("validation: all checks passed in %s\n", times);
+	else
+		log_out("validation: passed WITHOUT a GPU check (no NVIDIA driver or GPU: steps 5-6 "
+			"not run; --require-gpu makes this an error) in %s\n", times);
 	return CF_OK;
 }
 

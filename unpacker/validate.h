@@ -5,6 +5,7 @@
 
 #include "common/err.h"
 #include "manifests/manifest.h"
+#include "unpacker/trust.h"
 
 struct validate_options {
 	const char *root;       /* "" or --root */
@@ -14,6 +15,12 @@ struct validate_options {
 	int gpu;                /* -1: every GPU */
 	int quick;              /* the small shape only */
 	int just_written;       /* install: every file's SHA-256 was checked as it was written */
+	/* validate: the keys to re-check .cuferry/header.bin against (NULL right after an
+	 * install, which has just checked the bundle's signatures) */
+	const struct trust_sources *trust;
+	const char *install_timings; /* install: its phases so far, a JSON object, for report.json */
+	char *timings_out;           /* if set: each step's seconds (per GPU), a JSON object */
+	size_t timings_out_size;
 };
 
 enum { VALIDATE_ENV_CACHE, VALIDATE_ENV_LIBRARY_PATH };

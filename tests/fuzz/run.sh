@@ -5,7 +5,7 @@
 set -u
 FB=$(cd "$1" && pwd); SECONDS_EACH=$2; shift 2
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-TARGETS=${*:-frame manifest pathrule redist unpack}
+TARGETS=${*:-frame manifest pathrule redist unpack probe_report}
 C=$FB/corpus
 mkdir -p "$C" "$FB/logs" "$FB/crashes"
 if [ ! -f "$C/.seeded" ]; then

@@ -28,3 +28,10 @@ for p in lib/libcudnn.so.9 include/cudnn.h bin/x64/cudnn64_9.dll ../etc/passwd /
 	 "dir./f" GIT~1 'x:y' 'a\b' lib//x . .. COM0 LPT9.log caf.e a+b-c_d.e; do
 	i=$((i + 1)); printf '%s' "$p" > "$C/pathrule/p$i"
 done
+# The probe's report pipe: lines as the probe writes them (library, driver, compute, graph).
+mkdir -p "$C/probe_report"
+printf '%s\n' '{"check":"library","status":"pass","detail":"cuDNN 9.19.0","cudnn_version":"9.19.0","cudart_version":13010,"loaded":["/opt/cudnn/x/lib/libcudnn.so.9"]}' > "$C/probe_report/library"
+printf '%s\n' '{"check":"driver","status":"pass","detail":"","cuda_driver_api":13000,"gpus":[{"index":0,"name":"H200","memory_bytes":150000000000,"cc_major":9,"cc_minor":0}]}' > "$C/probe_report/driver"
+printf '%s\n%s\n' '{"check":"compute","gpu":0,"shape":"N3","status":"pass","detail":"ok","seed":5,"forward":[{"algo":0,"workspace_bytes":0,"median_ms":0.1,"mismatches":0,"sampled_points":64,"worst_error_vs_tolerance":0.1}]}' \
+	'{"check":"graph","gpu":0,"status":"pass","detail":"ok","engines":[{"engine":-1,"behavior_notes":[0],"runtime_compiled":true,"passed":true,"ms":1.5}]}' > "$C/probe_report/compute"
+printf '%s\n' '{"check":"dependencies","status":"fail","detail":"x","libraries":{"libz.so.1":null,"libnvrtc.so.13":"/usr/lib/libnvrtc.so.13"}}' > "$C/probe_report/deps"

@@ -201,7 +201,7 @@ C
 # libraries before main runs: that is why the shipped unpacker is static but for libc.
 ldd "$UNPACKER" | grep -q 'libz\.so' || cp "$W/evil/libcudnn.so.9" "$W/evil/libz.so.1"
 "$UNPACKER" "$FX/small.bundle" --root "$W/hroot" --trust "$FX/test.pub" >/dev/null
-PATH="$W/evil:$PATH" LD_LIBRARY_PATH="$W/evil" expect 0 "$UNPACKER" validate --root "$W/hroot"
+PATH="$W/evil:$PATH" LD_LIBRARY_PATH="$W/evil" expect 0 "$UNPACKER" validate --root "$W/hroot" --trust "$FX/test.pub"
 assert_contains last.out "gets the install"
 [ ! -e "$W/evil/ran" ] || fail "a program from the hostile PATH ran"
 record hostile_env "the GPU check run with a hostile PATH and LD_LIBRARY_PATH" "checks run in a clean environment; libraries by absolute path; the decoys are not used" "threats/hostile_env" "pass"

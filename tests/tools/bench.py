@@ -61,6 +61,72 @@ def size(path):
     return os.path.getsize(path)
 
 
+def validation_rows(cuda):
+    """validation's CPU-side cost on a fake cuDNN that returns at once, against the time the
+    probe takes to load the real cuDNN; both from report.json's timings, median of RUNS"""
+    import json
+    tools = os.path.join(TOP, "tests", "tools")
+    fake = os.path.join(W, "fake-src")
+    os.makedirs(os.path.join(fake, "lib"))
+    os.makedirs(os.path.join(fake, "include"))
+    open(os.path.join(fake, "include", "cudnn_version.h"), "w").write(
+        "#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 19\n#define CUDNN_PATCHLEVEL 0\n")
+    conf = os.path.join(W, "fake.conf")
+    open(conf, "w").write("fast=1\n")
+    flags = "-I%s -I%s -DFAKE_CONF='\"%s\"'" % (TOP, tools, conf)
+    lib = os.path.join(fake, "lib")
+    sh("cc -shared -fPIC -o %s/libcudnn_graph.so.9 -Wl,-soname,libcudnn_graph.so.9 %s/fakegraph.c" % (lib, tools))
+    sh("cc -shared -fPIC -O2 %s -o %s/libcudnn.so.9 -Wl,-soname,libcudnn.so.9 -Wl,-rpath,'$ORIGIN' "
+       "%s/fakecudnn.c %s/fakebackend.c %s/unpacker/convref.c %s/libcudnn_graph.so.9 -lm -ldl"
+       % (flags, lib, tools, tools, TOP, lib))
+    # The driver's version comes from its file name here (no /proc/driver/nvidia).
+    sh("cc -shared -fPIC %s -o %s/libcuda.so.580.95.05 -Wl,-soname,libcuda.so.1 %s/fakecuda.c && "
+       "ln -sf libcuda.so.580.95.05 %s/libcuda.so.1" % (flags, W, tools, W))
+    # The CUDA component list, offline: from the toolkit's own JSON (as gpu-run.sh does).
+    sh("python3 %s/make_mirror.py %s %s/mirror --cuda-json-only >/dev/null" % (tools, cuda, W))
+    sh("%s create --from-dir %s --cuda 13 --key k.key -o fake.bundle --level 1 -q --mirror file://%s/mirror >/dev/null"
+       % (BUNDLER, fake, W))
+    sh("%s install fake.bundle --root %s/fr --trust k.pub --no-validate >/dev/null" % (UNPACKER, W))
+
+    def report(root):
+        return json.load(open(os.path.join(root, "opt/cudnn/current/.cuferry/report.json")))["validation"]["timings_s"]
+
+    comp, libt, files = [], [], []
+    for _ in range(RUNS):
+        subprocess.run("CUFERRY_LIBCUDA=%s/libcuda.so.1 %s validate --root %s/fr --trust k.pub >/dev/null 2>&1"
+                       % (W, UNPACKER, W), shell=True)
+        comp.append(report(W + "/fr")["compute_gpu0"])
+        subprocess.run("%s validate --root %s/r --trust k.pub >/dev/null 2>&1" % (UNPACKER, W), shell=True)
+        t = report(W + "/r")
+        libt.append(t["library"])
+        files.append(t["files"])
+    # The old reference: one whole forward pass of N8 C3 224x224 K64 3x3 on the CPU (of the
+    # three such passes validation used to make per shape), timed with the fake's own code.
+    old = os.path.join(W, "oldref")
+    open(old + ".c", "w").write(r'''
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include "unpacker/convref.h"
+int main(void) {
+	struct conv_shape s = { 8, 3, 224, 224, 64, 3, 3, 1, 1, 1, 1, 0, 0 };
+	conv_shape_finish(&s);
+	float *x = malloc(conv_x_count(&s) * 4), *w = malloc(conv_w_count(&s) * 4);
+	float *y = malloc(conv_y_count(&s) * 4), *m = malloc(conv_y_count(&s) * 4);
+	conv_fill(x, conv_x_count(&s), 1); conv_fill(w, conv_w_count(&s), 2);
+	struct timespec a, b; clock_gettime(CLOCK_MONOTONIC, &a);
+	conv_ref_forward(&s, x, w, y, m);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	printf("%f\n", (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9);
+	return y[7] > 1e30;
+}
+''')
+    sh("cc -O2 -I%s -o %s %s.c %s/unpacker/convref.c -lm" % (TOP, old, old, TOP))
+    oldt = float(subprocess.run([old], capture_output=True, text=True).stdout)
+    return {"compute": statistics.median(comp), "library": statistics.median(libt),
+            "files": statistics.median(files), "old": oldt}
+
+
 def main():
     shutil.rmtree(W, ignore_errors=True)
     os.makedirs(W)
@@ -117,6 +183,8 @@ def main():
     xzx_t, _ = unpack["xz+sha"]
     ver_t, ver_m = unpack["verify"]
 
+    val = validation_rows(cuda)
+
     # ---- SHA-256 ----
     ours_sha = float(subprocess.run([os.path.join(B, "sha256_speed")], capture_output=True, text=True).stdout)
     port_sha = float(subprocess.run([os.path.join(B, "sha256_speed"), "--portable"], capture_output=True, text=True).stdout)
@@ -148,6 +216,13 @@ def main():
     p("| zstd -dc BUNDLE \\| tar -x (the same bundle; verifies nothing) | %.2f s | 1.00x | |" % zx_t)
     p("| zstd -dc BUNDLE \\| tar -x, then sync | %.2f s | %.2fx | |" % (zxs_t, zxs_t / zx_t))
     p("| tar -xJf + sha256sum -c | %.2f s | %.2fx | |" % (xzx_t, xzx_t / zx_t))
+    p("")
+    p("| validation (no GPU here) | time | vs loading cuDNN |")
+    p("| --- | ---: | ---: |")
+    p("| step 2 on the real cuDNN: the probe loads libcudnn and every sub-library | %.2f s | 1.00x |" % val["library"])
+    p("| step 6's own CPU work, full (both shapes, every algorithm; sampled CPU reference, whole-tensor cross-check; fake cuDNN returning at once) | %.2f s | %.2fx |" % (val["compute"], val["compute"] / val["library"]))
+    p("| the same, the old way (the whole reference on the CPU: one full forward pass of the big shape, single-threaded) | %.2f s | %.2fx |" % (val["old"], val["old"] / val["library"]))
+    p("| step 1 on the real cuDNN: every file's SHA-256, in parallel | %.2f s | %.2fx |" % (val["files"], val["files"] / val["library"]))
     p("")
     p("| SHA-256 (1 MiB updates) | MB/s | vs OpenSSL |")
     p("| --- | ---: | ---: |")

@@ -1,8 +1,17 @@
-/* fakecuda.c - a stand-in libcuda.so.1: one "GPU" whose memory is host memory, so the fake
- * cuDNN can compute on the CPU. -DFAKE_NO_DEVICE makes cuInit report no device. */
+/* fakecuda.c - a stand-in libcuda.so.1: "GPUs" (one, or gpus=N in FAKE_CONF) whose memory is
+ * host memory, so the fake cuDNN can compute on the CPU. -DFAKE_NO_DEVICE makes cuInit report
+ * no device. The fake cuDNN asks fake_cuda_current_device() which GPU it runs on. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "fakeconf.h"
+
+static int current_device;
+
+__attribute__((constructor)) static void record(void) { fake_record_uid("libcuda"); }
+
+int fake_cuda_current_device(void) { return current_device; }
 
 int cuInit(unsigned f)
 {
@@ -14,14 +23,14 @@ int cuInit(unsigned f)
 #endif
 }
 int cuDriverGetVersion(int *v) { *v = 13000; return 0; }
-int cuDeviceGetCount(int *n) { *n = 1; return 0; }
+int cuDeviceGetCount(int *n) { *n = (int)fake_conf("gpus", 1); return 0; }
 int cuDeviceGet(int *d, int i) { *d = i; return 0; }
-int cuDeviceGetName(char *name, int len, int d) { (void)d; strncpy(name, "Fake GPU (CPU)", (size_t)len); return 0; }
+int cuDeviceGetName(char *name, int len, int d) { snprintf(name, (size_t)len, d ? "Fake GPU %d (CPU)" : "Fake GPU (CPU)", d); return 0; }
 int cuDeviceTotalMem_v2(size_t *b, int d) { (void)d; *b = (size_t)1 << 30; return 0; }
 int cuDeviceGetAttribute(int *v, int a, int d) { (void)d; *v = a == 75 ? 9 : 0; return 0; }
-int cuDevicePrimaryCtxRetain(void **c, int d) { (void)d; *c = (void *)1; return 0; }
+int cuDevicePrimaryCtxRetain(void **c, int d) { *c = (void *)(intptr_t)(d + 1); return 0; }
 int cuDevicePrimaryCtxRelease_v2(int d) { (void)d; return 0; }
-int cuCtxSetCurrent(void *c) { (void)c; return 0; }
+int cuCtxSetCurrent(void *c) { current_device = (int)(intptr_t)c - 1; return 0; }
 int cuCtxSynchronize(void) { return 0; }
 int cuMemAlloc_v2(uint64_t *p, size_t n) { *p = (uint64_t)(uintptr_t)malloc(n); return *p ? 0 : 2; }
 int cuMemFree_v2(uint64_t p) { free((void *)(uintptr_t)p); return 0; }

@@ -3,12 +3,44 @@
  * out host memory). Build variants drive validation's failure paths:
  *   -DFAKE_VERSION=91400  wrong version      -DFAKE_NO_CUDART  a missing symbol
  *   -DFAKE_WRONG          wrong numbers      -DFAKE_CRASH      a crash inside cuDNN
- * It needs libcudnn_graph.so.9 (fakegraph.c), found through the loader's search path. */
+ * and at run time, through FAKE_CONF (fakeconf.h): fwd_off_algo=A (forward algorithm A off by
+ * a little at one element), bwd_filter_off=1, bad_gpu=G (GPU G's forward off), hang_gpu=G,
+ * fast=1 (return at once, results unwritten: make bench times validation's own CPU work).
+ * It needs libcudnn_graph.so.9 (fakegraph.c), found through its RUNPATH ($ORIGIN). */
+#include <dlfcn.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "unpacker/convref.h"
+#include "fakeconf.h"
+
+/* -DFAKE_NOISY prints JSON-looking noise on stdout and stderr as it loads (must not matter);
+ * -DFAKE_FORGE writes garbage into every other descriptor it can, the report pipe included. */
+__attribute__((constructor)) static void record(void)
+{
+	fake_record_uid("libcudnn");
+#ifdef FAKE_NOISY
+	printf("{}\n{\"check\":\"library\",\"status\":\"pass\",\"detail\":\"forged\"}\ngarbage\n");
+	fflush(stdout);
+	fprintf(stderr, "{}\n\x1b[31mnot json\n");
+#endif
+#ifdef FAKE_FORGE
+	for (int fd = 3; fd < 256; fd++)
+		if (write(fd, "{\"check\": 1}\n", 13) < 0)
+			continue;
+#endif
+}
+
+/* The GPU the fake driver made current (0 without it). */
+static int device(void)
+{
+	/* The probe loads the driver RTLD_LOCAL: find it by its soname, already loaded. */
+	void *cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	int (*current)(void) = cuda ? (int (*)(void))dlsym(cuda, "fake_cuda_current_device") : NULL;
+	return current ? current() : 0;
+}
 
 #ifndef FAKE_VERSION
 #define FAKE_VERSION 91900
@@ -90,12 +122,22 @@ int cudnnConvolutionForward(void *h, const float *alpha, struct tensor *xd, cons
 	raise(SIGSEGV);
 #endif
 	struct conv_shape s = shape_of(xd, wd, c);
+	if (fake_conf("hang_gpu", -1) == device())
+		for (;;)
+			pause();
+	if (fake_conf("fast", 0)) /* make bench: validation's own CPU cost, not the fake's */
+		return 0;
 	float *mag = scratch(conv_y_count(&s));
 	conv_ref_forward(&s, x, w, y, mag);
 	free(mag);
 #ifdef FAKE_WRONG
 	y[conv_y_count(&s) / 2] += 0.5f;
 #endif
+	/* Off by a little: 0.3 where values reach a few units, at a single element. */
+	if (fake_conf("fwd_off_algo", -1) == algo)
+		y[conv_y_count(&s) / 3] += 0.3f;
+	if (fake_conf("bad_gpu", -1) == device())
+		y[0] += 0.3f;
 	return 0;
 }
 
@@ -105,6 +147,8 @@ int cudnnConvolutionBackwardData(void *h, const float *alpha, struct tensor *wd,
 {
 	(void)h; (void)alpha; (void)algo; (void)ws; (void)wss; (void)beta; (void)dyd;
 	struct conv_shape s = shape_of(dxd, wd, c);
+	if (fake_conf("fast", 0))
+		return 0;
 	float *mag = scratch(conv_x_count(&s));
 	conv_ref_backward_data(&s, w, dy, dx, mag);
 	free(mag);
@@ -117,8 +161,12 @@ int cudnnConvolutionBackwardFilter(void *h, const float *alpha, struct tensor *x
 {
 	(void)h; (void)alpha; (void)algo; (void)ws; (void)wss; (void)beta; (void)dyd;
 	struct conv_shape s = shape_of(xd, dwd, c);
+	if (fake_conf("fast", 0))
+		return 0;
 	float *mag = scratch(conv_w_count(&s));
 	conv_ref_backward_filter(&s, x, dy, dw, mag);
 	free(mag);
+	if (fake_conf("bwd_filter_off", 0))
+		dw[conv_w_count(&s) / 2] += 5.0f;
 	return 0;
 }

@@ -1,0 +1,47 @@
+/* fakeconf.h - what the fake libraries read to be wrong on purpose. The probe runs them with a
+ * clean environment, so the switch is a file, FAKE_CONF (compiled in by the test), of
+ * "key=value" lines: gpus=N, fwd_off_algo=A, bwd_filter_off=1, bad_gpu=G, hang_gpu=G,
+ * graph_off_engine=E. Each constructor also records the uid it runs as in FAKE_UID_DIR, as
+ * "uid-<uid>-<library>-<pid>", which proves no library the unpacker loads runs as root. */
+#ifndef FAKECONF_H
+#define FAKECONF_H
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static long fake_conf(const char *key, long fallback)
+{
+#ifdef FAKE_CONF
+	FILE *f = fopen(FAKE_CONF, "r");
+	char line[128];
+	size_t n = strlen(key);
+	long v = fallback;
+	while (f && fgets(line, sizeof(line), f))
+		if (strncmp(line, key, n) == 0 && line[n] == '=')
+			v = strtol(line + n + 1, NULL, 10);
+	if (f)
+		fclose(f);
+	return v;
+#else
+	(void)key;
+	return fallback;
+#endif
+}
+
+static void fake_record_uid(const char *library)
+{
+#ifdef FAKE_UID_DIR
+	char path[512];
+	snprintf(path, sizeof(path), "%s/uid-%u-%s-%d", FAKE_UID_DIR, (unsigned)getuid(), library, (int)getpid());
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		close(fd);
+#else
+	(void)library;
+#endif
+}
+
+#endif
