@@ -56,6 +56,12 @@ echo "$DEB" > "$R/etc/ld.so.conf.d/00-nvcr-2134569872.conf"
 ln -s "$CUDA" "$R/etc/alternatives/cuda"
 ln -s /etc/alternatives/cuda "$R/usr/local/cuda"
 ln -s targets/x86_64-linux/lib "$R$CUDA/lib64"
+# CUDA 13's cuBLAS and NVRTC (NVIDIA's libcublas-13-0 and cuda-nvrtc-13-0 packages) and the
+# system's zlib, as files of the image: step 4 looks them up there and never loads them.
+mkdir -p "$R$DEB"
+for l in libcublas.so.13 libcublasLt.so.13 libnvrtc.so.13 libz.so.1; do
+	echo 'int cuferry_stand_in;' | cc -shared -fPIC -x c -o "$R$DEB/$l" -Wl,-soname,$l -
+done
 # the older cuDNN copied into the CUDA tree, as the seeds' guides say
 old_cudnn "$TLIB" 9.1.0
 : > "$R$TLIB/libcudart.so.12.8.90"
@@ -106,7 +112,7 @@ expect 6 env -u LD_LIBRARY_PATH "$UNPACKER" doctor --root "$R"
 assert_contains last.err "shadowed by $R$DEB/libcudnn.so.9.8.0 (cuDNN 9.8.0, deb package libcudnn9-cuda-12)"
 assert_contains last.err "put on the search path by $R/etc/ld.so.conf.d/00-nvcr-2134569872.conf (ld cache); fix: chroot $R apt-get remove libcudnn9-cuda-12"
 one_line_reason
-expect 6 "$UNPACKER" validate --root "$R" --quick-validate
+expect 6 "$UNPACKER" validate --root "$R" $T --quick-validate
 assert_contains last.out "9.8.0"
 
 note "a failed install puts back exactly what was there (the old name, its bytes)"
@@ -122,7 +128,7 @@ cmp "$LEGACY" legacy.saved || fail "the old file was not restored byte for byte"
 [ ! -e "$R/opt/cudnn/.cuferry/env-before.json" ] || fail "the snapshot is left after the rollback"
 
 note "killed (-9) right after the environment was written: the next command puts the old file back"
-CUFERRY_FAULT=env:pause "$UNPACKER" bad.bundle --root "$R" $T --quick-validate >/dev/null 2>&1 &
+CUFERRY_FAULT=env:pause "$UNPACKER_SEAMS" bad.bundle --root "$R" $T --quick-validate >/dev/null 2>&1 &
 pid=$!
 i=0
 until [ "$(ps -o stat= -p $pid 2>/dev/null | cut -c1)" = T ]; do
