@@ -45,7 +45,10 @@ VERIFY_SRC    = signing/verify.c
 SIGN_SRC      = signing/sign.c
 BUNDLER_SRC   = bundler/main.c bundler/create.c bundler/source.c bundler/pack.c \
                 bundler/fetch.c bundler/mirror.c bundler/output.c bundler/check.c bundler/inspect.c
+COMMON_SRC   += common/interrupt.c common/version.c
 UNPACKER_SRC  = unpacker/cli.c unpacker/trust.c unpacker/state.c unpacker/env.c unpacker/install.c unpacker/doctor.c unpacker/validate.c unpacker/probe.c unpacker/gpucheck.c unpacker/gpuapi.c unpacker/convref.c
+BUNDLER_SRC  += bundler/sums.c bundler/help.c
+UNPACKER_SRC += unpacker/repair.c unpacker/help.c
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
@@ -104,6 +107,16 @@ $(B)/obj/trusted_keys.o: $(B)/trusted_keys.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 FORCE:
+
+# The git commit `--version` prints, rewritten only when it changes.
+$(B)/commit.h: FORCE
+	@mkdir -p $(B)
+	@c=$$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown); \
+	 git diff --quiet HEAD 2>/dev/null || c="$$c-dirty"; \
+	 echo "#define CUFERRY_COMMIT \"$$c\"" > $@.tmp
+	@cmp -s $@.tmp $@ 2>/dev/null && rm -f $@.tmp || mv $@.tmp $@
+
+$(B)/obj/common/version.o: $(B)/commit.h
 
 $(B)/bundler: $(BUNDLER_OBJ)
 	$(CC) $(LDFLAGS) $^ -o $@ $(BUNDLER_LIBS)

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 #include "bundler/pack.h"
 #include "bundler/source.h"
 #include "common/frame.h"
+#include "common/interrupt.h"
 #include "common/io.h"
 #include "common/log.h"
 #include "common/sha256.h"
@@ -27,34 +27,6 @@
 #include "manifests/manifest.h"
 #include "manifests/pathrule.h"
 #include "signing/sign.h"
-
-/* Temporaries a signal must not leave behind (zstd's "artefact" idea). */
-static char *volatile cleanup_paths[4];
-
-static void cleanup_register(int slot, const char *path)
-{
-	cleanup_paths[slot] = path ? xstrdup(path) : NULL;
-}
-
-static void cleanup_forget(int slot)
-{
-	char *p = cleanup_paths[slot];
-	cleanup_paths[slot] = NULL;
-	free(p);
-}
-
-void create_cleanup(void)
-{
-	for (int i = 0; i < 4; i++)
-		if (cleanup_paths[i]) {
-			if (i == 0)
-				io_rmtree(cleanup_paths[i]);
-			else
-				unlink(cleanup_paths[i]);
-		}
-}
-
-enum { SLOT_WORKDIR, SLOT_PAYLOAD, SLOT_STAGED };
 
 static char *default_cache(const char *given)
 {
@@ -190,6 +162,7 @@ struct job {
 	char *workdir;
 	char *cache;
 	char *out_path;
+	char *run_path;
 	struct fetch_options fetch;
 	char source_kind[32];
 	char source_name[512];
@@ -323,7 +296,8 @@ static int describe(struct job *j, struct cf_err *e)
 	if (!compat.known)
 		log_msg(LOG_WARN, "cuDNN %s is not in the compatibility data; driver minimum taken "
 			"from CUDA %s", t->version, variant);
-	snprintf(id, sizeof(id), "cudnn-%s-cuda%s-%s", t->version, variant, m->platform);
+	snprintf(id, sizeof(id), "cudnn-%s-cuda%s%s-%s", t->version, variant,
+		 o->with_cuda_libs ? CREATE_CUDA_LIBS_TAG : "", m->platform);
 	manifest_set(&m->bundle_id, id);
 	manifest_set(&m->driver_min, compat.driver_min[0] ? compat.driver_min : NULL);
 	manifest_set(&m->cc_min, compat.sm_min[0] ? compat.sm_min : cc_floor(variant));
@@ -377,14 +351,51 @@ static int check_tree_names(const struct tree *t, struct cf_err *e)
 	return CF_OK;
 }
 
+/* The plain bundle's path: -o FILE, or the conventional name (the id) in -o DIR/. A .run or
+ * .exe given as -o names the self-extracting file; the plain bundle goes beside it. */
 static char *output_path(const struct create_options *o, const struct manifest *m)
 {
 	size_t n = strlen(o->out);
 	if (io_is_dir(o->out) || (n && o->out[n - 1] == '/'))
-		return xasprintf("%s%scudnn-%s-cuda%s-%s.%s", o->out, o->out[n - 1] == '/' ? "" : "/",
-				 m->cudnn_version, m->cuda_variant, m->platform,
-				 o->sfx ? (strncmp(m->platform, "windows", 7) ? "run" : "exe") : "bundle");
+		return xasprintf("%s%s%s.bundle", o->out, o->out[n - 1] == '/' ? "" : "/", m->bundle_id);
+	if (n > 4 && (strcmp(o->out + n - 4, ".run") == 0 || strcmp(o->out + n - 4, ".exe") == 0))
+		return xasprintf("%.*s.bundle", (int)(n - 4), o->out);
 	return xstrdup(o->out);
+}
+
+/* The .run/.exe beside a bundle: -o X.run as given, else the bundle's name with .run/.exe
+ * for .bundle. */
+static char *sfx_path(const struct create_options *o, const char *bundle_path, const char *platform)
+{
+	size_t n = strlen(o->out), b = strlen(bundle_path);
+	if (n > 4 && (strcmp(o->out + n - 4, ".run") == 0 || strcmp(o->out + n - 4, ".exe") == 0))
+		return xstrdup(o->out);
+	const char *ext = strncmp(platform, "windows", 7) == 0 ? "exe" : "run";
+	if (b > 7 && strcmp(bundle_path + b - 7, ".bundle") == 0)
+		return xasprintf("%.*s.%s", (int)(b - 7), bundle_path, ext);
+	return xasprintf("%s.%s", bundle_path, ext);
+}
+
+/* The plain bundle, then its parts and its .run from the same signed bytes (one counter),
+ * then SHA256SUMS merged with what the directory held. */
+static int write_artifacts(struct job *j, const char *staged, struct cf_err *e)
+{
+	struct output_files written = { 0 };
+	int rc = interrupt_check(e);
+	if (rc != CF_OK)
+		unlink(staged);
+	else
+		rc = output_commit(staged, j->out_path, &written, e);
+	if (rc == CF_OK && j->o->split)
+		rc = output_split(j->out_path, j->o->split, &written, e);
+	if (rc == CF_OK && j->o->sfx) {
+		j->run_path = sfx_path(j->o, j->out_path, j->m->platform);
+		rc = output_sfx(j->out_path, j->run_path, j->o->sfx_stub, &written, e);
+	}
+	if (rc == CF_OK)
+		rc = output_files_sums(&written, e);
+	output_files_free(&written);
+	return rc;
 }
 
 static int sign_and_write(struct job *j, struct signer *signer, int payload_fd,
@@ -418,7 +429,6 @@ static int sign_and_write(struct job *j, struct signer *signer, int payload_fd,
 	free(frame);
 	if (rc != CF_OK)
 		return rc;
-	cleanup_register(SLOT_STAGED, staged);
 	struct checked c;
 	rc = check_open(staged, &c, e);
 	if (rc == CF_OK)
@@ -431,12 +441,8 @@ static int sign_and_write(struct job *j, struct signer *signer, int payload_fd,
 		rc = cf_fail(e, CF_USAGE, "the new bundle failed its own check, nothing written: %s", why);
 		unlink(staged);
 	} else {
-		struct output_options oo = { .split_size = j->o->split,
-					     .sfx_stub = j->o->sfx ? j->o->sfx_stub : NULL,
-					     .progress = j->o->progress };
-		rc = output_commit(staged, j->out_path, &oo, e);
+		rc = write_artifacts(j, staged, e);
 	}
-	cleanup_forget(SLOT_STAGED);
 	free(staged);
 	return rc;
 }
@@ -458,7 +464,6 @@ static int build(struct job *j, struct signer *signer, struct cf_err *e)
 		free(payload);
 		return rc;
 	}
-	cleanup_register(SLOT_PAYLOAD, payload);
 	struct pack_options po = { j->o->level, j->o->threads, j->o->progress };
 	rc = pack_payload(&j->tree, j->m, &po, fd, e);
 	if (rc == CF_OK)
@@ -467,7 +472,6 @@ static int build(struct job *j, struct signer *signer, struct cf_err *e)
 		rc = sign_and_write(j, signer, fd, e);
 	close(fd);
 	unlink(payload);
-	cleanup_forget(SLOT_PAYLOAD);
 	free(payload);
 	return rc;
 }
@@ -477,7 +481,12 @@ static void print_summary(const struct job *j)
 	struct stat st;
 	const struct manifest *m = j->m;
 	uint64_t size = stat(j->out_path, &st) == 0 ? (uint64_t)st.st_size : m->compressed_size;
-	log_out("bundle    %s%s\n", j->out_path, j->o->split ? ".001 …" : "");
+	log_out("bundle    %s\n", j->out_path);
+	if (j->o->split)
+		log_out("parts     %s.001 … (each at most %llu bytes)\n", j->out_path,
+			(unsigned long long)j->o->split);
+	if (j->run_path)
+		log_out("sfx       %s\n", j->run_path);
 	log_out("id        %s (counter %llu)\n", m->bundle_id, (unsigned long long)m->counter);
 	log_out("cuDNN     %s for CUDA %s, %s\n", m->cudnn_version, m->cuda_variant, m->platform);
 	log_out("files     %zu, %.1f MiB -> %.1f MiB (%.1f%%)\n", m->nfiles,
@@ -490,6 +499,29 @@ static void print_summary(const struct job *j)
 		m->cc_min ? m->cc_min : "?");
 }
 
+/* The unpacker to embed, before any download or compression: a missing one fails now. */
+static int check_stub(const char *stub, struct cf_err *e)
+{
+	struct stat st;
+	if (!stub || stat(stub, &st) != 0 || !S_ISREG(st.st_mode) || access(stub, R_OK) != 0)
+		return cf_fail(e, CF_USAGE, "--sfx: cannot read the unpacker to embed, %s: %s; build it "
+			       "('make') or name it with --unpacker PATH", stub ? stub : "(none)",
+			       stub && stat(stub, &st) == 0 ? "not a readable file" : strerror(errno));
+	return CF_OK;
+}
+
+/* Made if missing, and writable: said now, with the directory that is in the way. */
+static int check_output_dir(const char *dir, struct cf_err *e)
+{
+	if (io_mkdirs(dir, 0755) != 0)
+		return cf_fail(e, CF_USAGE, "-o: cannot make the output directory %s: %s", dir,
+			       strerror(errno));
+	if (access(dir, W_OK | X_OK) != 0)
+		return cf_fail(e, CF_USAGE, "-o: cannot write in %s: %s; choose another -o", dir,
+			       strerror(errno));
+	return CF_OK;
+}
+
 int create_bundle(const struct create_options *o, struct cf_err *e)
 {
 	struct job j;
@@ -499,39 +531,51 @@ int create_bundle(const struct create_options *o, struct cf_err *e)
 	j.fetch = (struct fetch_options){ .retries = 4, .progress = o->progress };
 	/* Load the key first: a typo in --key should not cost a download. */
 	int rc = signer_load(o->key_path, &signer, e);
-	if (rc != CF_OK)
+	if (rc == CF_OK && o->sfx)
+		rc = check_stub(o->sfx_stub, e);
+	if (rc != CF_OK) {
+		signer_free(signer);
 		return rc;
+	}
 	j.cache = default_cache(o->cache);
 	j.fetch.cache_dir = j.cache;
 	j.m = manifest_new();
 	char *out_dir = xstrdup(o->out), *slash = strrchr(out_dir, '/');
 	if (io_is_dir(o->out))
 		;
-	else if (slash)
+	else if (slash && slash != out_dir)
 		*slash = '\0';
+	else if (slash)
+		strcpy(out_dir, "/");
 	else
 		strcpy(out_dir, ".");
 	/* The output's directory is made if needed ("-o dir/" names a directory: the file name
-	 * then follows the convention). */
-	io_mkdirs(out_dir, 0755);
-	j.workdir = xasprintf("%s/.cuferry-work-XXXXXX", out_dir);
+	 * then follows the convention); the work directory sits in it, so that the bundle is
+	 * renamed into place on one file system. */
+	rc = check_output_dir(out_dir, e);
+	if (rc == CF_OK)
+		j.workdir = xasprintf("%s/.cuferry-work-XXXXXX", out_dir);
 	free(out_dir);
-	if (!mkdtemp(j.workdir)) {
-		rc = cf_fail(e, CF_USAGE, "%s: %s", o->out, strerror(errno));
-	} else {
-		cleanup_register(SLOT_WORKDIR, j.workdir);
+	if (rc == CF_OK && !mkdtemp(j.workdir)) {
+		rc = cf_fail(e, CF_USAGE, "%s: cannot make a work directory there: %s", o->out,
+			     strerror(errno));
+		free(j.workdir);
+		j.workdir = NULL;
+	}
+	if (rc == CF_OK) {
 		rc = build(&j, signer, e);
 		if (rc == CF_OK)
 			print_summary(&j);
 	}
 	tree_free(&j.tree);
-	io_rmtree(j.workdir);
-	cleanup_forget(SLOT_WORKDIR);
+	if (j.workdir)
+		io_rmtree(j.workdir);
 	signer_free(signer);
 	manifest_free(j.m);
 	free(j.workdir);
 	free(j.cache);
 	free(j.out_path);
+	free(j.run_path);
 	return rc;
 }
 
@@ -561,7 +605,7 @@ int create_resolve(const struct create_options *o, struct cf_err *e)
 			(unsigned long long)plan.components[i].size, hex);
 	}
 	log_out("requires driver >= %s\n", plan.driver_min[0] ? plan.driver_min : "(unknown)");
-	log_out("bundle name cudnn-%s-cuda%s-%s.bundle\n", plan.cudnn.version,
-		plan.cudnn.cuda_variant, platform);
+	log_out("bundle name cudnn-%s-cuda%s%s-%s.bundle\n", plan.cudnn.version,
+		plan.cudnn.cuda_variant, o->with_cuda_libs ? CREATE_CUDA_LIBS_TAG : "", platform);
 	return CF_OK;
 }

@@ -32,7 +32,8 @@ struct create_options {
 int create_bundle(const struct create_options *o, struct cf_err *e);
 /* What create would fetch from the mirror, printed; nothing is downloaded. */
 int create_resolve(const struct create_options *o, struct cf_err *e);
-/* Remove temporaries of a create in progress (called from a signal handler). */
-void create_cleanup(void);
+/* In the id and file name of a bundle that carries the CUDA libraries (--with-cuda-libs), so
+ * that it never takes the name of the bundle without them. */
+#define CREATE_CUDA_LIBS_TAG "-cudalibs"
 
 #endif

@@ -425,8 +425,7 @@ static int extract_archive(const char *archive, const char *dest, struct cf_err 
 	archive_read_support_filter_bzip2(a);
 	archive_read_support_filter_zstd(a);
 	archive_write_disk_set_options(w, ARCHIVE_EXTRACT_SECURE_NODOTDOT |
-					   ARCHIVE_EXTRACT_SECURE_SYMLINKS |
-					   ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS | ARCHIVE_EXTRACT_TIME |
+					   ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_TIME |
 					   ARCHIVE_EXTRACT_PERM);
 	if (archive_read_open_filename(a, archive, 1 << 20) != ARCHIVE_OK) {
 		rc = cf_fail(e, CF_SOURCE, "%s: %s", archive, archive_error_string(a));
@@ -445,9 +444,23 @@ static int extract_archive(const char *archive, const char *dest, struct cf_err 
 			continue; /* nothing else belongs in an install tree */
 		archive_entry_set_mode(ent, (archive_entry_mode(ent) & ~(mode_t)07022) |
 						    (type == AE_IFDIR ? 0700 : 0600));
-		char *path = xasprintf("%s/%s", dest, archive_entry_pathname(ent));
+		/* Entries are put under dest, which may itself be absolute (-o /abs/path): the
+		 * archive's own names are checked here, libarchive's absolute-path rule would
+		 * refuse the prefixed ones. */
+		const char *name = archive_entry_pathname(ent), *link = archive_entry_hardlink(ent);
+		if (!name || name[0] == '/' || (link && link[0] == '/')) {
+			rc = cf_fail(e, CF_SOURCE, "%s: entry '%s' has an absolute path: not a cuDNN "
+				     "archive as NVIDIA ships them", archive, name ? name : "?");
+			break;
+		}
+		char *path = xasprintf("%s/%s", dest, name);
 		archive_entry_set_pathname(ent, path);
 		free(path);
+		if (link) {
+			char *target = xasprintf("%s/%s", dest, link);
+			archive_entry_set_hardlink(ent, target);
+			free(target);
+		}
 		if (archive_read_extract2(a, ent, w) != ARCHIVE_OK) {
 			rc = cf_fail(e, CF_SOURCE, "%s: %s", archive, archive_error_string(w));
 			break;
