@@ -48,7 +48,7 @@ BUNDLER_SRC   = bundler/main.c bundler/create.c bundler/source.c bundler/pack.c 
 COMMON_SRC   += common/interrupt.c common/version.c
 UNPACKER_SRC  = unpacker/cli.c unpacker/trust.c unpacker/state.c unpacker/env.c unpacker/install.c unpacker/doctor.c unpacker/validate.c unpacker/probe.c unpacker/gpucheck.c unpacker/gpuapi.c unpacker/convref.c
 BUNDLER_SRC  += bundler/sums.c bundler/help.c
-UNPACKER_SRC += unpacker/repair.c unpacker/help.c
+UNPACKER_SRC += unpacker/repair.c unpacker/help.c unpacker/leftovers.c
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 

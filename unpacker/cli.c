@@ -11,15 +11,17 @@ const char cli_usage[] =
 	"                [--trust-fingerprint HEX]... [/silent | --silent] [/log=FILE | --log FILE]\n"
 	"                [--json FILE] [--no-env | --env=user] [--allow-downgrade] [--allow-expired]\n"
 	"                [--root DIR] [--no-validate | --require-gpu] [--keep-failed] [--gpu N]\n"
+	"                [--repair]\n"
 	"       unpacker verify BUNDLE [--trust K.pub]...   signature and every hash; installs nothing\n"
 	"       unpacker validate [ID] [--gpu N] [--require-gpu] [--quick-validate]\n"
 	"       unpacker list | use ID | uninstall ID [--force] | env [--shell sh|ps|cmd] | doctor\n"
+	"       unpacker --version | help [COMMAND] | COMMAND --help\n"
 	"Windows-style switches work too: /silent /S /quiet /log=FILE /prefix=DIR /D=DIR /?\n"
 	"exit codes: 0 ok, 1 usage, 2 trust, 3 integrity, 4 incompatible, 5 install failed,\n"
 	"            6 validation failed, 7 policy, 8 busy, 10 rollback failed\n";
 
 static const char *const verbs[] = { "install", "verify", "validate", "list", "use", "uninstall",
-				     "env", "doctor", NULL };
+				     "env", "doctor", "help", NULL };
 
 /* "/log=FILE" and "--log=FILE": the value after '=', case-insensitive name. */
 static const char *value_of(const char *arg, const char *name)
@@ -77,7 +79,8 @@ static int long_option(const char *a, int *i, int argc, char **argv, struct cli 
 		{ "--allow-downgrade", &c->allow_downgrade }, { "--allow-expired", &c->allow_expired },
 		{ "--force", &c->force }, { "--help", &c->help }, { "-h", &c->help },
 		{ "--keep-failed", &c->keep_failed }, { "--quick-validate", &c->quick },
-		{ "--verbose", &c->verbose }, { "-v", &c->verbose },
+		{ "--verbose", &c->verbose }, { "-v", &c->verbose }, { "--repair", &c->repair },
+		{ "--version", &c->version },
 	};
 	for (size_t k = 0; k < sizeof(flags) / sizeof(flags[0]); k++)
 		if (strcmp(a, flags[k].name) == 0)

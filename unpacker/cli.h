@@ -7,7 +7,7 @@
 #define CLI_MAX_TRUST 16
 
 struct cli {
-	const char *verb;      /* install, verify, validate, list, use, uninstall, env, doctor */
+	const char *verb;      /* install, verify, validate, list, use, uninstall, env, doctor, help */
 	const char *arg;       /* BUNDLE or ID */
 	const char *prefix;
 	const char *root;
@@ -20,6 +20,7 @@ struct cli {
 	size_t nfingerprints;
 	int silent, no_env, env_user, no_validate, require_gpu, allow_downgrade, allow_expired;
 	int force, help, verbose, keep_failed, quick;
+	int repair, version;
 	int gpu; /* -1: all */
 };
 

@@ -13,6 +13,7 @@
 #include "common/log.h"
 #include "common/platform.h"
 #include "unpacker/env.h"
+#include "unpacker/leftovers.h"
 #include "unpacker/state.h"
 
 #define MAX_COPIES 128
@@ -266,6 +267,7 @@ int doctor_run(const struct install_options *o, struct cf_err *e)
 		rc = cf_fail(e, CF_VALIDATION, "the installed cuDNN is not on the loader's path: run "
 			     "ldconfig, or use the environment from 'unpacker env'");
 	}
+	leftovers_report(o->root, prefix_sys);
 	free(current);
 	free(prefix_sys);
 	free(s);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/io.h"
@@ -170,6 +171,18 @@ int env_write_user(const char *prefix_sys, char *written, size_t size, struct cf
 	return rc;
 }
 
+int env_user_present(void)
+{
+	const char *home = getenv("HOME");
+	if (!home || !*home)
+		return 0;
+	char *path = xasprintf("%s/.config/cuferry/cudnn.sh", home);
+	struct stat st;
+	int present = lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+	free(path);
+	return present;
+}
+
 int env_print(const char *prefix_sys, const char *shell, struct cf_err *e)
 {
 	if (!shell || strcmp(shell, "sh") == 0) {
@@ -177,9 +190,12 @@ int env_print(const char *prefix_sys, const char *shell, struct cf_err *e)
 		log_out("%s", sh);
 		free(sh);
 	} else if (strcmp(shell, "ps") == 0) {
-		log_out("$env:CUDNN_PATH = \"%s\\current\"\n"
-			"if (Test-Path \"$env:CUDNN_PATH\\bin\") { $env:PATH = \"$env:CUDNN_PATH\\bin;\" + "
-			"$env:PATH }\n", prefix_sys);
+		/* PowerShell runs on Linux too: the prefix's own separator, and the platform's
+		 * PATH separator, never a Windows one glued to a Linux path. */
+		char sep = strchr(prefix_sys, '\\') ? '\\' : '/';
+		log_out("$env:CUDNN_PATH = \"%s%ccurrent\"\n"
+			"if (Test-Path \"$env:CUDNN_PATH%cbin\") { $env:PATH = \"$env:CUDNN_PATH%cbin\" + "
+			"[IO.Path]::PathSeparator + $env:PATH }\n", prefix_sys, sep, sep, sep);
 	} else if (strcmp(shell, "cmd") == 0) {
 		log_out("set \"CUDNN_PATH=%s\\current\"\n"
 			"if exist \"%%CUDNN_PATH%%\\bin\" set \"PATH=%%CUDNN_PATH%%\\bin;%%PATH%%\"\n", prefix_sys);

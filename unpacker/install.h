@@ -25,6 +25,7 @@ struct install_options {
 	int keep_failed;
 	int gpu;
 	int quick_validate;
+	int repair; /* a re-run compares SHA-256 too, not only sizes */
 };
 
 struct install_result {
@@ -39,7 +40,12 @@ struct install_result {
 	uint64_t bytes;
 	int noop;
 	int recovered;
+	uint64_t repaired;    /* entries a re-run put back from the bundle */
+	char repaired_first[256];
+	int env_added;        /* a re-run wrote environment that was missing */
+	int rerun;            /* a re-run that repaired or added something */
 	char env_note[512];
+	char env_paths[2][512]; /* environment files written ("" when none) */
 };
 
 int install_bundle(const struct install_options *o, struct install_result *r, struct cf_err *e);
