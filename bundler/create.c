@@ -553,8 +553,13 @@ int create_bundle(const struct create_options *o, struct cf_err *e)
 	 * then follows the convention); the work directory sits in it, so that the bundle is
 	 * renamed into place on one file system. */
 	rc = check_output_dir(out_dir, e);
+	/* Absolute: archive entries are put under it, and a relative "../out" would read as an
+	 * entry climbing out of the extraction directory. */
+	char real_out[PATH_MAX];
+	if (rc == CF_OK && !realpath(out_dir, real_out))
+		rc = cf_fail(e, CF_USAGE, "-o: %s: %s", out_dir, strerror(errno));
 	if (rc == CF_OK)
-		j.workdir = xasprintf("%s/.cuferry-work-XXXXXX", out_dir);
+		j.workdir = xasprintf("%s/.cuferry-work-XXXXXX", real_out);
 	free(out_dir);
 	if (rc == CF_OK && !mkdtemp(j.workdir)) {
 		rc = cf_fail(e, CF_USAGE, "%s: cannot make a work directory there: %s", o->out,
