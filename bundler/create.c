@@ -187,13 +187,33 @@ static int fetch_components(struct job *j, const char *platform, struct cf_err *
 	return rc;
 }
 
+/* Before any download: a release older than NVIDIA's redist JSON (8.3) is not on any mirror;
+ * the compatibility table still says which CUDA it is for (newer ones: the mirror's JSON). */
+static int precheck_release(const struct create_options *o, const char *platform, struct cf_err *e)
+{
+	struct compat_result compat;
+	if (compat_version_cmp_full(o->cudnn, "8.3") >= 0)
+		return CF_OK;
+	if (o->cuda) {
+		int rc = compat_check(o->cudnn, o->cuda, platform, &compat, e);
+		if (rc != CF_OK)
+			return rc;
+	}
+		return cf_fail(e, CF_SOURCE, "cuDNN %s is older than NVIDIA's redist JSON (8.3 and later): "
+			       "download its archive from NVIDIA's cuDNN archive and give it with "
+			       "--from-archive FILE", o->cudnn);
+	return CF_OK;
+}
+
 static int fetch_from_mirror(struct job *j, struct cf_err *e)
 {
 	const struct create_options *o = j->o;
 	const char *platform = o->platform ? o->platform : "linux-x86_64";
 	if (!o->cudnn)
 		return cf_fail(e, CF_USAGE, "--cudnn VERSION is required with a mirror");
-	int rc = mirror_resolve(o->mirror, o->cudnn, o->cuda, platform, &j->fetch, &j->plan, e);
+	int rc = precheck_release(o, platform, e);
+	if (rc == CF_OK)
+		rc = mirror_resolve(o->mirror, o->cudnn, o->cuda, platform, &j->fetch, &j->plan, e);
 	if (rc != CF_OK)
 		return rc;
 	j->have_plan = 1;
@@ -592,7 +612,9 @@ int create_resolve(const struct create_options *o, struct cf_err *e)
 	char hex[65];
 	if (!o->cudnn)
 		return cf_fail(e, CF_USAGE, "--cudnn VERSION is required");
-	int rc = mirror_resolve(o->mirror, o->cudnn, o->cuda, platform, &fo, &plan, e);
+	int rc = precheck_release(o, platform, e);
+	if (rc == CF_OK)
+		rc = mirror_resolve(o->mirror, o->cudnn, o->cuda, platform, &fo, &plan, e);
 	if (rc != CF_OK)
 		return rc;
 	hex_encode(plan.cudnn.sha256, 32, hex);

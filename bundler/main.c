@@ -1,4 +1,5 @@
 /* main.c - bundler command line: parse, dispatch, exit with the code of DESIGN.md §9 */
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -226,6 +227,13 @@ static int check_create(const struct cli *c)
 		return usage_error("%s", "give one of --from-archive and --from-dir");
 	if (!o->key_path)
 		return usage_error("%s", "--key K.key is required (make one with 'bundler keygen NAME')");
+	if (access(o->key_path, R_OK) != 0)
+		return usage_error("--key %s: %s (make a key with 'bundler keygen NAME')", o->key_path,
+				   strerror(errno));
+	const char *source = o->from_archive ? o->from_archive : o->from_dir;
+	if (source && access(source, R_OK) != 0)
+		return usage_error("%s %s: %s", o->from_archive ? "--from-archive" : "--from-dir", source,
+				   strerror(errno));
 	if (!o->out)
 		return usage_error("%s", "-o OUT is required");
 	return 0;
@@ -308,11 +316,13 @@ int main(int argc, char **argv)
 		return log_init("bundler", LOG_INFO), cmd_keygen(argc - 2, argv + 2);
 	int opt;
 	optind = 2;
+	opterr = 0; /* one line of ours, not getopt's and ours */
 	while ((opt = getopt_long(argc, argv, "o:qvh", long_options, NULL)) != -1) {
 		if (opt == 'h')
 			return print_help(verb);
 		if (opt == '?')
-			return usage_error("bad option '%s' for %s", argv[optind - 1], verb);
+			return usage_error("unknown option or missing value '%s' for %s", argv[optind - 1],
+					   verb);
 		if (parse_option(&c, opt, optarg) != 0)
 			return 1;
 	}

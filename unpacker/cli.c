@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <errno.h>
+#include <unistd.h>
 
 const char cli_usage[] =
 	"usage: unpacker [install] BUNDLE|PART.001|X.run [--prefix DIR] [--trust K.pub]...\n"
@@ -152,5 +155,43 @@ int cli_parse(int argc, char **argv, struct cli *c, char *why, size_t why_size)
 		c->verb = "install";
 	if (!c->root)
 		c->root = "";
+	return 0;
+}
+
+/* NAME.NNN with NNN other than 001, when NAME.001 is there: which part to give instead. */
+static int later_part(const char *path, char *why, size_t size)
+{
+	size_t n = strlen(path);
+	if (n < 5 || path[n - 4] != '.' || strspn(path + n - 3, "0123456789") != 3 ||
+	    strcmp(path + n - 3, "001") == 0)
+		return 0;
+	char first[4096];
+	struct stat st;
+	snprintf(first, sizeof(first), "%.*s.001", (int)(n - 4), path);
+	if (stat(first, &st) != 0)
+		return 0;
+	snprintf(why, size, "%s is part %d of a split bundle: give %s (the parts are read in order "
+		 "from there)", path, atoi(path + n - 3), first);
+	return 1;
+}
+
+int cli_check_inputs(const struct cli *c, char *why, size_t size)
+{
+	struct stat st;
+	int reads_bundle = strcmp(c->verb, "install") == 0 || strcmp(c->verb, "verify") == 0;
+	if (reads_bundle && c->arg && stat(c->arg, &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(why, size, "%s is a directory: give the bundle file in it (NAME.bundle, "
+			 "NAME.bundle.001 or NAME.run)", c->arg);
+		return 1;
+	}
+	if (reads_bundle && c->arg && later_part(c->arg, why, size))
+		return 1;
+	for (size_t i = 0; i < c->ntrust_files; i++)
+		if (stat(c->trust_files[i], &st) != 0 || access(c->trust_files[i], R_OK) != 0) {
+			snprintf(why, size, "--trust %s: %s (give the .pub file 'bundler keygen' wrote, "
+				 "brought by another channel than the bundle)", c->trust_files[i],
+				 strerror(errno));
+			return 2;
+		}
 	return 0;
 }

@@ -27,5 +27,8 @@ struct cli {
 /* 0 ok; otherwise 1 with a one-line reason in why. */
 int cli_parse(int argc, char **argv, struct cli *c, char *why, size_t why_size);
 extern const char cli_usage[];
+/* Inputs a command cannot use, said before any work: 0, or the exit code with the reason in
+ * why (a directory or a later part given as the bundle: 1; an unreadable --trust file: 2). */
+int cli_check_inputs(const struct cli *c, char *why, size_t why_size);
 
 #endif

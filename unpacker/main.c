@@ -247,7 +247,11 @@ int main(int argc, char **argv)
 	};
 	o.repair = c.repair;
 	log_msg(LOG_DEBUG, "command %s %s", c.verb, c.arg ? c.arg : "");
-	int rc = dispatch(&c, &o, &r, &e);
+	int rc = cli_check_inputs(&c, why, sizeof(why));
+	if (rc != 0)
+		cf_fail(&e, rc, "%s", why);
+	else
+		rc = dispatch(&c, &o, &r, &e);
 	if (rc != 0)
 		log_msg(LOG_ERROR, "%s", e.msg);
 	log_msg(LOG_DEBUG, "exit %d (%s)", rc, cf_status_name(rc));

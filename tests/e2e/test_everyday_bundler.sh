@@ -141,4 +141,16 @@ CUFERRY_FETCH_NO_BACKOFF=1 expect 9 "$BUNDLER" create --cudnn 9.19 --cuda 13 --m
 	--cache "$W/cache-broken" --key "$K" -o broken-out/ --level 1
 ! grep -q "resuming" last.err || fail "a failed fetch says it resumes"
 [ -z "$(find cache-broken -name '*.part' -size 0)" ] || fail "an empty .part was left"
+note "messages say what is wrong and what to do, in one line"
+expect 1 "$BUNDLER" create --cudnn 9.19 --key nosuch.key -o k/
+assert_contains last.err "nosuch.key: No such file"
+assert_contains last.err "bundler keygen"
+! grep -q PKCS last.err || fail "a missing key blamed on PKCS#8"
+expect 1 "$BUNDLER" create --form-dir x --key "$K" -o k/
+[ "$(grep -c -- '--form-dir' last.err)" -eq 1 ] || fail "two lines for one bad option: $(cat last.err)"
+expect 4 "$BUNDLER" create --cudnn 8.2.2 --cuda 12 --key "$K" -o k/
+assert_contains last.err "11.4"
+expect 9 "$BUNDLER" create --cudnn 8.2.2 --cuda 11.4 --key "$K" -o k/ --mirror "file://$W/mirror"
+assert_contains last.err "--from-archive"
+[ -z "$(ls k 2>/dev/null)" ] || fail "output left: $(ls k)"
 echo "ok"

@@ -133,4 +133,14 @@ expect 0 "$UNPACKER" --version
 for w in "unpacker " commit "bundle format cuferry-bundle-1" libarchive zstd mbedTLS jansson "trusted key"; do
 	assert_contains last.out "$w"
 done
+note "messages: a directory, a later part, an unreadable --trust file"
+mkdir -p out
+expect 1 "$UNPACKER" install out $T
+assert_contains last.err "out is a directory"
+cp "$FX/small.bundle" p.bundle
+expect 0 "$BUNDLER" split p.bundle --split 1M
+expect 1 "$UNPACKER" verify p.bundle.002 $T
+assert_contains last.err "give p.bundle.001"
+expect 2 "$UNPACKER" verify p.bundle --trust nosuch.pub
+assert_contains last.err "nosuch.pub: No such file"
 echo ok
