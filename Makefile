@@ -36,7 +36,8 @@ TEST_LIBS    = -lcmocka -larchive -lzstd -lmbedcrypto -ljansson -lpthread -ldl
 # Debian packages the build, the tests and the demo need (make deps installs what is missing).
 DEB_PACKAGES = gcc make pkg-config libarchive-dev libzstd-dev libmbedtls-dev libjansson-dev \
                libcurl4-openssl-dev libacl1-dev libcmocka-dev zstd xz-utils openssl python3 \
-               tar file time clang cppcheck gcc-aarch64-linux-gnu qemu-user libmbedtls-dev:arm64
+               tar file time clang cppcheck gcc-aarch64-linux-gnu qemu-user libmbedtls-dev:arm64 \
+               scdoc man-db bash-completion
 
 COMMON_SRC    = common/err.c common/log.c common/io.c common/sha256.c common/progress.c \
                 common/frame.c common/bundlefile.c common/payload.c common/platform.c
@@ -58,7 +59,7 @@ UNPACKER_OBJ = $(LIB_OBJ) $(call obj,$(UNPACKER_SRC)) $(B)/obj/trusted_keys.o
 
 UNIT_TESTS = $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all deps test sanitize bench install clean demo help lint fuzz fuzz-build security-doc check-arm
+.PHONY: all man deps test sanitize bench install clean demo help lint fuzz fuzz-build security-doc check-arm
 
 FUZZ_TARGETS  = frame manifest pathrule redist unpack
 FUZZ_SECONDS ?= 60
@@ -129,9 +130,16 @@ $(B)/tests/test_%: tests/unit/test_%.c $(LIB_OBJ) $(call obj,$(SIGN_SRC) $(filte
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) $^ -o $@ $(TEST_LIBS) -lcurl
 
+## man: the manual pages bundler(1) and unpacker(1), from docs/man/*.scd (scdoc)
+MAN_PAGES = $(B)/man/bundler.1 $(B)/man/unpacker.1
+man: $(MAN_PAGES)
+$(B)/man/%.1: docs/man/%.1.scd | $(B)/.deps
+	@mkdir -p $(dir $@)
+	scdoc < $< > $@
+
 ## test: unit tests (cmocka), end-to-end tests on the real cuDNN of this machine, threat
 ##       tests, and a short run of each fuzz target
-test: all $(UNIT_TESTS) $(B)/sha256_check-arm64
+test: all man $(UNIT_TESTS) $(B)/sha256_check-arm64
 	@$(MAKE) --no-print-directory B=build-fuzz FUZZ=1 OPT=-O1 fuzz-build
 	@sh tests/run.sh $(B)
 
@@ -192,10 +200,14 @@ security-doc:
 	@echo "wrote docs/SECURITY.md"
 
 PREFIX ?= /usr/local
-## install: copy bundler and unpacker to $(PREFIX)/bin
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin
+## install: copy bundler and unpacker to $(PREFIX)/bin, their man pages and bash completion
+install: all man
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 0755 $(B)/bundler $(B)/unpacker $(DESTDIR)$(PREFIX)/bin/
+	install -m 0644 $(MAN_PAGES) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 docs/completion/cuferry.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/bundler
+	install -m 0644 docs/completion/cuferry.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/unpacker
 
 ## clean: remove build outputs
 clean:
