@@ -153,4 +153,20 @@ assert_contains last.err "11.4"
 expect 9 "$BUNDLER" create --cudnn 8.2.2 --cuda 11.4 --key "$K" -o k/ --mirror "file://$W/mirror"
 assert_contains last.err "--from-archive"
 [ -z "$(ls k 2>/dev/null)" ] || fail "output left: $(ls k)"
+note "SIGTERM and SIGHUP during create: exit 5, no temporaries left"
+for s in TERM HUP; do
+	mkdir -p "sig$s"
+	"$BUNDLER" create --from-dir "$(cat "$FX/cuda_dir")" --key "$K" -o "sig$s/" --level 19 --threads 1 -q \
+		>sig.out 2>sig.err &
+	pid=$!
+	i=0
+	until [ -n "$(find "sig$s" -name '*.payload-*' -size +1k 2>/dev/null)" ]; do
+		i=$((i + 1)); [ $i -lt 1200 ] || fail "create did not start compressing"; sleep 0.05
+	done
+	kill -$s $pid
+	set +e; wait $pid; rc=$?; set -e
+	[ $rc -eq 5 ] || { cat sig.err; fail "SIG$s: exit $rc, expected 5"; }
+	grep -q "interrupted by SIG$s" sig.err || { cat sig.err; fail "SIG$s not named"; }
+	[ -z "$(ls -A "sig$s")" ] || fail "SIG$s left: $(ls -A "sig$s")"
+done
 echo "ok"
