@@ -3,6 +3,7 @@
 #include "bundler/create.h"
 
 #include <errno.h>
+#include <mbedtls/base64.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -530,6 +531,24 @@ static int check_stub(const char *stub, struct cf_err *e)
 	return CF_OK;
 }
 
+/* Keys compiled into the unpacker are PEM text in its data: a stub without the signing key's
+ * base64 would refuse this bundle unless the target brings the key another way. */
+static void warn_if_stub_distrusts(const char *stub, const struct signer *signer)
+{
+	size_t spki_len, b64_len, len;
+	const uint8_t *spki = signer_spki(signer, &spki_len);
+	unsigned char b64[1024];
+	char *data;
+	if (mbedtls_base64_encode(b64, sizeof(b64), &b64_len, spki, spki_len) != 0 || b64_len < 64 ||
+	    io_read_file(stub, 256u << 20, &data, &len) != 0)
+		return;
+	if (!memmem(data, len, b64, 64))
+		log_msg(LOG_WARN, "--sfx: the embedded unpacker %s has no compiled-in key that signed "
+			"this bundle: the .run installs only where the key is trusted otherwise "
+			"(/etc/cuferry/trusted-keys, --trust); build it with make TRUSTED_KEYS=KEY.pub", stub);
+	free(data);
+}
+
 /* Made if missing, and writable: said now, with the directory that is in the way. */
 static int check_output_dir(const char *dir, struct cf_err *e)
 {
@@ -553,6 +572,8 @@ int create_bundle(const struct create_options *o, struct cf_err *e)
 	int rc = signer_load(o->key_path, &signer, e);
 	if (rc == CF_OK && o->sfx)
 		rc = check_stub(o->sfx_stub, e);
+	if (rc == CF_OK && o->sfx)
+		warn_if_stub_distrusts(o->sfx_stub, signer);
 	if (rc != CF_OK) {
 		signer_free(signer);
 		return rc;

@@ -36,6 +36,7 @@ expect 0 "$BUNDLER" create --from-archive "$A" --key "$K" -o all/ \
 b=all/$NAME.bundle
 [ -f "$b" ] && [ -f "$b.001" ] && [ -f "$b.002" ] && [ -x "all/$NAME.run" ] || fail "missing artifacts: $(ls all)"
 cat "$b".0* | cmp - "$b" || fail "the parts are not the bundle"
+assert_contains last.err "no compiled-in key that signed"
 for f in "$b" "$b.001" "all/$NAME.run"; do
 	expect 0 "$BUNDLER" inspect "$f"
 	grep -E '^(format|signer)' last.out >> counters
