@@ -157,11 +157,11 @@ assert_contains last.err "--from-archive"
 note "SIGTERM and SIGHUP during create: exit 5, no temporaries left"
 for s in TERM HUP; do
 	mkdir -p "sig$s"
-	"$BUNDLER" create --from-dir "$(cat "$FX/cuda_dir")" --key "$K" -o "sig$s/" --level 19 --threads 1 -q \
+	"$BUNDLER" create --from-dir "$(cat "$FX/cuda_dir")" --key "$K" -o "sig$s/" --threads 1 -q \
 		>sig.out 2>sig.err &
 	pid=$!
 	i=0
-	until [ -n "$(find "sig$s" -name '*.payload-*' -size +1k 2>/dev/null)" ]; do
+	until [ -n "$(find "sig$s" -name '*.payload-*' 2>/dev/null)" ]; do
 		i=$((i + 1)); [ $i -lt 1200 ] || fail "create did not start compressing"; sleep 0.05
 	done
 	kill -$s $pid
