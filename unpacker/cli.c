@@ -117,7 +117,7 @@ static int positional(const char *a, struct cli *c, char *why, size_t size)
 	if (!c->verb) {
 		for (size_t k = 0; verbs[k]; k++)
 			if (strcmp(a, verbs[k]) == 0)
-				return c->verb = verbs[k], 0;
+				return c->verb = verbs[k], c->verb_given = 1, 0;
 		c->verb = "install"; /* the default verb: unpacker BUNDLE */
 	}
 	if (c->arg) {

@@ -21,6 +21,7 @@ struct cli {
 	int silent, no_env, env_user, no_validate, require_gpu, allow_downgrade, allow_expired;
 	int force, help, verbose, keep_failed, quick;
 	int repair, version;
+	int verb_given; /* the command was named: "unpacker install --help" vs "unpacker --help" */
 	int gpu; /* -1: all */
 };
 

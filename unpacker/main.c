@@ -230,8 +230,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (c.help) {
-		const char *text = strcmp(c.verb, "install") == 0 && !c.arg ? cli_usage
-			: unpacker_help_for(c.verb);
+		const char *text = c.verb_given ? unpacker_help_for(c.verb) : cli_usage;
 		fputs(text ? text : cli_usage, stdout);
 		return 0;
 	}

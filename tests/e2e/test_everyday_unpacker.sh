@@ -128,6 +128,10 @@ for c in install verify validate list use uninstall env doctor help; do
 done
 expect 0 "$UNPACKER" use --help
 assert_contains last.out "usage: unpacker use ID"
+expect 0 "$UNPACKER" install --help
+assert_contains last.out "re-run"
+expect 0 "$UNPACKER" --help
+assert_contains last.out "exit codes"
 expect 1 "$UNPACKER" help nosuch
 expect 0 "$UNPACKER" --version
 for w in "unpacker " commit "bundle format cuferry-bundle-1" libarchive zstd mbedTLS jansson "trusted key"; do
