@@ -39,7 +39,8 @@ TEST_LIBS    = -lcmocka -larchive -lzstd -lmbedcrypto -ljansson -lpthread -ldl
 # Debian packages the build, the tests and the demo need (make deps installs what is missing).
 DEB_PACKAGES = gcc make pkg-config libarchive-dev libzstd-dev libmbedtls-dev libjansson-dev \
                libcurl4-openssl-dev libacl1-dev libcmocka-dev zstd xz-utils openssl python3 \
-               tar file time clang cppcheck gcc-aarch64-linux-gnu qemu-user libmbedtls-dev:arm64
+               tar file time clang cppcheck gcc-aarch64-linux-gnu qemu-user libmbedtls-dev:arm64 \
+               scdoc man-db bash-completion
 # test_sfx: the PE stub for a windows-x86_64 .exe, and xxd for the OpenSSL-signed stub digest
 DEB_PACKAGES += gcc-mingw-w64-x86-64 xxd
 # The kit's tests: FAT32 images made and read without mounting, and through a FUSE driver.
@@ -61,6 +62,9 @@ UNPACKER_SRC += unpacker/safepath.c
 UNPACKER_SRC += unpacker/rootpath.c
 UNPACKER_SRC += unpacker/choose.c
 UNPACKER_SRC += unpacker/unprivileged.c unpacker/probereport.c
+COMMON_SRC   += common/interrupt.c common/version.c
+BUNDLER_SRC  += bundler/sums.c bundler/help.c
+UNPACKER_SRC += unpacker/repair.c unpacker/help.c unpacker/leftovers.c
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
@@ -70,7 +74,7 @@ UNPACKER_OBJ = $(LIB_OBJ) $(call obj,$(UNPACKER_SRC)) $(B)/obj/trusted_keys.o
 
 UNIT_TESTS = $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all deps test sanitize bench install clean demo help lint fuzz fuzz-build security-doc check-arm
+.PHONY: all man deps test sanitize bench install clean demo help lint fuzz fuzz-build security-doc check-arm
 
 FUZZ_TARGETS  = frame manifest pathrule redist unpack probe_report
 FUZZ_SECONDS ?= 60
@@ -120,6 +124,16 @@ $(B)/obj/trusted_keys.o: $(B)/trusted_keys.c
 
 FORCE:
 
+# The git commit `--version` prints, rewritten only when it changes.
+$(B)/commit.h: FORCE
+	@mkdir -p $(B)
+	@c=$$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown); \
+	 git diff --quiet HEAD 2>/dev/null || c="$$c-dirty"; \
+	 echo "#define CUFERRY_COMMIT \"$$c\"" > $@.tmp
+	@cmp -s $@.tmp $@ 2>/dev/null && rm -f $@.tmp || mv $@.tmp $@
+
+$(B)/obj/common/version.o: $(B)/commit.h
+
 $(B)/bundler: $(BUNDLER_OBJ)
 	$(CC) $(LDFLAGS) $^ -o $@ $(BUNDLER_LIBS)
 
@@ -150,9 +164,16 @@ $(B)/tests/test_%: tests/unit/test_%.c $(LIB_OBJ) $(call obj,$(SIGN_SRC) $(filte
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) $^ -o $@ $(TEST_LIBS) -lcurl
 
+## man: the manual pages bundler(1) and unpacker(1), from docs/man/*.scd (scdoc)
+MAN_PAGES = $(B)/man/bundler.1 $(B)/man/unpacker.1
+man: $(MAN_PAGES)
+$(B)/man/%.1: docs/man/%.1.scd | $(B)/.deps
+	@mkdir -p $(dir $@)
+	scdoc < $< > $@
+
 ## test: unit tests (cmocka), end-to-end tests on the real cuDNN of this machine, threat
 ##       tests, and a short run of each fuzz target
-test: all $(UNIT_TESTS) $(B)/sha256_check-arm64 $(B)/test-bin/unpacker $(B)/bundler-test-seams
+test: all man $(UNIT_TESTS) $(B)/sha256_check-arm64 $(B)/test-bin/unpacker $(B)/bundler-test-seams
 	@$(MAKE) --no-print-directory B=build-fuzz FUZZ=1 OPT=-O1 fuzz-build
 	@sh tests/run.sh $(B)
 
@@ -213,10 +234,14 @@ security-doc:
 	@echo "wrote docs/SECURITY.md"
 
 PREFIX ?= /usr/local
-## install: copy bundler and unpacker to $(PREFIX)/bin
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin
+## install: copy bundler and unpacker to $(PREFIX)/bin, their man pages and bash completion
+install: all man
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 0755 $(B)/bundler $(B)/unpacker $(DESTDIR)$(PREFIX)/bin/
+	install -m 0644 $(MAN_PAGES) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 docs/completion/cuferry.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/bundler
+	install -m 0644 docs/completion/cuferry.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/unpacker
 
 ## clean: remove build outputs
 clean:

@@ -3,9 +3,9 @@
 #include "bundler/create.h"
 
 #include <errno.h>
+#include <mbedtls/base64.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +22,7 @@
 #include "bundler/stub.h"
 #include "bundler/source.h"
 #include "common/frame.h"
+#include "common/interrupt.h"
 #include "common/io.h"
 #include "common/log.h"
 #include "common/sha256.h"
@@ -29,34 +30,6 @@
 #include "manifests/manifest.h"
 #include "manifests/pathrule.h"
 #include "signing/sign.h"
-
-/* Temporaries a signal must not leave behind (zstd's "artefact" idea). */
-static char *volatile cleanup_paths[4];
-
-static void cleanup_register(int slot, const char *path)
-{
-	cleanup_paths[slot] = path ? xstrdup(path) : NULL;
-}
-
-static void cleanup_forget(int slot)
-{
-	char *p = cleanup_paths[slot];
-	cleanup_paths[slot] = NULL;
-	free(p);
-}
-
-void create_cleanup(void)
-{
-	for (int i = 0; i < 4; i++)
-		if (cleanup_paths[i]) {
-			if (i == 0)
-				io_rmtree(cleanup_paths[i]);
-			else
-				unlink(cleanup_paths[i]);
-		}
-}
-
-enum { SLOT_WORKDIR, SLOT_PAYLOAD, SLOT_STAGED };
 
 char *create_cache_dir(const char *given)
 {
@@ -192,6 +165,7 @@ struct job {
 	char *workdir;
 	char *cache;
 	char *out_path;
+	char *run_path;
 	struct fetch_options fetch;
 	char source_kind[32];
 	char source_name[512];
@@ -216,13 +190,33 @@ static int fetch_components(struct job *j, const char *platform, struct cf_err *
 	return rc;
 }
 
+/* Before any download: a release older than NVIDIA's redist JSON (8.3) is not on any mirror;
+ * the compatibility table still says which CUDA it is for (newer ones: the mirror's JSON). */
+static int precheck_release(const struct create_options *o, const char *platform, struct cf_err *e)
+{
+	struct compat_result compat;
+	if (compat_version_cmp_full(o->cudnn, "8.3") >= 0)
+		return CF_OK;
+	if (o->cuda) {
+		int rc = compat_check(o->cudnn, o->cuda, platform, &compat, e);
+		if (rc != CF_OK)
+			return rc;
+	}
+		return cf_fail(e, CF_SOURCE, "cuDNN %s is older than NVIDIA's redist JSON (8.3 and later): "
+			       "download its archive from NVIDIA's cuDNN archive and give it with "
+			       "--from-archive FILE", o->cudnn);
+	return CF_OK;
+}
+
 static int fetch_from_mirror(struct job *j, struct cf_err *e)
 {
 	const struct create_options *o = j->o;
 	const char *platform = o->platform ? o->platform : "linux-x86_64";
 	if (!o->cudnn)
 		return cf_fail(e, CF_USAGE, "--cudnn VERSION is required with a mirror");
-	int rc = mirror_resolve(o->mirror, o->cudnn, o->cuda, platform, &j->fetch, &j->plan, e);
+	int rc = precheck_release(o, platform, e);
+	if (rc == CF_OK)
+		rc = mirror_resolve(o->mirror, o->cudnn, o->cuda, platform, &j->fetch, &j->plan, e);
 	if (rc != CF_OK)
 		return rc;
 	j->have_plan = 1;
@@ -325,7 +319,8 @@ static int describe(struct job *j, struct cf_err *e)
 	if (!compat.known)
 		log_msg(LOG_WARN, "cuDNN %s is not in the compatibility data; driver minimum taken "
 			"from CUDA %s", t->version, variant);
-	snprintf(id, sizeof(id), "cudnn-%s-cuda%s-%s", t->version, variant, m->platform);
+	snprintf(id, sizeof(id), "cudnn-%s-cuda%s%s-%s", t->version, variant,
+		 o->with_cuda_libs ? CREATE_CUDA_LIBS_TAG : "", m->platform);
 	manifest_set(&m->bundle_id, id);
 	manifest_set(&m->driver_min, compat.driver_min[0] ? compat.driver_min : NULL);
 	manifest_set(&m->cc_min, compat.sm_min[0] ? compat.sm_min : cc_floor(variant));
@@ -379,17 +374,55 @@ static int check_tree_names(const struct tree *t, struct cf_err *e)
 	return CF_OK;
 }
 
+/* The plain bundle's path: -o FILE, or the conventional name (the id) in -o DIR/. A .run or
+ * .exe given as -o names the self-extracting file; the plain bundle goes beside it. */
 static char *output_path(const struct create_options *o, const struct manifest *m)
 {
 	size_t n = strlen(o->out);
 	if (io_is_dir(o->out) || (n && o->out[n - 1] == '/'))
-		return xasprintf("%s%scudnn-%s-cuda%s-%s.%s", o->out, o->out[n - 1] == '/' ? "" : "/",
-				 m->cudnn_version, m->cuda_variant, m->platform, "bundle");
-	/* -o NAME.run with --sfx names the .run: the plain bundle beside it is NAME.bundle. */
-	const char *ext = stub_extension(m->platform);
-	if (o->sfx && n > 4 && strcmp(o->out + n - 4, ext) == 0)
+		return xasprintf("%s%s%s.bundle", o->out, o->out[n - 1] == '/' ? "" : "/", m->bundle_id);
+	if (n > 4 && (strcmp(o->out + n - 4, ".run") == 0 || strcmp(o->out + n - 4, ".exe") == 0))
 		return xasprintf("%.*s.bundle", (int)(n - 4), o->out);
 	return xstrdup(o->out);
+}
+
+/* The .run/.exe beside a bundle: -o X.run as given, else the bundle's name with .run/.exe
+ * for .bundle. */
+static char *sfx_path(const struct create_options *o, const char *bundle_path, const char *platform)
+{
+	size_t n = strlen(o->out), b = strlen(bundle_path);
+	if (n > 4 && (strcmp(o->out + n - 4, ".run") == 0 || strcmp(o->out + n - 4, ".exe") == 0))
+		return xstrdup(o->out);
+	const char *ext = strncmp(platform, "windows", 7) == 0 ? "exe" : "run";
+	if (b > 7 && strcmp(bundle_path + b - 7, ".bundle") == 0)
+		return xasprintf("%.*s.%s", (int)(b - 7), bundle_path, ext);
+	return xasprintf("%s.%s", bundle_path, ext);
+}
+
+/* The plain bundle, then its parts and its .run from the same signed bytes (one counter),
+ * then SHA256SUMS merged with what the directory held. */
+static int write_artifacts(struct job *j, const char *staged, struct cf_err *e)
+{
+	struct output_files written = { 0 };
+	int rc = interrupt_check(e);
+	if (rc != CF_OK)
+		unlink(staged);
+	else
+		rc = output_commit(staged, j->out_path, &written, e);
+	if (rc == CF_OK && j->o->split)
+		rc = output_split(j->out_path, j->o->split, &written, e);
+	if (rc == CF_OK && j->o->sfx) {
+		/* The .run wraps the very bundle just checked, signed by the same key; sfx_write
+		 * reads it back and adds its own SHA256SUMS line. */
+		j->run_path = sfx_path(j->o, j->out_path, j->m->platform);
+		struct sfx_options so = { .unpacker = j->o->sfx_stub, .key_path = j->o->key_path,
+					  .out = j->run_path, .progress = j->o->progress };
+		rc = sfx_write(j->out_path, &so, e);
+	}
+	if (rc == CF_OK)
+		rc = output_files_sums(&written, e);
+	output_files_free(&written);
+	return rc;
 }
 
 static int sign_and_write(struct job *j, struct signer *signer, int payload_fd,
@@ -423,7 +456,6 @@ static int sign_and_write(struct job *j, struct signer *signer, int payload_fd,
 	free(frame);
 	if (rc != CF_OK)
 		return rc;
-	cleanup_register(SLOT_STAGED, staged);
 	struct checked c;
 	rc = check_open(staged, &c, e);
 	if (rc == CF_OK)
@@ -436,24 +468,28 @@ static int sign_and_write(struct job *j, struct signer *signer, int payload_fd,
 		rc = cf_fail(e, CF_USAGE, "the new bundle failed its own check, nothing written: %s", why);
 		unlink(staged);
 	} else {
-		/* The .run wraps the very bundle checked here, signed by the same key: before the
-		 * cut when there are parts (no whole bundle remains), else after the bundle. */
-		char *run = j->o->sfx ? sfx_run_name(j->out_path, j->m->platform) : NULL;
-		struct sfx_options so = { .unpacker = j->o->sfx_stub, .key_path = j->o->key_path,
-					  .out = run, .progress = j->o->progress };
-		struct output_options oo = { .split_size = j->o->split, .progress = j->o->progress };
-		if (run && j->o->split)
-			rc = sfx_write(staged, &so, e);
-		rc = rc == CF_OK ? output_commit(staged, j->out_path, &oo, e) : rc;
-		if (rc == CF_OK && run && !j->o->split)
-			rc = sfx_write(j->out_path, &so, e);
-		if (rc != CF_OK && run && j->o->split)
-			unlink(staged);
-		free(run);
+		rc = write_artifacts(j, staged, e);
 	}
-	cleanup_forget(SLOT_STAGED);
 	free(staged);
 	return rc;
+}
+
+/* Keys compiled into the unpacker are PEM text in its data: a stub without the signing key's
+ * base64 would refuse this bundle unless the target brings the key another way. */
+static void warn_if_stub_distrusts(const char *stub, const struct signer *signer)
+{
+	size_t spki_len, b64_len, len;
+	const uint8_t *spki = signer_spki(signer, &spki_len);
+	unsigned char b64[1024];
+	char *data;
+	if (mbedtls_base64_encode(b64, sizeof(b64), &b64_len, spki, spki_len) != 0 || b64_len < 64 ||
+	    io_read_file(stub, 256u << 20, &data, &len) != 0)
+		return;
+	if (!memmem(data, len, b64, 64))
+		log_msg(LOG_WARN, "--sfx: the embedded unpacker %s has no compiled-in key that signed "
+			"this bundle: the .run installs only where the key is trusted otherwise "
+			"(/etc/cuferry/trusted-keys, --trust); build it with make TRUSTED_KEYS=KEY.pub", stub);
+	free(data);
 }
 
 static int build(struct job *j, struct signer *signer, struct cf_err *e)
@@ -466,6 +502,8 @@ static int build(struct job *j, struct signer *signer, struct cf_err *e)
 	char stub[PATH_MAX];
 	if (rc == CF_OK && j->o->sfx) /* no stub for this platform: say so before compressing */
 		rc = stub_find(j->m->platform, j->o->sfx_stub, stub, sizeof(stub), e);
+	if (rc == CF_OK && j->o->sfx)
+		warn_if_stub_distrusts(stub, signer);
 	if (rc != CF_OK)
 		return rc;
 	j->out_path = output_path(j->o, j->m);
@@ -476,7 +514,6 @@ static int build(struct job *j, struct signer *signer, struct cf_err *e)
 		free(payload);
 		return rc;
 	}
-	cleanup_register(SLOT_PAYLOAD, payload);
 	struct pack_options po = { j->o->level, j->o->threads, j->o->progress };
 	rc = pack_payload(&j->tree, j->m, &po, fd, e);
 	if (rc == CF_OK)
@@ -485,7 +522,6 @@ static int build(struct job *j, struct signer *signer, struct cf_err *e)
 		rc = sign_and_write(j, signer, fd, e);
 	close(fd);
 	unlink(payload);
-	cleanup_forget(SLOT_PAYLOAD);
 	free(payload);
 	return rc;
 }
@@ -495,7 +531,12 @@ static void print_summary(const struct job *j)
 	struct stat st;
 	const struct manifest *m = j->m;
 	uint64_t size = stat(j->out_path, &st) == 0 ? (uint64_t)st.st_size : m->compressed_size;
-	log_out("bundle    %s%s\n", j->out_path, j->o->split ? ".001 …" : "");
+	log_out("bundle    %s\n", j->out_path);
+	if (j->o->split)
+		log_out("parts     %s.001 … (each at most %llu bytes)\n", j->out_path,
+			(unsigned long long)j->o->split);
+	if (j->run_path)
+		log_out("sfx       %s\n", j->run_path);
 	log_out("id        %s (counter %llu)\n", m->bundle_id, (unsigned long long)m->counter);
 	log_out("cuDNN     %s for CUDA %s, %s\n", m->cudnn_version, m->cuda_variant, m->platform);
 	log_out("files     %zu, %.1f MiB -> %.1f MiB (%.1f%%)\n", m->nfiles,
@@ -508,6 +549,30 @@ static void print_summary(const struct job *j)
 		m->cc_min ? m->cc_min : "?");
 }
 
+/* The unpacker to embed, before any download or compression: a missing one fails now. */
+static int check_stub(const char *stub, struct cf_err *e)
+{
+	struct stat st;
+	if (!stub || stat(stub, &st) != 0 || !S_ISREG(st.st_mode) || access(stub, R_OK) != 0)
+		return cf_fail(e, CF_USAGE, "--sfx: cannot read the unpacker to embed, %s: %s; build it "
+			       "('make') or name it with --unpacker PATH", stub ? stub : "(none)",
+			       stub && stat(stub, &st) == 0 ? "not a readable file" : strerror(errno));
+	return CF_OK;
+}
+
+
+/* Made if missing, and writable: said now, with the directory that is in the way. */
+static int check_output_dir(const char *dir, struct cf_err *e)
+{
+	if (io_mkdirs(dir, 0755) != 0)
+		return cf_fail(e, CF_USAGE, "-o: cannot make the output directory %s: %s", dir,
+			       strerror(errno));
+	if (access(dir, W_OK | X_OK) != 0)
+		return cf_fail(e, CF_USAGE, "-o: cannot write in %s: %s; choose another -o", dir,
+			       strerror(errno));
+	return CF_OK;
+}
+
 int create_bundle(const struct create_options *o, struct cf_err *e)
 {
 	struct job j;
@@ -517,39 +582,56 @@ int create_bundle(const struct create_options *o, struct cf_err *e)
 	j.fetch = (struct fetch_options){ .retries = 4, .progress = o->progress };
 	/* Load the key first: a typo in --key should not cost a download. */
 	int rc = signer_load(o->key_path, &signer, e);
-	if (rc != CF_OK)
+	if (rc == CF_OK && o->sfx && o->sfx_stub)
+		rc = check_stub(o->sfx_stub, e);
+	if (rc != CF_OK) {
+		signer_free(signer);
 		return rc;
+	}
 	j.cache = create_cache_dir(o->cache);
 	j.fetch.cache_dir = j.cache;
 	j.m = manifest_new();
 	char *out_dir = xstrdup(o->out), *slash = strrchr(out_dir, '/');
 	if (io_is_dir(o->out))
 		;
-	else if (slash)
+	else if (slash && slash != out_dir)
 		*slash = '\0';
+	else if (slash)
+		strcpy(out_dir, "/");
 	else
 		strcpy(out_dir, ".");
 	/* The output's directory is made if needed ("-o dir/" names a directory: the file name
-	 * then follows the convention). */
-	io_mkdirs(out_dir, 0755);
-	j.workdir = xasprintf("%s/.cuferry-work-XXXXXX", out_dir);
+	 * then follows the convention); the work directory sits in it, so that the bundle is
+	 * renamed into place on one file system. */
+	rc = check_output_dir(out_dir, e);
+	/* Absolute: archive entries are put under it, and a relative "../out" would read as an
+	 * entry climbing out of the extraction directory. */
+	char real_out[PATH_MAX];
+	if (rc == CF_OK && !realpath(out_dir, real_out))
+		rc = cf_fail(e, CF_USAGE, "-o: %s: %s", out_dir, strerror(errno));
+	if (rc == CF_OK)
+		j.workdir = xasprintf("%s/.cuferry-work-XXXXXX", real_out);
 	free(out_dir);
-	if (!mkdtemp(j.workdir)) {
-		rc = cf_fail(e, CF_USAGE, "%s: %s", o->out, strerror(errno));
-	} else {
-		cleanup_register(SLOT_WORKDIR, j.workdir);
+	if (rc == CF_OK && !mkdtemp(j.workdir)) {
+		rc = cf_fail(e, CF_USAGE, "%s: cannot make a work directory there: %s", o->out,
+			     strerror(errno));
+		free(j.workdir);
+		j.workdir = NULL;
+	}
+	if (rc == CF_OK) {
 		rc = build(&j, signer, e);
 		if (rc == CF_OK)
 			print_summary(&j);
 	}
 	tree_free(&j.tree);
-	io_rmtree(j.workdir);
-	cleanup_forget(SLOT_WORKDIR);
+	if (j.workdir)
+		io_rmtree(j.workdir);
 	signer_free(signer);
 	manifest_free(j.m);
 	free(j.workdir);
 	free(j.cache);
 	free(j.out_path);
+	free(j.run_path);
 	return rc;
 }
 
@@ -561,7 +643,9 @@ int create_resolve(const struct create_options *o, struct cf_err *e)
 	char hex[65];
 	if (!o->cudnn)
 		return cf_fail(e, CF_USAGE, "--cudnn VERSION is required");
-	int rc = mirror_resolve(o->mirror, o->cudnn, o->cuda, platform, &fo, &plan, e);
+	int rc = precheck_release(o, platform, e);
+	if (rc == CF_OK)
+		rc = mirror_resolve(o->mirror, o->cudnn, o->cuda, platform, &fo, &plan, e);
 	if (rc != CF_OK)
 		return rc;
 	hex_encode(plan.cudnn.sha256, 32, hex);
@@ -579,7 +663,7 @@ int create_resolve(const struct create_options *o, struct cf_err *e)
 			(unsigned long long)plan.components[i].size, hex);
 	}
 	log_out("requires driver >= %s\n", plan.driver_min[0] ? plan.driver_min : "(unknown)");
-	log_out("bundle name cudnn-%s-cuda%s-%s.bundle\n", plan.cudnn.version,
-		plan.cudnn.cuda_variant, platform);
+	log_out("bundle name cudnn-%s-cuda%s%s-%s.bundle\n", plan.cudnn.version,
+		plan.cudnn.cuda_variant, o->with_cuda_libs ? CREATE_CUDA_LIBS_TAG : "", platform);
 	return CF_OK;
 }

@@ -34,7 +34,8 @@ int create_bundle(const struct create_options *o, struct cf_err *e);
 int create_resolve(const struct create_options *o, struct cf_err *e);
 /* The download cache: given, else $XDG_CACHE_HOME/cuferry or ~/.cache/cuferry. */
 char *create_cache_dir(const char *given);
-/* Remove temporaries of a create in progress (called from a signal handler). */
-void create_cleanup(void);
+/* In the id and file name of a bundle that carries the CUDA libraries (--with-cuda-libs), so
+ * that it never takes the name of the bundle without them. */
+#define CREATE_CUDA_LIBS_TAG "-cudalibs"
 
 #endif

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/interrupt.h"
 #include "common/io.h"
 #include "common/log.h"
 #include "common/progress.h"
@@ -24,6 +25,11 @@ void fetch_global_init(void)
 void fetch_global_cleanup(void)
 {
 	curl_global_cleanup();
+}
+
+const char *fetch_library_version(void)
+{
+	return curl_version_info(CURLVERSION_NOW)->version;
 }
 
 struct mem_sink {
@@ -145,6 +151,8 @@ static size_t file_write(char *data, size_t size, size_t n, void *ctx)
 {
 	struct file_sink *s = ctx;
 	size_t len = size * n;
+	if (interrupt_pending())
+		return 0; /* SIGINT/TERM/HUP: stop the transfer, the caller cleans up */
 	if (!s->checked_code) {
 		long code = 0;
 		s->checked_code = 1;
@@ -228,6 +236,10 @@ static int fetch_file_once(const char *url, const char *dest, uint64_t size,
 		CURLcode res = s.have < size ? transfer(url, &s, errbuf) : CURLE_OK;
 		if (res == CURLE_OK && s.have == size)
 			break;
+		if (interrupt_pending()) {
+			rc = interrupt_check(e);
+			break;
+		}
 		if (attempt >= o->retries) {
 			rc = cf_fail(e, CF_SOURCE, "%s: %s (%llu of %llu bytes after %d attempts)", url,
 				     res != CURLE_OK ? (errbuf[0] ? errbuf : curl_easy_strerror(res))
@@ -235,9 +247,13 @@ static int fetch_file_once(const char *url, const char *dest, uint64_t size,
 				     (unsigned long long)s.have, (unsigned long long)size, attempt + 1);
 			break;
 		}
-		resumed = 1;
-		log_msg(LOG_WARN, "%s: %s; resuming at %llu bytes", base_name(dest),
-			errbuf[0] ? errbuf : "connection ended early", (unsigned long long)s.have);
+		resumed = s.have > 0;
+		if (s.have > 0)
+			log_msg(LOG_WARN, "%s: %s; resuming at %llu bytes", base_name(dest),
+				errbuf[0] ? errbuf : "connection ended early", (unsigned long long)s.have);
+		else
+			log_msg(LOG_WARN, "%s: %s; retrying", base_name(dest),
+				errbuf[0] ? errbuf : "connection ended early");
 		backoff(attempt);
 	}
 	progress_end(&s.progress);
@@ -261,6 +277,10 @@ static int fetch_file_once(const char *url, const char *dest, uint64_t size,
 out:
 	if (s.fd >= 0)
 		close(s.fd);
+	/* Nothing arrived: no empty .part for the next run to "resume". */
+	struct stat left;
+	if (rc != CF_OK && lstat(part, &left) == 0 && S_ISREG(left.st_mode) && left.st_size == 0)
+		unlink(part);
 	free(part);
 	return rc;
 }

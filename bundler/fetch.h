@@ -16,6 +16,8 @@ struct fetch_options {
 
 void fetch_global_init(void);
 void fetch_global_cleanup(void);
+/* The libcurl version, for --version. */
+const char *fetch_library_version(void);
 /* A small document (a redistrib JSON, a directory listing) into memory; max bounds it. */
 int fetch_text(const char *url, size_t max, const struct fetch_options *o, char **out,
 	       size_t *len, struct cf_err *e);

@@ -130,6 +130,11 @@ int inspect_bundle(const char *path, const char *export_dir, struct cf_err *e)
 			(unsigned long long)bundle_size(c.input),
 			bundle_part_count(c.input) > 1 ? " in parts" : "");
 		print_manifest(c.manifest);
+		/* Every chunk against the signed list: a truncated or corrupt copy is exit 3 here,
+		 * not a surprise on the target. */
+		rc = check_payload(&c, 0, e);
+		if (rc == CF_OK)
+			log_out("payload     every chunk and file matches the manifest\n");
 	}
 	if (rc == CF_OK && export_dir)
 		rc = export_frame(&c, export_dir, e);
@@ -239,8 +244,11 @@ static int rewrite_with(const char *path, struct checked *c, const struct frame_
 		rc = check_payload(&again, 0, e);
 	check_close(&again);
 	if (rc == CF_OK) {
-		struct output_options oo = { 0 };
-		rc = output_commit(staged, path, &oo, e);
+		struct output_files written = { 0 };
+		rc = output_commit(staged, path, &written, e);
+		if (rc == CF_OK)
+			rc = output_files_sums(&written, e);
+		output_files_free(&written);
 	} else {
 		unlink(staged);
 	}

@@ -1,39 +1,30 @@
 /* main.c - bundler command line: parse, dispatch, exit with the code of DESIGN.md §9 */
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
+#include "bundler/check.h"
 #include "bundler/create.h"
 #include "bundler/fetch.h"
 #include "bundler/inspect.h"
+#include "bundler/help.h"
 #include "bundler/kit.h"
 #include "bundler/mirror.h"
+#include "bundler/output.h"
 #include "bundler/sfx.h"
 #include "bundler/stub.h"
+#include "common/interrupt.h"
 #include "common/io.h"
+#include "common/version.h"
 #include "common/platform.h"
 #include "common/log.h"
 #include "signing/sign.h"
-
-static const char usage_text[] =
-	"usage: bundler keygen NAME\n"
-	"       bundler create --cudnn VER [--cuda MAJOR[.MINOR]] [--platform P] --key K.key -o OUT\n"
-	"                      [--mirror URL | --from-archive FILE | --from-dir DIR] [--with-cuda-libs]\n"
-	"                      [--counter N] [--expires DAYS] [--level N] [--threads N]\n"
-	"                      [--split SIZE] [--sfx [--unpacker PATH]] [--cache DIR] [-q]\n"
-	"       bundler resolve --cudnn VER [--cuda MAJOR[.MINOR]] [--platform P] [--mirror URL]\n"
-	"       bundler inspect BUNDLE [--export DIR]\n"
-	"       bundler sign BUNDLE (--key K.key | --external [--pub K.pub --signature SIG])\n"
-	"       bundler sfx BUNDLE|X.run [--platform P] [--unpacker PATH] [-o OUT]\n"
-	"                   (--key K.key | --external [--pub K.pub --signature SIG])\n"
-	"       bundler kit -o DIR (--cudnn VER [--cuda 12,13] [--platform P,P] --key K.key | --bundle B)...\n"
-	"                  [--unpacker [P=]PATH]... [--no-unpacker P,P] [--split SIZE]\n"
-	"The mirror defaults to $CUFERRY_MIRROR, else NVIDIA's; file:// directories work offline.\n";
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int usage_error(const char *fmt, ...)
@@ -43,7 +34,7 @@ static int usage_error(const char *fmt, ...)
 	fprintf(stderr, "bundler: ");
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\ntry 'bundler --help' for more information\n");
+	fprintf(stderr, "\ntry 'bundler help' or 'bundler COMMAND --help' for more information\n");
 	return 1;
 }
 
@@ -52,13 +43,6 @@ static int finish(int rc, const struct cf_err *e)
 	if (rc != 0)
 		log_msg(LOG_ERROR, "%s", e->msg[0] ? e->msg : cf_status_name(rc));
 	return rc;
-}
-
-static void on_signal(int sig)
-{
-	create_cleanup();
-	signal(sig, SIG_DFL);
-	raise(sig);
 }
 
 enum { OPT_CUDNN = 256, OPT_CUDA, OPT_PLATFORM, OPT_KEY, OPT_MIRROR, OPT_ARCHIVE, OPT_DIR,
@@ -171,12 +155,28 @@ static int parse_option(struct cli *c, int opt, const char *arg)
 		o->threads = (int)v;
 		return 0;
 	case OPT_SPLIT:
-		if (io_parse_size(arg, &o->split) != 0 || o->split < (1u << 20))
-			return usage_error("--split '%s' is not a size of at least 1M (e.g. 4G, 700M)", arg);
+		if (strcasecmp(arg, "fat32") == 0)
+			o->split = OUTPUT_FAT32_MAX;
+		else if (io_parse_size(arg, &o->split) != 0 || o->split < (1u << 20))
+			return usage_error("--split '%s' is not a size of at least 1M (e.g. fat32, 2G, "
+					   "700M)", arg);
+		if (o->split > OUTPUT_FAT32_MAX)
+			log_msg(LOG_WARN, "--split %s: parts over 4 GiB - 1 do not fit on FAT32 (use "
+				"--split fat32 for a FAT32 stick)", arg);
 		return 0;
 	default:
 		return usage_error("%s", "unknown option");
 	}
+}
+
+static int print_help(const char *command)
+{
+	const char *text = bundler_help_for(command);
+	if (!text)
+		return usage_error("unknown command '%s' (commands: keygen create resolve inspect sign "
+				   "split sfx kit help)", command);
+	fputs(text, stdout);
+	return 0;
 }
 
 static int cmd_keygen(int argc, char **argv)
@@ -184,8 +184,15 @@ static int cmd_keygen(int argc, char **argv)
 	struct cf_err e = { 0 };
 	uint8_t id[32];
 	char fp[65], short_id[17];
+	for (int i = 0; i < argc; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+			return print_help("keygen");
 	if (argc != 1)
 		return usage_error("%s", "keygen takes one NAME");
+	/* A key named like an option is a typo (keygen --hlp), never a wish. */
+	if (argv[0][0] == '-' || !argv[0][0])
+		return usage_error("keygen: '%s' is not a key name (it may not be empty or start with "
+				   "'-')", argv[0]);
 	int rc = signer_keygen(argv[0], id, &e);
 	if (rc != 0)
 		return finish(rc, &e);
@@ -196,6 +203,29 @@ static int cmd_keygen(int argc, char **argv)
 	return 0;
 }
 
+/* Cut a bundle signed earlier: checked first (signatures, every chunk), then parts beside it. */
+static int split_signed(const char *path, uint64_t size, struct cf_err *e)
+{
+	struct checked c;
+	struct output_files written = { 0 };
+	int rc = check_open(path, &c, e);
+	if (rc == CF_OK && bundle_part_count(c.input) > 1)
+		rc = cf_fail(e, CF_USAGE, "%s is already split: give the whole bundle", path);
+	if (rc == CF_OK)
+		rc = check_payload(&c, 0, e);
+	check_close(&c);
+	if (rc == CF_OK)
+		rc = interrupt_check(e);
+	if (rc == CF_OK)
+		rc = output_split(path, size, &written, e);
+	if (rc == CF_OK)
+		rc = output_files_sums(&written, e);
+	for (size_t i = 0; rc == CF_OK && i < written.n; i++)
+		log_out("wrote %s\n", written.files[i]);
+	output_files_free(&written);
+	return rc;
+}
+
 static int check_create(const struct cli *c)
 {
 	const struct create_options *o = &c->create;
@@ -204,6 +234,13 @@ static int check_create(const struct cli *c)
 		return usage_error("%s", "give one of --from-archive and --from-dir");
 	if (!o->key_path)
 		return usage_error("%s", "--key K.key is required (make one with 'bundler keygen NAME')");
+	if (access(o->key_path, R_OK) != 0)
+		return usage_error("--key %s: %s (make a key with 'bundler keygen NAME')", o->key_path,
+				   strerror(errno));
+	const char *source = o->from_archive ? o->from_archive : o->from_dir;
+	if (source && access(source, R_OK) != 0)
+		return usage_error("%s %s: %s", o->from_archive ? "--from-archive" : "--from-dir", source,
+				   strerror(errno));
 	if (!o->out)
 		return usage_error("%s", "-o OUT is required");
 	return 0;
@@ -262,8 +299,7 @@ static int run_verb(const char *verb, struct cli *c, int argc, char **argv)
 		c->create.sfx_stub = c->stub;
 		if ((rc = sfx_stub_early(c, &e)) != CF_OK)
 			return finish(rc, &e);
-		signal(SIGINT, on_signal);
-		signal(SIGTERM, on_signal);
+		interrupt_install();
 		fetch_global_init();
 		rc = create_bundle(&c->create, &e);
 		fetch_global_cleanup();
@@ -271,8 +307,21 @@ static int run_verb(const char *verb, struct cli *c, int argc, char **argv)
 	}
 	if (strcmp(verb, "kit") == 0)
 		return run_kit(c, argc, argv);
+	if (strcmp(verb, "help") == 0) {
+		if (argc > 1)
+			return usage_error("%s", "help takes at most one COMMAND");
+		if (argc == 0)
+			return fputs(bundler_usage, stdout), 0;
+		return print_help(argv[0]);
+	}
 	if (argc != 1)
 		return usage_error("%s takes one BUNDLE", verb);
+	if (strcmp(verb, "split") == 0) {
+		if (!c->create.split)
+			return usage_error("%s", "split needs --split SIZE (e.g. fat32, 2G, 700M)");
+		interrupt_install();
+		return finish(split_signed(argv[0], c->create.split, &e), &e);
+	}
 	if (strcmp(verb, "inspect") == 0)
 		return finish(inspect_bundle(argv[0], c->export_dir, &e), &e);
 	if (strcmp(verb, "sign") == 0) {
@@ -307,21 +356,29 @@ int main(int argc, char **argv)
 	c.create.expires_days = -1;
 	c.create.level = 9;
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		fputs(usage_text, argc < 2 ? stderr : stdout);
+		fputs(bundler_usage, argc < 2 ? stderr : stdout);
 		return argc < 2 ? 1 : 0;
 	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+		version_print("bundler");
+		printf("libcurl       %s\n", fetch_library_version());
+		return 0;
+	}
 	const char *verb = argv[1];
+	if (!bundler_help_for(verb))
+		return usage_error("unknown command '%s' (commands: keygen create resolve inspect sign "
+				   "split sfx kit help)", verb);
 	if (strcmp(verb, "keygen") == 0)
 		return log_init("bundler", LOG_INFO), cmd_keygen(argc - 2, argv + 2);
 	int opt;
 	optind = 2;
+	opterr = 0; /* one line of ours, not getopt's and ours */
 	while ((opt = getopt_long(argc, argv, "o:qvh", long_options, NULL)) != -1) {
-		if (opt == 'h') {
-			fputs(usage_text, stdout);
-			return 0;
-		}
+		if (opt == 'h')
+			return print_help(verb);
 		if (opt == '?')
-			return usage_error("%s", "bad option");
+			return usage_error("unknown option or missing value '%s' for %s", argv[optind - 1],
+					   verb);
 		if (parse_option(&c, opt, optarg) != 0)
 			return 1;
 	}

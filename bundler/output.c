@@ -12,6 +12,7 @@
 #include "common/frame.h"
 #include "common/io.h"
 #include "common/sha256.h"
+#include "bundler/sums.h"
 
 char *output_part_name(const char *out_path, unsigned n)
 {
@@ -42,85 +43,6 @@ int output_stage(const char *out_path, const uint8_t *frame, size_t frame_len, i
 	return CF_OK;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	return slash ? slash + 1 : path;
-}
-
-/* The lines of an existing SHA256SUMS that name none of files and a file still there: they
- * stay. */
-static size_t keep_other_lines(const char *sums_path, char **files, size_t n, char **text,
-			       size_t *cap)
-{
-	char *old;
-	size_t len, used = 0;
-	if (io_read_file(sums_path, 1 << 20, &old, &len) != 0)
-		return 0;
-	const char *slash = strrchr(sums_path, '/');
-	int dir_len = slash ? (int)(slash - sums_path + 1) : 0;
-	char *save = NULL;
-	for (char *line = strtok_r(old, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		const char *name = strlen(line) > 66 ? line + 66 : "";
-		int replaced = 0;
-		for (size_t i = 0; i < n; i++)
-			replaced |= strcmp(name, base_name(files[i])) == 0;
-		char *beside = xasprintf("%.*s%s", dir_len, sums_path, name);
-		int present = io_exists(beside);
-		free(beside);
-		if (replaced || !*name || !present)
-			continue;
-		size_t need = used + strlen(line) + 2;
-		if (need > *cap) {
-			*cap = need * 2;
-			*text = xrealloc(*text, *cap);
-		}
-		used += (size_t)snprintf(*text + used, *cap - used, "%s\n", line);
-	}
-	free(old);
-	return used;
-}
-
-int output_write_sums(const char *out_path, char **files, size_t n, struct cf_err *e)
-{
-	char *dir = xstrdup(out_path);
-	char *slash = strrchr(dir, '/');
-	char *sums_path;
-	if (slash) {
-		*slash = '\0';
-		sums_path = xasprintf("%s/SHA256SUMS", dir);
-	} else {
-		sums_path = xstrdup("SHA256SUMS");
-	}
-	free(dir);
-	size_t cap = n * 400 + 1, used;
-	char *text = xmalloc(cap);
-	text[0] = '\0';
-	/* A .run written beside its bundle (or a bundle rewritten) keeps the others' lines. */
-	used = keep_other_lines(sums_path, files, n, &text, &cap);
-	if (cap - used < n * 400 + 1) {
-		cap = used + n * 400 + 1;
-		text = xrealloc(text, cap);
-	}
-	for (size_t i = 0; i < n; i++) {
-		uint8_t d[32];
-		char hex[65];
-		if (sha256_file(files[i], d, NULL) != 0) {
-			free(text);
-			free(sums_path);
-			return cf_fail(e, CF_USAGE, "%s: %s", files[i], strerror(errno));
-		}
-		hex_encode(d, 32, hex);
-		used += (size_t)snprintf(text + used, cap - used, "%s  %s\n", hex, base_name(files[i]));
-	}
-	int rc = io_write_file_atomic(sums_path, text, used, 0644) == 0
-			 ? CF_OK
-			 : cf_fail(e, CF_USAGE, "%s: %s", sums_path, strerror(errno));
-	free(text);
-	free(sums_path);
-	return rc;
-}
-
 static int copy_range(int in, uint64_t off, int out, uint64_t len)
 {
 	if (lseek(in, (off_t)off, SEEK_SET) < 0)
@@ -128,23 +50,29 @@ static int copy_range(int in, uint64_t off, int out, uint64_t len)
 	return io_copy_fd(in, out, len);
 }
 
-/* Cut into temporaries first; rename them all only when every part is written. */
-static int commit_split(const char *tmp_path, const char *out_path, uint64_t part_size,
-			struct cf_err *e)
+/* Cut into temporaries first; rename them all only when every part is written. The bundle
+ * itself stays. */
+int output_split(const char *bundle_path, uint64_t part_size, struct output_files *written,
+		 struct cf_err *e)
 {
 	struct stat st;
-	int in = open(tmp_path, O_RDONLY | O_CLOEXEC);
-	if (in < 0 || fstat(in, &st) != 0)
-		return cf_fail(e, CF_USAGE, "%s: %s", tmp_path, strerror(errno));
+	int in = open(bundle_path, O_RDONLY | O_CLOEXEC);
+	if (in < 0 || fstat(in, &st) != 0) {
+		int rc = cf_fail(e, CF_USAGE, "%s: %s", bundle_path, strerror(errno));
+		if (in >= 0)
+			close(in);
+		return rc;
+	}
 	unsigned nparts = (unsigned)(((uint64_t)st.st_size + part_size - 1) / part_size);
 	if (nparts > 999) {
 		close(in);
-		return cf_fail(e, CF_USAGE, "--split would make %u parts (999 at most)", nparts);
+		return cf_fail(e, CF_USAGE, "--split would make %u parts (999 at most): give a larger "
+			       "size", nparts);
 	}
 	char **tmps = xcalloc(nparts, sizeof(*tmps)), **finals = xcalloc(nparts, sizeof(*finals));
 	int rc = CF_OK;
 	for (unsigned i = 0; i < nparts && rc == CF_OK; i++) {
-		finals[i] = output_part_name(out_path, i + 1);
+		finals[i] = output_part_name(bundle_path, i + 1);
 		tmps[i] = xasprintf("%s.tmp-XXXXXX", finals[i]);
 		int fd = mkostemp(tmps[i], O_CLOEXEC);
 		uint64_t off = (uint64_t)i * part_size;
@@ -162,39 +90,62 @@ static int commit_split(const char *tmp_path, const char *out_path, uint64_t par
 			rc = cf_fail(e, CF_USAGE, "%s: %s", finals[i], strerror(errno));
 	/* A stale part from an earlier, longer split would be read as part of this bundle. */
 	for (unsigned i = nparts + 1; rc == CF_OK; i++) {
-		char *stale = output_part_name(out_path, i);
-		int gone = unlink(stale) != 0;
-		free(stale);
-		if (gone)
+		char *stale = output_part_name(bundle_path, i);
+		if (unlink(stale) != 0) {
+			free(stale);
 			break;
+		}
+		output_files_add(&written->gone, &written->ngone, stale);
 	}
-	if (rc == CF_OK)
-		rc = output_write_sums(out_path, finals, nparts, e);
 	for (unsigned i = 0; i < nparts; i++) {
 		if (rc != CF_OK && tmps[i]) {
 			unlink(tmps[i]);
 			unlink(finals[i]);
 		}
 		free(tmps[i]);
-		free(finals[i]);
+		if (rc == CF_OK)
+			output_files_add(&written->files, &written->n, finals[i]);
+		else
+			free(finals[i]);
 	}
 	free(tmps);
 	free(finals);
-	unlink(tmp_path);
+	if (rc == CF_OK)
+		io_fsync_parent(bundle_path);
 	return rc;
 }
 
-int output_commit(const char *tmp_path, const char *out_path, const struct output_options *o,
+int output_commit(const char *tmp_path, const char *out_path, struct output_files *written,
 		  struct cf_err *e)
 {
-	if (o->split_size)
-		return commit_split(tmp_path, out_path, o->split_size, e);
 	if (rename(tmp_path, out_path) != 0) {
 		int rc = cf_fail(e, CF_USAGE, "%s: %s", out_path, strerror(errno));
 		unlink(tmp_path);
 		return rc;
 	}
 	io_fsync_parent(out_path);
-	char *files[] = { (char *)out_path };
-	return output_write_sums(out_path, files, 1, e);
+	output_files_add(&written->files, &written->n, xstrdup(out_path));
+	return CF_OK;
+}
+
+void output_files_add(char ***list, size_t *n, char *path)
+{
+	*list = xrealloc(*list, (*n + 1) * sizeof(**list));
+	(*list)[(*n)++] = path;
+}
+
+int output_files_sums(const struct output_files *written, struct cf_err *e)
+{
+	return sums_merge(written->files, written->n, written->gone, written->ngone, e);
+}
+
+void output_files_free(struct output_files *written)
+{
+	for (size_t i = 0; i < written->n; i++)
+		free(written->files[i]);
+	for (size_t i = 0; i < written->ngone; i++)
+		free(written->gone[i]);
+	free(written->files);
+	free(written->gone);
+	memset(written, 0, sizeof(*written));
 }

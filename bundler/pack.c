@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "common/interrupt.h"
 #include "common/io.h"
 #include "common/platform.h"
 #include "common/progress.h"
@@ -129,6 +130,10 @@ static int pack_file(struct archive *a, struct packer *p, const struct tree_entr
 	sha256_init(&h);
 	uint64_t done = 0;
 	while (done < size) {
+		if (interrupt_pending()) {
+			close(fd);
+			return interrupt_check(p->e);
+		}
 		ssize_t n = io_read_full(fd, buf, 1 << 20);
 		if (n <= 0)
 			break;

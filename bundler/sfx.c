@@ -196,9 +196,12 @@ int sfx_write(const char *input, const struct sfx_options *o, struct cf_err *e)
 		if (rc != CF_OK)
 			unlink(tmp);
 	}
-	struct output_options plain = { 0 };
+	struct output_files written = { 0 };
 	if (rc == CF_OK)
-		rc = output_commit(tmp, out_path, &plain, e);
+		rc = output_commit(tmp, out_path, &written, e);
+	if (rc == CF_OK)
+		rc = output_files_sums(&written, e);
+	output_files_free(&written);
 	if (rc == CF_OK) {
 		char id[17];
 		sig_short_id(p.sigs[p.nsigs - 1].keyid, id);

@@ -156,6 +156,11 @@ static int open_parent(int tree, const char *relpath, const char **name)
 	return dirfd;
 }
 
+int platform_tree_open_parent(int tree, const char *relpath, const char **name)
+{
+	return open_parent(tree, relpath, name);
+}
+
 enum tree_entry { TREE_FILE, TREE_SYMLINK, TREE_DIR };
 
 /* Create one new entry at relpath; for a file, the open descriptor. */

@@ -43,6 +43,9 @@ int platform_tree_open(const char *dir);
 int platform_tree_create_file(int tree, const char *relpath);
 /* Create the symbolic link relpath -> target (parents as above). */
 int platform_tree_symlink(int tree, const char *relpath, const char *target);
+/* Open the parent directory of relpath under tree (making missing ones), no link followed:
+ * a descriptor, or -1; *name is relpath's last component. */
+int platform_tree_open_parent(int tree, const char *relpath, const char **name);
 /* Create the directory relpath, which must not exist yet. */
 int platform_tree_mkdir(int tree, const char *relpath);
 /* Give a written file its final mode, start writing it out to disk, and close it. */

@@ -1,20 +1,26 @@
 #!/bin/sh
-# run.sh BUILD_DIR - every unit test binary, then every end-to-end script; one summary line.
-# cmocka prints its own [ PASSED ] lines; each e2e script prints "ok NAME" or "FAIL NAME".
+# run.sh BUILD_DIR - every unit test binary, then every end-to-end script, each with one line
+# ("ok NAME (Ns)" or "FAIL NAME" and the end of its log) as it finishes; one summary line.
 set -u
 B=${1:-build}
+echo "running the tests: one line per test as it finishes"
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "$top" && cd "$B" && pwd)
 export CUFERRY_BUILD="$B" CUFERRY_TOP="$top"
 passed=0 failed=0 failures=""
 
+mkdir -p "$B/unit-logs"
 for t in "$B"/tests/test_*; do
 	[ -x "$t" ] || continue
 	name=$(basename "$t")
-	if (cd "$top" && "$t"); then
+	log="$B/unit-logs/$name.log"
+	start=$(date +%s)
+	if (cd "$top" && "$t") >"$log" 2>&1; then
 		passed=$((passed + 1))
+		echo "ok   $name ($(grep -c '^\[       OK \]' "$log") cases, $(( $(date +%s) - start ))s)"
 	else
 		failed=$((failed + 1)); failures="$failures $name"
+		echo "FAIL $name (log: $log)"; grep -E 'FAILED|ERROR|Failure|error' "$log" | tail -n 15 | sed 's/^/    /'
 	fi
 done
 

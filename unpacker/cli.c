@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <errno.h>
+#include <unistd.h>
 
 const char cli_usage[] =
 	"usage: unpacker [install] BUNDLE|PART.001|X.run [--prefix DIR] [--trust K.pub]...\n"
@@ -12,16 +15,18 @@ const char cli_usage[] =
 	"                [--json FILE] [--no-env | --env=user] [--allow-downgrade | --keep-current]\n"
 	"                [--allow-expired]\n"
 	"                [--root DIR] [--no-validate | --require-gpu] [--keep-failed] [--gpu N]\n"
+	"                [--repair]\n"
 	"       unpacker [install] DIR [--dry-run] [--cuda MAJOR] ...   the bundle of a kit that fits\n"
 	"       unpacker verify BUNDLE [--trust K.pub]...   signature and every hash; installs nothing\n"
 	"       unpacker validate [ID] [--gpu N] [--require-gpu] [--quick-validate]\n"
 	"       unpacker list | use ID | uninstall ID [--force] | env [--shell sh|ps|cmd] | doctor\n"
+	"       unpacker --version | help [COMMAND] | COMMAND --help\n"
 	"Windows-style switches work too: /silent /S /quiet /log=FILE /prefix=DIR /D=DIR /?\n"
 	"exit codes: 0 ok, 1 usage, 2 trust, 3 integrity, 4 incompatible, 5 install failed,\n"
 	"            6 validation failed, 7 policy, 8 busy, 10 rollback failed\n";
 
 static const char *const verbs[] = { "install", "verify", "validate", "list", "use", "uninstall",
-				     "env", "doctor", NULL };
+				     "env", "doctor", "help", NULL };
 
 /* "/log=FILE" and "--log=FILE": the value after '=', case-insensitive name. */
 static const char *value_of(const char *arg, const char *name)
@@ -79,9 +84,10 @@ static int long_option(const char *a, int *i, int argc, char **argv, struct cli 
 		{ "--allow-downgrade", &c->allow_downgrade }, { "--allow-expired", &c->allow_expired },
 		{ "--force", &c->force }, { "--help", &c->help }, { "-h", &c->help },
 		{ "--keep-failed", &c->keep_failed }, { "--quick-validate", &c->quick },
-		{ "--verbose", &c->verbose }, { "-v", &c->verbose },
 		{ "--keep-current", &c->keep_current },
 		{ "--dry-run", &c->dry_run },
+		{ "--verbose", &c->verbose }, { "-v", &c->verbose }, { "--repair", &c->repair },
+		{ "--version", &c->version },
 	};
 	for (size_t k = 0; k < sizeof(flags) / sizeof(flags[0]); k++)
 		if (strcmp(a, flags[k].name) == 0)
@@ -116,7 +122,7 @@ static int positional(const char *a, struct cli *c, char *why, size_t size)
 	if (!c->verb) {
 		for (size_t k = 0; verbs[k]; k++)
 			if (strcmp(a, verbs[k]) == 0)
-				return c->verb = verbs[k], 0;
+				return c->verb = verbs[k], c->verb_given = 1, 0;
 		c->verb = "install"; /* the default verb: unpacker BUNDLE */
 	}
 	if (c->arg) {
@@ -154,5 +160,43 @@ int cli_parse(int argc, char **argv, struct cli *c, char *why, size_t why_size)
 		c->verb = "install";
 	if (!c->root)
 		c->root = "";
+	return 0;
+}
+
+/* NAME.NNN with NNN other than 001, when NAME.001 is there: which part to give instead. */
+static int later_part(const char *path, char *why, size_t size)
+{
+	size_t n = strlen(path);
+	if (n < 5 || path[n - 4] != '.' || strspn(path + n - 3, "0123456789") != 3 ||
+	    strcmp(path + n - 3, "001") == 0)
+		return 0;
+	char first[4096];
+	struct stat st;
+	snprintf(first, sizeof(first), "%.*s.001", (int)(n - 4), path);
+	if (stat(first, &st) != 0)
+		return 0;
+	snprintf(why, size, "%s is part %d of a split bundle: give %s (the parts are read in order "
+		 "from there)", path, atoi(path + n - 3), first);
+	return 1;
+}
+
+int cli_check_inputs(const struct cli *c, char *why, size_t size)
+{
+	struct stat st;
+	int reads_bundle = strcmp(c->verb, "install") == 0 || strcmp(c->verb, "verify") == 0;
+	if (reads_bundle && c->arg && stat(c->arg, &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(why, size, "%s is a directory: give the bundle file in it (NAME.bundle, "
+			 "NAME.bundle.001 or NAME.run)", c->arg);
+		return 1;
+	}
+	if (reads_bundle && c->arg && later_part(c->arg, why, size))
+		return 1;
+	for (size_t i = 0; i < c->ntrust_files; i++)
+		if (stat(c->trust_files[i], &st) != 0 || access(c->trust_files[i], R_OK) != 0) {
+			snprintf(why, size, "--trust %s: %s (give the .pub file 'bundler keygen' wrote, "
+				 "brought by another channel than the bundle)", c->trust_files[i],
+				 strerror(errno));
+			return 2;
+		}
 	return 0;
 }

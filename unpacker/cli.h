@@ -7,7 +7,7 @@
 #define CLI_MAX_TRUST 16
 
 struct cli {
-	const char *verb;      /* install, verify, validate, list, use, uninstall, env, doctor */
+	const char *verb;      /* install, verify, validate, list, use, uninstall, env, doctor, help */
 	const char *arg;       /* BUNDLE or ID */
 	const char *prefix;
 	const char *root;
@@ -23,11 +23,16 @@ struct cli {
 	int silent, no_env, env_user, no_validate, require_gpu, allow_downgrade, allow_expired;
 	int force, help, verbose, keep_failed, quick, dry_run;
 	int keep_current;
+	int repair, version;
+	int verb_given; /* the command was named: "unpacker install --help" vs "unpacker --help" */
 	int gpu; /* -1: all */
 };
 
 /* 0 ok; otherwise 1 with a one-line reason in why. */
 int cli_parse(int argc, char **argv, struct cli *c, char *why, size_t why_size);
 extern const char cli_usage[];
+/* Inputs a command cannot use, said before any work: 0, or the exit code with the reason in
+ * why (a directory or a later part given as the bundle: 1; an unreadable --trust file: 2). */
+int cli_check_inputs(const struct cli *c, char *why, size_t why_size);
 
 #endif

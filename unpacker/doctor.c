@@ -17,6 +17,7 @@
 #include "common/log.h"
 #include "unpacker/env.h"
 #include "unpacker/rootpath.h"
+#include "unpacker/leftovers.h"
 #include "unpacker/state.h"
 
 #define MAX_COPIES 128
@@ -643,6 +644,7 @@ int doctor_run(const struct install_options *o, struct cf_err *e)
 		free(s->copies[i].origin);
 		free(s->copies[i].fix);
 	}
+	leftovers_report(o->root, prefix_sys);
 	free(current);
 	free(prefix_sys);
 	free(s);

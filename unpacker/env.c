@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/io.h"
@@ -403,6 +404,18 @@ int env_write_user(const char *prefix_sys, char *written, size_t size, struct cf
 	return rc;
 }
 
+int env_user_present(void)
+{
+	const char *home = getenv("HOME");
+	if (!home || !*home)
+		return 0;
+	char *path = xasprintf("%s/.config/cuferry/cudnn.sh", home);
+	struct stat st;
+	int present = lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+	free(path);
+	return present;
+}
+
 int env_print(const char *prefix_sys, const char *shell, struct cf_err *e)
 {
 	if (!shell || strcmp(shell, "sh") == 0) {
@@ -410,10 +423,13 @@ int env_print(const char *prefix_sys, const char *shell, struct cf_err *e)
 		log_out("%s", sh);
 		free(sh);
 	} else if (strcmp(shell, "ps") == 0) {
-		char *current = xasprintf("%s\\current", prefix_sys), *q = shell_quote(current, "ps");
+		/* PowerShell runs on Linux too: the prefix's own separator, and the platform's
+		 * PATH separator, never a Windows one glued to a Linux path. */
+		char sep = strchr(prefix_sys, '\\') ? '\\' : '/';
+		char *current = xasprintf("%s%ccurrent", prefix_sys, sep), *q = shell_quote(current, "ps");
 		log_out("$env:CUDNN_PATH = %s\n"
-			"if (Test-Path \"$env:CUDNN_PATH\\bin\") { $env:PATH = \"$env:CUDNN_PATH\\bin;\" + "
-			"$env:PATH }\n", q);
+			"if (Test-Path \"$env:CUDNN_PATH%cbin\") { $env:PATH = \"$env:CUDNN_PATH%cbin\" + "
+			"[IO.Path]::PathSeparator + $env:PATH }\n", q, sep, sep);
 		free(current);
 		free(q);
 	} else if (strcmp(shell, "cmd") == 0) {

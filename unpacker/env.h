@@ -35,6 +35,8 @@ int env_snapshot_restore(const struct env_files *f, const char *root, const char
 			 struct cf_err *e);
 /* ~/.config/cuferry/cudnn.sh for a normal user (--env=user). */
 int env_write_user(const char *prefix_sys, char *written, size_t size, struct cf_err *e);
+/* 1 when ~/.config/cuferry/cudnn.sh exists. */
+int env_user_present(void);
 /* The lines that make PREFIX/current usable in a shell: sh, ps or cmd. */
 int env_print(const char *prefix_sys, const char *shell, struct cf_err *e);
 /* Each directory ROOT/etc/ld.so.conf names, its `include` files read in the order glibc's

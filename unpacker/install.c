@@ -22,9 +22,11 @@
 #include "common/platform.h"
 #include "common/sha256.h"
 #include "manifests/manifest.h"
+#include "common/interrupt.h"
 #include "unpacker/env.h"
 #include "unpacker/sfxtrust.h"
 #include "unpacker/safepath.h"
+#include "unpacker/repair.h"
 #include "unpacker/state.h"
 #include "unpacker/validate.h"
 
@@ -172,6 +174,8 @@ static int stage_begin(void *ctx, const struct manifest_file *f, struct cf_err *
 static int stage_data(void *ctx, const void *buf, size_t len, struct cf_err *e)
 {
 	struct stage *s = ctx;
+	if (interrupt_pending())
+		return interrupt_check(e);
 	if (io_write_all(s->fd, buf, len) != 0)
 		return cf_fail(e, write_error_code(errno), "writing: %s",
 			       strerror(errno));
@@ -615,6 +619,12 @@ static int extract_to_staging(const struct paths *p, struct opened *b, struct in
 	return rc;
 }
 
+static void note_env_paths(struct install_result *r, const char *a, const char *b)
+{
+	snprintf(r->env_paths[0], sizeof(r->env_paths[0]), "%s", a);
+	snprintf(r->env_paths[1], sizeof(r->env_paths[1]), "%s", b);
+}
+
 static int commit_install(const struct paths *p, const struct install_options *o,
 			  const struct manifest *m, struct state *st, struct journal *j,
 			  struct install_result *r, struct cf_err *e)
@@ -664,10 +674,13 @@ static int commit_install(const struct paths *p, const struct install_options *o
 		if (rc == CF_OK)
 			rc = env_write_system(&f, p->root, p->prefix_sys, e);
 		snprintf(r->env_note, sizeof(r->env_note), "%s and %s", f.ldconf, f.profile);
+		note_env_paths(r, f.ldconf, f.profile);
 	} else if (rc == CF_OK && !o->no_env) {
 		char written[512];
 		if (o->env_user)
 			rc = env_write_user(p->prefix_sys, written, sizeof(written), e);
+		if (o->env_user)
+			note_env_paths(r, written, "");
 		snprintf(r->env_note, sizeof(r->env_note), o->env_user ? "written to %s: source it from ~/.profile"
 			 : "not root: add the output of 'unpacker env' to your shell profile, or use --env=user%s",
 			 o->env_user ? written : "");
@@ -709,6 +722,8 @@ static int transaction(const struct paths *p, const struct install_options *o, s
 		rc = extract_to_staging(p, b, r, o, &staging, e);
 	j.staging = staging;
 	if (rc == CF_OK)
+		rc = interrupt_check(e);
+	if (rc == CF_OK)
 		rc = journal_write(p, &j, e);
 	if (rc == CF_OK)
 		rc = commit_install(p, o, b->m, st, &j, r, e);
@@ -731,6 +746,9 @@ static int transaction(const struct paths *p, const struct install_options *o, s
 			rc = CF_OK;
 		}
 	}
+	/* A SIGTERM/SIGHUP/SIGINT that came during the switch or validation: roll back here. */
+	if (rc == CF_OK)
+		rc = interrupt_check(e);
 	if (rc == CF_OK) {
 		j.committed = 1;
 		rc = journal_write(p, &j, e);
@@ -786,6 +804,63 @@ static void fill_result(struct install_result *r, const struct manifest *m, cons
 	free(dir);
 }
 
+/* The environment the options ask for, written when it is missing (a re-run with --env=user
+ * after an install without it). */
+static int add_missing_env(const struct paths *p, const struct install_options *o,
+			   struct install_result *r, struct cf_err *e)
+{
+	if (o->no_env)
+		return CF_OK;
+	int rc = CF_OK;
+	if (o->env_user) {
+		char written[512];
+		if (env_user_present())
+			return CF_OK;
+		rc = env_write_user(p->prefix_sys, written, sizeof(written), e);
+		snprintf(r->env_note, sizeof(r->env_note), "written to %.400s: source it from ~/.profile",
+			 written);
+		note_env_paths(r, written, "");
+	} else if (platform_is_admin()) {
+		struct env_files f;
+		env_files_init(&f, p->root);
+		if (!env_system_present(&f)) {
+			rc = env_write_system(&f, p->root, p->prefix_sys, e);
+			snprintf(r->env_note, sizeof(r->env_note), "%s and %s", f.ldconf, f.profile);
+			note_env_paths(r, f.ldconf, f.profile);
+			r->env_added = rc == CF_OK;
+		}
+		env_files_free(&f);
+		return rc;
+	} else {
+		return CF_OK;
+	}
+	r->env_added = rc == CF_OK;
+	return rc;
+}
+
+/* Re-run of a bundle that is installed: repair what differs, add missing environment; a
+ * no-op only when nothing differs. We hold the lock. */
+static int rerun_installed(const struct paths *p, const struct install_options *o,
+			   struct opened *b, struct install_result *r, struct cf_err *e)
+{
+	struct repair_result rr;
+	char *dir = under(p, r->dir);
+	int rc = repair_tree(dir, b->input, b->m, o->repair, o->progress, &rr, e);
+	free(dir);
+	r->repaired = rr.restored;
+	snprintf(r->repaired_first, sizeof(r->repaired_first), "%s", rr.first);
+	if (rc != CF_OK) {
+		if (rc != CF_INTEGRITY && rc != CF_INCOMPATIBLE && rc != CF_TRUST)
+			rc = CF_INSTALL;
+		e->code = rc;
+		return rc;
+	}
+	rc = add_missing_env(p, o, r, e);
+	if (rc == CF_OK && (r->repaired || r->env_added))
+		r->noop = 0, r->rerun = 1;
+	return rc;
+}
+
 int install_bundle(const struct install_options *o, struct install_result *r, struct cf_err *e)
 {
 	struct paths p;
@@ -814,9 +889,11 @@ int install_bundle(const struct install_options *o, struct install_result *r, st
 		rc = state_load(p.state, &st, e);
 	if (rc == CF_OK)
 		rc = check_policy(o, b.m, &st, &p, r, e);
-	if (rc == CF_OK && !r->noop)
+	if (rc == CF_OK && r->noop)
+		rc = rerun_installed(&p, o, &b, r, e);
+	if (rc == CF_OK && !r->noop && !r->rerun)
 		rc = check_space(&p, b.m, e);
-	if (rc == CF_OK && !r->noop)
+	if (rc == CF_OK && !r->noop && !r->rerun)
 		rc = transaction(&p, o, &b, &st, r, e);
 	else if (rc == CF_OK)
 		rc = migrate_env(&p, o, e);
@@ -907,6 +984,12 @@ int use_installed(const struct install_options *o, const char *id, struct cf_err
 	}
 	if (rc == CF_OK)
 		rc = migrate_env(&p, o, e);
+	if (rc == CF_OK && o->env_user && !o->no_env && !env_user_present()) {
+		char written[512];
+		rc = env_write_user(p.prefix_sys, written, sizeof(written), e);
+		if (rc == CF_OK)
+			log_out("wrote %s: source it from ~/.profile\n", written);
+	}
 	platform_unlock(lock);
 	state_free(&st);
 	paths_free(&p);
@@ -985,8 +1068,23 @@ int validate_command(const struct install_options *o, const char *id, struct cf_
 
 int env_command(const struct install_options *o, const char *shell, struct cf_err *e)
 {
-	char *prefix = install_default_prefix(o);
-	int rc = env_print(prefix, shell, e);
-	free(prefix);
+	struct paths p;
+	struct state st = { 0 };
+	paths_init(&p, o);
+	int rc = state_load(p.state, &st, e);
+	/* Lines pointing at a current that does not exist would look like a working setup. */
+	if (rc == CF_OK && !st.current)
+		rc = cf_fail(e, CF_USAGE, "nothing is installed in %s: install a bundle first (or give "
+			     "--prefix)", p.prefix);
+	if (rc == CF_OK && o->env_user) {
+		char written[512];
+		rc = env_write_user(p.prefix_sys, written, sizeof(written), e);
+		if (rc == CF_OK)
+			log_out("wrote %s: source it from ~/.profile\n", written);
+	} else if (rc == CF_OK) {
+		rc = env_print(p.prefix_sys, shell, e);
+	}
+	state_free(&st);
+	paths_free(&p);
 	return rc;
 }

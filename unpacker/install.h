@@ -26,6 +26,7 @@ struct install_options {
 	int keep_failed;
 	int gpu;
 	int quick_validate;
+	int repair; /* a re-run compares SHA-256 too, not only sizes */
 };
 
 /* Phases of an install, timed for the log, --json and report.json. */
@@ -45,9 +46,14 @@ struct install_result {
 	int noop;
 	int recovered;
 	int kept_current; /* --keep-current: installed beside, current not switched */
-	char env_note[512];
 	double phase_s[PHASE_COUNT]; /* seconds; negative: the phase did not run */
 	char validation_timings[1024]; /* each validation step (per GPU), a JSON object */
+	uint64_t repaired;    /* entries a re-run put back from the bundle */
+	char repaired_first[256];
+	int env_added;        /* a re-run wrote environment that was missing */
+	int rerun;            /* a re-run that repaired or added something */
+	char env_note[512];
+	char env_paths[2][512]; /* environment files written ("" when none) */
 };
 
 int install_bundle(const struct install_options *o, struct install_result *r, struct cf_err *e);

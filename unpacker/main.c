@@ -9,16 +9,21 @@
 #include <unistd.h>
 
 #include "common/sfx.h"
+#include "common/frame.h"
+#include "common/interrupt.h"
 #include "common/io.h"
+#include "common/version.h"
 #include "common/log.h"
 #include "common/platform.h"
 #include "unpacker/choose.h"
 #include "unpacker/cli.h"
 #include "unpacker/doctor.h"
+#include "unpacker/help.h"
 #include "unpacker/install.h"
 #include "unpacker/probe.h"
 #include "unpacker/selfpath.h"
 #include "unpacker/safepath.h"
+#include "signing/verify.h"
 
 /* A .run carries its bundle: with no BUNDLE argument, install from our own file (found
  * also when the dynamic loader started us), also when its trailer is gone or damaged (bytes
@@ -37,6 +42,41 @@ static const char *self_bundle(void)
 	if (fd >= 0)
 		close(fd);
 	return ok ? path : NULL;
+}
+
+/* --json FILE from a command line that did not parse: the report still has a place to go. */
+static const char *json_arg(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strncmp(argv[i], "--json=", 7) == 0 && argv[i][7])
+			return argv[i] + 7;
+		if (strcmp(argv[i], "--json") == 0 && i + 1 < argc)
+			return argv[i + 1];
+	}
+	return NULL;
+}
+
+/* The keys compiled in (make TRUSTED_KEYS=...), by fingerprint, for --version. */
+extern const char *const trusted_keys_pem[];
+static void print_compiled_keys(void)
+{
+	size_t n = 0;
+	for (size_t i = 0; trusted_keys_pem[i]; i++, n++) {
+		uint8_t der[512], id[32];
+		size_t len;
+		char fp[65];
+		struct cf_err ignored = { 0 };
+		if (sig_pubkey_parse((const uint8_t *)trusted_keys_pem[i], strlen(trusted_keys_pem[i]),
+				     der, &len, &ignored) != CF_OK) {
+			printf("trusted key   %zu: unusable\n", i + 1);
+			continue;
+		}
+		sig_keyid(der, len, id);
+		sig_fingerprint(id, fp);
+		printf("trusted key   %s (compiled in)\n", fp);
+	}
+	if (n == 0)
+		printf("trusted keys  none compiled in (make TRUSTED_KEYS=a.pub,...)\n");
 }
 
 /* The log's directory is checked like the prefix (DESIGN.md §6) before anything is written. */
@@ -78,25 +118,44 @@ static int open_log(const struct cli *c, struct cf_err *e)
 	return rc;
 }
 
+/* "a, b" lists (signers) as JSON arrays. */
+static json_t *list_array(const char *text)
+{
+	json_t *a = json_array();
+	for (const char *p = text; p && *p;) {
+		size_t n = strcspn(p, ",");
+		json_array_append_new(a, json_stringn(p, n));
+		p += n;
+		p += strspn(p, ", ");
+	}
+	return a;
+}
+
 static void write_json(const char *path, const struct cli *c, int rc, const struct cf_err *e,
 		       const struct install_result *r, double seconds)
 {
-	json_t *o = json_pack("{s:s, s:i, s:s, s:s, s:f}", "command", c->verb, "exit_code", rc,
-			      "status", cf_status_name(rc), "message", rc ? e->msg : "ok",
-			      "duration_s", seconds);
+	json_t *o = json_pack("{s:s, s:i, s:s, s:s, s:f}", "command", c->verb ? c->verb : "usage",
+			      "exit_code", rc, "status", cf_status_name(rc), "message",
+			      rc ? e->msg : "ok", "duration_s", seconds);
 	if (r->bundle_id[0]) {
+		json_t *env = json_array();
+		for (int i = 0; i < 2; i++)
+			if (r->env_paths[i][0])
+				json_array_append_new(env, json_string(r->env_paths[i]));
 		json_object_set_new(o, "bundle_id", json_string(r->bundle_id));
 		json_object_set_new(o, "dir", json_string(r->dir));
 		json_object_set_new(o, "cudnn_version", json_string(r->version));
 		json_object_set_new(o, "cuda_variant", json_string(r->cuda_variant));
 		json_object_set_new(o, "counter", json_integer((json_int_t)r->counter));
 		json_object_set_new(o, "prefix", json_string(r->prefix));
-		json_object_set_new(o, "signers", json_string(r->signers));
+		json_object_set_new(o, "signers", list_array(r->signers));
 		json_object_set_new(o, "files", json_integer((json_int_t)r->files));
 		json_object_set_new(o, "bytes", json_integer((json_int_t)r->bytes));
-		json_object_set_new(o, "already_installed", json_boolean(r->noop));
+		json_object_set_new(o, "already_installed", json_boolean(r->noop || r->rerun));
+		json_object_set_new(o, "repaired_files", json_integer((json_int_t)r->repaired));
 		json_object_set_new(o, "recovered_interrupted_run", json_boolean(r->recovered));
-		json_object_set_new(o, "environment", json_string(r->env_note));
+		json_object_set_new(o, "environment", env);
+		json_object_set_new(o, "environment_note", json_string(r->env_note));
 		char timings[512];
 		install_timings_text(r, timings, sizeof(timings));
 		json_t *t = json_loads(timings, 0, NULL);
@@ -124,8 +183,16 @@ static void summarize(const struct cli *c, const struct install_result *r)
 		log_out("verified %s: signed by %s, %llu files, %llu bytes, all hashes match\n",
 			r->bundle_id, r->signers, (unsigned long long)r->files, (unsigned long long)r->bytes);
 	} else if (r->noop) {
-		log_out("%s (counter %llu) is already installed in %s: nothing to do\n", r->dir,
+		log_out("%s (counter %llu) is already installed in %s and matches its bundle: nothing "
+			"to do\n", r->dir, (unsigned long long)r->counter, r->prefix);
+	} else if (r->rerun) {
+		log_out("%s (counter %llu) was already installed in %s\n", r->dir,
 			(unsigned long long)r->counter, r->prefix);
+		if (r->repaired)
+			log_out("  repaired: %llu entries put back from the bundle (first: %s)\n",
+				(unsigned long long)r->repaired, r->repaired_first);
+		if (r->env_added)
+			log_out("  environment added: %s\n", r->env_note);
 	} else {
 		log_out("installed %s (cuDNN %s for CUDA %s) into %s/%s\n", r->bundle_id, r->version,
 			r->cuda_variant, r->prefix, r->dir);
@@ -181,6 +248,14 @@ static int dispatch(const struct cli *c, struct install_options *o, struct insta
 		return list_installed(o, e);
 	if (!strcmp(v, "env"))
 		return env_command(o, c->shell, e);
+	if (!strcmp(v, "help")) {
+		const char *text = c->arg ? unpacker_help_for(c->arg) : cli_usage;
+		if (!text)
+			return cf_fail(e, CF_USAGE, "unknown command '%s' (commands: install verify validate "
+				       "list use uninstall env doctor help)", c->arg);
+		fputs(text, stdout);
+		return CF_OK;
+	}
 	if (!strcmp(v, "doctor"))
 		return doctor_run(o, e);
 	if (!c->arg)
@@ -203,11 +278,25 @@ int main(int argc, char **argv)
 	memset(&r, 0, sizeof(r));
 	log_init("unpacker", LOG_INFO);
 	if (cli_parse(argc, argv, &c, why, sizeof(why)) != 0) {
-		fprintf(stderr, "unpacker: %s\ntry 'unpacker --help' for more information\n", why);
+		fprintf(stderr, "unpacker: %s\ntry 'unpacker help' or 'unpacker COMMAND --help' for "
+			"more information\n", why);
+		/* Scripts read the report even when the command line was wrong. */
+		const char *json = c.json_file ? c.json_file : json_arg(argc, argv);
+		if (json) {
+			snprintf(e.msg, sizeof(e.msg), "%s", why);
+			c.verb = NULL;
+			write_json(json, &c, CF_USAGE, &e, &r, 0.0);
+		}
 		return CF_USAGE;
 	}
+	if (c.version) {
+		version_print("unpacker");
+		print_compiled_keys();
+		return 0;
+	}
 	if (c.help) {
-		fputs(cli_usage, stdout);
+		const char *text = c.verb_given ? unpacker_help_for(c.verb) : cli_usage;
+		fputs(text ? text : cli_usage, stdout);
 		return 0;
 	}
 	if ((c.platform && !c.dry_run) || ((c.cuda || c.dry_run) && strcmp(c.verb, "install") != 0)) {
@@ -216,6 +305,7 @@ int main(int argc, char **argv)
 			"its own platform)" : "--cuda and --dry-run go with install");
 		return CF_USAGE;
 	}
+	interrupt_install();
 	log_init("unpacker", c.silent ? LOG_WARN : c.verbose ? LOG_DEBUG : LOG_INFO);
 	if (open_log(&c, &e) != CF_OK) {
 		log_msg(LOG_ERROR, "%s", e.msg);
@@ -233,8 +323,13 @@ int main(int argc, char **argv)
 		.keep_failed = c.keep_failed, .gpu = c.gpu, .quick_validate = c.quick,
 		.trust = { c.root, c.trust_files, c.ntrust_files, c.fingerprints, c.nfingerprints },
 	};
+	o.repair = c.repair;
 	log_msg(LOG_DEBUG, "command %s %s", c.verb, c.arg ? c.arg : "");
-	int rc = dispatch(&c, &o, &r, &e);
+	int rc = cli_check_inputs(&c, why, sizeof(why));
+	if (rc != 0)
+		cf_fail(&e, rc, "%s", why);
+	else
+		rc = dispatch(&c, &o, &r, &e);
 	if (rc != 0)
 		log_msg(LOG_ERROR, "%s", e.msg);
 	log_msg(LOG_DEBUG, "exit %d (%s)", rc, cf_status_name(rc));

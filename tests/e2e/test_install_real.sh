@@ -79,7 +79,8 @@ umount ro 2>/dev/null || true
 note "a split bundle: read in order, never joined; a missing or corrupt part is named"
 SOURCE_DATE_EPOCH=1760486400 expect 0 "$BUNDLER" create --from-dir "$CUDA" --key "$FX/test.key" \
 	-o split/c.bundle --level 3 --counter 100 --split 100M
-[ -f split/c.bundle.004 ] && [ ! -f split/c.bundle ] || fail "expected parts .001-.004"
+[ -f split/c.bundle.004 ] && [ -f split/c.bundle ] || fail "expected the bundle and parts .001-.004"
+cmp split/c.bundle "$FX/real.bundle" || fail "the plain bundle of a --split run differs"
 (cd split && sha256sum -c SHA256SUMS >/dev/null)
 cat split/c.bundle.0* | cmp - "$FX/real.bundle" || fail "parts do not add up to the bundle"
 expect 0 "$UNPACKER" split/c.bundle.001 --root "$W/sroot" $T

@@ -1,0 +1,100 @@
+/* help.c - one text per command; the man page (docs/man/bundler.1.scd) says the same at length */
+#include "bundler/help.h"
+
+#include <string.h>
+
+const char bundler_usage[] =
+	"usage: bundler keygen NAME\n"
+	"       bundler create --cudnn VER [--cuda MAJOR[.MINOR]] [--platform P] --key K.key -o OUT\n"
+	"                      [--mirror URL | --from-archive FILE | --from-dir DIR] [--with-cuda-libs]\n"
+	"                      [--counter N] [--expires DAYS] [--level N] [--threads N]\n"
+	"                      [--split SIZE|fat32] [--sfx [--unpacker PATH]] [--cache DIR] [-q]\n"
+	"       bundler resolve --cudnn VER [--cuda MAJOR[.MINOR]] [--platform P] [--mirror URL]\n"
+	"       bundler inspect BUNDLE [--export DIR]\n"
+	"       bundler sign BUNDLE (--key K.key | --external [--pub K.pub --signature SIG])\n"
+	"       bundler split BUNDLE --split SIZE|fat32\n"
+	"       bundler sfx BUNDLE|X.run [--platform P] [--unpacker PATH] [-o OUT]\n"
+	"                   (--key K.key | --external [--pub K.pub --signature SIG])\n"
+	"       bundler kit -o DIR (--cudnn VER [--cuda 12,13] [--platform P,P] --key K.key | --bundle B)...\n"
+	"                  [--unpacker [P=]PATH]... [--no-unpacker P,P] [--split SIZE]\n"
+	"       bundler --version | help [COMMAND] | COMMAND --help\n"
+	"The mirror defaults to $CUFERRY_MIRROR, else NVIDIA's; file:// directories work offline.\n"
+	"exit codes: 0 ok, 1 usage, 2 trust, 3 integrity, 4 incompatible, 9 download or source\n";
+
+static const struct {
+	const char *name, *text;
+} commands[] = {
+	{ "keygen",
+	  "usage: bundler keygen NAME\n"
+	  "Write a signing key pair: NAME.key (secret, PEM, mode 0600, never overwritten) and\n"
+	  "NAME.pub (public, PEM), and print the key id and the SHA-256 fingerprint the targets\n"
+	  "trust (--trust NAME.pub or --trust-fingerprint HEX). NAME may not start with '-'.\n" },
+	{ "create",
+	  "usage: bundler create --cudnn VER [--cuda MAJOR[.MINOR]] [--platform P] --key K.key -o OUT\n"
+	  "                      [--mirror URL | --from-archive FILE | --from-dir DIR] [--with-cuda-libs]\n"
+	  "                      [--counter N] [--expires DAYS] [--level N] [--threads N]\n"
+	  "                      [--split SIZE|fat32] [--sfx [--unpacker PATH]] [--cache DIR] [-q]\n"
+	  "Make one signed bundle of a cuDNN release and check it before it is put in place.\n"
+	  "  -o OUT             a file, or a directory (ending in /) for the conventional name\n"
+	  "                     cudnn-VER-cudaN[-cudalibs]-PLATFORM.bundle; absolute or relative\n"
+	  "  --mirror URL       NVIDIA's redist tree or a copy of it (http(s):// or file://)\n"
+	  "  --from-archive F   an archive NVIDIA ships (tar.xz, tgz, zip); --from-dir DIR a tree\n"
+	  "  --with-cuda-libs   pack cuBLAS and NVRTC too; the id and name get '-cudalibs'\n"
+	  "  --counter N        replay counter (default: the time); --expires DAYS\n"
+	  "  --split SIZE       also write the bundle cut into NAME.001, ... of at most SIZE\n"
+	  "                     (700M, 2G; 'fat32' is 4 GiB - 1, the largest file FAT32 holds)\n"
+	  "  --sfx              also write NAME.run (.exe for Windows): the static unpacker, then\n"
+	  "                     the bundle; --unpacker PATH names the unpacker to embed\n"
+	  "Plain bundle, parts and .run come from the one signed bundle of one run (one counter);\n"
+	  "SHA256SUMS beside them is merged with what the directory held.\n" },
+	{ "resolve",
+	  "usage: bundler resolve --cudnn VER [--cuda MAJOR[.MINOR]] [--platform P] [--mirror URL]\n"
+	  "Print what create would download from the mirror (URLs, sizes, SHA-256), download\n"
+	  "nothing.\n" },
+	{ "inspect",
+	  "usage: bundler inspect BUNDLE [--export DIR]\n"
+	  "Check a bundle's signatures (by the keys it carries) and every chunk, and print its\n"
+	  "manifest. A truncated or corrupt bundle is exit 3. --export DIR writes the header, the\n"
+	  "public keys and DER signatures for `openssl dgst -verify`.\n" },
+	{ "sign",
+	  "usage: bundler sign BUNDLE --key K.key\n"
+	  "       bundler sign BUNDLE --external [--pub K.pub --signature SIG]\n"
+	  "Add a signature to a bundle: with a key file, or one made elsewhere (an offline host,\n"
+	  "an HSM): --external alone prints the digest to sign; with --pub and --signature\n"
+	  "(raw r||s or DER) it checks and adds it.\n" },
+	{ "split",
+	  "usage: bundler split BUNDLE --split SIZE|fat32\n"
+	  "Cut a bundle signed earlier into BUNDLE.001, BUNDLE.002, ... of at most SIZE bytes\n"
+	  "(700M, 2G, fat32 = 4 GiB - 1), beside it; the bundle itself stays. The bundle is\n"
+	  "checked first; SHA256SUMS is merged.\n" },
+	{ "sfx",
+	  "usage: bundler sfx BUNDLE|X.run [--platform P] [--unpacker PATH] [-o OUT]\n"
+	  "                   (--key K.key | --external [--pub K.pub --signature SIG])\n"
+	  "Wrap a signed bundle as a self-extracting NAME.run (NAME.exe for Windows): the static\n"
+	  "unpacker for the bundle's platform, the bundle, a stub-signature block over both, a\n"
+	  "trailer; nothing in the file is unsigned. Given a .run, add one more stub signature\n"
+	  "(a threshold of several keys). --unpacker PATH names the stub (its machine type must\n"
+	  "fit the platform); else it is looked for beside the bundler (DIR/unpacker,\n"
+	  "DIR/<platform>/unpacker). --external alone prints the digest to sign; with --pub and\n"
+	  "--signature (DER, raw r||s or hex) it checks and adds it.\n" },
+	{ "kit",
+	  "usage: bundler kit -o DIR (--cudnn VER [--cuda 12,13] [--platform P,P] --key K.key | --bundle B)...\n"
+	  "                  [--unpacker [P=]PATH]... [--no-unpacker P,P] [--split SIZE]\n"
+	  "Write what a site needs onto a stick or a directory: the bundles (built from the mirror\n"
+	  "for a matrix of CUDA variants and platforms, or given with --bundle), the unpacker for\n"
+	  "each platform, SHA256SUMS and README.txt (the commands, the signing keys'\n"
+	  "fingerprints; never a key). Split for the output's file system (FAT32: 4 GiB - 1),\n"
+	  "space checked first, written as DIR.partial-* and renamed at the end, then flushed and\n"
+	  "read back from the device: a byte that differs is exit 3 with its offset.\n" },
+	{ "help",
+	  "usage: bundler help [COMMAND]\n"
+	  "Print the usage, or the help of one command (the same as COMMAND --help).\n" },
+};
+
+const char *bundler_help_for(const char *command)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(commands[i].name, command) == 0)
+			return commands[i].text;
+	return NULL;
+}

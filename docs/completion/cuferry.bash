@@ -1,0 +1,66 @@
+# bash completion for bundler and unpacker (installed as both names by make install)
+
+_cuferry_bundler()
+{
+	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
+	local commands="keygen create resolve inspect sign split help"
+	if [ "$COMP_CWORD" -eq 1 ]; then
+		COMPREPLY=($(compgen -W "$commands --version --help" -- "$cur"))
+		return
+	fi
+	case $prev in
+	--key|--from-archive|--unpacker|--pub|--signature|-o|--output)
+		COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	--from-dir|--cache|--export)
+		COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	--split)
+		COMPREPLY=($(compgen -W "fat32 700M 2G" -- "$cur")); return ;;
+	--platform)
+		COMPREPLY=($(compgen -W "linux-x86_64 linux-sbsa linux-aarch64 windows-x86_64" -- "$cur")); return ;;
+	help)
+		COMPREPLY=($(compgen -W "$commands" -- "$cur")); return ;;
+	esac
+	local opts
+	case ${COMP_WORDS[1]} in
+	create) opts="--cudnn --cuda --platform --key -o --mirror --from-archive --from-dir
+		--with-cuda-libs --counter --expires --level --threads --split --sfx --unpacker
+		--cache -q --verbose --help" ;;
+	resolve) opts="--cudnn --cuda --platform --mirror --with-cuda-libs --help" ;;
+	inspect) opts="--export --help" ;;
+	sign) opts="--key --external --pub --signature --help" ;;
+	split) opts="--split --help" ;;
+	*) opts="--help" ;;
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+	else
+		COMPREPLY=($(compgen -f -- "$cur"))
+	fi
+}
+
+_cuferry_unpacker()
+{
+	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
+	local commands="install verify validate list use uninstall env doctor help"
+	if [ "$COMP_CWORD" -eq 1 ] && [[ $cur != -* ]]; then
+		COMPREPLY=($(compgen -W "$commands" -- "$cur") $(compgen -f -- "$cur"))
+		return
+	fi
+	case $prev in
+	--trust|--log|--json) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	--prefix|--root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	--shell) COMPREPLY=($(compgen -W "sh ps cmd" -- "$cur")); return ;;
+	help) COMPREPLY=($(compgen -W "$commands" -- "$cur")); return ;;
+	esac
+	local opts="--prefix --trust --trust-fingerprint --silent --log --json --no-env --env=user
+		--allow-downgrade --allow-expired --repair --root --no-validate --require-gpu
+		--keep-failed --gpu --quick-validate --force --shell --verbose --help --version"
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+	else
+		COMPREPLY=($(compgen -f -- "$cur"))
+	fi
+}
+
+complete -F _cuferry_bundler bundler
+complete -F _cuferry_unpacker unpacker

@@ -1,0 +1,150 @@
+#!/bin/sh
+# Everyday unpacker use (issue 13): a re-run repairs what differs (sizes; SHA-256 with
+# --repair) and adds missing environment; use/env honour --env=user; env with nothing
+# installed; env --shell ps; SIGTERM and SIGHUP roll back like SIGINT (exit 5); doctor names
+# leftovers of interrupted runs; --json lists are arrays and usage errors write a report;
+# help, COMMAND --help and --version.
+. "$CUFERRY_TOP/tests/e2e/lib.sh"
+T="--trust $FX/test.pub"
+R=$W/root
+P=$R/opt/cudnn
+CUDA=$(cat "$FX/cuda_dir")
+export HOME=$W/home
+mkdir -p "$HOME"
+
+note "first install, then a re-run that finds nothing to repair"
+expect 0 "$UNPACKER" "$FX/small.bundle" --root "$R" $T --no-validate --no-env
+expect 0 "$UNPACKER" "$FX/small.bundle" --root "$R" $T --no-validate --no-env
+assert_contains last.out "nothing to do"
+
+note "a truncated file is put back by a plain re-run"
+lib=$P/current/lib/libcudnn.so.9
+truncate -s 1000 "$lib"
+expect 0 "$UNPACKER" "$FX/small.bundle" --root "$R" $T --no-validate --no-env --json "$W/r.json"
+assert_contains last.out "repaired: 1"
+cmp "$lib" "$CUDA/lib/libcudnn.so.9" || fail "not restored"
+py - "$W/r.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["exit_code"] == 0 and r["repaired_files"] == 1, r
+assert isinstance(r["signers"], list) and len(r["signers"]) == 1, r["signers"]
+assert isinstance(r["environment"], list), r["environment"]
+PY
+
+note "same size, other bytes: only --repair (SHA-256) sees it"
+printf 'X' | dd of="$lib" bs=1 seek=5000 conv=notrunc 2>/dev/null
+expect 0 "$UNPACKER" "$FX/small.bundle" --root "$R" $T --no-validate --no-env
+assert_contains last.out "nothing to do"
+expect 0 "$UNPACKER" "$FX/small.bundle" --root "$R" $T --no-validate --no-env --repair
+assert_contains last.out "content differs"
+cmp "$lib" "$CUDA/lib/libcudnn.so.9" || fail "--repair did not restore the content"
+
+note "a planted link is replaced, never followed; a missing link comes back"
+rm "$P/current/lib/libcudnn.so"
+echo keep > "$W/target"
+ln -s "$W/target" "$P/current/lib/libcudnn_graph.so.9.planted"
+rm "$P/current/lib/libcudnn_graph.so.9"
+ln -s "$W/target" "$P/current/lib/libcudnn_graph.so.9"
+expect 0 "$UNPACKER" "$FX/small.bundle" --root "$R" $T --no-validate --no-env
+[ "$(readlink "$P/current/lib/libcudnn.so")" = libcudnn.so.9 ] || fail "link not restored"
+[ ! -L "$P/current/lib/libcudnn_graph.so.9" ] || fail "planted link kept"
+[ "$(cat "$W/target")" = keep ] || fail "the repair wrote through a link"
+cmp "$P/current/lib/libcudnn_graph.so.9" "$CUDA/lib/libcudnn_graph.so.9"
+[ -z "$(find "$P" -name '*.cuferry-repair')" ] || fail "repair temporaries left"
+
+note "a re-run with --env=user writes the user environment that the first run did not"
+[ ! -e "$HOME/.config/cuferry/cudnn.sh" ] || fail "env written with --no-env"
+expect 0 "$UNPACKER" "$FX/small.bundle" --root "$R" $T --no-validate --env=user --json "$W/e.json"
+[ -f "$HOME/.config/cuferry/cudnn.sh" ] || fail "--env=user re-run wrote nothing"
+assert_contains last.out "environment added"
+py - "$W/e.json" "$HOME/.config/cuferry/cudnn.sh" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["environment"] == [sys.argv[2]], r["environment"]
+PY
+rm "$HOME/.config/cuferry/cudnn.sh"
+expect 0 "$UNPACKER" use cudnn-9.19.0-cuda13 --root "$R" --env=user
+[ -f "$HOME/.config/cuferry/cudnn.sh" ] || fail "use --env=user wrote nothing"
+rm "$HOME/.config/cuferry/cudnn.sh"
+expect 0 "$UNPACKER" env --root "$R" --env=user
+[ -f "$HOME/.config/cuferry/cudnn.sh" ] || fail "env --env=user wrote nothing"
+assert_contains "$HOME/.config/cuferry/cudnn.sh" "/opt/cudnn/current"
+
+note "env: nothing installed is one clear line and no output; ps uses the prefix's separators"
+expect 1 "$UNPACKER" env --root "$W/empty"
+[ ! -s "$W/last.out" ] || fail "env printed lines with nothing installed: $(cat "$W/last.out")"
+assert_contains last.err "nothing is installed"
+expect 0 "$UNPACKER" env --root "$R" --shell ps
+assert_contains last.out '/opt/cudnn/current'
+! grep -q '\\' last.out || fail "mixed separators: $(cat last.out)"
+
+note "SIGTERM and SIGHUP during an install roll back like SIGINT: exit 5, nothing left"
+FORGE="python3 $TOP/tests/tools/forge.py"
+$FORGE --key "$FX/test.key" --out sig.bundle --counter 7000 --salt sig --bundle-id sig --version 9.50.0
+before=$(tree_listing "$R")
+for s in TERM HUP INT; do
+	CUFERRY_FAULT=switched:pause "$UNPACKER" sig.bundle --root "$R" $T --no-validate --no-env >sig.out 2>sig.err &
+	pid=$!
+	i=0
+	until [ "$(ps -o stat= -p $pid 2>/dev/null | cut -c1)" = T ]; do
+		i=$((i + 1)); [ $i -lt 400 ] || fail "unpacker did not pause"; sleep 0.05
+	done
+	kill -$s $pid; kill -CONT $pid
+	set +e; wait $pid; rc=$?; set -e
+	[ $rc -eq 5 ] || { cat sig.err; fail "SIG$s: exit $rc, expected 5"; }
+	grep -q "interrupted by SIG$s" sig.err || { cat sig.err; fail "SIG$s not named"; }
+	no_staging "$R"
+	[ ! -e "$P/.cuferry/journal.json" ] || fail "journal left after SIG$s"
+	[ "$(tree_listing "$R")" = "$before" ] || fail "SIG$s: previous state not restored"
+done
+
+note "doctor names leftovers of a run killed hard, with the command that cleans them"
+CUFERRY_FAULT=extract:pause "$UNPACKER" sig.bundle --root "$R" $T --no-validate >/dev/null 2>&1 &
+pid=$!
+until [ "$(ps -o stat= -p $pid 2>/dev/null | cut -c1)" = T ]; do sleep 0.05; done
+kill -9 $pid; wait $pid 2>/dev/null || true
+set +e; "$UNPACKER" doctor --root "$R" >doc.out 2>&1; set -e
+assert_contains doc.out "leftover staging of an interrupted run"
+assert_contains doc.out "unpacker use cudnn-9.19.0-cuda13"
+expect 0 "$UNPACKER" use cudnn-9.19.0-cuda13 --root "$R"
+no_staging "$R"
+set +e; "$UNPACKER" doctor --root "$R" >doc.out 2>&1; set -e
+assert_contains doc.out "no leftovers"
+
+note "--json on a usage error still writes the report"
+expect 1 "$UNPACKER" "$FX/small.bundle" --bogus --json "$W/u.json"
+py - "$W/u.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["exit_code"] == 1 and r["status"] == "usage" and "--bogus" in r["message"], r
+PY
+
+note "help, COMMAND --help, --version"
+for c in install verify validate list use uninstall env doctor help; do
+	expect 0 "$UNPACKER" help $c
+	assert_contains last.out "usage: unpacker"
+	expect 0 "$UNPACKER" $c --help
+	assert_contains last.out "usage: unpacker"
+done
+expect 0 "$UNPACKER" use --help
+assert_contains last.out "usage: unpacker use ID"
+expect 0 "$UNPACKER" install --help
+assert_contains last.out "re-run"
+expect 0 "$UNPACKER" --help
+assert_contains last.out "exit codes"
+expect 1 "$UNPACKER" help nosuch
+expect 0 "$UNPACKER" --version
+for w in "unpacker " commit "bundle format cuferry-bundle-1" libarchive zstd mbedTLS jansson "trusted key"; do
+	assert_contains last.out "$w"
+done
+note "messages: a directory, a later part, an unreadable --trust file"
+mkdir -p out
+expect 1 "$UNPACKER" install out $T
+assert_contains last.err "out is a directory"
+cp "$FX/small.bundle" p.bundle
+expect 0 "$BUNDLER" split p.bundle --split 1M
+expect 1 "$UNPACKER" verify p.bundle.002 $T
+assert_contains last.err "give p.bundle.001"
+expect 2 "$UNPACKER" verify p.bundle --trust nosuch.pub
+assert_contains last.err "nosuch.pub: No such file"
+echo ok

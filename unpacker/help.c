@@ -1,0 +1,61 @@
+/* help.c - one text per command; the man page (docs/man/unpacker.1.scd) says it at length */
+#include "unpacker/help.h"
+
+#include <string.h>
+
+static const struct {
+	const char *name, *text;
+} commands[] = {
+	{ "install",
+	  "usage: unpacker [install] BUNDLE|PART.001|X.run [--prefix DIR] [--trust K.pub]...\n"
+	  "                [--trust-fingerprint HEX]... [/silent | --silent] [/log=FILE | --log FILE]\n"
+	  "                [--json FILE] [--no-env | --env=user] [--allow-downgrade]\n"
+	  "                [--allow-expired] [--repair] [--root DIR] [--no-validate | --require-gpu]\n"
+	  "                [--keep-failed] [--gpu N] [--quick-validate]\n"
+	  "Verify the signature, then stream, check and install the bundle side by side with\n"
+	  "earlier versions under PREFIX, switch PREFIX/current atomically, write the environment\n"
+	  "and validate. Any failure restores the previous state.\n"
+	  "A re-run of an installed bundle checks the installed files (sizes; SHA-256 too with\n"
+	  "--repair), puts back from the bundle whatever differs, and writes environment the\n"
+	  "options ask for that is missing; it is a no-op (exit 0, says so) only when nothing\n"
+	  "differs.\n" },
+	{ "verify",
+	  "usage: unpacker verify BUNDLE|PART.001|X.run [--trust K.pub]... [--trust-fingerprint HEX]\n"
+	  "Check the signature against the trusted keys and every chunk and file hash; install\n"
+	  "nothing.\n" },
+	{ "validate",
+	  "usage: unpacker validate [ID] [--gpu N] [--require-gpu] [--quick-validate] [--prefix DIR]\n"
+	  "Prove an install works: files, library, resolution, dependencies, driver and GPU, and a\n"
+	  "convolution on each GPU. ID defaults to the current install.\n" },
+	{ "list",
+	  "usage: unpacker list [--prefix DIR] [--root DIR]\n"
+	  "The installed bundles, their counters, and which is current (*).\n" },
+	{ "use",
+	  "usage: unpacker use ID [--env=user] [--prefix DIR] [--root DIR]\n"
+	  "Make an installed bundle current (atomically); with --env=user also write\n"
+	  "~/.config/cuferry/cudnn.sh when it is missing.\n" },
+	{ "uninstall",
+	  "usage: unpacker uninstall ID [--force] [--prefix DIR] [--root DIR]\n"
+	  "Remove an installed bundle; the current one only with --force.\n" },
+	{ "env",
+	  "usage: unpacker env [--shell sh|ps|cmd] [--env=user] [--prefix DIR]\n"
+	  "Print the lines that put the current install on the search paths, for sh, PowerShell\n"
+	  "or cmd; with --env=user write them to ~/.config/cuferry/cudnn.sh instead. With nothing\n"
+	  "installed it prints nothing and says so (exit 1).\n" },
+	{ "doctor",
+	  "usage: unpacker doctor [--prefix DIR] [--root DIR]\n"
+	  "Report other copies of cuDNN that could shadow the install, and leftovers of\n"
+	  "interrupted runs (.staging-*, .old-*, a pending journal) with the command that cleans\n"
+	  "them.\n" },
+	{ "help",
+	  "usage: unpacker help [COMMAND]\n"
+	  "Print the usage, or the help of one command (the same as COMMAND --help).\n" },
+};
+
+const char *unpacker_help_for(const char *command)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(commands[i].name, command) == 0)
+			return commands[i].text;
+	return NULL;
+}

@@ -1,0 +1,8 @@
+/* help.h - the unpacker's help for each command (unpacker help CMD, CMD --help) */
+#ifndef UNPACKER_HELP_H
+#define UNPACKER_HELP_H
+
+/* The help of one command, or NULL when there is no such command. */
+const char *unpacker_help_for(const char *command);
+
+#endif
