@@ -9,16 +9,20 @@ static const struct {
 	{ "install",
 	  "usage: unpacker [install] BUNDLE|PART.001|X.run [--prefix DIR] [--trust K.pub]...\n"
 	  "                [--trust-fingerprint HEX]... [/silent | --silent] [/log=FILE | --log FILE]\n"
-	  "                [--json FILE] [--no-env | --env=user] [--allow-downgrade]\n"
+	  "                [--json FILE] [--no-env | --env=user] [--allow-downgrade | --keep-current]\n"
 	  "                [--allow-expired] [--repair] [--root DIR] [--no-validate | --require-gpu]\n"
 	  "                [--keep-failed] [--gpu N] [--quick-validate]\n"
+	  "       unpacker [install] DIR [--dry-run] [--cuda MAJOR] [options as above]\n"
 	  "Verify the signature, then stream, check and install the bundle side by side with\n"
 	  "earlier versions under PREFIX, switch PREFIX/current atomically, write the environment\n"
 	  "and validate. Any failure restores the previous state.\n"
 	  "A re-run of an installed bundle checks the installed files (sizes; SHA-256 too with\n"
 	  "--repair), puts back from the bundle whatever differs, and writes environment the\n"
 	  "options ask for that is missing; it is a no-op (exit 0, says so) only when nothing\n"
-	  "differs.\n" },
+	  "differs.\n"
+	  "An older cuDNN than current's (same CUDA variant) is refused (7): --allow-downgrade\n"
+	  "switches to it, --keep-current installs it beside. Given a DIR of bundles (a kit), the\n"
+	  "one that fits this machine is chosen and the choice explained; --dry-run only says it.\n" },
 	{ "verify",
 	  "usage: unpacker verify BUNDLE|PART.001|X.run [--trust K.pub]... [--trust-fingerprint HEX]\n"
 	  "Check the signature against the trusted keys and every chunk and file hash; install\n"

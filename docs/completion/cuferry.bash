@@ -3,13 +3,13 @@
 _cuferry_bundler()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-	local commands="keygen create resolve inspect sign split help"
+	local commands="keygen create resolve inspect sign split sfx kit help"
 	if [ "$COMP_CWORD" -eq 1 ]; then
 		COMPREPLY=($(compgen -W "$commands --version --help" -- "$cur"))
 		return
 	fi
 	case $prev in
-	--key|--from-archive|--unpacker|--pub|--signature|-o|--output)
+	--key|--from-archive|--unpacker|--pub|--signature|-o|--output|--bundle)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--from-dir|--cache|--export)
 		COMPREPLY=($(compgen -d -- "$cur")); return ;;
@@ -29,6 +29,9 @@ _cuferry_bundler()
 	inspect) opts="--export --help" ;;
 	sign) opts="--key --external --pub --signature --help" ;;
 	split) opts="--split --help" ;;
+	sfx) opts="--platform --unpacker -o --key --external --pub --signature --help" ;;
+	kit) opts="-o --cudnn --cuda --platform --key --mirror --bundle --unpacker --no-unpacker
+		--split --cache -q --help" ;;
 	*) opts="--help" ;;
 	esac
 	if [[ $cur == -* ]]; then
@@ -53,7 +56,7 @@ _cuferry_unpacker()
 	help) COMPREPLY=($(compgen -W "$commands" -- "$cur")); return ;;
 	esac
 	local opts="--prefix --trust --trust-fingerprint --silent --log --json --no-env --env=user
-		--allow-downgrade --allow-expired --repair --root --no-validate --require-gpu
+		--allow-downgrade --keep-current --allow-expired --repair --dry-run --cuda --root --no-validate --require-gpu
 		--keep-failed --gpu --quick-validate --force --shell --verbose --help --version"
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
