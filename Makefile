@@ -46,6 +46,8 @@ SIGN_SRC      = signing/sign.c
 BUNDLER_SRC   = bundler/main.c bundler/create.c bundler/source.c bundler/pack.c \
                 bundler/fetch.c bundler/mirror.c bundler/output.c bundler/check.c bundler/inspect.c
 UNPACKER_SRC  = unpacker/cli.c unpacker/trust.c unpacker/state.c unpacker/env.c unpacker/install.c unpacker/doctor.c unpacker/validate.c unpacker/probe.c unpacker/gpucheck.c unpacker/gpuapi.c unpacker/convref.c
+BUNDLER_SRC  += bundler/devfiles.c
+UNPACKER_SRC += unpacker/modulefile.c
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 

@@ -1,6 +1,7 @@
 /* create.c - bundler create: source -> install tree -> payload -> signed manifest -> checked
  * bundle in place */
 #include "bundler/create.h"
+#include "bundler/devfiles.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -448,6 +449,8 @@ static int build(struct job *j, struct signer *signer, struct cf_err *e)
 		rc = check_tree_names(&j->tree, e);
 	if (rc == CF_OK)
 		rc = describe(j, e);
+	if (rc == CF_OK)
+		rc = devfiles_add(&j->tree, j->m->cudnn_version, j->workdir, e);
 	if (rc != CF_OK)
 		return rc;
 	j->out_path = output_path(j->o, j->m);

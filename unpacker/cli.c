@@ -11,6 +11,7 @@ const char cli_usage[] =
 	"                [--trust-fingerprint HEX]... [/silent | --silent] [/log=FILE | --log FILE]\n"
 	"                [--json FILE] [--no-env | --env=user] [--allow-downgrade] [--allow-expired]\n"
 	"                [--root DIR] [--no-validate | --require-gpu] [--keep-failed] [--gpu N]\n"
+	"                [--modulefiles DIR]\n"
 	"       unpacker verify BUNDLE [--trust K.pub]...   signature and every hash; installs nothing\n"
 	"       unpacker validate [ID] [--gpu N] [--require-gpu] [--quick-validate]\n"
 	"       unpacker list | use ID | uninstall ID [--force] | env [--shell sh|ps|cmd] | doctor\n"
@@ -87,6 +88,7 @@ static int long_option(const char *a, int *i, int argc, char **argv, struct cli 
 	struct { const char *name; const char **out; } values[] = {
 		{ "--prefix", &c->prefix }, { "--root", &c->root }, { "--log", &c->log_file },
 		{ "--json", &c->json_file }, { "--shell", &c->shell },
+		{ "--modulefiles", &c->modulefiles },
 	};
 	for (size_t k = 0; k < sizeof(values) / sizeof(values[0]); k++)
 		if ((r = takes_value(a, values[k].name, i, argc, argv, values[k].out)) != 0)

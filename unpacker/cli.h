@@ -14,6 +14,7 @@ struct cli {
 	const char *log_file;
 	const char *json_file;
 	const char *shell;
+	const char *modulefiles; /* --modulefiles DIR */
 	const char *trust_files[CLI_MAX_TRUST];
 	size_t ntrust_files;
 	const char *fingerprints[CLI_MAX_TRUST];

@@ -25,6 +25,7 @@ struct install_options {
 	int keep_failed;
 	int gpu;
 	int quick_validate;
+	const char *modulefiles; /* --modulefiles DIR (as the system sees it), or NULL */
 };
 
 struct install_result {
