@@ -37,6 +37,9 @@ TEST_LIBS    = -lcmocka -larchive -lzstd -lmbedcrypto -ljansson -lpthread -ldl
 DEB_PACKAGES = gcc make pkg-config libarchive-dev libzstd-dev libmbedtls-dev libjansson-dev \
                libcurl4-openssl-dev libacl1-dev libcmocka-dev zstd xz-utils openssl python3 \
                tar file time clang cppcheck gcc-aarch64-linux-gnu qemu-user libmbedtls-dev:arm64
+# The fleet and HPC tests: Ansible (with its collections: community.general, containers.podman,
+# ansible.windows), targets (debootstrap, podman, runc), Lmod, Tcl, CMake and pkg-config.
+DEB_PACKAGES += ansible ansible-core ansible-lint debootstrap podman runc lmod tcl cmake pkgconf
 
 COMMON_SRC    = common/err.c common/log.c common/io.c common/sha256.c common/progress.c \
                 common/frame.c common/bundlefile.c common/payload.c common/platform.c
