@@ -45,6 +45,9 @@ DEB_PACKAGES = gcc make pkg-config libarchive-dev libzstd-dev libmbedtls-dev lib
 DEB_PACKAGES += gcc-mingw-w64-x86-64 xxd
 # The kit's tests: FAT32 images made and read without mounting, and through a FUSE driver.
 DEB_PACKAGES += dosfstools mtools fusefat
+# The fleet and HPC tests: Ansible (with its collections: community.general, containers.podman,
+# ansible.windows), targets (debootstrap, podman, runc), Lmod, Tcl, CMake and pkg-config.
+DEB_PACKAGES += ansible ansible-core ansible-lint debootstrap podman runc lmod tcl cmake pkgconf
 
 COMMON_SRC    = common/err.c common/log.c common/io.c common/sha256.c common/progress.c \
                 common/frame.c common/bundlefile.c common/payload.c common/platform.c
@@ -65,6 +68,8 @@ UNPACKER_SRC += unpacker/unprivileged.c unpacker/probereport.c
 COMMON_SRC   += common/interrupt.c common/version.c
 BUNDLER_SRC  += bundler/sums.c bundler/help.c
 UNPACKER_SRC += unpacker/repair.c unpacker/help.c unpacker/leftovers.c
+BUNDLER_SRC  += bundler/devfiles.c
+UNPACKER_SRC += unpacker/modulefile.c
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 

@@ -1,6 +1,7 @@
 /* create.c - bundler create: source -> install tree -> payload -> signed manifest -> checked
  * bundle in place */
 #include "bundler/create.h"
+#include "bundler/devfiles.h"
 
 #include <errno.h>
 #include <mbedtls/base64.h>
@@ -499,6 +500,8 @@ static int build(struct job *j, struct signer *signer, struct cf_err *e)
 		rc = check_tree_names(&j->tree, e);
 	if (rc == CF_OK)
 		rc = describe(j, e);
+	if (rc == CF_OK)
+		rc = devfiles_add(&j->tree, j->m->cudnn_version, j->workdir, e);
 	char stub[PATH_MAX];
 	if (rc == CF_OK && j->o->sfx) /* no stub for this platform: say so before compressing */
 		rc = stub_find(j->m->platform, j->o->sfx_stub, stub, sizeof(stub), e);

@@ -15,7 +15,7 @@ const char cli_usage[] =
 	"                [--json FILE] [--no-env | --env=user] [--allow-downgrade | --keep-current]\n"
 	"                [--allow-expired]\n"
 	"                [--root DIR] [--no-validate | --require-gpu] [--keep-failed] [--gpu N]\n"
-	"                [--repair]\n"
+	"                [--repair] [--modulefiles DIR]\n"
 	"       unpacker [install] DIR [--dry-run] [--cuda MAJOR] ...   the bundle of a kit that fits\n"
 	"       unpacker verify BUNDLE [--trust K.pub]...   signature and every hash; installs nothing\n"
 	"       unpacker validate [ID] [--gpu N] [--require-gpu] [--quick-validate]\n"
@@ -98,6 +98,7 @@ static int long_option(const char *a, int *i, int argc, char **argv, struct cli 
 		{ "--prefix", &c->prefix }, { "--root", &c->root }, { "--log", &c->log_file },
 		{ "--json", &c->json_file }, { "--shell", &c->shell },
 		{ "--cuda", &c->cuda }, { "--platform", &c->platform },
+		{ "--modulefiles", &c->modulefiles },
 	};
 	for (size_t k = 0; k < sizeof(values) / sizeof(values[0]); k++)
 		if ((r = takes_value(a, values[k].name, i, argc, argv, values[k].out)) != 0)
@@ -184,7 +185,8 @@ int cli_check_inputs(const struct cli *c, char *why, size_t size)
 {
 	struct stat st;
 	int reads_bundle = strcmp(c->verb, "install") == 0 || strcmp(c->verb, "verify") == 0;
-	if (reads_bundle && c->arg && stat(c->arg, &st) == 0 && S_ISDIR(st.st_mode)) {
+	/* install DIR chooses among a kit's bundles (unpacker/choose.c); verify takes one file. */
+	if (strcmp(c->verb, "verify") == 0 && c->arg && stat(c->arg, &st) == 0 && S_ISDIR(st.st_mode)) {
 		snprintf(why, size, "%s is a directory: give the bundle file in it (NAME.bundle, "
 			 "NAME.bundle.001 or NAME.run)", c->arg);
 		return 1;

@@ -16,6 +16,7 @@ struct cli {
 	const char *shell;
 	const char *cuda;      /* install DIR: --cuda MAJOR instead of the driver's */
 	const char *platform;  /* install DIR --dry-run: choose for another platform */
+	const char *modulefiles; /* --modulefiles DIR */
 	const char *trust_files[CLI_MAX_TRUST];
 	size_t ntrust_files;
 	const char *fingerprints[CLI_MAX_TRUST];

@@ -72,7 +72,35 @@ static char *shell_quote(const char *value, const char *shell)
 	return out;
 }
 
+static char *env_sh_base(const char *prefix_sys, int with_ld_library_path);
+
+/* The lines that put DIR (under $CUDNN_PATH) in front of VAR for builders (pkg-config,
+ * CMake), only when the install has it (older bundles carry no such files), never
+ * twice, never with an empty element. */
+static char *builder_lines(const char *var, const char *dir, const char *marker)
+{
+	return xasprintf("if [ -d \"$CUDNN_PATH/%s\" ]; then\n"
+			 "\tcase \":${%s-}:\" in\n"
+			 "\t*\":$CUDNN_PATH%s:\"*) ;;\n"
+			 "\t*) %s=\"$CUDNN_PATH%s${%s:+:$%s}\"; export %s ;;\n"
+			 "\tesac\n"
+			 "fi\n",
+			 marker, var, dir, var, dir, var, var, var);
+}
+
 char *env_sh_snippet(const char *prefix_sys, int with_ld_library_path)
+{
+	char *pc = builder_lines("PKG_CONFIG_PATH", "/lib/pkgconfig", "lib/pkgconfig");
+	char *cmake = builder_lines("CMAKE_PREFIX_PATH", "", "lib/cmake/CUDNN");
+	char *text = env_sh_base(prefix_sys, with_ld_library_path);
+	char *all = xasprintf("%s%s%s", text, pc, cmake);
+	free(pc);
+	free(cmake);
+	free(text);
+	return all;
+}
+
+static char *env_sh_base(const char *prefix_sys, int with_ld_library_path)
 {
 	char *current = xasprintf("%s/current", prefix_sys);
 	char *quoted = shell_quote(current, "sh");
@@ -265,7 +293,7 @@ int env_ld_cache_find(const char *soname, void (*fn)(const char *path, const cha
 	return child.exited && child.exit_code == 0 ? 0 : -1;
 }
 
-static int write_file(const char *path, const char *text, struct cf_err *e)
+int env_write_file(const char *path, const char *text, struct cf_err *e)
 {
 	char *dir = xstrdup(path);
 	*strrchr(dir, '/') = '\0';
@@ -294,9 +322,9 @@ int env_write_system(const struct env_files *f, const char *root, const char *pr
 	char *sh = env_sh_snippet(prefix_sys, 0);
 	int rc = rename_legacy(f, e);
 	if (rc == CF_OK)
-		rc = write_file(f->ldconf, conf, e);
+		rc = env_write_file(f->ldconf, conf, e);
 	if (rc == CF_OK)
-		rc = write_file(f->profile, sh, e);
+		rc = env_write_file(f->profile, sh, e);
 	free(conf);
 	free(sh);
 	if (rc == CF_OK && !*root)
@@ -378,7 +406,7 @@ int env_snapshot_restore(const struct env_files *f, const char *root, const char
 	for (int i = 0; i < 3; i++) {
 		json_t *v = json_object_get(o, snapshot_roles[i]);
 		if (json_is_string(v))
-			bad |= write_file(paths[i], json_string_value(v), e) != CF_OK;
+			bad |= env_write_file(paths[i], json_string_value(v), e) != CF_OK;
 		else if (json_is_null(v))
 			bad |= unlink(paths[i]) != 0 && errno != ENOENT;
 		else
@@ -397,7 +425,7 @@ int env_write_user(const char *prefix_sys, char *written, size_t size, struct cf
 		return cf_fail(e, CF_INSTALL, "HOME is not set: cannot write the user environment");
 	char *path = xasprintf("%s/.config/cuferry/cudnn.sh", home);
 	char *sh = env_sh_snippet(prefix_sys, 1);
-	int rc = write_file(path, sh, e);
+	int rc = env_write_file(path, sh, e);
 	snprintf(written, size, "%s", path);
 	free(path);
 	free(sh);

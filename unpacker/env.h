@@ -52,6 +52,9 @@ void env_ld_conf_entries(const char *root, void (*fn)(const char *dir, const cha
  * the loader's order, with its flags ("(libc6,x86-64)"); -1 when ldconfig cannot be run. */
 int env_ld_cache_find(const char *soname, void (*fn)(const char *path, const char *flags, void *ctx),
 		      void *ctx);
+/* Write one environment file (0644, its directory made): the one writer every environment
+ * file goes through (profile.d, ld.so.conf.d, the user snippet, modulefiles). */
+int env_write_file(const char *path, const char *text, struct cf_err *e);
 /* The sh snippet itself (the content of profile.d or of the user file). */
 char *env_sh_snippet(const char *prefix_sys, int with_ld_library_path);
 

@@ -27,6 +27,7 @@
 #include "unpacker/sfxtrust.h"
 #include "unpacker/safepath.h"
 #include "unpacker/repair.h"
+#include "unpacker/modulefile.h"
 #include "unpacker/state.h"
 #include "unpacker/validate.h"
 
@@ -344,6 +345,46 @@ static int set_current(const struct paths *p, const char *dir)
 	return platform_switch_link(p->current, dir);
 }
 
+static void modulefile_ctx_init(struct modulefile_ctx *c, const struct paths *p)
+{
+	c->root = p->root;
+	c->prefix_sys = p->prefix_sys;
+	c->prefix = p->prefix;
+}
+
+/* A new install's modulefiles go; the default goes back to the previous current. */
+static int modulefiles_rollback(const struct paths *p, const struct journal *j)
+{
+	struct modulefile_ctx c;
+	struct cf_err ignored = { 0 };
+	modulefile_ctx_init(&c, p);
+	int rc = j->target_existed ? CF_OK : modulefile_remove(&c, j->target, &ignored);
+	if (rc == CF_OK)
+		rc = modulefile_set_default(&c, j->previous_current, &ignored);
+	return rc;
+}
+
+/* Modulefiles: into --modulefiles DIR, or into the site's Lmod directory when Lmod is there
+ * and the system environment is written (root, no --no-env). */
+static int write_modulefiles(const struct paths *p, const struct install_options *o,
+			     const char *dir, struct install_result *r, struct cf_err *e)
+{
+	char *module_dir = o->modulefiles ? xstrdup(o->modulefiles)
+			   : !o->no_env && !o->env_user && platform_is_admin() ? modulefile_site_dir(p->root)
+									      : NULL;
+	int rc = CF_OK;
+	if (module_dir) {
+		struct modulefile_ctx c;
+		modulefile_ctx_init(&c, p);
+		rc = modulefile_install(&c, module_dir, dir, e);
+		size_t n = strlen(r->env_note);
+		snprintf(r->env_note + n, sizeof(r->env_note) - n, "%smodulefiles in %s%s",
+			 n ? "; " : "", p->root, module_dir);
+	}
+	free(module_dir);
+	return rc;
+}
+
 /* Put everything back as the journal says it was. Every step is safe to repeat. */
 static int rollback(const struct paths *p, const struct journal *j, struct cf_err *e)
 {
@@ -380,6 +421,7 @@ static int rollback(const struct paths *p, const struct journal *j, struct cf_er
 			bad |= env_remove_system(&f, p->root, &ignored) != CF_OK;
 		env_files_free(&f);
 	}
+	bad |= modulefiles_rollback(p, j) != CF_OK;
 	if (!bad)
 		unlink(p->env_before);
 	if (bad)
@@ -688,6 +730,8 @@ static int commit_install(const struct paths *p, const struct install_options *o
 	env_files_free(&f);
 	r->phase_s[PHASE_ENVIRONMENT] = now_s() - t;
 	if (rc == CF_OK)
+		rc = write_modulefiles(p, o, j->target, r, e);
+	if (rc == CF_OK)
 		rc = fault("env", e);
 	free(target);
 	return rc;
@@ -979,6 +1023,10 @@ int use_installed(const struct install_options *o, const char *id, struct cf_err
 	if (rc == CF_OK) {
 		state_set_current(&st, b->dir);
 		rc = state_save(p.state, &st, e);
+		struct modulefile_ctx mc;
+		modulefile_ctx_init(&mc, &p);
+		if (rc == CF_OK)
+			rc = modulefile_set_default(&mc, b->dir, e);
 		if (rc == CF_OK)
 			log_out("current -> %s\n", b->dir);
 	}
@@ -1027,6 +1075,12 @@ int uninstall_installed(const struct install_options *o, const char *id, struct 
 			rc = env_remove_system(&f, p.root, e);
 			env_files_free(&f);
 		}
+		struct modulefile_ctx mc;
+		modulefile_ctx_init(&mc, &p);
+		if (rc == CF_OK)
+			rc = modulefile_remove(&mc, name, e);
+		if (rc == CF_OK && is_current)
+			rc = modulefile_set_default(&mc, NULL, e);
 		if (rc == CF_OK)
 			log_out("removed %s\n", name);
 		free(dir);

@@ -27,6 +27,7 @@ struct install_options {
 	int gpu;
 	int quick_validate;
 	int repair; /* a re-run compares SHA-256 too, not only sizes */
+	const char *modulefiles; /* --modulefiles DIR (as the system sees it), or NULL */
 };
 
 /* Phases of an install, timed for the log, --json and report.json. */

@@ -321,6 +321,7 @@ int main(int argc, char **argv)
 		.allow_downgrade = c.allow_downgrade, .keep_current = c.keep_current, .allow_expired = c.allow_expired, .force = c.force,
 		.progress = !c.silent, .no_validate = c.no_validate, .require_gpu = c.require_gpu,
 		.keep_failed = c.keep_failed, .gpu = c.gpu, .quick_validate = c.quick,
+		.modulefiles = c.modulefiles,
 		.trust = { c.root, c.trust_files, c.ntrust_files, c.fingerprints, c.nfingerprints },
 	};
 	o.repair = c.repair;

@@ -83,7 +83,7 @@ FORGE="python3 $TOP/tests/tools/forge.py"
 $FORGE --key "$FX/test.key" --out sig.bundle --counter 7000 --salt sig --bundle-id sig --version 9.50.0
 before=$(tree_listing "$R")
 for s in TERM HUP INT; do
-	CUFERRY_FAULT=switched:pause "$UNPACKER" sig.bundle --root "$R" $T --no-validate --no-env >sig.out 2>sig.err &
+	CUFERRY_FAULT=switched:pause "$UNPACKER_SEAMS" sig.bundle --root "$R" $T --no-validate --no-env >sig.out 2>sig.err &
 	pid=$!
 	i=0
 	until [ "$(ps -o stat= -p $pid 2>/dev/null | cut -c1)" = T ]; do
@@ -99,7 +99,7 @@ for s in TERM HUP INT; do
 done
 
 note "doctor names leftovers of a run killed hard, with the command that cleans them"
-CUFERRY_FAULT=extract:pause "$UNPACKER" sig.bundle --root "$R" $T --no-validate >/dev/null 2>&1 &
+CUFERRY_FAULT=extract:pause "$UNPACKER_SEAMS" sig.bundle --root "$R" $T --no-validate >/dev/null 2>&1 &
 pid=$!
 until [ "$(ps -o stat= -p $pid 2>/dev/null | cut -c1)" = T ]; do sleep 0.05; done
 kill -9 $pid; wait $pid 2>/dev/null || true
@@ -139,8 +139,10 @@ for w in "unpacker " commit "bundle format cuferry-bundle-1" libarchive zstd mbe
 done
 note "messages: a directory, a later part, an unreadable --trust file"
 mkdir -p out
-expect 1 "$UNPACKER" install out $T
+expect 1 "$UNPACKER" verify out $T
 assert_contains last.err "out is a directory"
+expect 1 "$UNPACKER" install out $T
+assert_contains last.err "out holds no bundles"
 cp "$FX/small.bundle" p.bundle
 expect 0 "$BUNDLER" split p.bundle --split 1M
 expect 1 "$UNPACKER" verify p.bundle.002 $T
