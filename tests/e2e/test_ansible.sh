@@ -48,6 +48,8 @@ sandbox() { echo "$1 ansible_connection=local cudnn_root=$W/$1 cudnn_remote_dir=
 	sandbox local_parts "cudnn_bundle=$W/parts/small.bundle.001"
 	sandbox local_run "cudnn_bundle=$W/small.run"
 } > inventory.ini
+# The sandboxes stand for a host's /: traversable by the unprivileged user validation runs as.
+for h in local_a local_bad local_parts local_run; do mkdir -p "$W/$h" && chmod 0755 "$W/$h"; done
 ROOTFS=$B/fleet/rootfs
 if [ "$(id -u)" != 0 ]; then
 	echo "SKIP chroot and podman hosts: they need root (chroot, mounts, rootful podman)"

@@ -39,7 +39,7 @@ for v in CUDNN_PATH CUDNN_ROOT CPATH LIBRARY_PATH LD_LIBRARY_PATH PKG_CONFIG_PAT
 	assert_contains "$M/9.19.0-cuda13.lua" "\"$v\""
 	assert_contains "$M/9.19.0-cuda13" " $v "
 done
-expect 0 "$UNPACKER" validate --root "$R" --prefix "$P"
+expect 0 "$UNPACKER" validate --root "$R" --prefix "$P" $T
 
 note "a second version: the default follows install and use"
 expect 0 "$UNPACKER" "$FX/real.bundle" --root "$R" --prefix "$P" $T --modulefiles "$MODS" /silent --log "$W/log"
@@ -145,7 +145,7 @@ fi
 note "a failed install takes its modulefiles back out and restores the default"
 expect 0 "$UNPACKER" uninstall cudnn-9.19.0-cuda13 --root "$R" --prefix "$P"
 [ ! -e "$M/9.19.0-cuda13.lua" ] && [ ! -e "$M/9.19.0-cuda13" ] || fail "uninstall left the modulefiles"
-CUFERRY_FAULT=env expect 5 "$UNPACKER_SEAMS" "$FX/small.bundle" --root "$R" --prefix "$P" $T --modulefiles "$MODS"
+CUFERRY_FAULT=env expect 5 "$UNPACKER_SEAMS" "$FX/small.bundle" --root "$R" --prefix "$P" $T --modulefiles "$MODS" --allow-downgrade
 [ ! -e "$M/9.19.0-cuda13.lua" ] || fail "a rolled-back install left its modulefile"
 assert_contains "$M/.version" 'ModulesVersion "9.19.0.56-cuda13"'
 

@@ -79,7 +79,7 @@ SOURCE_DATE_EPOCH=1760486400 expect 0 "$BUNDLER" create --from-dir "$FX/small-sr
 	--key "$FX/test.key" -o parts/ --level 3 --counter 100 --split 1M --sfx --unpacker "$UNPACKER" -q
 p=parts/cudnn-9.19.0-cuda13-linux-x86_64
 (cd parts && sha256sum -c SHA256SUMS >/dev/null) || fail "SHA256SUMS of --split --sfx"
-[ "$(wc -l < parts/SHA256SUMS)" -eq 3 ] || fail "SHA256SUMS should list two parts and the .run"
+[ "$(wc -l < parts/SHA256SUMS)" -eq 4 ] || fail "SHA256SUMS should list the bundle, two parts and the .run"
 cat $p.bundle.001 $p.bundle.002 > joined.bundle
 cmp joined.bundle out/cudnn-9.19.0-cuda13-linux-x86_64.bundle || fail "the parts are not the bundle"
 cmp $p.run out/cudnn-9.19.0-cuda13-linux-x86_64.run || fail "the .run differs from the one made without --split"

@@ -152,7 +152,7 @@ fresh_root "$R"
 assert_contains "$R/etc/profile.d/cuferry-cudnn.sh" "CUDNN_PATH='/opt/cudnn/current'"
 out=$(env -i sh -c ". '$R/etc/profile.d/cuferry-cudnn.sh'; printf %s \"\$CUDNN_PATH\"")
 [ "$out" = /opt/cudnn/current ] || fail "profile.d gave '$out'"
-"$UNPACKER" env --prefix /opt/cudnn --shell sh | grep -q "^CUDNN_PATH='/opt/cudnn/current'$" || fail "env --shell sh unquoted"
+"$UNPACKER" env --root "$R" --shell sh | grep -q "^CUDNN_PATH='/opt/cudnn/current'$" || fail "env --shell sh unquoted"
 record quoting "the prefix written into profile.d and 'env' output" "single-quoted (and the prefix rule allows no quote, space or \$)" "threats/quoting" "pass"
 
 echo "== finding 8: an older cuDNN does not take current (exit 7)"
