@@ -106,7 +106,7 @@ $(DEPS_SBSA)/.complete:
 	@$(MAKE) --no-print-directory deps
 	sh tools/deps.sh linux-sbsa
 
-$(B)/obj/%.o: %.c | $(B)/.deps
+$(B)/obj/%.o: %.c $(DEPS)/.complete | $(B)/.deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
 

@@ -121,6 +121,7 @@ command -v "$ar" >/dev/null || ar=ar
 # Sections per function: the unpacker links with --gc-sections, so what it never calls
 # (ECDSA signing in ecdsa.c, zstd's unused entry points) is not in the binary at all.
 cflags="-O2 -ffunction-sections -fdata-sections"
+zstd_opt=-O3 # zstd's own default: the decoder is the install's hot loop
 case $target in
 linux-*)
 	sh "$tools/glibc-floor.sh" $GLIBC_FLOOR "$libc_dir" > "$out.tmp/include/cuferry-glibc-floor.h"
@@ -144,7 +145,7 @@ cmake_build() { # SRCDIR BUILDDIR [cmake options]: configure for the target
 
 # --- zstd: the decoder only ------------------------------------------------------------
 echo "deps.sh: $target: zstd $ZSTD_DEB (decoder only)" >&2
-make -s -C "$work/zstd/lib" -j"$jobs" libzstd.a CC="$cc" AR="$ar" CFLAGS="$cflags" \
+make -s -C "$work/zstd/lib" -j"$jobs" libzstd.a CC="$cc" AR="$ar" CFLAGS="$cflags $zstd_opt" \
 	ZSTD_LIB_COMPRESSION=0 ZSTD_LIB_DICTBUILDER=0 ZSTD_LIB_DEPRECATED=0 ZSTD_LEGACY_SUPPORT=0 \
 	>"$work/zstd.log" 2>&1 || { tail -30 "$work/zstd.log" >&2; die "zstd build failed"; }
 cp "$work/zstd/lib/libzstd.a" "$out.tmp/lib/"
