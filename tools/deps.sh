@@ -121,8 +121,15 @@ command -v "$ar" >/dev/null || ar=ar
 # Sections per function: the unpacker links with --gc-sections, so what it never calls
 # (ECDSA signing in ecdsa.c, zstd's unused entry points) is not in the binary at all.
 cflags="-O2 -ffunction-sections -fdata-sections"
+mbedtls_verify_flags=
+archive_flags=
 zstd_opt=-O3 # zstd's own default: the decoder is the install's hot loop
 case $target in
+windows-*)
+	# mbedTLS on Windows needs its platform layer (snprintf and friends); Windows has no
+	# POSIX regex, which libarchive's library does not need (only bsdtar's -s does).
+	mbedtls_verify_flags=-DMBEDTLS_PLATFORM_C
+	archive_flags=-DPOSIX_REGEX_LIB=NONE ;;
 linux-*)
 	sh "$tools/glibc-floor.sh" $GLIBC_FLOOR "$libc_dir" > "$out.tmp/include/cuferry-glibc-floor.h"
 	cflags="$cflags -fPIE -include $out.tmp/include/cuferry-glibc-floor.h" ;;
@@ -155,7 +162,7 @@ cp "$work/zstd/lib/zstd.h" "$work/zstd/lib/zstd_errors.h" "$out.tmp/include/"
 echo "deps.sh: $target: mbedTLS $MBEDTLS_DEB (verify-only and full)" >&2
 cp -R "$work/mbedtls" "$work/mbedtls-verify"
 make -s -C "$work/mbedtls-verify/library" -j"$jobs" libmbedcrypto.a CC="$cc" AR="$ar" \
-	CFLAGS="$cflags -I$tools -DMBEDTLS_CONFIG_FILE='<mbedtls-verify-config.h>'" \
+	CFLAGS="$cflags $mbedtls_verify_flags -I$tools -DMBEDTLS_CONFIG_FILE='<mbedtls-verify-config.h>'" \
 	>"$work/mbedtls-verify.log" 2>&1 ||
 	{ tail -30 "$work/mbedtls-verify.log" >&2; die "mbedTLS (verify) build failed"; }
 make -s -C "$work/mbedtls/library" -j"$jobs" libmbedcrypto.a CC="$cc" AR="$ar" CFLAGS="$cflags" \
@@ -181,7 +188,7 @@ for opt in MBEDTLS NETTLE OPENSSL LIBB2 LZ4 LZO LZMA ZLIB BZip2 LIBXML2 EXPAT PC
 	off="$off -DENABLE_$opt=OFF"
 done
 # shellcheck disable=SC2086
-cmake_build "$work/libarchive" "$work/libarchive-build" $off -DENABLE_ZSTD=ON \
+cmake_build "$work/libarchive" "$work/libarchive-build" $off $archive_flags -DENABLE_ZSTD=ON \
 	-DZSTD_INCLUDE_DIR="$out.tmp/include" -DZSTD_LIBRARY="$out.tmp/lib/libzstd.a"
 grep -q '^HAVE_LIBZSTD:INTERNAL=1' "$work/libarchive-build/CMakeCache.txt" ||
 	grep -q 'HAVE_ZSTD_H:INTERNAL=1' "$work/libarchive-build/CMakeCache.txt" ||
