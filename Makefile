@@ -11,6 +11,13 @@ WARN      = -Wall -Wextra -Wformat=2 -Wshadow -Wno-unused-parameter
 CPPFLAGS += -std=c11 -D_GNU_SOURCE -I. -I$(B)
 DEPFLAGS  = -MMD -MP
 
+# Pinned static libraries built from Debian source packages by tools/deps.sh, cached outside
+# the checkout (README: "Libraries"). Every build compiles against their headers (mbedTLS 3.6
+# for everything); the release unpackers link them statically.
+DEPS     := $(shell sh tools/deps.sh --dir linux-x86_64)
+DEPS_SBSA:= $(shell sh tools/deps.sh --dir linux-sbsa)
+CPPFLAGS += -I$(DEPS)/include
+
 # Keys compiled into the unpacker: make TRUSTED_KEYS=a.pub,b.pub; the number of distinct
 # trusted signatures a bundle needs: make TRUSTED_THRESHOLD=N (1 to 8; a trust directory's
 # threshold file may raise it, never lower it)
@@ -29,17 +36,28 @@ ifeq ($(SAN),1)
 CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS += -fsanitize=address,undefined
 # ASan cannot be combined with a static link: the sanitizer unpacker links shared libraries.
-UNPACKER_LIBS = -larchive -lzstd -lmbedcrypto -ljansson -ldl -lpthread
+# The crypto path stays mbedTLS 3.6 (the full build; the verify-only one is not instrumented).
+UNPACKER_LIBS = -larchive -lzstd $(DEPS)/lib/libmbedcrypto.a -ljansson -ldl -lpthread
 else
-UNPACKER_LIBS = -Wl,-Bstatic -larchive -lzstd -lacl -lmbedcrypto -ljansson -Wl,-Bdynamic -ldl -lpthread
+# glibc floor 2.17 (unpacker/glibcfloor.h): every object pinned by the generated header,
+# the few newer entry points replaced, libdl and libpthread named as files so that old
+# glibcs, where dlopen and pthread_create live there, load them (2.34+ keeps empty stubs).
+FLOOR_CFLAGS   = -include $(DEPS)/include/cuferry-glibc-floor.h -DCUFERRY_GLIBC_FLOOR \
+                 -ffunction-sections -fdata-sections
+CFLAGS        += $(FLOOR_CFLAGS)
+FLOOR_LDLIBS   = -Wl,--gc-sections -Wl,--no-as-needed -l:libdl.so.2 -l:libpthread.so.0 -Wl,--as-needed
+UNPACKER_LIBS  = $(addprefix $(DEPS)/lib/,libarchive.a libzstd.a libmbedcrypto-verify.a libjansson.a) \
+                 $(FLOOR_LDLIBS)
+UNPACKER_FLOOR_OBJ = $(B)/obj/unpacker/glibcfloor.o
 endif
-BUNDLER_LIBS = -larchive -lzstd -lmbedcrypto -ljansson -lcurl -lpthread
-TEST_LIBS    = -lcmocka -larchive -lzstd -lmbedcrypto -ljansson -lpthread -ldl
+BUNDLER_LIBS = -larchive -lzstd $(DEPS)/lib/libmbedcrypto.a -ljansson -lcurl -lpthread
+TEST_LIBS    = -lcmocka -larchive -lzstd $(DEPS)/lib/libmbedcrypto.a -ljansson -lpthread -ldl
 
 # Debian packages the build, the tests and the demo need (make deps installs what is missing).
-DEB_PACKAGES = gcc make pkg-config libarchive-dev libzstd-dev libmbedtls-dev libjansson-dev \
+DEB_PACKAGES = gcc make pkg-config libarchive-dev libzstd-dev libjansson-dev \
                libcurl4-openssl-dev libacl1-dev libcmocka-dev zstd xz-utils openssl python3 \
-               tar file time clang cppcheck gcc-aarch64-linux-gnu qemu-user libmbedtls-dev:arm64 \
+               tar file time clang cppcheck gcc-aarch64-linux-gnu qemu-user qemu-user-static \
+               binutils cmake bzip2 dpkg-dev devscripts debian-keyring debootstrap \
                scdoc man-db bash-completion
 # test_sfx: the PE stub for a windows-x86_64 .exe, and xxd for the OpenSSL-signed stub digest
 DEB_PACKAGES += gcc-mingw-w64-x86-64 xxd
@@ -86,7 +104,7 @@ FUZZ_SECONDS ?= 60
 .DEFAULT_GOAL := all
 
 ## all: build bundler and unpacker (installs missing Debian packages first)
-all: $(B)/.deps $(B)/bundler $(B)/unpacker
+all: $(B)/.deps $(B)/bundler $(B)/unpacker $(B)/linux-sbsa/unpacker
 
 ## deps: install exactly the Debian packages the project needs (apt-get, as root)
 deps:
@@ -99,11 +117,20 @@ deps:
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
 
-$(B)/.deps: Makefile
+$(B)/.deps: Makefile $(DEPS)/.complete
 	@$(MAKE) --no-print-directory deps
 	@mkdir -p $(B) && touch $@
 
-$(B)/obj/%.o: %.c | $(B)/.deps
+# The static libraries: built once per target and version set (about 2 minutes for
+# linux-x86_64 and 3 for linux-sbsa on 2 cores), then reused from the cache.
+$(DEPS)/.complete:
+	@$(MAKE) --no-print-directory deps
+	sh tools/deps.sh linux-x86_64
+$(DEPS_SBSA)/.complete:
+	@$(MAKE) --no-print-directory deps
+	sh tools/deps.sh linux-sbsa
+
+$(B)/obj/%.o: %.c $(DEPS)/.complete | $(B)/.deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
 
@@ -142,7 +169,7 @@ $(B)/obj/common/version.o: $(B)/commit.h
 $(B)/bundler: $(BUNDLER_OBJ)
 	$(CC) $(LDFLAGS) $^ -o $@ $(BUNDLER_LIBS)
 
-$(B)/unpacker: $(UNPACKER_OBJ) $(B)/obj/unpacker/main.o
+$(B)/unpacker: $(UNPACKER_OBJ) $(B)/obj/unpacker/main.o $(UNPACKER_FLOOR_OBJ)
 	$(CC) $(LDFLAGS) $^ -o $@ $(UNPACKER_LIBS)
 
 # The tests' unpacker: the same objects, but install.c with its test seams (CUFERRY_FAULT).
@@ -151,7 +178,7 @@ $(B)/obj-seams/unpacker/install.o: unpacker/install.c | $(B)/.deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -DCUFERRY_TEST_SEAMS $(CFLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
 
-$(B)/test-bin/unpacker: $(filter-out $(B)/obj/unpacker/install.o,$(UNPACKER_OBJ)) $(B)/obj-seams/unpacker/install.o $(B)/obj/unpacker/main.o
+$(B)/test-bin/unpacker: $(filter-out $(B)/obj/unpacker/install.o,$(UNPACKER_OBJ)) $(B)/obj-seams/unpacker/install.o $(B)/obj/unpacker/main.o $(UNPACKER_FLOOR_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(UNPACKER_LIBS)
 
@@ -163,6 +190,32 @@ $(B)/obj-seams/bundler/kit.o: bundler/kit.c | $(B)/.deps
 
 $(B)/bundler-test-seams: $(filter-out $(B)/obj/bundler/kit.o,$(BUNDLER_OBJ)) $(B)/obj-seams/bundler/kit.o
 	$(CC) $(LDFLAGS) $^ -o $@ $(BUNDLER_LIBS)
+
+## aarch64: the linux-sbsa unpacker, build/linux-sbsa/unpacker: cross-built (gcc-aarch64-linux-gnu)
+##          with the same glibc floor, against the aarch64 libraries of tools/deps.sh
+SBSA_CC  ?= aarch64-linux-gnu-gcc
+SBSA      = $(B)/linux-sbsa
+SBSA_OBJ  = $(patsubst %.c,$(SBSA)/obj/%.o,$(COMMON_SRC) $(MANIFESTS_SRC) $(VERIFY_SRC) \
+            $(UNPACKER_SRC) unpacker/main.c unpacker/glibcfloor.c) \
+            $(SBSA)/obj/compat_data.o $(SBSA)/obj/trusted_keys.o
+SBSA_CFLAGS = -std=c11 -D_GNU_SOURCE -I. -I$(B) -I$(DEPS_SBSA)/include $(OPT) -g \
+            -include $(DEPS_SBSA)/include/cuferry-glibc-floor.h -DCUFERRY_GLIBC_FLOOR \
+            -ffunction-sections -fdata-sections
+SBSA_LIBS = $(addprefix $(DEPS_SBSA)/lib/,libarchive.a libzstd.a libmbedcrypto-verify.a libjansson.a) \
+            -Wl,--gc-sections -Wl,--no-as-needed -l:libdl.so.2 -l:libpthread.so.0 -Wl,--as-needed
+.PHONY: aarch64
+aarch64: $(SBSA)/unpacker
+
+$(SBSA)/obj/%.o: %.c $(DEPS_SBSA)/.complete | $(B)/.deps
+	@mkdir -p $(dir $@)
+	$(SBSA_CC) $(SBSA_CFLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
+
+$(SBSA)/obj/%.o: $(B)/%.c $(DEPS_SBSA)/.complete
+	@mkdir -p $(dir $@)
+	$(SBSA_CC) $(SBSA_CFLAGS) -c $< -o $@
+
+$(SBSA)/unpacker: $(SBSA_OBJ)
+	$(SBSA_CC) $^ -o $@ $(SBSA_LIBS)
 
 # Unit tests: one cmocka binary per module, linked with shared libraries.
 $(B)/tests/test_%: tests/unit/test_%.c $(LIB_OBJ) $(call obj,$(SIGN_SRC) $(filter-out bundler/main.c,$(BUNDLER_SRC)) $(UNPACKER_SRC)) $(B)/obj/trusted_keys.o
@@ -185,7 +238,7 @@ test: all man $(UNIT_TESTS) $(B)/sha256_check-arm64 $(B)/test-bin/unpacker $(B)/
 # libFuzzer targets: the library objects built with fuzzer-no-link, the harness with fuzzer.
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_OBJ) $(call obj,$(SIGN_SRC) $(UNPACKER_SRC)) $(B)/obj/trusted_keys.o
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -fsanitize=fuzzer $(LDFLAGS) $^ -o $@ -larchive -lzstd -lmbedcrypto -ljansson -lpthread -ldl
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fsanitize=fuzzer $(LDFLAGS) $^ -o $@ -larchive -lzstd $(DEPS)/lib/libmbedcrypto.a -ljansson -lpthread -ldl
 
 fuzz-build: $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 
@@ -196,11 +249,11 @@ fuzz:
 	@sh tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
 
 # The ARMv8 SHA-256 path, cross-built (static) and run under qemu-user by tests/run.sh and
-# make check-arm; it links the arm64 mbedTLS for the fallback it also checks.
+# make check-arm; it links the aarch64 mbedTLS 3.6 of tools/deps.sh for the fallback it checks.
 ARM_CC ?= aarch64-linux-gnu-gcc
-$(B)/sha256_check-arm64: tests/tools/sha256_check.c common/sha256.c common/sha256.h | $(B)/.deps
-	$(ARM_CC) -std=c11 -D_GNU_SOURCE -O2 -static -I. tests/tools/sha256_check.c common/sha256.c \
-		-o $@ -L/usr/lib/aarch64-linux-gnu -lmbedcrypto
+$(B)/sha256_check-arm64: tests/tools/sha256_check.c common/sha256.c common/sha256.h $(DEPS_SBSA)/.complete | $(B)/.deps
+	$(ARM_CC) -std=c11 -D_GNU_SOURCE -O2 -static -I. -I$(DEPS_SBSA)/include tests/tools/sha256_check.c \
+		common/sha256.c -o $@ $(DEPS_SBSA)/lib/libmbedcrypto.a
 
 ## check-arm: the ARMv8 SHA-256 path and its fallback, under qemu-user on three CPU models
 check-arm: $(B)/sha256_check-arm64
@@ -220,7 +273,7 @@ bench: all $(B)/sha256_speed
 	@python3 tests/tools/bench.py $(B)
 
 $(B)/sha256_speed: tests/tools/sha256_speed.c $(B)/obj/common/sha256.o
-	$(CC) $(CPPFLAGS) $(CFLAGS) $^ -o $@ -lmbedcrypto
+	$(CC) $(CPPFLAGS) $(CFLAGS) $^ -o $@ $(DEPS)/lib/libmbedcrypto.a
 
 ## lint: static analysis: gcc -fanalyzer on every source, then cppcheck; any finding fails.
 ##       Warnings that are kept are suppressed in place, with the reason beside them.
@@ -239,11 +292,14 @@ security-doc:
 	@echo "wrote docs/SECURITY.md"
 
 PREFIX ?= /usr/local
-## install: copy bundler and unpacker to $(PREFIX)/bin, their man pages and bash completion
+## install: copy bundler and unpacker to $(PREFIX)/bin, the aarch64 unpacker to
+##          $(PREFIX)/lib/cuferry/linux-sbsa/unpacker, the man pages and bash completion
 install: all man
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 0755 $(B)/bundler $(B)/unpacker $(DESTDIR)$(PREFIX)/bin/
+	install -d $(DESTDIR)$(PREFIX)/lib/cuferry/linux-sbsa
+	install -m 0755 $(B)/linux-sbsa/unpacker $(DESTDIR)$(PREFIX)/lib/cuferry/linux-sbsa/
 	install -m 0644 $(MAN_PAGES) $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 0644 docs/completion/cuferry.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/bundler
 	install -m 0644 docs/completion/cuferry.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/unpacker
@@ -256,4 +312,4 @@ clean:
 help:
 	@grep -A 1 '^## ' Makefile | sed -n 's/^## //p'
 
--include $(shell find $(B)/obj $(B)/obj-seams -name '*.d' 2>/dev/null)
+-include $(shell find $(B)/obj $(B)/obj-seams $(B)/linux-sbsa/obj -name '*.d' 2>/dev/null)

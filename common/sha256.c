@@ -181,7 +181,7 @@ void sha256_init(struct sha256 *hh)
 		return;
 	}
 	mbedtls_sha256_init(&s->mb);
-	mbedtls_sha256_starts_ret(&s->mb, 0);
+	mbedtls_sha256_starts(&s->mb, 0);
 }
 
 void sha256_update(struct sha256 *hh, const void *data, size_t len)
@@ -189,7 +189,7 @@ void sha256_update(struct sha256 *hh, const void *data, size_t len)
 	struct sha256_state *s = state_of(hh);
 	const uint8_t *p = data;
 	if (!s->ni) {
-		mbedtls_sha256_update_ret(&s->mb, p, len);
+		mbedtls_sha256_update(&s->mb, p, len);
 		return;
 	}
 	s->total += len;
@@ -217,7 +217,7 @@ void sha256_final(struct sha256 *hh, uint8_t out[SHA256_LEN])
 {
 	struct sha256_state *s = state_of(hh);
 	if (!s->ni) {
-		mbedtls_sha256_finish_ret(&s->mb, out);
+		mbedtls_sha256_finish(&s->mb, out);
 		mbedtls_sha256_free(&s->mb);
 		return;
 	}

@@ -1,4 +1,7 @@
-/* sign.c - key generation and deterministic ECDSA P-256 signing over mbedTLS 2.28 */
+/* sign.c - key generation and deterministic ECDSA P-256 signing over mbedTLS 3.6: keys are
+ * read with the PK module and signed through PSA (the supported signing path of 3.6, and
+ * the only one in 4.x), with PSA_ALG_DETERMINISTIC_ECDSA: RFC 6979, so the same header
+ * gives the same signature byte for byte. */
 #include "signing/sign.h"
 
 #include <errno.h>
@@ -8,6 +11,7 @@
 #include <mbedtls/entropy.h>
 #include <mbedtls/pk.h>
 #include <mbedtls/platform_util.h>
+#include <psa/crypto.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +23,7 @@ struct signer {
 	mbedtls_pk_context pk;
 	mbedtls_entropy_context entropy;
 	mbedtls_ctr_drbg_context drbg;
+	mbedtls_svc_key_id_t key; /* the secret key inside PSA; destroyed by signer_free */
 	uint8_t spki[SIG_SPKI_MAX];
 	size_t spki_len;
 };
@@ -99,27 +104,45 @@ out:
 	return rc;
 }
 
+static int is_p256_pair(const mbedtls_pk_context *pk)
+{
+	return mbedtls_pk_get_type(pk) == MBEDTLS_PK_ECKEY &&
+	       mbedtls_ecp_keypair_get_group_id(mbedtls_pk_ec(*pk)) == MBEDTLS_ECP_DP_SECP256R1;
+}
+
 int signer_load(const char *path, struct signer **out, struct cf_err *e)
 {
 	struct signer *s = xcalloc(1, sizeof(*s));
 	mbedtls_pk_init(&s->pk);
-	if (drbg_seed(&s->entropy, &s->drbg) != 0) {
+	s->key = MBEDTLS_SVC_KEY_ID_INIT;
+	if (psa_crypto_init() != PSA_SUCCESS || drbg_seed(&s->entropy, &s->drbg) != 0) {
 		signer_free(s);
 		return cf_fail(e, CF_USAGE, "cannot seed the random generator");
 	}
-	int rc = mbedtls_pk_parse_keyfile(&s->pk, path, NULL);
+	int rc = mbedtls_pk_parse_keyfile(&s->pk, path, NULL, mbedtls_ctr_drbg_random, &s->drbg);
 	if (rc != 0) {
 		signer_free(s);
 		return cf_fail(e, CF_USAGE,
-			       "%s: cannot read secret key (mbedTLS -0x%04x; encrypted PKCS#8 from "
-			       "OpenSSL 3 is not supported, use --external)",
+			       "%s: cannot read secret key (mbedTLS -0x%04x; an encrypted key needs "
+			       "a password, which the bundler does not ask for: use --external)",
 			       path, -rc);
 	}
-	if (mbedtls_pk_get_type(&s->pk) != MBEDTLS_PK_ECKEY ||
-	    mbedtls_pk_ec(s->pk)->grp.id != MBEDTLS_ECP_DP_SECP256R1 ||
-	    spki_of(&s->pk, s->spki, &s->spki_len) != 0) {
+	if (!is_p256_pair(&s->pk) || spki_of(&s->pk, s->spki, &s->spki_len) != 0) {
 		signer_free(s);
 		return cf_fail(e, CF_USAGE, "%s: not an ECDSA P-256 secret key", path);
+	}
+	psa_key_attributes_t attr = PSA_KEY_ATTRIBUTES_INIT;
+	if (mbedtls_pk_get_psa_attributes(&s->pk, PSA_KEY_USAGE_SIGN_HASH, &attr) != 0) {
+		signer_free(s);
+		return cf_fail(e, CF_USAGE, "%s: not an ECDSA P-256 secret key", path);
+	}
+	psa_set_key_algorithm(&attr, PSA_ALG_DETERMINISTIC_ECDSA(PSA_ALG_SHA_256));
+	rc = mbedtls_pk_import_into_psa(&s->pk, &attr, &s->key);
+	psa_reset_key_attributes(&attr);
+	if (rc != 0) {
+		signer_free(s);
+		return cf_fail(e, CF_USAGE, "%s: cannot load the secret key (mbedTLS -0x%04x)", path,
+			       -rc);
 	}
 	*out = s;
 	return CF_OK;
@@ -129,6 +152,7 @@ void signer_free(struct signer *s)
 {
 	if (!s)
 		return;
+	psa_destroy_key(s->key);   /* zeroizes PSA's copy; a null id is a no-op */
 	mbedtls_pk_free(&s->pk); /* zeroizes the secret */
 	mbedtls_ctr_drbg_free(&s->drbg);
 	mbedtls_entropy_free(&s->entropy);
@@ -144,23 +168,13 @@ const uint8_t *signer_spki(const struct signer *s, size_t *len)
 int signer_sign(struct signer *s, const uint8_t digest[32], uint8_t sig[SIG_RAW_LEN],
 		struct cf_err *e)
 {
-	mbedtls_mpi r, sv;
-	mbedtls_ecp_keypair *ec = mbedtls_pk_ec(s->pk);
-	mbedtls_mpi_init(&r);
-	mbedtls_mpi_init(&sv);
-	/* The DRBG only blinds the computation; the nonce itself is RFC 6979's. */
-	int rc = mbedtls_ecdsa_sign_det_ext(&ec->grp, &r, &sv, &ec->d, digest, 32,
-					    MBEDTLS_MD_SHA256, mbedtls_ctr_drbg_random, &s->drbg);
-	if (rc == 0)
-		rc = mbedtls_mpi_write_binary(&r, sig, 32);
-	if (rc == 0)
-		rc = mbedtls_mpi_write_binary(&sv, sig + 32, 32);
-	mbedtls_mpi_free(&r);
-	mbedtls_mpi_free(&sv);
-	if (rc != 0)
-		return cf_fail(e, CF_USAGE, "signing failed (mbedTLS -0x%04x)", -rc);
-	/* mbedTLS 2.28.3 predates the low-memory ECDSA fix of 2.28.5: never trust a fresh
-	 * signature before it verifies. */
+	size_t len = 0;
+	/* PSA's ECDSA signature is r || s, 32 bytes each: our encoding as it is. */
+	psa_status_t st = psa_sign_hash(s->key, PSA_ALG_DETERMINISTIC_ECDSA(PSA_ALG_SHA_256), digest,
+					32, sig, SIG_RAW_LEN, &len);
+	if (st != PSA_SUCCESS || len != SIG_RAW_LEN)
+		return cf_fail(e, CF_USAGE, "signing failed (PSA status %d)", (int)st);
+	/* Never trust a fresh signature before it verifies (a fault, a library bug). */
 	if (sig_verify(s->spki, s->spki_len, digest, sig, SIG_RAW_LEN) != SIG_VALID)
 		return cf_fail(e, CF_USAGE, "the new signature does not verify; nothing written");
 	return CF_OK;

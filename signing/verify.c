@@ -1,11 +1,13 @@
-/* verify.c - ECDSA P-256 verification over mbedTLS with a fixed r||s encoding */
+/* verify.c - ECDSA P-256 verification over mbedTLS 3.6 (ECP and ECDSA only) with a fixed
+ * r||s encoding */
 #include "signing/verify.h"
 
+#include <mbedtls/base64.h>
 #include <mbedtls/bignum.h>
 #include <mbedtls/ecdsa.h>
 #include <mbedtls/ecp.h>
-#include <mbedtls/pk.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/io.h"
@@ -26,40 +28,82 @@ void sig_short_id(const uint8_t keyid[SIG_KEYID_LEN], char out[17])
 	hex_encode(keyid, 8, out);
 }
 
-static int is_p256(mbedtls_pk_context *pk)
+/* The one SubjectPublicKeyInfo a P-256 key has in DER: SEQUENCE { SEQUENCE { id-ecPublicKey,
+ * prime256v1 }, BIT STRING { 0x04 X Y } }. A fixed prefix makes the parser exact and tiny,
+ * and keeps mbedTLS' PK module (which carries the signing wrappers) out of the unpacker. */
+static const uint8_t p256_spki_prefix[] = {
+	0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x08,
+	0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00, 0x04,
+};
+#define P256_SPKI_LEN (sizeof(p256_spki_prefix) + 64)
+
+static const char pem_begin[] = "-----BEGIN PUBLIC KEY-----";
+static const char pem_end[] = "-----END PUBLIC KEY-----";
+
+/* The curve and the point of a P-256 SubjectPublicKeyInfo; 0 only for a point on the curve. */
+static int p256_load(const uint8_t *spki, size_t len, mbedtls_ecp_group *grp,
+		     mbedtls_ecp_point *q)
 {
-	return mbedtls_pk_get_type(pk) == MBEDTLS_PK_ECKEY &&
-	       mbedtls_pk_ec(*pk)->grp.id == MBEDTLS_ECP_DP_SECP256R1;
+	if (len != P256_SPKI_LEN || memcmp(spki, p256_spki_prefix, sizeof(p256_spki_prefix)) != 0)
+		return -1;
+	const size_t point_at = sizeof(p256_spki_prefix) - 1; /* the 0x04 */
+	if (mbedtls_ecp_group_load(grp, MBEDTLS_ECP_DP_SECP256R1) != 0 ||
+	    mbedtls_ecp_point_read_binary(grp, q, spki + point_at, len - point_at) != 0 ||
+	    mbedtls_ecp_check_pubkey(grp, q) != 0)
+		return -1;
+	return 0;
+}
+
+/* PEM "PUBLIC KEY" to DER; NULL when the text holds no such block. */
+static uint8_t *pem_decode(const uint8_t *data, size_t len, size_t *out_len)
+{
+	const uint8_t *b = memmem(data, len, pem_begin, sizeof(pem_begin) - 1);
+	if (!b)
+		return NULL;
+	b += sizeof(pem_begin) - 1;
+	const uint8_t *e = memmem(b, len - (size_t)(b - data), pem_end, sizeof(pem_end) - 1);
+	if (!e)
+		return NULL;
+	while (b < e && (*b == '\r' || *b == '\n'))
+		b++;
+	size_t n = 0;
+	if (mbedtls_base64_decode(NULL, 0, &n, b, (size_t)(e - b)) !=
+	    MBEDTLS_ERR_BASE64_BUFFER_TOO_SMALL || n == 0)
+		return NULL;
+	uint8_t *der = xmalloc(n);
+	if (mbedtls_base64_decode(der, n, out_len, b, (size_t)(e - b)) != 0) {
+		free(der);
+		return NULL;
+	}
+	return der;
 }
 
 int sig_pubkey_parse(const uint8_t *data, size_t len, uint8_t *der, size_t *der_len,
 		     struct cf_err *e)
 {
-	mbedtls_pk_context pk;
-	uint8_t buf[SIG_SPKI_MAX];
-	uint8_t *copy = xmalloc(len + 1);
-	memcpy(copy, data, len);
-	copy[len] = '\0';
-	mbedtls_pk_init(&pk);
-	/* PEM input must include its NUL in the length; DER must not. */
-	int pem = len > 10 && memmem(copy, len, "-----BEGIN", 10) != NULL;
-	int rc = mbedtls_pk_parse_public_key(&pk, copy, pem ? len + 1 : len);
-	free(copy);
-	if (rc != 0) {
-		mbedtls_pk_free(&pk);
-		return cf_fail(e, CF_TRUST, "not a public key (mbedTLS -0x%04x)", -rc);
+	size_t n = len;
+	uint8_t *pem = pem_decode(data, len, &n);
+	const uint8_t *spki = pem ? pem : data;
+	mbedtls_ecp_group grp;
+	mbedtls_ecp_point q;
+	mbedtls_ecp_group_init(&grp);
+	mbedtls_ecp_point_init(&q);
+	int ok = p256_load(spki, n, &grp, &q) == 0;
+	/* Anything DER-shaped that is not that key is some other key; the rest is not a key. */
+	int sequence = n > 2 && spki[0] == 0x30;
+	if (ok) {
+		memcpy(der, spki, n);
+		*der_len = n;
 	}
-	if (!is_p256(&pk)) {
-		mbedtls_pk_free(&pk);
-		return cf_fail(e, CF_TRUST, "public key is not ECDSA P-256");
-	}
-	int n = mbedtls_pk_write_pubkey_der(&pk, buf, sizeof(buf));
-	mbedtls_pk_free(&pk);
-	if (n <= 0)
-		return cf_fail(e, CF_TRUST, "cannot encode public key");
-	memcpy(der, buf + sizeof(buf) - n, (size_t)n);
-	*der_len = (size_t)n;
-	return CF_OK;
+	mbedtls_ecp_point_free(&q);
+	mbedtls_ecp_group_free(&grp);
+	free(pem);
+	if (ok)
+		return CF_OK;
+	if (sequence)
+		return cf_fail(e, CF_TRUST,
+			       "public key is not ECDSA P-256 (an uncompressed SubjectPublicKeyInfo)");
+	return cf_fail(e, CF_TRUST, "not a public key (PEM \"PUBLIC KEY\" or DER expected)");
 }
 
 int sig_pubkey_load(const char *path, uint8_t *der, size_t *der_len, struct cf_err *e)
@@ -82,44 +126,53 @@ int sig_pubkey_load(const char *path, uint8_t *der, size_t *der_len, struct cf_e
 
 int sig_pubkey_pem(const uint8_t *der, size_t der_len, char *out, size_t size)
 {
-	mbedtls_pk_context pk;
-	mbedtls_pk_init(&pk);
-	int rc = mbedtls_pk_parse_public_key(&pk, der, der_len);
-	if (rc == 0)
-		rc = mbedtls_pk_write_pubkey_pem(&pk, (unsigned char *)out, size);
-	mbedtls_pk_free(&pk);
-	return rc == 0 ? 0 : -1;
+	char b64[4 * ((SIG_SPKI_MAX + 2) / 3) + 1];
+	size_t n = 0, at = 0;
+	if (der_len > SIG_SPKI_MAX ||
+	    mbedtls_base64_encode((unsigned char *)b64, sizeof(b64), &n, der, der_len) != 0)
+		return -1;
+	int w = snprintf(out, size, "%s\n", pem_begin);
+	for (; w > 0 && (size_t)w < size && at < n; at += 64) {
+		int m = snprintf(out + w, size - (size_t)w, "%.*s\n", (int)(n - at < 64 ? n - at : 64),
+				 b64 + at);
+		w = m < 0 ? -1 : w + m;
+	}
+	if (w > 0 && (size_t)w < size)
+		w += snprintf(out + w, size - (size_t)w, "%s\n", pem_end);
+	return w > 0 && (size_t)w < size ? 0 : -1;
 }
 
 int sig_verify(const uint8_t *spki, size_t spki_len, const uint8_t digest[32],
 	       const uint8_t *sig, size_t sig_len)
 {
-	mbedtls_pk_context pk;
+	mbedtls_ecp_group grp;
+	mbedtls_ecp_point q;
 	mbedtls_mpi r, s;
 	int verdict = SIG_INVALID;
 	if (sig_len != SIG_RAW_LEN)
 		return SIG_INVALID;
-	mbedtls_pk_init(&pk);
+	mbedtls_ecp_group_init(&grp);
+	mbedtls_ecp_point_init(&q);
 	mbedtls_mpi_init(&r);
 	mbedtls_mpi_init(&s);
-	if (mbedtls_pk_parse_public_key(&pk, spki, spki_len) != 0 || !is_p256(&pk)) {
+	if (p256_load(spki, spki_len, &grp, &q) != 0) {
 		verdict = SIG_BAD_KEY;
 		goto out;
 	}
-	mbedtls_ecp_keypair *ec = mbedtls_pk_ec(pk);
 	if (mbedtls_mpi_read_binary(&r, sig, 32) != 0 ||
 	    mbedtls_mpi_read_binary(&s, sig + 32, 32) != 0)
 		goto out;
 	/* 1 <= r, s < n; mbedtls_ecdsa_verify checks this too, but the rule is ours. */
 	if (mbedtls_mpi_cmp_int(&r, 1) < 0 || mbedtls_mpi_cmp_int(&s, 1) < 0 ||
-	    mbedtls_mpi_cmp_mpi(&r, &ec->grp.N) >= 0 || mbedtls_mpi_cmp_mpi(&s, &ec->grp.N) >= 0)
+	    mbedtls_mpi_cmp_mpi(&r, &grp.N) >= 0 || mbedtls_mpi_cmp_mpi(&s, &grp.N) >= 0)
 		goto out;
-	if (mbedtls_ecdsa_verify(&ec->grp, digest, 32, &ec->Q, &r, &s) == 0)
+	if (mbedtls_ecdsa_verify(&grp, digest, 32, &q, &r, &s) == 0)
 		verdict = SIG_VALID;
 out:
 	mbedtls_mpi_free(&r);
 	mbedtls_mpi_free(&s);
-	mbedtls_pk_free(&pk);
+	mbedtls_ecp_point_free(&q);
+	mbedtls_ecp_group_free(&grp);
 	return verdict;
 }
 
