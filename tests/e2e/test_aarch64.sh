@@ -64,7 +64,7 @@ cmp "$P/current/lib/libcudnn.so.9" src/lib/libcudnn.so.9 || fail "installed libr
 
 note "verify and validate again"
 expect 0 $U verify /tmp/fake-sbsa.bundle --trust /tmp/test.pub
-expect 0 $U validate --root /r --quick-validate
+expect 0 $U validate --root /r --trust /tmp/test.pub --quick-validate
 
 note "uninstall"
 expect 0 $U uninstall cudnn-9.19.0-cuda13 --root /r --force

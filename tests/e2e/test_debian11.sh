@@ -67,7 +67,7 @@ expect 0 $U install /tmp/first.bundle --trust /tmp/test.pub --quick-validate
 assert_contains last.out "already installed"
 
 note "validate, and the loader of the root finds the install"
-expect 0 $U validate --quick-validate
+expect 0 $U validate --trust /tmp/test.pub --quick-validate
 in_root ldconfig -p | grep -q '/opt/cudnn/current/lib/libcudnn.so.9' ||
 	fail "ldconfig of the root does not list the installed libcudnn"
 
