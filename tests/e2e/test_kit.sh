@@ -40,8 +40,9 @@ make_bundle in/ t18 13 linux-x86_64 2>/dev/null || true
 [ -f in/cudnn-9.18.0-cuda13-linux-x86_64.bundle ] || fail "9.18 bundle not made"
 BUNDLES=$(for f in in/*.bundle; do printf -- '--bundle %s ' "$W/$f"; done)
 # The sbsa unpacker is built by another part of the project; a static aarch64 program stands
-# in for it (the kit checks the machine type of each unpacker it carries).
-printf 'int main(void){return 0;}\n' > stand-in.c
+# in for it (the kit checks the machine type of each unpacker it carries, and the marker
+# every cuferry unpacker has).
+printf '__attribute__((used)) const char marker[] = "CUFERRY-UNPACKER-STUB/1";\nint main(void){return 0;}\n' > stand-in.c
 aarch64-linux-gnu-gcc -static -O1 -o sbsa-unpacker stand-in.c
 SBSA="--unpacker linux-sbsa=$W/sbsa-unpacker"
 
