@@ -1,5 +1,6 @@
 /* cli.c - parsing the unpacker's arguments: --long options and /windows switches alike */
 #include "unpacker/cli.h"
+#include "unpacker/modulefile.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,6 +135,28 @@ static int positional(const char *a, struct cli *c, char *why, size_t size)
 	return 0;
 }
 
+/* Options that ask for opposite things, and values wrong before any work: a usage error. */
+static int contradiction(const struct cli *c, char *why, size_t size)
+{
+	struct { int both; const char *a, *b; } pairs[] = {
+		{ c->no_validate && c->require_gpu, "--no-validate", "--require-gpu" },
+		{ c->no_env && c->env_user, "--no-env", "--env=user" },
+		{ c->allow_downgrade && c->keep_current, "--allow-downgrade", "--keep-current" },
+	};
+	for (size_t k = 0; k < sizeof(pairs) / sizeof(pairs[0]); k++)
+		if (pairs[k].both) {
+			snprintf(why, size, "%s and %s exclude each other: give one", pairs[k].a,
+				 pairs[k].b);
+			return 1;
+		}
+	if (c->modulefiles && !modulefile_dir_valid(c->modulefiles)) {
+		snprintf(why, size, "--modulefiles '%s': give an absolute directory of the characters "
+			 "[A-Za-z0-9._+@/-]", c->modulefiles);
+		return 1;
+	}
+	return 0;
+}
+
 int cli_parse(int argc, char **argv, struct cli *c, char *why, size_t why_size)
 {
 	memset(c, 0, sizeof(*c));
@@ -161,7 +184,7 @@ int cli_parse(int argc, char **argv, struct cli *c, char *why, size_t why_size)
 		c->verb = "install";
 	if (!c->root)
 		c->root = "";
-	return 0;
+	return contradiction(c, why, why_size);
 }
 
 /* NAME.NNN with NNN other than 001, when NAME.001 is there: which part to give instead. */

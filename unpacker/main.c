@@ -266,13 +266,28 @@ static int dispatch(const struct cli *c, struct install_options *o, struct insta
 	return !strcmp(v, "use") ? use_installed(o, c->arg, e) : uninstall_installed(o, c->arg, e);
 }
 
+/* Every exit after the command line parsed: the log's last line, the --json report. */
+static int finish(const struct cli *c, int rc, const struct cf_err *e,
+		  const struct install_result *r, const struct timespec *t0)
+{
+	struct timespec t1;
+	log_msg(LOG_DEBUG, "exit %d (%s)", rc, cf_status_name(rc));
+	if (c->json_file) {
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		write_json(c->json_file, c, rc, e, r,
+			   (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9);
+	}
+	log_close_file();
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c;
 	struct cf_err e = { 0 };
 	struct install_result r;
 	char why[256];
-	struct timespec t0, t1;
+	struct timespec t0;
 	/* The library-loading checks: this same binary, re-executed with a clean environment. */
 	if (argc >= 2 && strcmp(argv[1], PROBE_FLAG) == 0)
 		return probe_main(argc - 2, argv + 2);
@@ -302,22 +317,24 @@ int main(int argc, char **argv)
 		fputs(text ? text : cli_usage, stdout);
 		return 0;
 	}
+	int rc = CF_OK;
 	if ((c.platform && !c.dry_run) || ((c.cuda || c.dry_run) && strcmp(c.verb, "install") != 0)) {
-		fprintf(stderr, "unpacker: %s\ntry 'unpacker --help' for more information\n",
-			c.platform && !c.dry_run ? "--platform only goes with --dry-run (a bundle installs on "
-			"its own platform)" : "--cuda and --dry-run go with install");
-		return CF_USAGE;
+		rc = cf_fail(&e, CF_USAGE, "%s", c.platform && !c.dry_run
+			? "--platform only goes with --dry-run (a bundle installs on its own platform)"
+			: "--cuda and --dry-run go with install");
+		fprintf(stderr, "unpacker: %s\ntry 'unpacker --help' for more information\n", e.msg);
+		return finish(&c, rc, &e, &r, &t0);
 	}
 	interrupt_install();
 	log_init("unpacker", c.silent ? LOG_WARN : c.verbose ? LOG_DEBUG : LOG_INFO);
 	if (open_log(&c, &e) != CF_OK) {
 		log_msg(LOG_ERROR, "%s", e.msg);
-		return e.code;
+		return finish(&c, e.code, &e, &r, &t0);
 	}
 	if (c.prefix && safepath_prefix_rule(c.prefix, why, sizeof(why)) != 0) {
+		rc = cf_fail(&e, CF_USAGE, "%s", why);
 		log_msg(LOG_ERROR, "%s", why);
-		log_close_file();
-		return CF_USAGE;
+		return finish(&c, rc, &e, &r, &t0);
 	}
 	struct install_options o = {
 		.root = c.root, .prefix = c.prefix, .no_env = c.no_env, .env_user = c.env_user,
@@ -329,19 +346,12 @@ int main(int argc, char **argv)
 	};
 	o.repair = c.repair;
 	log_msg(LOG_DEBUG, "command %s %s", c.verb, c.arg ? c.arg : "");
-	int rc = cli_check_inputs(&c, why, sizeof(why));
+	rc = cli_check_inputs(&c, why, sizeof(why));
 	if (rc != 0)
 		cf_fail(&e, rc, "%s", why);
 	else
 		rc = dispatch(&c, &o, &r, &e);
 	if (rc != 0)
 		log_msg(LOG_ERROR, "%s", e.msg);
-	log_msg(LOG_DEBUG, "exit %d (%s)", rc, cf_status_name(rc));
-	if (c.json_file) {
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		write_json(c.json_file, &c, rc, &e, &r,
-			   (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
-	}
-	log_close_file();
-	return rc;
+	return finish(&c, rc, &e, &r, &t0);
 }

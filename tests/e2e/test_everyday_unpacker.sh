@@ -77,6 +77,9 @@ assert_contains last.err "nothing is installed"
 expect 0 "$UNPACKER" env --root "$R" --shell ps
 assert_contains last.out '/opt/cudnn/current'
 ! grep -q '\\' last.out || fail "mixed separators: $(cat last.out)"
+expect 0 "$UNPACKER" env --root "$R" --shell cmd
+assert_contains last.out 'CUDNN_PATH=/opt/cudnn/current'
+! grep -q '\\' last.out || fail "mixed separators for cmd: $(cat last.out)"
 
 note "SIGTERM and SIGHUP during an install roll back like SIGINT: exit 5, nothing left"
 FORGE="python3 $TOP/tests/tools/forge.py"
@@ -118,6 +121,42 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["exit_code"] == 1 and r["status"] == "usage" and "--bogus" in r["message"], r
 PY
+# ... and on every early exit after the command line parsed: a log directory others can
+# write, a prefix the prefix rule refuses, --platform without --dry-run
+mkdir -p "$W/shared-log" && chmod 777 "$W/shared-log"
+if [ "$(id -u)" = 0 ]; then
+	set +e; "$UNPACKER" verify "$FX/small.bundle" --log "$W/shared-log/u.log" --json "$W/early1.json" 2>/dev/null; rc=$?; set -e
+	[ $rc -ne 0 ] || fail "a log directory others can write was taken"
+	py - "$W/early1.json" $rc <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["exit_code"] == int(sys.argv[2]) and "log directory" in r["message"], r
+PY
+fi
+expect 1 "$UNPACKER" install "$FX/small.bundle" --root "$W/early" --prefix relative/dir --json "$W/early2.json"
+expect 1 "$UNPACKER" install "$FX/small.bundle" --platform linux-sbsa --json "$W/early3.json"
+py - "$W/early2.json" "$W/early3.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert a["exit_code"] == 1 and a["status"] == "usage" and "--prefix" in a["message"], a
+assert b["exit_code"] == 1 and b["status"] == "usage" and "--platform" in b["message"], b
+PY
+
+note "options that exclude each other, a --modulefiles DIR that cannot be used: usage errors before any work"
+for pair in "--no-validate --require-gpu" "--no-env --env=user" "--allow-downgrade --keep-current" \
+	"--modulefiles relative/mods" "--modulefiles /mods/with space"; do
+	set -- $pair
+	[ "$1" = --modulefiles ] && set -- "$1" "${pair#--modulefiles }"
+	expect 1 "$UNPACKER" "$FX/small.bundle" --root "$W/excl" $T "$@" --json "$W/excl.json"
+	grep -q -- "${1}" last.err || fail "the reason does not name $1: $(cat last.err)"
+	[ "$(grep -c . last.err)" -le 2 ] || fail "more than the reason and the hint: $(cat last.err)"
+	[ ! -e "$W/excl" ] || fail "$pair: work was done before the usage error"
+	py - "$W/excl.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["exit_code"] == 1 and r["status"] == "usage", r
+PY
+done
 
 note "help, COMMAND --help, --version"
 for c in install verify validate list use uninstall env doctor help; do
