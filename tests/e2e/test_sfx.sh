@@ -28,6 +28,12 @@ assert_contains last.out "self-extracting"
 [ -f r1/opt/cudnn/current/lib/libcudnn.so.9 ] || fail "the .run installed nothing"
 sha256sum -c SHA256SUMS >/dev/null || fail "SHA256SUMS does not match"
 
+note "split takes the plain bundle, not a .run"
+expect 1 "$BUNDLER" split s.run --split 1M
+assert_contains last.err "plain .bundle"
+one_line_reason
+[ ! -e s.run.001 ] || fail "split wrote parts of a .run"
+
 note "the stub signature as the README documents it, checked by stock OpenSSL"
 expect 0 "$BUNDLER" inspect s.run --export exp
 python3 - s.run exp/stub-message.bin exp/header.json <<'PY'
@@ -103,6 +109,13 @@ ls parts | grep -q tmp- && fail "temporary left in parts/"
 note "--external: the digest printed, signed by OpenSSL (DER), converted, verified, added"
 expect 0 "$BUNDLER" sfx s.bundle --external --unpacker "$UNPACKER" -o ext.run
 digest=$(head -1 last.out)
+# the steps come a line each, not escaped into one line
+! grep -q 'x0a' last.out last.err || fail "escaped newlines in the steps: $(cat last.err)"
+assert_contains last.err "then: bundler sfx s.bundle --external"
+cp s.bundle ext-sign.bundle
+expect 0 "$BUNDLER" sign ext-sign.bundle --external
+! grep -q 'x0a' last.out last.err || fail "escaped newlines in sign's steps: $(cat last.err)"
+assert_contains last.err "then: bundler sign ext-sign.bundle --external"
 [ ${#digest} -eq 64 ] || fail "no digest printed: $digest"
 [ ! -e ext.run ] || fail "--external without a signature wrote a file"
 printf %s "$digest" | xxd -r -p > digest.bin
