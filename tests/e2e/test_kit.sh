@@ -121,6 +121,9 @@ assert_contains kit/README.txt "fingerprint $fp"
 assert_contains kit/README.txt "no trusted key on purpose"
 assert_contains kit/README.txt "./linux-x86_64/unpacker install . --dry-run"
 ! grep -q "BEGIN PUBLIC KEY" kit/README.txt kit/SHA256SUMS || fail "a key travels in the README"
+# the noexec advice copies the unpacker into a private directory, never a fixed /tmp name
+assert_contains kit/README.txt 'd=$(mktemp -d) && cp ./linux-x86_64/unpacker "$d/unpacker"'
+! grep -q '/tmp/' kit/README.txt || fail "the README names a fixed path under /tmp"
 [ -z "$(find kit -name '*.pub')" ] || fail "a .pub in the kit"
 cmp -s kit/linux-x86_64/unpacker "$UNPACKER" || fail "the kit's unpacker is not this unpacker"
 
@@ -183,6 +186,11 @@ assert_contains last.err "damaged.bundle"
 expect 0 "$BUNDLER" kit -o "$W/kit-from-parts" --bundle "$W/kit/cudnn-9.19.0-cuda13-linux-x86_64.bundle.001"
 cmp -s kit-from-parts/cudnn-9.19.0-cuda13-linux-x86_64.bundle in/cudnn-9.19.0-cuda13-linux-x86_64.bundle \
 	|| fail "a kit made from parts does not hold the whole bundle"
+
+note "a .run in a kit keeps its x bit"
+"$BUNDLER" sfx in/cudnn-9.19.0-cuda13-linux-x86_64.bundle --key "$FX/test.key" --unpacker "$UNPACKER" -o "$W/k.run" >/dev/null
+(umask 077 && expect 0 "$BUNDLER" kit -o "$W/kit-run" --bundle "$W/k.run")
+[ "$(stat -c %a kit-run/k.run)" = 755 ] || fail "the .run in the kit is mode $(stat -c %a kit-run/k.run)"
 
 note "--no-unpacker: the README says to bring one"
 expect 0 "$BUNDLER" kit -o "$W/kit-noarm" $BUNDLES --split $SPLIT --no-unpacker linux-sbsa
