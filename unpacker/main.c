@@ -156,6 +156,7 @@ static void write_json(const char *path, const struct cli *c, int rc, const stru
 		json_object_set_new(o, "bytes", json_integer((json_int_t)r->bytes));
 		json_object_set_new(o, "already_installed", json_boolean(r->noop || r->rerun));
 		json_object_set_new(o, "repaired_files", json_integer((json_int_t)r->repaired));
+		json_object_set_new(o, "environment_added", json_boolean(r->env_added));
 		json_object_set_new(o, "recovered_interrupted_run", json_boolean(r->recovered));
 		json_object_set_new(o, "environment", env);
 		json_object_set_new(o, "environment_note", json_string(r->env_note));
