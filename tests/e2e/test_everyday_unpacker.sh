@@ -27,6 +27,7 @@ py - "$W/r.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["exit_code"] == 0 and r["repaired_files"] == 1, r
+assert r["environment_added"] is False, r
 assert isinstance(r["signers"], list) and len(r["signers"]) == 1, r["signers"]
 assert isinstance(r["environment"], list), r["environment"]
 PY
@@ -61,6 +62,7 @@ py - "$W/e.json" "$HOME/.config/cuferry/cudnn.sh" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["environment"] == [sys.argv[2]], r["environment"]
+assert r["environment_added"] is True and r["repaired_files"] == 0, r
 PY
 rm "$HOME/.config/cuferry/cudnn.sh"
 expect 0 "$UNPACKER" use cudnn-9.19.0-cuda13 --root "$R" --env=user
@@ -172,6 +174,19 @@ assert_contains last.out "re-run"
 expect 0 "$UNPACKER" --help
 assert_contains last.out "exit codes"
 expect 1 "$UNPACKER" help nosuch
+expect 1 "$UNPACKER" nosuch --help
+assert_contains last.err "unknown command 'nosuch'"
+expect 0 "$UNPACKER" version
+assert_contains last.out "^unpacker [0-9]"
+expect 0 "$UNPACKER" help install
+assert_contains last.out "--modulefiles DIR"
+expect 0 "$UNPACKER" --help
+assert_contains last.out "--quick-validate"
+assert_contains last.out "--platform P"
+expect 0 "$UNPACKER" help validate
+assert_contains last.out "--trust K.pub"
+assert_contains last.out "--root DIR"
+assert_contains last.out "trusted here"
 expect 0 "$UNPACKER" --version
 for w in "unpacker " commit "bundle format cuferry-bundle-1" libarchive zstd mbedTLS jansson "trusted key"; do
 	assert_contains last.out "$w"
