@@ -311,12 +311,14 @@ int main(int argc, char **argv)
 	if (c.version) {
 		version_print("unpacker");
 		print_compiled_keys();
-		return 0;
+		c.verb = "version";
+		return finish(&c, CF_OK, &e, &r, &t0);
 	}
 	if (c.help) {
 		const char *text = c.verb_given ? unpacker_help_for(c.verb) : cli_usage;
 		fputs(text ? text : cli_usage, stdout);
-		return 0;
+		c.verb = "help";
+		return finish(&c, CF_OK, &e, &r, &t0);
 	}
 	int rc = CF_OK;
 	if ((c.platform && !c.dry_run) || ((c.cuda || c.dry_run) && strcmp(c.verb, "install") != 0)) {

@@ -137,9 +137,11 @@ PY
 fi
 expect 1 "$UNPACKER" install "$FX/small.bundle" --root "$W/early" --prefix relative/dir --json "$W/early2.json"
 expect 1 "$UNPACKER" install "$FX/small.bundle" --platform linux-sbsa --json "$W/early3.json"
-py - "$W/early2.json" "$W/early3.json" <<'PY'
+expect 0 "$UNPACKER" install --help --json "$W/early4.json"
+py - "$W/early2.json" "$W/early3.json" "$W/early4.json" <<'PY'
 import json, sys
-a, b = (json.load(open(f)) for f in sys.argv[1:3])
+a, b, c = (json.load(open(f)) for f in sys.argv[1:4])
+assert c["exit_code"] == 0 and c["status"] == "ok" and c["command"] == "help", c
 assert a["exit_code"] == 1 and a["status"] == "usage" and "--prefix" in a["message"], a
 assert b["exit_code"] == 1 and b["status"] == "usage" and "--platform" in b["message"], b
 PY
