@@ -256,6 +256,20 @@ static int rewrite_with(const char *path, struct checked *c, const struct frame_
 	return rc;
 }
 
+void sign_print_external_steps(const uint8_t digest[32], const char *what, const char *verb,
+			       const char *input)
+{
+	char hex[65];
+	hex_encode(digest, 32, hex);
+	log_out("%s\n", hex);
+	/* One message a line: the log escapes control characters such as newlines. */
+	log_msg(LOG_INFO, "this is the SHA-256 %s. Sign it on the signing host, e.g.:", what);
+	log_msg(LOG_INFO, "  printf %s | xxd -r -p > digest.bin", hex);
+	log_msg(LOG_INFO, "  openssl pkeyutl -sign -inkey key.pem -in digest.bin -out sig.der");
+	log_msg(LOG_INFO, "then: bundler %s %s --external --pub key.pub --signature sig.der", verb,
+		input);
+}
+
 int sign_bundle(const char *path, const struct sign_options *o, struct cf_err *e)
 {
 	struct checked c;
@@ -264,13 +278,7 @@ int sign_bundle(const char *path, const struct sign_options *o, struct cf_err *e
 	if (rc == CF_OK && (bundle_is_sfx(c.input) || bundle_part_count(c.input) > 1))
 		rc = cf_fail(e, CF_USAGE, "sign a plain .bundle, then split it or make the .run");
 	if (rc == CF_OK && o->external && !o->signature_path) {
-		char hex[65];
-		hex_encode(c.digest, 32, hex);
-		log_out("%s\n", hex);
-		log_msg(LOG_INFO, "this is the SHA-256 of the signed header. Sign it on the signing "
-			"host, e.g.:\n  printf %s | xxd -r -p > digest.bin\n  openssl pkeyutl -sign "
-			"-inkey key.pem -in digest.bin -out sig.der\nthen: bundler sign %s --external "
-			"--pub key.pub --signature sig.der", hex, path);
+		sign_print_external_steps(c.digest, "of the signed header", "sign", path);
 		check_close(&c);
 		return CF_OK;
 	}

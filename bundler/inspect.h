@@ -18,6 +18,10 @@ struct sign_options {
 };
 
 int sign_bundle(const char *path, const struct sign_options *o, struct cf_err *e);
+/* --external without --signature: the digest on stdout, and how to sign it elsewhere and
+ * finish with 'bundler VERB INPUT --external ...'; what completes "the SHA-256 ...". */
+void sign_print_external_steps(const uint8_t digest[32], const char *what, const char *verb,
+			       const char *input);
 /* One signature over digest, by --key or from --external --pub --signature (converted and
  * verified), refused when one of the have[] keys already signed. what names the signed thing
  * in messages ("bundle's header", "stub-signature block"). */

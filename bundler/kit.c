@@ -434,7 +434,11 @@ static int plan_files(struct kit *k, struct cf_err *e)
 		struct kit_bundle *b = &k->bundles[i];
 		uint64_t size = b->src.size;
 		if (!k->split || size <= k->split) {
-			plan_add(k, xstrdup(b->name), &b->src, 0, size, 0644);
+			/* A .run or .exe is a program: it keeps its x bit on the stick. */
+			size_t n = strlen(b->name);
+			int program = n > 4 && (!strcmp(b->name + n - 4, ".run") ||
+						!strcmp(b->name + n - 4, ".exe"));
+			plan_add(k, xstrdup(b->name), &b->src, 0, size, program ? 0755 : 0644);
 			continue;
 		}
 		uint64_t nparts = (size + k->split - 1) / k->split;
@@ -553,9 +557,12 @@ static void make_readme(struct kit *k)
 	       "to local disk.\n");
 	for (size_t i = 0; i < k->nunpackers; i++)
 		if (strncmp(k->unpackers[i].platform, "linux", 5) == 0) {
+			/* A private directory: a fixed name under /tmp could be planted by anyone. */
 			append(&t, &len, &cap, "  On a stick mounted noexec, start the unpacker from a local "
-			       "copy (the bundle still\n  streams from the stick): cp ./%s/unpacker /tmp/u && "
-			       "chmod 700 /tmp/u && /tmp/u install \"$PWD\" /silent\n",
+			       "copy in a private\n  directory (the bundle still streams from the stick):\n"
+			       "    d=$(mktemp -d) && cp ./%s/unpacker \"$d/unpacker\" && chmod 700 "
+			       "\"$d/unpacker\" &&\n    \"$d/unpacker\" install \"$PWD\" /silent; "
+			       "rm -rf \"$d\"\n",
 			       k->unpackers[i].platform);
 			break;
 		}

@@ -211,6 +211,9 @@ static int split_signed(const char *path, uint64_t size, struct cf_err *e)
 	int rc = check_open(path, &c, e);
 	if (rc == CF_OK && bundle_part_count(c.input) > 1)
 		rc = cf_fail(e, CF_USAGE, "%s is already split: give the whole bundle", path);
+	if (rc == CF_OK && bundle_is_sfx(c.input))
+		rc = cf_fail(e, CF_USAGE, "%s is a self-extracting file: split the plain .bundle it "
+			     "was made from (the parts install the same)", path);
 	if (rc == CF_OK)
 		rc = check_payload(&c, 0, e);
 	check_close(&c);
@@ -370,6 +373,7 @@ int main(int argc, char **argv)
 				   "split sfx kit help)", verb);
 	if (strcmp(verb, "keygen") == 0)
 		return log_init("bundler", LOG_INFO), cmd_keygen(argc - 2, argv + 2);
+	log_init("bundler", LOG_INFO); /* warnings while the options are read name this program */
 	int opt;
 	optind = 2;
 	opterr = 0; /* one line of ours, not getopt's and ours */

@@ -111,17 +111,6 @@ static int read_back(const char *tmp, uint32_t want_sigs, int progress, struct c
 	return rc;
 }
 
-static void print_digest(const uint8_t digest[32], const char *input)
-{
-	char hex[65];
-	hex_encode(digest, 32, hex);
-	log_out("%s\n", hex);
-	log_msg(LOG_INFO, "this is the SHA-256 the stub-signature block signs. Sign it on the "
-		"signing host, e.g.:\n  printf %s | xxd -r -p > digest.bin\n  openssl pkeyutl "
-		"-sign -inkey key.pem -in digest.bin -out sig.der\nthen: bundler sfx %s --external "
-		"--pub key.pub --signature sig.der", hex, input);
-}
-
 /* Open the stub and bundle bytes: a plain bundle gets the stub for its platform, a .run
  * keeps its own stub and signatures. */
 static int gather(const char *input, const struct checked *c, const struct sfx_options *o,
@@ -176,7 +165,7 @@ int sfx_write(const char *input, const struct sfx_options *o, struct cf_err *e)
 	if (rc == CF_OK)
 		sfx_digest(stub_sha, c.frame.header, c.frame.header_len, &p.layout, digest);
 	if (rc == CF_OK && o->external && !o->signature_path) {
-		print_digest(digest, input);
+		sign_print_external_steps(digest, "the stub-signature block signs", "sfx", input);
 		goto out;
 	}
 	struct frame_sig sig;

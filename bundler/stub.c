@@ -12,6 +12,7 @@
 
 #include "common/io.h"
 #include "common/platform.h"
+#include "common/sfx.h"
 
 enum binary_kind { BIN_UNKNOWN, BIN_ELF_X86_64, BIN_ELF_AARCH64, BIN_PE_X86_64 };
 
@@ -76,6 +77,24 @@ const char *stub_extension(const char *platform)
 	return strncmp(platform, "windows", 7) == 0 ? ".exe" : ".run";
 }
 
+/* Whether the file carries the unpacker's marker (common/sfx.h): 1 yes, 0 no, -1 unreadable.
+ * The needle is joined here at run time, so this program's own bytes never hold it. */
+static int carries_marker(const char *path)
+{
+	static const char head[] = SFX_STUB_MARKER_HEAD, tail[] = SFX_STUB_MARKER_TAIL;
+	char needle[sizeof(head) + sizeof(tail)];
+	volatile size_t head_len = sizeof(head) - 1;
+	memcpy(needle, head, head_len);
+	memcpy(needle + head_len, tail, sizeof(tail));
+	char *data = NULL;
+	size_t len = 0;
+	if (io_read_file(path, (size_t)1 << 30, &data, &len) != 0)
+		return -1;
+	int found = memmem(data, len, needle, strlen(needle)) != NULL;
+	free(data);
+	return found;
+}
+
 static int is_regular(const char *path)
 {
 	struct stat st;
@@ -87,12 +106,15 @@ static int try_candidate(char *candidate, enum binary_kind want, char *out, size
 			 char *looked, size_t looked_size)
 {
 	size_t used = strlen(looked);
-	int fits = is_regular(candidate) && binary_kind(candidate) == want;
+	int right_kind = is_regular(candidate) && binary_kind(candidate) == want;
+	int fits = right_kind && carries_marker(candidate) == 1;
 	if (fits)
 		snprintf(out, size, "%s", candidate);
-	else
-		snprintf(looked + used, looked_size - used, "%s%s%s", used ? ", " : "", candidate,
-			 is_regular(candidate) ? " (other architecture)" : "");
+	else {
+		const char *why = right_kind ? " (not a cuferry unpacker)"
+				  : is_regular(candidate) ? " (other architecture)" : "";
+		snprintf(looked + used, looked_size - used, "%s%s%s", used ? ", " : "", candidate, why);
+	}
 	free(candidate);
 	return fits;
 }
@@ -112,6 +134,13 @@ int stub_find(const char *platform, const char *explicit_path, char *out, size_t
 		if (got != want)
 			return cf_fail(e, CF_INCOMPATIBLE, "--unpacker %s is %s, but a %s bundle needs %s",
 				       explicit_path, kind_name(got), platform, kind_name(want));
+		int marked = carries_marker(explicit_path);
+		if (marked < 0)
+			return cf_fail(e, CF_USAGE, "--unpacker %s: cannot read it", explicit_path);
+		if (!marked)
+			return cf_fail(e, CF_INCOMPATIBLE, "--unpacker %s is %s but not a cuferry "
+				       "unpacker: only the unpacker goes in front of a .run",
+				       explicit_path, kind_name(got));
 		snprintf(out, size, "%s", explicit_path);
 		return CF_OK;
 	}

@@ -27,6 +27,11 @@
 #define SFX_BLOCK_TAG "CFSTUB01"
 #define SFX_BLOCK_MAX 8192 /* 8 signatures with the largest keys fit well within it */
 #define SFX_MESSAGE_LEN 88
+/* Every cuferry unpacker carries HEAD TAIL as one string (unpacker/main.c): the bundler puts
+ * only a file holding it in front of a .run. Two halves, so that the bundler, which joins
+ * them at run time, does not carry the marker itself and cannot pass for an unpacker. */
+#define SFX_STUB_MARKER_HEAD "CUFERRY-UNPACKER-"
+#define SFX_STUB_MARKER_TAIL "STUB/1"
 
 struct sfx_layout {
 	uint64_t stub_len;   /* S: also the bundle's offset */

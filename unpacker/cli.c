@@ -1,5 +1,6 @@
 /* cli.c - parsing the unpacker's arguments: --long options and /windows switches alike */
 #include "unpacker/cli.h"
+#include "unpacker/modulefile.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,10 +16,11 @@ const char cli_usage[] =
 	"                [--json FILE] [--no-env | --env=user] [--allow-downgrade | --keep-current]\n"
 	"                [--allow-expired]\n"
 	"                [--root DIR] [--no-validate | --require-gpu] [--keep-failed] [--gpu N]\n"
-	"                [--repair] [--modulefiles DIR]\n"
-	"       unpacker [install] DIR [--dry-run] [--cuda MAJOR] ...   the bundle of a kit that fits\n"
+	"                [--repair] [--modulefiles DIR] [--quick-validate]\n"
+	"       unpacker [install] DIR [--dry-run] [--cuda MAJOR] [--platform P] ...   the bundle\n"
+	"                of a kit that fits (--platform: as if on P, with --dry-run)\n"
 	"       unpacker verify BUNDLE [--trust K.pub]...   signature and every hash; installs nothing\n"
-	"       unpacker validate [ID] [--gpu N] [--require-gpu] [--quick-validate]\n"
+	"       unpacker validate [ID] [--gpu N] [--require-gpu] [--quick-validate] [--trust K.pub]...\n"
 	"       unpacker list | use ID | uninstall ID [--force] | env [--shell sh|ps|cmd] | doctor\n"
 	"       unpacker --version | help [COMMAND] | COMMAND --help\n"
 	"Windows-style switches work too: /silent /S /quiet /log=FILE /prefix=DIR /D=DIR /?\n"
@@ -120,6 +122,8 @@ static int long_option(const char *a, int *i, int argc, char **argv, struct cli 
 
 static int positional(const char *a, struct cli *c, char *why, size_t size)
 {
+	if (!c->verb && strcmp(a, "version") == 0) /* as 'bundler version' */
+		return c->version = 1, 0;
 	if (!c->verb) {
 		for (size_t k = 0; verbs[k]; k++)
 			if (strcmp(a, verbs[k]) == 0)
@@ -131,6 +135,28 @@ static int positional(const char *a, struct cli *c, char *why, size_t size)
 		return 1;
 	}
 	c->arg = a;
+	return 0;
+}
+
+/* Options that ask for opposite things, and values wrong before any work: a usage error. */
+static int contradiction(const struct cli *c, char *why, size_t size)
+{
+	struct { int both; const char *a, *b; } pairs[] = {
+		{ c->no_validate && c->require_gpu, "--no-validate", "--require-gpu" },
+		{ c->no_env && c->env_user, "--no-env", "--env=user" },
+		{ c->allow_downgrade && c->keep_current, "--allow-downgrade", "--keep-current" },
+	};
+	for (size_t k = 0; k < sizeof(pairs) / sizeof(pairs[0]); k++)
+		if (pairs[k].both) {
+			snprintf(why, size, "%s and %s exclude each other: give one", pairs[k].a,
+				 pairs[k].b);
+			return 1;
+		}
+	if (c->modulefiles && !modulefile_dir_valid(c->modulefiles)) {
+		snprintf(why, size, "--modulefiles '%s': give an absolute directory of the characters "
+			 "[A-Za-z0-9._+@/-]", c->modulefiles);
+		return 1;
+	}
 	return 0;
 }
 
@@ -157,11 +183,18 @@ int cli_parse(int argc, char **argv, struct cli *c, char *why, size_t why_size)
 		if (positional(a, c, why, why_size))
 			return 1;
 	}
+	/* 'unpacker nosuch --help': a word that is no command and no file is a typo, as for
+	 * the bundler, not the help of install. */
+	if (c->help && !c->verb_given && c->arg && access(c->arg, F_OK) != 0) {
+		snprintf(why, why_size, "unknown command '%s' (commands: install verify validate list "
+			 "use uninstall env doctor help)", c->arg);
+		return 1;
+	}
 	if (!c->verb)
 		c->verb = "install";
 	if (!c->root)
 		c->root = "";
-	return 0;
+	return contradiction(c, why, why_size);
 }
 
 /* NAME.NNN with NNN other than 001, when NAME.001 is there: which part to give instead. */

@@ -444,6 +444,12 @@ int env_user_present(void)
 	return present;
 }
 
+/* The prefix's own directory separator: never a Windows one glued to a Linux path. */
+static char prefix_separator(const char *prefix_sys)
+{
+	return strchr(prefix_sys, '\\') ? '\\' : '/';
+}
+
 int env_print(const char *prefix_sys, const char *shell, struct cf_err *e)
 {
 	if (!shell || strcmp(shell, "sh") == 0) {
@@ -453,7 +459,7 @@ int env_print(const char *prefix_sys, const char *shell, struct cf_err *e)
 	} else if (strcmp(shell, "ps") == 0) {
 		/* PowerShell runs on Linux too: the prefix's own separator, and the platform's
 		 * PATH separator, never a Windows one glued to a Linux path. */
-		char sep = strchr(prefix_sys, '\\') ? '\\' : '/';
+		char sep = prefix_separator(prefix_sys);
 		char *current = xasprintf("%s%ccurrent", prefix_sys, sep), *q = shell_quote(current, "ps");
 		log_out("$env:CUDNN_PATH = %s\n"
 			"if (Test-Path \"$env:CUDNN_PATH%cbin\") { $env:PATH = \"$env:CUDNN_PATH%cbin\" + "
@@ -461,9 +467,10 @@ int env_print(const char *prefix_sys, const char *shell, struct cf_err *e)
 		free(current);
 		free(q);
 	} else if (strcmp(shell, "cmd") == 0) {
-		char *q = shell_quote(prefix_sys, "cmd");
-		log_out("set \"CUDNN_PATH=%s\\current\"\n"
-			"if exist \"%%CUDNN_PATH%%\\bin\" set \"PATH=%%CUDNN_PATH%%\\bin;%%PATH%%\"\n", q);
+		char sep = prefix_separator(prefix_sys), *q = shell_quote(prefix_sys, "cmd");
+		log_out("set \"CUDNN_PATH=%s%ccurrent\"\n"
+			"if exist \"%%CUDNN_PATH%%%cbin\" set \"PATH=%%CUDNN_PATH%%%cbin;%%PATH%%\"\n", q,
+			sep, sep, sep);
 		free(q);
 	} else {
 		return cf_fail(e, CF_USAGE, "--shell must be sh, ps or cmd");

@@ -11,8 +11,8 @@ static const struct {
 	  "                [--trust-fingerprint HEX]... [/silent | --silent] [/log=FILE | --log FILE]\n"
 	  "                [--json FILE] [--no-env | --env=user] [--allow-downgrade | --keep-current]\n"
 	  "                [--allow-expired] [--repair] [--root DIR] [--no-validate | --require-gpu]\n"
-	  "                [--keep-failed] [--gpu N] [--quick-validate]\n"
-	  "       unpacker [install] DIR [--dry-run] [--cuda MAJOR] [options as above]\n"
+	  "                [--keep-failed] [--gpu N] [--quick-validate] [--modulefiles DIR]\n"
+	  "       unpacker [install] DIR [--dry-run] [--cuda MAJOR] [--platform P] [options as above]\n"
 	  "Verify the signature, then stream, check and install the bundle side by side with\n"
 	  "earlier versions under PREFIX, switch PREFIX/current atomically, write the environment\n"
 	  "and validate. Any failure restores the previous state.\n"
@@ -22,15 +22,20 @@ static const struct {
 	  "differs.\n"
 	  "An older cuDNN than current's (same CUDA variant) is refused (7): --allow-downgrade\n"
 	  "switches to it, --keep-current installs it beside. Given a DIR of bundles (a kit), the\n"
-	  "one that fits this machine is chosen and the choice explained; --dry-run only says it.\n" },
+	  "one that fits this machine is chosen and the choice explained; --dry-run only says it\n"
+	  "(--platform P: as if on platform P). --modulefiles DIR (absolute) also writes Lmod and\n"
+	  "Tcl modulefiles there.\n" },
 	{ "verify",
 	  "usage: unpacker verify BUNDLE|PART.001|X.run [--trust K.pub]... [--trust-fingerprint HEX]\n"
 	  "Check the signature against the trusted keys and every chunk and file hash; install\n"
 	  "nothing.\n" },
 	{ "validate",
 	  "usage: unpacker validate [ID] [--gpu N] [--require-gpu] [--quick-validate] [--prefix DIR]\n"
-	  "Prove an install works: files, library, resolution, dependencies, driver and GPU, and a\n"
-	  "convolution on each GPU. ID defaults to the current install.\n" },
+	  "                [--root DIR] [--trust K.pub]... [--trust-fingerprint HEX]...\n"
+	  "Prove an install works: its stored signature, files, library, resolution,\n"
+	  "dependencies, driver and GPU, and a convolution on each GPU. ID defaults to the current\n"
+	  "install. The stored signature must be by a key trusted here (installed, or given with\n"
+	  "--trust or --trust-fingerprint), else validation fails.\n" },
 	{ "list",
 	  "usage: unpacker list [--prefix DIR] [--root DIR]\n"
 	  "The installed bundles, their counters, and which is current (*).\n" },

@@ -25,6 +25,9 @@
 #include "unpacker/safepath.h"
 #include "signing/verify.h"
 
+/* Marks this program as a cuferry unpacker: the bundler embeds no other file as a .run's stub. */
+__attribute__((used)) static const char stub_marker[] = SFX_STUB_MARKER_HEAD SFX_STUB_MARKER_TAIL;
+
 /* A .run carries its bundle: with no BUNDLE argument, install from our own file (found
  * also when the dynamic loader started us), also when its trailer is gone or damaged (bytes
  * after the program's image): that is then refused as untrusted (2), not a usage error.
@@ -153,6 +156,7 @@ static void write_json(const char *path, const struct cli *c, int rc, const stru
 		json_object_set_new(o, "bytes", json_integer((json_int_t)r->bytes));
 		json_object_set_new(o, "already_installed", json_boolean(r->noop || r->rerun));
 		json_object_set_new(o, "repaired_files", json_integer((json_int_t)r->repaired));
+		json_object_set_new(o, "environment_added", json_boolean(r->env_added));
 		json_object_set_new(o, "recovered_interrupted_run", json_boolean(r->recovered));
 		json_object_set_new(o, "environment", env);
 		json_object_set_new(o, "environment_note", json_string(r->env_note));
@@ -263,13 +267,28 @@ static int dispatch(const struct cli *c, struct install_options *o, struct insta
 	return !strcmp(v, "use") ? use_installed(o, c->arg, e) : uninstall_installed(o, c->arg, e);
 }
 
+/* Every exit after the command line parsed: the log's last line, the --json report. */
+static int finish(const struct cli *c, int rc, const struct cf_err *e,
+		  const struct install_result *r, const struct timespec *t0)
+{
+	struct timespec t1;
+	log_msg(LOG_DEBUG, "exit %d (%s)", rc, cf_status_name(rc));
+	if (c->json_file) {
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		write_json(c->json_file, c, rc, e, r,
+			   (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9);
+	}
+	log_close_file();
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c;
 	struct cf_err e = { 0 };
 	struct install_result r;
 	char why[256];
-	struct timespec t0, t1;
+	struct timespec t0;
 	/* The library-loading checks: this same binary, re-executed with a clean environment. */
 	if (argc >= 2 && strcmp(argv[1], PROBE_FLAG) == 0)
 		return probe_main(argc - 2, argv + 2);
@@ -292,29 +311,33 @@ int main(int argc, char **argv)
 	if (c.version) {
 		version_print("unpacker");
 		print_compiled_keys();
-		return 0;
+		c.verb = "version";
+		return finish(&c, CF_OK, &e, &r, &t0);
 	}
 	if (c.help) {
 		const char *text = c.verb_given ? unpacker_help_for(c.verb) : cli_usage;
 		fputs(text ? text : cli_usage, stdout);
-		return 0;
+		c.verb = "help";
+		return finish(&c, CF_OK, &e, &r, &t0);
 	}
+	int rc = CF_OK;
 	if ((c.platform && !c.dry_run) || ((c.cuda || c.dry_run) && strcmp(c.verb, "install") != 0)) {
-		fprintf(stderr, "unpacker: %s\ntry 'unpacker --help' for more information\n",
-			c.platform && !c.dry_run ? "--platform only goes with --dry-run (a bundle installs on "
-			"its own platform)" : "--cuda and --dry-run go with install");
-		return CF_USAGE;
+		rc = cf_fail(&e, CF_USAGE, "%s", c.platform && !c.dry_run
+			? "--platform only goes with --dry-run (a bundle installs on its own platform)"
+			: "--cuda and --dry-run go with install");
+		fprintf(stderr, "unpacker: %s\ntry 'unpacker --help' for more information\n", e.msg);
+		return finish(&c, rc, &e, &r, &t0);
 	}
 	interrupt_install();
 	log_init("unpacker", c.silent ? LOG_WARN : c.verbose ? LOG_DEBUG : LOG_INFO);
 	if (open_log(&c, &e) != CF_OK) {
 		log_msg(LOG_ERROR, "%s", e.msg);
-		return e.code;
+		return finish(&c, e.code, &e, &r, &t0);
 	}
 	if (c.prefix && safepath_prefix_rule(c.prefix, why, sizeof(why)) != 0) {
+		rc = cf_fail(&e, CF_USAGE, "%s", why);
 		log_msg(LOG_ERROR, "%s", why);
-		log_close_file();
-		return CF_USAGE;
+		return finish(&c, rc, &e, &r, &t0);
 	}
 	struct install_options o = {
 		.root = c.root, .prefix = c.prefix, .no_env = c.no_env, .env_user = c.env_user,
@@ -326,19 +349,12 @@ int main(int argc, char **argv)
 	};
 	o.repair = c.repair;
 	log_msg(LOG_DEBUG, "command %s %s", c.verb, c.arg ? c.arg : "");
-	int rc = cli_check_inputs(&c, why, sizeof(why));
+	rc = cli_check_inputs(&c, why, sizeof(why));
 	if (rc != 0)
 		cf_fail(&e, rc, "%s", why);
 	else
 		rc = dispatch(&c, &o, &r, &e);
 	if (rc != 0)
 		log_msg(LOG_ERROR, "%s", e.msg);
-	log_msg(LOG_DEBUG, "exit %d (%s)", rc, cf_status_name(rc));
-	if (c.json_file) {
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		write_json(c.json_file, &c, rc, &e, &r,
-			   (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
-	}
-	log_close_file();
-	return rc;
+	return finish(&c, rc, &e, &r, &t0);
 }

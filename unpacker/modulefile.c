@@ -54,6 +54,11 @@ static int plain_path(const char *s)
 	return 1;
 }
 
+int modulefile_dir_valid(const char *module_dir)
+{
+	return plain_path(module_dir);
+}
+
 /* cudnn-9.19.0.56-cuda13 -> 9.19.0.56-cuda13 */
 static const char *module_version(const char *dir)
 {

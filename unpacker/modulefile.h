@@ -17,6 +17,9 @@ struct modulefile_ctx {
  * the first directory of ROOT/etc/lmod/modulespath (Debian's and Ubuntu's lmod), else
  * /usr/share/modulefiles when ROOT/usr/share/lmod/lmod exists (EL, upstream). */
 char *modulefile_site_dir(const char *root);
+/* 1 when --modulefiles DIR can be written into the files: absolute, and only characters that
+ * mean nothing in Lua or Tcl strings ([A-Za-z0-9._+@/-]); the command line checks it first. */
+int modulefile_dir_valid(const char *module_dir);
 /* Write the Lua and Tcl files of install `dir` (cudnn-9.19.0.56-cuda13) into module_dir (as
  * the system sees it), record the directory, and make `dir` the default there. */
 int modulefile_install(const struct modulefile_ctx *c, const char *module_dir, const char *dir,

@@ -51,13 +51,15 @@ _cuferry_unpacker()
 	fi
 	case $prev in
 	--trust|--log|--json) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	--prefix|--root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	--prefix|--root|--modulefiles) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	--shell) COMPREPLY=($(compgen -W "sh ps cmd" -- "$cur")); return ;;
+	--platform) COMPREPLY=($(compgen -W "linux-x86_64 linux-sbsa linux-aarch64 windows-x86_64" -- "$cur")); return ;;
 	help) COMPREPLY=($(compgen -W "$commands" -- "$cur")); return ;;
 	esac
 	local opts="--prefix --trust --trust-fingerprint --silent --log --json --no-env --env=user
 		--allow-downgrade --keep-current --allow-expired --repair --dry-run --cuda --root --no-validate --require-gpu
-		--keep-failed --gpu --quick-validate --force --shell --verbose --help --version"
+		--keep-failed --gpu --quick-validate --force --shell --verbose --help --version
+		--modulefiles --platform"
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 	else

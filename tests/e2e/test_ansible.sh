@@ -179,6 +179,12 @@ for h in $good_hosts; do
 done
 [ "$(tree_listing "$W/local_a")" = "$before" ] || fail "check mode changed local_a"
 
+note "a re-run that repairs a damaged file reports changed"
+truncate -s 1000 "$W/local_a/opt/cudnn/current/lib/libcudnn.so.9"
+play run3.log --limit local_a || { cat run3.log; fail "the repairing run failed"; }
+[ "$(recap run3.log local_a changed)" -ge 1 ] || { cat run3.log; fail "local_a: a repair reported changed=0"; }
+cmp -s "$W/local_a/opt/cudnn/current/lib/libcudnn.so.9" "$FX/small-src/lib/libcudnn.so.9" || fail "local_a: not repaired"
+
 note "a copy already on the host, checked by SHA-256, is used instead of copying"
 mkdir -p "$W/local_c/media"
 cp "$FX/small.bundle" "$UNPACKER" "$W/local_c/media/"

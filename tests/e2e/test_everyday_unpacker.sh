@@ -27,6 +27,7 @@ py - "$W/r.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["exit_code"] == 0 and r["repaired_files"] == 1, r
+assert r["environment_added"] is False, r
 assert isinstance(r["signers"], list) and len(r["signers"]) == 1, r["signers"]
 assert isinstance(r["environment"], list), r["environment"]
 PY
@@ -61,6 +62,7 @@ py - "$W/e.json" "$HOME/.config/cuferry/cudnn.sh" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["environment"] == [sys.argv[2]], r["environment"]
+assert r["environment_added"] is True and r["repaired_files"] == 0, r
 PY
 rm "$HOME/.config/cuferry/cudnn.sh"
 expect 0 "$UNPACKER" use cudnn-9.19.0-cuda13 --root "$R" --env=user
@@ -77,6 +79,9 @@ assert_contains last.err "nothing is installed"
 expect 0 "$UNPACKER" env --root "$R" --shell ps
 assert_contains last.out '/opt/cudnn/current'
 ! grep -q '\\' last.out || fail "mixed separators: $(cat last.out)"
+expect 0 "$UNPACKER" env --root "$R" --shell cmd
+assert_contains last.out 'CUDNN_PATH=/opt/cudnn/current'
+! grep -q '\\' last.out || fail "mixed separators for cmd: $(cat last.out)"
 
 note "SIGTERM and SIGHUP during an install roll back like SIGINT: exit 5, nothing left"
 FORGE="python3 $TOP/tests/tools/forge.py"
@@ -118,6 +123,44 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["exit_code"] == 1 and r["status"] == "usage" and "--bogus" in r["message"], r
 PY
+# ... and on every early exit after the command line parsed: a log directory others can
+# write, a prefix the prefix rule refuses, --platform without --dry-run
+mkdir -p "$W/shared-log" && chmod 777 "$W/shared-log"
+if [ "$(id -u)" = 0 ]; then
+	set +e; "$UNPACKER" verify "$FX/small.bundle" --log "$W/shared-log/u.log" --json "$W/early1.json" 2>/dev/null; rc=$?; set -e
+	[ $rc -ne 0 ] || fail "a log directory others can write was taken"
+	py - "$W/early1.json" $rc <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["exit_code"] == int(sys.argv[2]) and "log directory" in r["message"], r
+PY
+fi
+expect 1 "$UNPACKER" install "$FX/small.bundle" --root "$W/early" --prefix relative/dir --json "$W/early2.json"
+expect 1 "$UNPACKER" install "$FX/small.bundle" --platform linux-sbsa --json "$W/early3.json"
+expect 0 "$UNPACKER" install --help --json "$W/early4.json"
+py - "$W/early2.json" "$W/early3.json" "$W/early4.json" <<'PY'
+import json, sys
+a, b, c = (json.load(open(f)) for f in sys.argv[1:4])
+assert c["exit_code"] == 0 and c["status"] == "ok" and c["command"] == "help", c
+assert a["exit_code"] == 1 and a["status"] == "usage" and "--prefix" in a["message"], a
+assert b["exit_code"] == 1 and b["status"] == "usage" and "--platform" in b["message"], b
+PY
+
+note "options that exclude each other, a --modulefiles DIR that cannot be used: usage errors before any work"
+for pair in "--no-validate --require-gpu" "--no-env --env=user" "--allow-downgrade --keep-current" \
+	"--modulefiles relative/mods" "--modulefiles /mods/with space"; do
+	set -- $pair
+	[ "$1" = --modulefiles ] && set -- "$1" "${pair#--modulefiles }"
+	expect 1 "$UNPACKER" "$FX/small.bundle" --root "$W/excl" $T "$@" --json "$W/excl.json"
+	grep -q -- "${1}" last.err || fail "the reason does not name $1: $(cat last.err)"
+	[ "$(grep -c . last.err)" -le 2 ] || fail "more than the reason and the hint: $(cat last.err)"
+	[ ! -e "$W/excl" ] || fail "$pair: work was done before the usage error"
+	py - "$W/excl.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["exit_code"] == 1 and r["status"] == "usage", r
+PY
+done
 
 note "help, COMMAND --help, --version"
 for c in install verify validate list use uninstall env doctor help; do
@@ -133,6 +176,19 @@ assert_contains last.out "re-run"
 expect 0 "$UNPACKER" --help
 assert_contains last.out "exit codes"
 expect 1 "$UNPACKER" help nosuch
+expect 1 "$UNPACKER" nosuch --help
+assert_contains last.err "unknown command 'nosuch'"
+expect 0 "$UNPACKER" version
+assert_contains last.out "^unpacker [0-9]"
+expect 0 "$UNPACKER" help install
+assert_contains last.out "--modulefiles DIR"
+expect 0 "$UNPACKER" --help
+assert_contains last.out "--quick-validate"
+assert_contains last.out "--platform P"
+expect 0 "$UNPACKER" help validate
+assert_contains last.out "--trust K.pub"
+assert_contains last.out "--root DIR"
+assert_contains last.out "trusted here"
 expect 0 "$UNPACKER" --version
 for w in "unpacker " commit "bundle format cuferry-bundle-1" libarchive zstd mbedTLS jansson "trusted key"; do
 	assert_contains last.out "$w"

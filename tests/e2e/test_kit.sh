@@ -40,8 +40,9 @@ make_bundle in/ t18 13 linux-x86_64 2>/dev/null || true
 [ -f in/cudnn-9.18.0-cuda13-linux-x86_64.bundle ] || fail "9.18 bundle not made"
 BUNDLES=$(for f in in/*.bundle; do printf -- '--bundle %s ' "$W/$f"; done)
 # The sbsa unpacker is built by another part of the project; a static aarch64 program stands
-# in for it (the kit checks the machine type of each unpacker it carries).
-printf 'int main(void){return 0;}\n' > stand-in.c
+# in for it (the kit checks the machine type of each unpacker it carries, and the marker
+# every cuferry unpacker has).
+printf '__attribute__((used)) const char marker[] = "CUFERRY-UNPACKER-STUB/1";\nint main(void){return 0;}\n' > stand-in.c
 aarch64-linux-gnu-gcc -static -O1 -o sbsa-unpacker stand-in.c
 SBSA="--unpacker linux-sbsa=$W/sbsa-unpacker"
 
@@ -120,6 +121,9 @@ assert_contains kit/README.txt "fingerprint $fp"
 assert_contains kit/README.txt "no trusted key on purpose"
 assert_contains kit/README.txt "./linux-x86_64/unpacker install . --dry-run"
 ! grep -q "BEGIN PUBLIC KEY" kit/README.txt kit/SHA256SUMS || fail "a key travels in the README"
+# the noexec advice copies the unpacker into a private directory, never a fixed /tmp name
+assert_contains kit/README.txt 'd=$(mktemp -d) && cp ./linux-x86_64/unpacker "$d/unpacker"'
+! grep -q '/tmp/' kit/README.txt || fail "the README names a fixed path under /tmp"
 [ -z "$(find kit -name '*.pub')" ] || fail "a .pub in the kit"
 cmp -s kit/linux-x86_64/unpacker "$UNPACKER" || fail "the kit's unpacker is not this unpacker"
 
@@ -182,6 +186,11 @@ assert_contains last.err "damaged.bundle"
 expect 0 "$BUNDLER" kit -o "$W/kit-from-parts" --bundle "$W/kit/cudnn-9.19.0-cuda13-linux-x86_64.bundle.001"
 cmp -s kit-from-parts/cudnn-9.19.0-cuda13-linux-x86_64.bundle in/cudnn-9.19.0-cuda13-linux-x86_64.bundle \
 	|| fail "a kit made from parts does not hold the whole bundle"
+
+note "a .run in a kit keeps its x bit"
+"$BUNDLER" sfx in/cudnn-9.19.0-cuda13-linux-x86_64.bundle --key "$FX/test.key" --unpacker "$UNPACKER" -o "$W/k.run" >/dev/null
+(umask 077 && expect 0 "$BUNDLER" kit -o "$W/kit-run" --bundle "$W/k.run")
+[ "$(stat -c %a kit-run/k.run)" = 755 ] || fail "the .run in the kit is mode $(stat -c %a kit-run/k.run)"
 
 note "--no-unpacker: the README says to bring one"
 expect 0 "$BUNDLER" kit -o "$W/kit-noarm" $BUNDLES --split $SPLIT --no-unpacker linux-sbsa

@@ -14,6 +14,11 @@ for c in keygen create resolve inspect sign split; do assert_contains bundler.tx
 for c in verify validate list use uninstall env doctor; do assert_contains unpacker.txt "$c"; done
 assert_contains unpacker.txt "--repair"
 assert_contains bundler.txt "fat32"
+for o in --modulefiles --no-validate --require-gpu --keep-failed --gpu --allow-expired --platform; do
+	sed -n '/^OPTIONS/,/^EXIT STATUS/p' unpacker.txt | grep -q -- "$o" || fail "unpacker(1) OPTIONS lack $o"
+done
+! grep -q 'cuda_N_' bundler.txt || fail "bundler(1) shows scdoc markup: $(grep cuda_N_ bundler.txt)"
+assert_contains bundler.txt "cudaN"
 
 note "bash completion lists each program's commands"
 complete_words() { # PROGRAM FUNCTION WORD...
@@ -30,11 +35,25 @@ for c in install verify validate list use uninstall env doctor help; do
 done
 complete_words _cuferry_bundler bundler create --sp > o.words
 grep -qx -- "--split" o.words || fail "no option completion"
+complete_words _cuferry_unpacker unpacker install x --m > m.words
+grep -qx -- "--modulefiles" m.words || fail "no --modulefiles completion for unpacker"
+complete_words _cuferry_unpacker unpacker install x --pl > p.words
+grep -qx -- "--platform" p.words || fail "no --platform completion for unpacker"
+complete_words _cuferry_unpacker unpacker install x --platform "" > pv.words
+grep -qx linux-sbsa pv.words || fail "--platform does not offer the platforms"
 complete_words _cuferry_bundler bundler split x --split "" > s.words
 grep -qx fat32 s.words || fail "--split does not offer fat32"
 # Every command the programs' own help names is in the completion.
 "$BUNDLER" help | sed -n 's/^ *\(usage:\)\{0,1\} *bundler \([a-z][a-z]*\).*/\2/p' | sort -u > b.help
 while read -r c; do grep -qx "$c" b.words || fail "bundler help names '$c', completion does not"; done < b.help
+
+note "the bundler's own messages: exit codes in --help, warnings named 'bundler:'"
+expect 0 "$BUNDLER" --help
+assert_contains last.out "5 interrupted or I/O"
+cp "$FX/small.bundle" five.bundle
+expect 0 "$BUNDLER" split five.bundle --split 5G
+assert_contains last.err "^bundler: warning: --split 5G"
+! grep -q "cuferry:" last.err || fail "a warning not named bundler: $(cat last.err)"
 
 note "make install puts everything under DESTDIR"
 make -C "$TOP" -s B="$B" DESTDIR="$W/dest" PREFIX=/usr install >install.log 2>&1 || { cat install.log; fail "make install"; }

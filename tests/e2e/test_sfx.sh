@@ -8,6 +8,8 @@
 . "$CUFERRY_TOP/tests/e2e/lib.sh"
 T="--trust $FX/test.pub"
 LOADER=/lib64/ld-linux-x86-64.so.2
+# stand-in stubs carry the marker every cuferry unpacker has (common/sfx.h)
+STUB_MARKER='__attribute__((used)) const char marker[] = "CUFERRY-UNPACKER-STUB/1";'
 
 note "bundler sfx wraps a signed bundle; the .run verifies and installs itself"
 cp "$FX/small.bundle" s.bundle
@@ -25,6 +27,12 @@ assert_contains last.out "self-extracting"
 	fail "./s.run /silent failed: $(cat run.err)"
 [ -f r1/opt/cudnn/current/lib/libcudnn.so.9 ] || fail "the .run installed nothing"
 sha256sum -c SHA256SUMS >/dev/null || fail "SHA256SUMS does not match"
+
+note "split takes the plain bundle, not a .run"
+expect 1 "$BUNDLER" split s.run --split 1M
+assert_contains last.err "plain .bundle"
+one_line_reason
+[ ! -e s.run.001 ] || fail "split wrote parts of a .run"
 
 note "the stub signature as the README documents it, checked by stock OpenSSL"
 expect 0 "$BUNDLER" inspect s.run --export exp
@@ -50,6 +58,18 @@ cmp rw/s.run s.run || fail "the .run depends on where it was made"
 (cd / && expect 0 "$UNPACKER" verify "$W/rw/s.run" $T)
 
 note "sfx refuses what it cannot wrap: a wrong --platform, a foreign stub, an unsigned input"
+# an ELF of the right machine type that is not a cuferry unpacker (the bundler itself, ls)
+for other in /bin/ls "$BUNDLER"; do
+	expect 4 "$BUNDLER" sfx s.bundle --key "$FX/test.key" --unpacker "$other" -o other.run
+	assert_contains last.err "not a cuferry unpacker"
+	one_line_reason
+	[ ! -e other.run ] || fail "a .run was written with $other as its stub"
+done
+mkdir -p lsdir
+cp /bin/ls lsdir/unpacker
+cp "$BUNDLER" lsdir/bundler
+expect 4 lsdir/bundler sfx s.bundle --key "$FX/test.key" -o other.run
+assert_contains last.err "not a cuferry unpacker"
 expect 4 "$BUNDLER" sfx s.bundle --key "$FX/test.key" --platform linux-sbsa -o w.run
 one_line_reason
 expect 1 "$BUNDLER" sfx s.bundle
@@ -89,6 +109,13 @@ ls parts | grep -q tmp- && fail "temporary left in parts/"
 note "--external: the digest printed, signed by OpenSSL (DER), converted, verified, added"
 expect 0 "$BUNDLER" sfx s.bundle --external --unpacker "$UNPACKER" -o ext.run
 digest=$(head -1 last.out)
+# the steps come a line each, not escaped into one line
+! grep -q 'x0a' last.out last.err || fail "escaped newlines in the steps: $(cat last.err)"
+assert_contains last.err "then: bundler sfx s.bundle --external"
+cp s.bundle ext-sign.bundle
+expect 0 "$BUNDLER" sign ext-sign.bundle --external
+! grep -q 'x0a' last.out last.err || fail "escaped newlines in sign's steps: $(cat last.err)"
+assert_contains last.err "then: bundler sign ext-sign.bundle --external"
 [ ${#digest} -eq 64 ] || fail "no digest printed: $digest"
 [ ! -e ext.run ] || fail "--external without a signature wrote a file"
 printf %s "$digest" | xxd -r -p > digest.bin
@@ -152,7 +179,7 @@ assert_contains last.err "make aarch64"
 if [ -x "$B/linux-sbsa/unpacker" ]; then
 	cp "$B/linux-sbsa/unpacker" arm-stub
 else
-	printf 'int main(void) { return 0; }\n' > tiny.c
+	printf '%s\nint main(void) { return 0; }\n' "$STUB_MARKER" > tiny.c
 	aarch64-linux-gnu-gcc -static -O2 tiny.c -o arm-stub
 fi
 # create --sfx from a tree of AArch64 libraries: its platform is known only from the source,
@@ -191,7 +218,7 @@ python3 "$TOP/tests/tools/forge.py" --key "$FX/test.key" --out "$W/win.bundle" -
 expect 4 "$BUNDLER" sfx win.bundle --key "$FX/test.key" --unpacker "$UNPACKER"
 assert_contains last.err "PE"
 if command -v x86_64-w64-mingw32-gcc >/dev/null; then
-	printf 'int main(void) { return 0; }\n' > tiny-win.c
+	printf '%s\nint main(void) { return 0; }\n' "$STUB_MARKER" > tiny-win.c
 	x86_64-w64-mingw32-gcc -O2 tiny-win.c -o tiny-win.exe
 	expect 4 "$BUNDLER" sfx sbsa.bundle --key "$FX/test.key" --unpacker tiny-win.exe
 	expect 0 "$BUNDLER" sfx win.bundle --key "$FX/test.key" --unpacker tiny-win.exe
