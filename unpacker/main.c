@@ -25,8 +25,9 @@
 #include "unpacker/safepath.h"
 #include "signing/verify.h"
 
-/* Marks this program as a cuferry unpacker: the bundler embeds no other file as a .run's stub. */
-__attribute__((used)) static const char stub_marker[] = SFX_STUB_MARKER_HEAD SFX_STUB_MARKER_TAIL;
+/* Marks this program as a cuferry unpacker: the bundler embeds no other file as a .run's stub.
+ * "retain" keeps it through --gc-sections (the glibc-floor link drops unreferenced data). */
+__attribute__((used, retain)) static const char stub_marker[] = SFX_STUB_MARKER_HEAD SFX_STUB_MARKER_TAIL;
 
 /* A .run carries its bundle: with no BUNDLE argument, install from our own file (found
  * also when the dynamic loader started us), also when its trailer is gone or damaged (bytes

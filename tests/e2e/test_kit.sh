@@ -88,7 +88,9 @@ machine m580cu12 580.95.05 12
 machine m580cu13 580.95.05 13
 
 note "no unpacker for a platform is an error naming it, before anything is written"
-expect 4 "$BUNDLER" kit -o "$W/kit" $BUNDLES --split $SPLIT
+# A bundler with no linux-sbsa/unpacker beside it (make builds one beside build/bundler).
+mkdir -p "$W/lonely" && cp "$BUNDLER" "$UNPACKER" "$W/lonely/"
+expect 4 "$W/lonely/bundler" kit -o "$W/kit" $BUNDLES --split $SPLIT
 assert_contains last.err "no unpacker for linux-sbsa"
 one_line_reason
 [ ! -e kit ] && [ -z "$(ls -d kit.partial-* 2>/dev/null)" ] || fail "a failed kit left files"
