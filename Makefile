@@ -83,6 +83,7 @@ UNPACKER_SRC += unpacker/safepath.c
 UNPACKER_SRC += unpacker/rootpath.c
 UNPACKER_SRC += unpacker/choose.c
 UNPACKER_SRC += unpacker/unprivileged.c unpacker/probereport.c
+UNPACKER_SRC += unpacker/proberun.c
 COMMON_SRC   += common/interrupt.c common/version.c
 BUNDLER_SRC  += bundler/sums.c bundler/help.c
 UNPACKER_SRC += unpacker/repair.c unpacker/help.c unpacker/leftovers.c

@@ -1,11 +1,13 @@
 /* doctor.c - finding the cuDNN copies that a program could load instead of ours: where each
  * came from, what puts it on the loader's search path, which one wins, and how to remove it.
- * Nothing is loaded: versions come from file names and headers. Under --root every file read
+ * Versions come from file names, headers and conda's metadata; a copy none of them names is
+ * asked of the unprivileged probe child on the host, never loaded here. Under --root every file read
  * (ld.so.conf, environment, profile.d, dpkg's lists) is the image's, links resolved inside it. */
 #include "unpacker/doctor.h"
 
 #include <errno.h>
 #include <glob.h>
+#include <jansson.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,11 +20,13 @@
 #include "unpacker/env.h"
 #include "unpacker/rootpath.h"
 #include "unpacker/leftovers.h"
+#include "unpacker/proberun.h"
 #include "unpacker/state.h"
 
 #define MAX_COPIES 128
 #define MAX_ENTRIES 512
 #define MAX_OWNED 256
+#define VERSION_PROBE_TIMEOUT 60 /* seconds; CUFERRY_VALIDATE_TIMEOUT overrides it */
 
 /* Where a program looks, in the loader's order: LD_LIBRARY_PATH, the ld cache, then the
  * default directories. Login shells get the LD_LIBRARY_PATH of /etc/environment and profile.d. */
@@ -37,6 +41,7 @@ struct entry {
 struct copy {
 	char real[PATH_MAX];    /* the file behind the links, as the system sees it */
 	char version[64];
+	char version_how[640]; /* how version was read when no name, header or metadata says */
 	char *origin;           /* deb package X, pip wheel X, conda environment X, … */
 	char *fix;              /* the one command that removes it */
 	char vias[2048];        /* every file that puts it on the search path */
@@ -66,7 +71,7 @@ static const char *const default_dirs[] = { "/lib", "/usr/lib", "/lib64", "/usr/
 					    "/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
 					    NULL };
 
-/* ---- versions, read without loading anything ---- */
+/* ---- versions: read without loading anything, else asked of the probe child ---- */
 
 static int version_from_header(const char *file, char *out, size_t size)
 {
@@ -100,6 +105,37 @@ static void copy_version(const struct survey *s, struct copy *c)
 	if (!version_from_header(hdr, c->version, sizeof(c->version)))
 		snprintf(c->version, sizeof(c->version), "unknown");
 	free(hdr);
+}
+
+/* A copy that no name, header or metadata dates: its cudnnGetVersion(), asked of the probe
+ * child (clean environment, timeout, nobody when run as root) that loads this one file by its
+ * absolute path; nothing is loaded in this process. An image's libraries are never run
+ * (DESIGN.md §7): under --root it stays unknown. */
+static void version_by_loading(const struct survey *s, struct copy *c)
+{
+	if (strcmp(c->version, "unknown") != 0)
+		return;
+	if (*s->root) {
+		snprintf(c->version_how, sizeof(c->version_how), "unknown (not loaded: inside --root)");
+		return;
+	}
+	char *args[] = { "version", c->real, NULL }, why[512];
+	json_t *lines;
+	if (probe_run("", probe_timeout(VERSION_PROBE_TIMEOUT), args, &lines, why, sizeof(why)) != 0) {
+		snprintf(c->version_how, sizeof(c->version_how), "unknown (the unprivileged probe: %s)", why);
+	} else {
+		json_t *o = json_array_get(lines, 0);
+		const char *got = json_string_value(json_object_get(o, "cudnn_version"));
+		if (strcmp(json_string_value(json_object_get(o, "status")), "pass") == 0 && got) {
+			snprintf(c->version, sizeof(c->version), "%s", got);
+			snprintf(c->version_how, sizeof(c->version_how), "%s, read by loading it unprivileged "
+				 "(a probe child as uid %lld: cudnnGetVersion)", got,
+				 (long long)json_integer_value(json_object_get(o, "probe_uid")));
+		} else
+			snprintf(c->version_how, sizeof(c->version_how), "unknown (the unprivileged probe "
+				 "could not load it: %s)", json_string_value(json_object_get(o, "detail")));
+	}
+	json_decref(lines);
 }
 
 /* ---- the copies ---- */
@@ -565,6 +601,8 @@ static void print_copies(const struct survey *s, const struct copy *main_winner)
 		const struct copy *c = &s->copies[i];
 		log_out("  %s %-10s %s%s\n", c == main_winner ? "=>" : "  ", c->version, s->root, c->real);
 		log_out("                from: %s\n", c->origin);
+		if (c->version_how[0])
+			log_out("                version: %s\n", c->version_how);
 		log_out("                on the search path through: %s\n",
 			c->vias[0] ? c->vias : "nothing (a program that loads it by name does not find it)");
 		if (!c->ours && c->fix)
@@ -591,6 +629,7 @@ int doctor_run(const struct install_options *o, struct cf_err *e)
 		struct copy *c = &s->copies[i];
 		c->ours = installed && strcmp(c->real, ours) == 0;
 		classify(s, c);
+		version_by_loading(s, c);
 		if (c->ours)
 			set_text(&c->origin, "this install (%s/current)", prefix_sys);
 	}

@@ -180,6 +180,16 @@ static int probe_library(char **a)
 	return bad ? 1 : 0;
 }
 
+/* What a loaded copy's cudnnGetVersion() says; 0, or -1 when it has none. */
+static int loaded_version(void *lib, char *out, size_t size)
+{
+	size_t (*version)(void) = (size_t(*)(void))platform_lib_symbol(lib, "cudnnGetVersion");
+	if (!version)
+		return -1;
+	cudnn_version_text(version(), out, size);
+	return 0;
+}
+
 /* resolve MAJOR: what a program gets for libcudnn.so.MAJOR with this environment. */
 static int probe_resolve(char **a)
 {
@@ -190,12 +200,34 @@ static int probe_resolve(char **a)
 		probe_emit(probe_result("resolution", "fail", lib ? "loaded, but its path is unknown" : platform_lib_error()));
 		return 1;
 	}
-	size_t (*version)(void) = (size_t(*)(void))platform_lib_symbol(lib, "cudnnGetVersion");
-	if (version)
-		cudnn_version_text(version(), got, sizeof(got));
+	loaded_version(lib, got, sizeof(got));
 	json_t *o = probe_result("resolution", "pass", path);
 	json_object_set_new(o, "path", json_string(path));
 	json_object_set_new(o, "version", json_string(got));
+	probe_emit(o);
+	return 0;
+}
+
+/* version FILE: one copy, loaded by its absolute path (never searched for by name), and what
+ * its cudnnGetVersion() says: doctor's version of a copy whose name and headers do not say. */
+static int probe_version(char **a)
+{
+	char got[32], why[PATH_MAX + 64];
+	if (a[0][0] != '/') {
+		probe_emit(probe_result("library", "fail", "not an absolute path"));
+		return 1;
+	}
+	if (probe_readable(a[0], "library") != 0)
+		return 1;
+	void *lib = platform_lib_open(a[0], PLATFORM_LIB_NOW);
+	if (!lib || loaded_version(lib, got, sizeof(got)) != 0) {
+		snprintf(why, sizeof(why), "%s", lib ? "it has no cudnnGetVersion" : platform_lib_error());
+		probe_emit(probe_result("library", "fail", why));
+		return 1;
+	}
+	json_t *o = probe_result("library", "pass", a[0]);
+	json_object_set_new(o, "probe_uid", json_integer((json_int_t)getuid()));
+	json_object_set_new(o, "cudnn_version", json_string(got));
 	probe_emit(o);
 	return 0;
 }
@@ -267,7 +299,7 @@ int probe_main(int argc, char **argv)
 		int (*run)(char **);
 	} kinds[] = {
 		{ "library", "library", 4, probe_library }, { "resolve", "resolution", 1, probe_resolve },
-		{ "driver", "driver", 1, probe_driver },
+		{ "driver", "driver", 1, probe_driver }, { "version", "library", 1, probe_version },
 		{ "compute", "compute", 6, gpucheck_run },
 	};
 	char *end = NULL;

@@ -23,9 +23,10 @@
 #include "unpacker/probe.h"
 #include "unpacker/selfpath.h"
 #include "unpacker/probereport.h"
+#include "unpacker/proberun.h"
 #include "unpacker/trust.h"
 
-/* Seconds a probe may take; CUFERRY_VALIDATE_TIMEOUT overrides both (a slow or shared GPU). */
+/* Seconds a probe may take; CUFERRY_VALIDATE_TIMEOUT overrides both (probe_timeout). */
 #define PROBE_TIMEOUT 60
 #define COMPUTE_TIMEOUT 120
 #define MAX_GPUS 64
@@ -50,13 +51,6 @@ static double now_s(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int timeout_of(int fallback)
-{
-	const char *v = getenv("CUFERRY_VALIDATE_TIMEOUT");
-	long n = v ? strtol(v, NULL, 10) : 0;
-	return n >= 1 && n <= 3600 ? (int)n : fallback;
 }
 
 static void print_row(json_t *c);
@@ -222,77 +216,12 @@ static void check_signature(struct run *r)
 
 /* ---- children ---- */
 
-/* Run the unpacker itself as a probe with a clean environment; collect the JSON lines it
- * writes on its report pipe. Its stdout and stderr (the libraries' too) are only the reason
- * shown when it reports nothing. ldpath: its LD_LIBRARY_PATH ("" for none). */
-static int run_probe(const char *ldpath, int timeout, char *const args[], json_t **lines, char *why,
-		     size_t size)
-{
-	const char *self = platform_self_path();
-	char *env[4], fdarg[16];
-	int nenv = 0, rp[2];
-	*lines = json_array();
-	if (!self || pipe2(rp, O_CLOEXEC) != 0)
-		return snprintf(why, size, "cannot start a probe: %s", strerror(errno)), -1;
-	fcntl(rp[1], F_SETFD, 0); /* the child inherits the write end, and closes every other fd */
-	fcntl(rp[0], F_SETPIPE_SZ, PROBE_REPORT_MAX);
-	snprintf(fdarg, sizeof(fdarg), "%d", rp[1]);
-	env[nenv++] = "PATH=/usr/bin:/bin";
-	char *ld = ldpath[0] ? xasprintf("LD_LIBRARY_PATH=%s", ldpath) : NULL;
-	if (ld)
-		env[nenv++] = ld;
-	env[nenv] = NULL;
-	char *argv[15];
-	int argc = 0;
-	/* Started through the dynamic loader (a .run on media without the x bit): so is the probe. */
-	const char *loader = selfpath_loader(), *program = selfpath_program();
-	argv[argc++] = "unpacker";
-	if (loader && program)
-		argv[argc++] = (char *)program;
-	argv[argc++] = PROBE_FLAG;
-	argv[argc++] = fdarg;
-	for (int i = 0; args[i] && argc < 14; i++)
-		argv[argc++] = args[i];
-	argv[argc] = NULL;
-	struct platform_child child;
-	int started = platform_run(loader && program ? loader : self, argv, env,
-				   PLATFORM_CAPTURE_ALL, timeout, &child);
-	int saved = errno;
-	free(ld);
-	close(rp[1]);
-	char *report = NULL;
-	size_t len = 0;
-	int read_ok = probe_report_read(rp[0], &report, &len) == 0;
-	close(rp[0]);
-	if (started != 0) {
-		free(report);
-		return snprintf(why, size, "cannot start a probe: %s", strerror(saved)), -1;
-	}
-	int rc = 0;
-	char parse_why[128];
-	if (child.timed_out)
-		rc = (snprintf(why, size, "timed out after %d s (killed)", timeout), -1);
-	else if (!child.exited)
-		rc = (snprintf(why, size, "crashed inside the library (%s)", child.crash), -1);
-	else if (!read_ok || len == 0) {
-		/* Nothing on the pipe: the first line it printed says why (startup errors). */
-		char text[200] = "no output", safe[200];
-		if (child.output)
-			snprintf(text, sizeof(text), "%.*s", (int)strcspn(child.output, "\n"), child.output);
-		rc = (snprintf(why, size, "the probe failed: %s", log_safe(text, safe, sizeof(safe))), -1);
-	} else if (probe_report_parse(report, len, lines, parse_why, sizeof(parse_why)) != 0)
-		rc = (snprintf(why, size, "%s", parse_why), -1);
-	free(report);
-	free(child.output);
-	return rc;
-}
-
 /* One probe that emits one result: copy it into the report as step N. */
 static json_t *probe_step(struct run *r, int step, const char *check, int timeout, char *const args[])
 {
 	json_t *lines;
 	char why[512];
-	if (run_probe(r->env_ldpath, timeout_of(timeout), args, &lines, why, sizeof(why)) != 0) {
+	if (probe_run(r->env_ldpath, probe_timeout(timeout), args, &lines, why, sizeof(why)) != 0) {
 		json_decref(lines);
 		return add(r, step, check, "fail", why);
 	}
@@ -642,7 +571,7 @@ static void *gpu_job_run(void *arg)
 {
 	struct gpu_job *j = arg;
 	double t0 = now_s();
-	j->probe_failed = run_probe(j->r->env_ldpath, timeout_of(COMPUTE_TIMEOUT), j->args, &j->lines,
+	j->probe_failed = probe_run(j->r->env_ldpath, probe_timeout(COMPUTE_TIMEOUT), j->args, &j->lines,
 				    j->why, sizeof(j->why)) != 0;
 	j->seconds = now_s() - t0;
 	size_t k;

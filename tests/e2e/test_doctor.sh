@@ -55,6 +55,37 @@ assert_contains last.err "shadowed by $R/decoy/libcudnn.so.9.1.0 (cuDNN 9.1.0, u
 assert_contains last.err "for this shell (its LD_LIBRARY_PATH), put on the search path by LD_LIBRARY_PATH of this shell"
 one_line_reason
 
+note "a copy no name, header or metadata dates: the host's is asked of the unprivileged probe"
+# The real cuDNN (9.19.0), and a fake that says 9.14.2 and records the uid that loaded it.
+mkdir -p "$W/bare" "$W/fake" "$W/loads" && chmod 1777 "$W/loads"
+cp "$W/prefix/cudnn-9.19.0-cuda13/lib/libcudnn.so.9" "$W/bare/libcudnn.so.9"
+printf '%s\n' '#include <stdio.h>' '#include <unistd.h>' \
+	'__attribute__((constructor)) static void r(void) { FILE *f = fopen(LOADS "/uid", "a"); if (f) fprintf(f, "%u\n", getuid()), fclose(f); }' \
+	'unsigned long cudnnGetVersion(void) { return 91402; }' > "$W/fake.c"
+cc -shared -fPIC -DLOADS="\"$W/loads\"" -o "$W/fake/libcudnn.so.9" -Wl,-soname,libcudnn.so.9 "$W/fake.c"
+LD_LIBRARY_PATH=$W/bare:$W/fake:$W/prefix/current/lib expect 6 "$UNPACKER" doctor --prefix "$W/prefix"
+assert_contains last.out "=> 9.19.0     $W/bare/libcudnn.so.9"
+assert_contains last.out "version: 9.19.0, read by loading it unprivileged"
+assert_contains last.out "   9.14.2     $W/fake/libcudnn.so.9"
+assert_contains last.out "version: 9.14.2, read by loading it unprivileged"
+assert_contains last.err "shadowed by $W/bare/libcudnn.so.9 (cuDNN 9.19.0, unknown"
+one_line_reason
+# Loaded once, in the probe child, never as root (nobody when the test runs as root).
+[ "$(wc -l < "$W/loads/uid")" = 1 ] || fail "the fake was loaded $(wc -l < "$W/loads/uid") times"
+[ "$(cat "$W/loads/uid")" != 0 ] || fail "the fake was loaded as root"
+[ "$(id -u)" != 0 ] || [ "$(cat "$W/loads/uid")" = 65534 ] || fail "the fake was loaded as uid $(cat "$W/loads/uid")"
+# The same copies inside an image are files of that image: never run, the version stays unknown.
+mkdir -p "$R/usr/lib/fake"
+cp "$W/fake/libcudnn.so.9" "$R/usr/lib/fake/libcudnn.so.9"
+echo /usr/lib/fake > "$R/etc/ld.so.conf.d/00-aaa-fake.conf"
+rm "$W/loads/uid"
+expect 6 env -u LD_LIBRARY_PATH "$UNPACKER" doctor --root "$R"
+assert_contains last.out "=> unknown    $R/usr/lib/fake/libcudnn.so.9"
+assert_contains last.out "version: unknown (not loaded: inside --root)"
+assert_contains last.err "shadowed by $R/usr/lib/fake/libcudnn.so.9 (cuDNN unknown"
+[ ! -e "$W/loads/uid" ] || fail "a library of the image was loaded"
+rm -r "$R/etc/ld.so.conf.d/00-aaa-fake.conf" "$R/usr/lib/fake"
+
 note "nothing installed: nothing to shadow"
 mkdir empty
 expect 0 env -u LD_LIBRARY_PATH "$UNPACKER" doctor --root "$W/empty"

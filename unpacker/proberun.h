@@ -1,0 +1,19 @@
+/* proberun.h - the one way the parent runs a probe (probe.h): the unpacker itself re-executed
+ * with a clean environment and a timeout, dropped to an unprivileged user before it loads
+ * anything; what it reports comes back as checked JSON objects. validate and doctor use it. */
+#ifndef UNPACKER_PROBERUN_H
+#define UNPACKER_PROBERUN_H
+
+#include <stddef.h>
+
+struct json_t;
+
+/* fallback seconds, unless CUFERRY_VALIDATE_TIMEOUT (1..3600) says otherwise (a slow GPU) */
+int probe_timeout(int fallback);
+/* Run one probe: args are those after the report fd (KIND ARGS..., at most 12), ldpath its
+ * LD_LIBRARY_PATH ("" for none). 0 and the report's objects in *lines (a new array); -1 and
+ * why (timed out, crashed, reported nothing or something malformed), *lines still to release. */
+int probe_run(const char *ldpath, int timeout, char *const args[], struct json_t **lines,
+	      char *why, size_t size);
+
+#endif
