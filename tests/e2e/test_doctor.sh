@@ -74,6 +74,16 @@ one_line_reason
 [ "$(wc -l < "$W/loads/uid")" = 1 ] || fail "the fake was loaded $(wc -l < "$W/loads/uid") times"
 [ "$(cat "$W/loads/uid")" != 0 ] || fail "the fake was loaded as root"
 [ "$(id -u)" != 0 ] || [ "$(cat "$W/loads/uid")" = 65534 ] || fail "the fake was loaded as uid $(cat "$W/loads/uid")"
+# A copy that crashes or hangs as it loads takes only the probe child down: doctor goes on.
+mkdir -p "$W/crash" "$W/hang"
+printf '%s\n' '#include <signal.h>' '__attribute__((constructor)) static void r(void) { raise(SIGSEGV); }' > "$W/crash.c"
+printf '%s\n' '#include <unistd.h>' '__attribute__((constructor)) static void r(void) { for (;;) pause(); }' > "$W/hang.c"
+cc -shared -fPIC -o "$W/crash/libcudnn.so.9" -Wl,-soname,libcudnn.so.9 "$W/crash.c"
+cc -shared -fPIC -o "$W/hang/libcudnn.so.9" -Wl,-soname,libcudnn.so.9 "$W/hang.c"
+LD_LIBRARY_PATH=$W/crash:$W/hang:$W/prefix/current/lib CUFERRY_VALIDATE_TIMEOUT=1 expect 6 "$UNPACKER" doctor --prefix "$W/prefix"
+assert_contains last.out "version: unknown (the unprivileged probe: crashed inside the library (signal 11"
+assert_contains last.out "version: unknown (the unprivileged probe: timed out after 1 s (killed))"
+assert_contains last.err "shadowed by $W/crash/libcudnn.so.9 (cuDNN unknown"
 # The same copies inside an image are files of that image: never run, the version stays unknown.
 mkdir -p "$R/usr/lib/fake"
 cp "$W/fake/libcudnn.so.9" "$R/usr/lib/fake/libcudnn.so.9"
