@@ -93,35 +93,35 @@ def table(name):
 
 
 table("threat-results.tsv")
-review = os.path.join(build, "threat-results-review.tsv")
-if os.path.exists(review):
-    p("### The outside review (issue 11)")
+def section(name, title, intro):
+    """A results table of another threat script, when that script ran."""
+    if not os.path.exists(os.path.join(build, name)):
+        return False
+    p("### " + title)
     p("")
-    p("`tests/threats/test_review.sh`, run as root: the review's findings on thresholds, "
-      "prefixes, `--root` images, inodes, quoting, downgrades, manifest fields and the low "
-      "ones, each with the same four assertions where it is an install (the "
-      "self-extracting stub and the unprivileged probe are tested by their own lanes). "
-      "The rules they hold are in the next section.")
+    p(intro)
     p("")
     p("| threat | behaviour | test | result |")
     p("| --- | --- | --- | --- |")
-    table("threat-results-review.tsv")
+    table(name)
+    return True
+
+
+if section("threat-results-review.tsv", "The outside review (issue 11)",
+           "`tests/threats/test_review.sh`, run as root: the review's findings on thresholds, "
+           "prefixes, `--root` images, inodes, quoting, downgrades, manifest fields and the low "
+           "ones, each with the same four assertions where it is an install (the "
+           "self-extracting stub and the unprivileged probe are tested by their own scripts). "
+           "The rules they hold are in the next section."):
     p("### Rules the review led to")
     p("")
     for line in RULES:
         p("- " + line)
     p("")
-sfx = os.path.join(build, "threat-results-sfx.tsv")
-if os.path.exists(sfx):
-    p("### Self-extracting files")
-    p("")
-    p("`tests/threats/test_sfx_threats.sh`: damaged or forged `.run` files, each refused (exit 2) "
-      "by `unpacker verify`, by both install modes and, where the stub still runs, by the `.run` itself; "
-      "nothing is written.")
-    p("")
-    p("| threat | behaviour | test | result |")
-    p("| --- | --- | --- | --- |")
-    table("threat-results-sfx.tsv")
+section("threat-results-sfx.tsv", "Self-extracting files",
+        "`tests/threats/test_sfx_threats.sh`: damaged or forged `.run` files, each refused (exit 2) "
+        "by `unpacker verify`, by both install modes and, where the stub still runs, by the `.run` "
+        "itself; nothing is written.")
 p("More cases live in `tests/e2e/` (trust, hostile entries, transactions with injected "
   "failures and kills, validation failure paths).")
 p("")
