@@ -81,8 +81,11 @@ int probe_run(const char *ldpath, int timeout, char *const args[], json_t **line
 		if (child.output)
 			snprintf(text, sizeof(text), "%.*s", (int)strcspn(child.output, "\n"), child.output);
 		rc = (snprintf(why, size, "the probe failed: %s", log_safe(text, safe, sizeof(safe))), -1);
-	} else if (probe_report_parse(report, len, lines, parse_why, sizeof(parse_why)) != 0)
-		rc = (snprintf(why, size, "%s", parse_why), -1);
+	} else {
+		json_decref(*lines); /* the parser makes the array it fills */
+		if (probe_report_parse(report, len, lines, parse_why, sizeof(parse_why)) != 0)
+			rc = (snprintf(why, size, "%s", parse_why), -1);
+	}
 	free(report);
 	free(child.output);
 	return rc;
