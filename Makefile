@@ -7,7 +7,12 @@ CC       ?= cc
 SAN      ?= 0
 OPT      ?= -O2
 CFLAGS   ?= $(OPT) -g
-WARN      = -Wall -Wextra -Wformat=2 -Wshadow -Wno-unused-parameter
+WARN      = -Wall -Wextra -Wformat=2 -Wshadow -Wno-unused-parameter -Wmissing-prototypes \
+            -Wstrict-prototypes
+# CI (CI=true in its environment) builds with -Werror: a new warning fails the run there.
+ifeq ($(CI),true)
+WARN     += -Werror
+endif
 CPPFLAGS += -std=c11 -D_GNU_SOURCE -I. -I$(B)
 DEPFLAGS  = -MMD -MP
 
