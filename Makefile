@@ -136,7 +136,14 @@ $(DEPS_SBSA)/.complete:
 	@$(MAKE) --no-print-directory deps
 	sh tools/deps.sh linux-sbsa
 
-$(B)/obj/%.o: %.c $(DEPS)/.complete | $(B)/.deps
+# The flags objects are built with: a change (the glibc floor, another CC, CI's -Werror)
+# rebuilds them, which timestamps alone would not.
+$(B)/flags: FORCE
+	@mkdir -p $(B)
+	@echo '$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN)' > $@.tmp
+	@cmp -s $@.tmp $@ 2>/dev/null && rm -f $@.tmp || mv $@.tmp $@
+
+$(B)/obj/%.o: %.c $(DEPS)/.complete $(B)/flags | $(B)/.deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
 
@@ -180,7 +187,7 @@ $(B)/unpacker: $(UNPACKER_OBJ) $(B)/obj/unpacker/main.o $(UNPACKER_FLOOR_OBJ)
 
 # The tests' unpacker: the same objects, but install.c with its test seams (CUFERRY_FAULT).
 # build/unpacker, the one shipped, has none.
-$(B)/obj-seams/unpacker/install.o: unpacker/install.c | $(B)/.deps
+$(B)/obj-seams/unpacker/install.o: unpacker/install.c $(B)/flags | $(B)/.deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -DCUFERRY_TEST_SEAMS $(CFLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
 
@@ -190,7 +197,7 @@ $(B)/test-bin/unpacker: $(filter-out $(B)/obj/unpacker/install.o,$(UNPACKER_OBJ)
 
 # The kit's read-back test flips a byte between write and verify: a bundler with the test
 # seams compiled in, for the tests only ($(B)/bundler never has them).
-$(B)/obj-seams/bundler/kit.o: bundler/kit.c | $(B)/.deps
+$(B)/obj-seams/bundler/kit.o: bundler/kit.c $(B)/flags | $(B)/.deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -DCUFERRY_TEST_SEAMS $(CFLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
 
