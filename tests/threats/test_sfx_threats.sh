@@ -7,6 +7,7 @@
 # $CUFERRY_BUILD/threat-results-sfx.tsv (the same columns as threat-results.tsv).
 . "$CUFERRY_TOP/tests/e2e/lib.sh"
 RES=$B/threat-results-sfx.tsv
+. "$TOP/tests/threats/lib.sh" # snapshot and record, as the other threat scripts use them
 : > "$RES"
 R=$W/root
 TRUST="--trust $FX/test.pub"
@@ -15,14 +16,8 @@ echo target > outside/target
 echo data > outside/sub/file
 "$UNPACKER" "$FX/small.bundle" --root "$R" $TRUST --no-validate >/dev/null
 
-snapshot() { # what must not change: outside, the prefix, state, environment
-	tree_listing "$W/outside"
-	tree_listing "$R/opt/cudnn" | grep -v ' lock\| \./\.cuferry/lock'
-	cat "$R/etc/ld.so.conf.d/"* "$R/etc/profile.d/"* 2>/dev/null
-}
-
-# run_case ID "threat" FILE [exec]: exit 2 in every mode, nothing changed
-run_case() {
+# run_sfx_case ID "threat" FILE [exec] (the .run modes; lib.sh's run_case is for bundles): exit 2 in every mode, nothing changed
+run_sfx_case() {
 	id=$1 threat=$2 file=$3 exec=${4:-}
 	before=$(snapshot)
 	expect 2 "$UNPACKER" verify "$file" $TRUST
@@ -41,8 +36,7 @@ run_case() {
 	fi
 	[ "$(snapshot)" = "$before" ] || fail "$id: something changed"
 	no_staging "$W"
-	printf '%s\t%s\t%s\t%s\t%s\n' "$id" "$threat" "trust: exit 2, nothing written" \
-		"threats/$id" "pass (exit 2: $modes)" >> "$RES"
+	record "$id" "$threat" "trust: exit 2, nothing written" "threats/$id" "pass (exit 2: $modes)"
 	echo "ok   threat $id"
 }
 
@@ -70,29 +64,29 @@ PY
 
 # the last stub byte: in the section headers, so the changed stub still runs and must refuse itself
 mutate stub_byte.run 'flip(d, s - 1)'
-run_case sfx_stub_byte "a changed byte in the .run's stub" stub_byte.run exec
+run_sfx_case sfx_stub_byte "a changed byte in the .run's stub" stub_byte.run exec
 mutate gap_byte.run 'd[:s + l] + b"\0" + d[s + l:]'
-run_case sfx_gap_byte "an extra byte between the bundle and the stub-signature block" gap_byte.run exec
+run_sfx_case sfx_gap_byte "an extra byte between the bundle and the stub-signature block" gap_byte.run exec
 mutate gap_fixed.run 'd[:s + l] + b"\0" + d[s + l:-32] + trailer(s, l + 1, k)'
-run_case sfx_gap_byte_trailer_fixed "an extra byte before the block, the trailer's bundle length raised to match" gap_fixed.run exec
+run_sfx_case sfx_gap_byte_trailer_fixed "an extra byte before the block, the trailer's bundle length raised to match" gap_fixed.run exec
 mutate stub_insert.run 'd[:s - 1] + b"\0" + d[s - 1:-32] + trailer(s + 1, l, k)'
-run_case sfx_stub_insert "a byte inserted in the stub, the trailer's offset raised to match" stub_insert.run exec
+run_sfx_case sfx_stub_insert "a byte inserted in the stub, the trailer's offset raised to match" stub_insert.run exec
 mutate bundle_insert.run 'd[:s + 100] + b"\0" + d[s + 100:-32] + trailer(s, l + 1, k)'
-run_case sfx_bundle_insert "a byte inserted in the bundle, the trailer's length raised to match" bundle_insert.run exec
+run_sfx_case sfx_bundle_insert "a byte inserted in the bundle, the trailer's length raised to match" bundle_insert.run exec
 mutate end_byte.run 'd + b"\0"'
-run_case sfx_end_byte "an extra byte at the end" end_byte.run exec
+run_sfx_case sfx_end_byte "an extra byte at the end" end_byte.run exec
 mutate trunc_block.run 'd[:s + l + k - 10] + trailer(s, l, k - 10)'
-run_case sfx_truncated_block "a truncated stub-signature block (trailer adjusted)" trunc_block.run exec
+run_sfx_case sfx_truncated_block "a truncated stub-signature block (trailer adjusted)" trunc_block.run exec
 mutate trailer.run 'd[:-8] + struct.pack("<Q", k + 1)'
-run_case sfx_trailer_changed "a changed trailer" trailer.run exec
-run_case sfx_wrong_key "the stub signed by a key that is not trusted" other.run exec
+run_sfx_case sfx_trailer_changed "a changed trailer" trailer.run exec
+run_sfx_case sfx_wrong_key "the stub signed by a key that is not trusted" other.run exec
 mutate swapped.run 'd[:s + l] + other[os_ + ol:os_ + ol + ok] + trailer(s, l, ok)'
-run_case sfx_swapped_block "the stub-signature block of another .run" swapped.run exec
+run_sfx_case sfx_swapped_block "the stub-signature block of another .run" swapped.run exec
 mutate format1.run 'd[:s + l] + d[-32:-8] + bytes(8)'
-run_case sfx_format1 "a format-1 .run (no stub-signature block)" format1.run exec
+run_sfx_case sfx_format1 "a format-1 .run (no stub-signature block)" format1.run exec
 # the review's attack: the stub replaced by a script, the trailer fixed up
 mutate script.run 'b"#!/bin/sh\necho pwned > /tmp/cuferry-pwned\n" + d[s:-32] + trailer(len(b"#!/bin/sh\necho pwned > /tmp/cuferry-pwned\n"), l, k)'
-run_case sfx_script_stub "the stub replaced by a script, the trailer fixed up" script.run
+run_sfx_case sfx_script_stub "the stub replaced by a script, the trailer fixed up" script.run
 
 if [ "$(id -u)" = 0 ]; then
 	# fewer than T: a threshold of 2 in a root of its own; header by two keys, stub by one
