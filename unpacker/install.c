@@ -29,7 +29,7 @@
 #include "unpacker/repair.h"
 #include "unpacker/modulefile.h"
 #include "unpacker/state.h"
-#include "unpacker/validate.h"
+#include "unpacker/validate/validate.h"
 
 struct paths {
 	const char *root;

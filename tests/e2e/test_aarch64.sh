@@ -27,7 +27,7 @@ mkdir -p src/lib src/include
 printf '#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 19\n#define CUDNN_PATCHLEVEL 0\n' > src/include/cudnn_version.h
 $ACC -shared -fPIC -o src/lib/libcudnn_graph.so.9 -Wl,-soname,libcudnn_graph.so.9 "$TOP/tests/tools/fakegraph.c"
 $ACC -shared -fPIC -O2 -I"$TOP" -o src/lib/libcudnn.so.9 -Wl,-soname,libcudnn.so.9 \
-	"$TOP/tests/tools/fakecudnn.c" "$TOP/unpacker/convref.c" src/lib/libcudnn_graph.so.9 -lm
+	"$TOP/tests/tools/fakecudnn.c" "$TOP/unpacker/validate/convref.c" src/lib/libcudnn_graph.so.9 -lm
 ln -sf libcudnn.so.9 src/lib/libcudnn.so
 # The CUDA component list for linux-sbsa: the fixtures' file:// mirror (made from this
 # x86_64 toolkit) with each CUDA 13 component also published for linux-sbsa.

@@ -26,7 +26,7 @@ mkdir -p bad/lib bad/include
 printf '#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 19\n#define CUDNN_PATCHLEVEL 0\n' > bad/include/cudnn_version.h
 cc -shared -fPIC -o bad/lib/libcudnn_graph.so.9 -Wl,-soname,libcudnn_graph.so.9 "$TOP/tests/tools/fakegraph.c"
 cc -shared -fPIC -O2 -I"$TOP" -DFAKE_VERSION=91400 -o bad/lib/libcudnn.so.9 -Wl,-soname,libcudnn.so.9 \
-	"$TOP/tests/tools/fakecudnn.c" "$TOP/unpacker/convref.c" bad/lib/libcudnn_graph.so.9 -lm
+	"$TOP/tests/tools/fakecudnn.c" "$TOP/unpacker/validate/convref.c" bad/lib/libcudnn_graph.so.9 -lm
 "$BUNDLER" create --from-dir bad --cuda 13 --key "$FX/test.key" -o bad.bundle --counter 5 --level 1 -q >/dev/null
 
 # The CUDA libraries cuDNN opens (cuBLAS, NVRTC) come from the target's CUDA runtime: the

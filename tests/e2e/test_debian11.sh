@@ -33,7 +33,7 @@ mkfake() { # NAME PATCHLEVEL
 	printf '#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 19\n#define CUDNN_PATCHLEVEL %s\n' "$2" > "$d/include/cudnn_version.h"
 	cc $FLOOR -shared -fPIC -o "$d/lib/libcudnn_graph.so.9" -Wl,-soname,libcudnn_graph.so.9 "$TOP/tests/tools/fakegraph.c"
 	cc $FLOOR -shared -fPIC -O2 -I"$TOP" -DFAKE_VERSION=$((91900 + $2)) -o "$d/lib/libcudnn.so.9" \
-		-Wl,-soname,libcudnn.so.9 "$TOP/tests/tools/fakecudnn.c" "$TOP/unpacker/convref.c" \
+		-Wl,-soname,libcudnn.so.9 "$TOP/tests/tools/fakecudnn.c" "$TOP/unpacker/validate/convref.c" \
 		"$d/lib/libcudnn_graph.so.9" -lm
 	ln -sf libcudnn.so.9 "$d/lib/libcudnn.so"
 	"$BUNDLER" create --from-dir "$d" --cuda 13 --key "$FX/test.key" -o "$C/tmp/$1.bundle" \

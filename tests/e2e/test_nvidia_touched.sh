@@ -33,7 +33,7 @@ old_cudnn() { # DIR VERSION (x.y.z) [PLAIN]: PLAIN puts libcudnn.so.9 itself, as
 	name=libcudnn.so.$v
 	[ $# -lt 3 ] || name=libcudnn.so.9
 	cc -shared -fPIC -O2 -I"$TOP" -DFAKE_VERSION="$num" -o "$d/$name" -Wl,-soname,libcudnn.so.9 \
-		"$TOP/tests/tools/fakecudnn.c" "$TOP/unpacker/convref.c" "$d/libcudnn_graph.so.9" -lm
+		"$TOP/tests/tools/fakecudnn.c" "$TOP/unpacker/validate/convref.c" "$d/libcudnn_graph.so.9" -lm
 	[ "$name" = libcudnn.so.9 ] || ln -sf "$name" "$d/libcudnn.so.9"
 	version_header $(echo "$v" | tr . ' ') > "$d/../include/cudnn_version.h"
 }
@@ -120,7 +120,7 @@ mkdir -p bad/lib bad/include
 version_header 9 19 1 > bad/include/cudnn_version.h
 cc -shared -fPIC -o bad/lib/libcudnn_graph.so.9 -Wl,-soname,libcudnn_graph.so.9 "$TOP/tests/tools/fakegraph.c"
 cc -shared -fPIC -O2 -I"$TOP" -DFAKE_VERSION=91400 -o bad/lib/libcudnn.so.9 -Wl,-soname,libcudnn.so.9 \
-	"$TOP/tests/tools/fakecudnn.c" "$TOP/unpacker/convref.c" bad/lib/libcudnn_graph.so.9 -lm
+	"$TOP/tests/tools/fakecudnn.c" "$TOP/unpacker/validate/convref.c" bad/lib/libcudnn_graph.so.9 -lm
 "$BUNDLER" create --from-dir "$W/bad" --cuda 13 --key "$FX/test.key" -o bad.bundle --counter 5 --level 1 -q >/dev/null
 expect 6 "$UNPACKER" bad.bundle --root "$R" $T --quick-validate
 cmp "$LEGACY" legacy.saved || fail "the old file was not restored byte for byte"

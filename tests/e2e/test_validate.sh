@@ -113,7 +113,7 @@ mkfake() { # NAME CFLAGS...
 	# shellcheck disable=SC2086
 	cc -shared -fPIC -O2 -I"$TOP" $FAKEFLAGS "$@" -o "$d/lib/libcudnn.so.9" -Wl,-soname,libcudnn.so.9 \
 		-Wl,-rpath,'$ORIGIN' "$TOP/tests/tools/fakecudnn.c" "$TOP/tests/tools/fakebackend.c" \
-		"$TOP/unpacker/convref.c" "$d/lib/libcudnn_graph.so.9" -lm -ldl
+		"$TOP/unpacker/validate/convref.c" "$d/lib/libcudnn_graph.so.9" -lm -ldl
 	ln -sf libcudnn.so.9 "$d/lib/libcudnn.so"
 }
 counter=10

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "unpacker/probereport.h"
+#include "unpacker/validate/probereport.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

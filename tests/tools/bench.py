@@ -77,7 +77,7 @@ def validation_rows(cuda):
     lib = os.path.join(fake, "lib")
     sh("cc -shared -fPIC -o %s/libcudnn_graph.so.9 -Wl,-soname,libcudnn_graph.so.9 %s/fakegraph.c" % (lib, tools))
     sh("cc -shared -fPIC -O2 %s -o %s/libcudnn.so.9 -Wl,-soname,libcudnn.so.9 -Wl,-rpath,'$ORIGIN' "
-       "%s/fakecudnn.c %s/fakebackend.c %s/unpacker/convref.c %s/libcudnn_graph.so.9 -lm -ldl"
+       "%s/fakecudnn.c %s/fakebackend.c %s/unpacker/validate/convref.c %s/libcudnn_graph.so.9 -lm -ldl"
        % (flags, lib, tools, tools, TOP, lib))
     # The driver's version comes from its file name here (no /proc/driver/nvidia).
     sh("cc -shared -fPIC %s -o %s/libcuda.so.580.95.05 -Wl,-soname,libcuda.so.1 %s/fakecuda.c && "
@@ -107,7 +107,7 @@ def validation_rows(cuda):
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-#include "unpacker/convref.h"
+#include "unpacker/validate/convref.h"
 int main(void) {
 	struct conv_shape s = { 8, 3, 224, 224, 64, 3, 3, 1, 1, 1, 1, 0, 0 };
 	conv_shape_finish(&s);
@@ -121,7 +121,7 @@ int main(void) {
 	return y[7] > 1e30;
 }
 ''')
-    sh("cc -O2 -I%s -o %s %s.c %s/unpacker/convref.c -lm" % (TOP, old, old, TOP))
+    sh("cc -O2 -I%s -o %s %s.c %s/unpacker/validate/convref.c -lm" % (TOP, old, old, TOP))
     oldt = float(subprocess.run([old], capture_output=True, text=True).stdout)
     return {"compute": statistics.median(comp), "library": statistics.median(libt),
             "files": statistics.median(files), "old": oldt}

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "unpacker/convref.h"
+#include "unpacker/validate/convref.h"
 #include "fakeconf.h"
 
 /* -DFAKE_NOISY prints JSON-looking noise on stdout and stderr as it loads (must not matter);

@@ -1,5 +1,5 @@
 /* probereport.c - the parent's strict reader of the probe's report pipe */
-#include "unpacker/probereport.h"
+#include "unpacker/validate/probereport.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -3,7 +3,7 @@
  * Versions come from file names, headers and conda's metadata; a copy none of them names is
  * asked of the unprivileged probe child on the host, never loaded here. Under --root every file read
  * (ld.so.conf, environment, profile.d, dpkg's lists) is the image's, links resolved inside it. */
-#include "unpacker/doctor.h"
+#include "unpacker/validate/doctor.h"
 
 #include <errno.h>
 #include <glob.h>
@@ -20,7 +20,7 @@
 #include "unpacker/env.h"
 #include "unpacker/rootpath.h"
 #include "unpacker/leftovers.h"
-#include "unpacker/proberun.h"
+#include "unpacker/validate/proberun.h"
 #include "unpacker/state.h"
 
 #define MAX_COPIES 128

@@ -1,5 +1,5 @@
 /* gpuapi.c - looking up cuDNN and driver entry points by name */
-#include "unpacker/gpuapi.h"
+#include "unpacker/validate/gpuapi.h"
 
 #include <stdio.h>
 #include <string.h>

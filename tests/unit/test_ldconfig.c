@@ -1,4 +1,4 @@
-/* test_env.c - reading the ld cache and ld.so.conf as the loader and ldconfig see them (doctor
+/* test_ldconfig.c - reading the ld cache and ld.so.conf as the loader and ldconfig see them (doctor
  * and validation use both) */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 /* probe.c - child side of validation: load cuDNN and the driver, report what happened */
-#include "unpacker/probe.h"
+#include "unpacker/validate/probe.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -14,9 +14,9 @@
 #include "common/io.h"
 #include "common/platform.h"
 #include "manifests/compat.h"
-#include "unpacker/gpucheck.h"
-#include "unpacker/gpuapi.h"
-#include "unpacker/unprivileged.h"
+#include "unpacker/validate/gpucheck.h"
+#include "unpacker/validate/gpuapi.h"
+#include "unpacker/validate/unprivileged.h"
 
 #include <errno.h>
 #include <sys/resource.h>

@@ -1,6 +1,6 @@
 /* proberun.c - parent side of a probe: start the unpacker itself as the probe child with a
  * clean environment and a timeout, and collect the JSON lines it reports on its own pipe */
-#include "unpacker/proberun.h"
+#include "unpacker/validate/proberun.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,8 +13,8 @@
 #include "common/io.h"
 #include "common/log.h"
 #include "common/platform.h"
-#include "unpacker/probe.h"
-#include "unpacker/probereport.h"
+#include "unpacker/validate/probe.h"
+#include "unpacker/validate/probereport.h"
 #include "unpacker/selfpath.h"
 
 int probe_timeout(int fallback)

@@ -1,6 +1,6 @@
 /* convref.c - plain loops, written for clarity. The whole-tensor references serve the fake
  * cuDNN of the tests; validation uses the per-element ones at sampled points. */
-#include "unpacker/convref.h"
+#include "unpacker/validate/convref.h"
 
 #include <math.h>
 #include <stdint.h>

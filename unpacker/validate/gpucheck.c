@@ -1,5 +1,5 @@
 /* gpucheck.c - running cuDNN on a GPU and checking its numbers */
-#include "unpacker/gpucheck.h"
+#include "unpacker/validate/gpucheck.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -12,9 +12,9 @@
 
 #include "common/io.h"
 #include "common/platform.h"
-#include "unpacker/convref.h"
-#include "unpacker/gpuapi.h"
-#include "unpacker/probe.h"
+#include "unpacker/validate/convref.h"
+#include "unpacker/validate/gpuapi.h"
+#include "unpacker/validate/probe.h"
 
 #define RUNS 5
 

@@ -1,5 +1,5 @@
 /* unprivileged.c - dropping root in the probe child, and checking what it can still read */
-#include "unpacker/unprivileged.h"
+#include "unpacker/validate/unprivileged.h"
 
 #include <errno.h>
 #include <grp.h>

@@ -1,5 +1,5 @@
 /* validate.c - running the checks, each library-loading one in a clean child process */
-#include "unpacker/validate.h"
+#include "unpacker/validate/validate.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,10 +20,10 @@
 #include "common/sha256.h"
 #include "manifests/compat.h"
 #include "unpacker/env.h"
-#include "unpacker/probe.h"
+#include "unpacker/validate/probe.h"
 #include "unpacker/selfpath.h"
-#include "unpacker/probereport.h"
-#include "unpacker/proberun.h"
+#include "unpacker/validate/probereport.h"
+#include "unpacker/validate/proberun.h"
 #include "unpacker/trust.h"
 
 /* Seconds a probe may take; CUFERRY_VALIDATE_TIMEOUT overrides both (probe_timeout). */
