@@ -17,7 +17,7 @@
 #include "common/platform.h"
 #include "manifests/compat.h"
 #include "manifests/manifest.h"
-#include "unpacker/env.h"
+#include "unpacker/validate/ldconfig.h"
 
 #define MAX_CANDIDATES 256
 
@@ -114,14 +114,14 @@ static int has_cublas(struct machine *mc, int major)
 	struct lib_search s = { mc->root, soname, 0 };
 	int cache_read = 0;
 	if (!*mc->root)
-		cache_read = env_ld_cache_find(soname, cache_hit, &s) == 0;
+		cache_read = ldconfig_cache_find(soname, cache_hit, &s) == 0;
 	if (!cache_read) {
 		static const char *const dirs[] = { "/lib", "/lib64", "/usr/lib", "/usr/lib64",
 						    "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
 						    "/usr/local/cuda/lib64", NULL };
 		for (size_t i = 0; dirs[i]; i++)
 			look_in_dir(dirs[i], &s);
-		env_ld_conf_dirs(mc->root, look_in_dir, &s);
+		ldconfig_dirs(mc->root, look_in_dir, &s);
 	}
 	mc->cublas[major] = s.found ? 1 : -1;
 	return s.found;

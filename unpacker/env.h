@@ -39,19 +39,6 @@ int env_write_user(const char *prefix_sys, char *written, size_t size, struct cf
 int env_user_present(void);
 /* The lines that make PREFIX/current usable in a shell: sh, ps or cmd. */
 int env_print(const char *prefix_sys, const char *shell, struct cf_err *e);
-/* Each directory ROOT/etc/ld.so.conf names, its `include` files read in the order glibc's
- * ldconfig reads them (byte order: ldconfig sorts its globs in the C locale, whatever the
- * caller's), each directory once, as written there (without ROOT in front). Without an
- * ld.so.conf, every ROOT/etc/ld.so.conf.d file ending in .conf is read, as if included. */
-void env_ld_conf_dirs(const char *root, void (*fn)(const char *dir, void *ctx), void *ctx);
-/* The same walk, with every occurrence of a directory (one listed by two files is reported
- * twice) and the file that lists it (as the system sees it: /etc/ld.so.conf.d/x.conf). */
-void env_ld_conf_entries(const char *root, void (*fn)(const char *dir, const char *conf, void *ctx),
-			 void *ctx);
-/* Each file the ld cache (`ldconfig -p`, run with a clean environment) holds for soname, in
- * the loader's order, with its flags ("(libc6,x86-64)"); -1 when ldconfig cannot be run. */
-int env_ld_cache_find(const char *soname, void (*fn)(const char *path, const char *flags, void *ctx),
-		      void *ctx);
 /* Write one environment file (0644, its directory made): the one writer every environment
  * file goes through (profile.d, ld.so.conf.d, the user snippet, modulefiles). */
 int env_write_file(const char *path, const char *text, struct cf_err *e);

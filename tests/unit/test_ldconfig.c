@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "common/io.h"
-#include "unpacker/env.h"
+#include "unpacker/validate/ldconfig.h"
 
 struct hits {
 	int n;
@@ -32,7 +32,7 @@ static void test_ld_cache_finds_a_system_library(void **state)
 	(void)state;
 	struct hits h = { 0 };
 	/* zlib is in every Debian ld cache (libarchive, which the unpacker links, needs it). */
-	assert_int_equal(env_ld_cache_find("libz.so.1", collect, &h), 0);
+	assert_int_equal(ldconfig_cache_find("libz.so.1", collect, &h), 0);
 	assert_true(h.n >= 1);
 	assert_true(io_exists(h.first));
 	assert_non_null(strstr(h.first, "libz.so.1"));
@@ -51,8 +51,8 @@ static void test_ld_cache_matches_the_whole_soname(void **state)
 	(void)state;
 	struct hits h = { 0 };
 	/* "libz.so" is a prefix of "libz.so.1": it must not match that entry. */
-	assert_int_equal(env_ld_cache_find("libz.so", only_unversioned, NULL), 0);
-	assert_int_equal(env_ld_cache_find("libno-such-library-here.so.7", collect, &h), 0);
+	assert_int_equal(ldconfig_cache_find("libz.so", only_unversioned, NULL), 0);
+	assert_int_equal(ldconfig_cache_find("libno-such-library-here.so.7", collect, &h), 0);
 	assert_int_equal(h.n, 0);
 }
 
@@ -110,7 +110,7 @@ static void test_conf_files_in_ldconfig_byte_order(void **state)
 	put(root, "etc/ld.so.conf.d/cuferry-cudnn.conf", "/legacy\n");
 	put(root, "etc/ld.so.conf.d/notes.txt", "/not-a-conf-file\n");
 	struct dirs d = { "" };
-	env_ld_conf_dirs(root, collect_dir, &d);
+	ldconfig_dirs(root, collect_dir, &d);
 	assert_string_equal(d.text, "/opt/cudnn/current/lib /nvcr /d000 /d988 /dZed /dcuda /legacy ");
 	io_rmtree(root);
 	free(root);
@@ -128,9 +128,9 @@ static void test_conf_syntax_like_ldconfig(void **state)
 	put(root, "etc/ld.so.conf.d/a.conf", "/a\n/first\n");
 	put(root, "etc/other/x.conf", "/x\t \n");
 	struct dirs d = { "" }, e = { "" };
-	env_ld_conf_dirs(root, collect_dir, &d);
+	ldconfig_dirs(root, collect_dir, &d);
 	assert_string_equal(d.text, "/first /a /x /last ");
-	env_ld_conf_entries(root, collect_entry, &e);
+	ldconfig_entries(root, collect_entry, &e);
 	assert_string_equal(e.text, "/first<ld.so.conf /a<a.conf /first<a.conf /x<x.conf /last<ld.so.conf ");
 	io_rmtree(root);
 	free(root);
@@ -149,7 +149,7 @@ static void test_conf_links_stay_in_the_root(void **state)
 	link = xasprintf("%s/etc/ld.so.conf.d", root);
 	assert_int_equal(symlink("/usr/lib/ld.so.conf.d", link), 0);
 	struct dirs d = { "" };
-	env_ld_conf_dirs(root, collect_dir, &d);
+	ldconfig_dirs(root, collect_dir, &d);
 	assert_string_equal(d.text, "/in-the-image ");
 	free(link);
 	io_rmtree(root);

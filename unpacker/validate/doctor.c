@@ -19,6 +19,7 @@
 #include "common/log.h"
 #include "unpacker/env.h"
 #include "unpacker/rootpath.h"
+#include "unpacker/validate/ldconfig.h"
 #include "unpacker/leftovers.h"
 #include "unpacker/validate/proberun.h"
 #include "unpacker/state.h"
@@ -291,13 +292,13 @@ static void survey_all(struct survey *s)
 	if (llp)
 		add_path_list(s, llp, CTX_SHELL, "LD_LIBRARY_PATH of this shell");
 	read_login_environment(s);
-	env_ld_conf_entries(s->root, conf_entry, s);
+	ldconfig_entries(s->root, conf_entry, s);
 	for (size_t i = 0; default_dirs[i]; i++)
 		add_entry(s, default_dirs[i], CTX_DEFAULT, "a default library directory");
 	if (!*s->root) {
 		char soname[32];
 		snprintf(soname, sizeof(soname), "libcudnn.so.%d", s->major);
-		env_ld_cache_find(soname, cache_copy, s);
+		ldconfig_cache_find(soname, cache_copy, s);
 	}
 	for (size_t i = 0; i < s->nentries; i++)
 		add_copy(s, s->entries[i].dir, s->entries[i].via);

@@ -19,8 +19,7 @@
 #include "common/platform.h"
 #include "common/sha256.h"
 #include "manifests/compat.h"
-#include "unpacker/env.h"
-#include "unpacker/validate/probe.h"
+#include "unpacker/validate/ldconfig.h"
 #include "unpacker/selfpath.h"
 #include "unpacker/validate/probereport.h"
 #include "unpacker/validate/proberun.h"
@@ -279,7 +278,7 @@ static void root_search(const struct run *r, struct search *s)
 	s->n = 0;
 	if (r->o->env_mode == VALIDATE_ENV_LIBRARY_PATH)
 		snprintf(s->dirs[s->n++], PATH_MAX, "%s/current/lib", r->o->prefix);
-	env_ld_conf_dirs(r->o->root, add_conf_dir, &conf);
+	ldconfig_dirs(r->o->root, add_conf_dir, &conf);
 	for (size_t i = 0; i < conf.n; i++)
 		search_add(s, r->o->root, conf.dirs[i]);
 	for (size_t i = 0; defaults[i]; i++)
@@ -422,7 +421,7 @@ static int find_dependency(const struct run *r, const struct search *s, const ch
 	if (!*r->o->root) {
 		out[0] = '\0';
 		struct first_native hit = { out, size };
-		env_ld_cache_find(soname, first_native, &hit);
+		ldconfig_cache_find(soname, first_native, &hit);
 		if (out[0])
 			return 0;
 	}
@@ -522,7 +521,7 @@ static int find_libcuda(char *out, size_t size)
 	}
 	out[0] = '\0';
 	struct first_native hit = { out, size };
-	env_ld_cache_find("libcuda.so.1", first_native, &hit);
+	ldconfig_cache_find("libcuda.so.1", first_native, &hit);
 	if (out[0])
 		return 0;
 	struct search *s = xmalloc(sizeof(*s));
