@@ -14,7 +14,7 @@
 #include "common/platform.h"
 #include "unpacker/validate/convref.h"
 #include "unpacker/validate/gpuapi.h"
-#include "unpacker/validate/probe.h"
+#include "unpacker/validate/mapped.h"
 
 #define RUNS 5
 
@@ -24,6 +24,7 @@ struct gpu {
 	cudnn_handle handle;
 	int index;
 	char why[512];
+	void (*emit)(json_t *result);
 };
 
 static double now_ms(void)
@@ -368,7 +369,7 @@ static int check_shape(struct gpu *g, struct conv_shape s, unsigned seed)
 	json_object_set_new(o, "tolerance", json_string("|gpu - cpu| <= 4e-3 * sum|terms| + 1e-5 (allows TF32) "
 							"at a random sample of points; between algorithms, twice that, everywhere"));
 	json_object_set_new(o, "seed", json_integer(seed));
-	probe_emit(o);
+	g->emit(o);
 	cu_ptr bufs[] = { r.dx, r.dw, r.ddy, r.ax, r.aw, r.ady };
 	for (int i = 0; i < 6; i++)
 		if (bufs[i])
@@ -415,20 +416,16 @@ static int open_gpu(struct gpu *g, char **a)
 	return 0;
 }
 
-int gpucheck_run(char **a)
+int gpucheck_run(char **a, void (*emit)(json_t *result))
 {
 	struct gpu g;
 	memset(&g, 0, sizeof(g));
 	g.index = atoi(a[3]);
-	char *lib = xasprintf("%s/lib/libcudnn.so.%s", a[1], a[2]);
-	int readable = probe_readable(lib, "compute") == 0;
-	free(lib);
-	if (!readable)
-		return 1;
+	g.emit = emit;
 	if (open_gpu(&g, a) != 0) {
 		json_t *o = json_pack("{s:s, s:i, s:s, s:s}", "check", "compute", "gpu", g.index, "status",
 				      "fail", "detail", g.why);
-		probe_emit(o);
+		emit(o);
 		return 1;
 	}
 	/* Close to the first layer of a ResNet, and a small odd shape with uneven pads and strides.
@@ -449,20 +446,6 @@ int gpucheck_run(char **a)
 
 /* ---- a backend-API matmul graph: the engines behind it use cuBLASLt or NVRTC ---- */
 
-enum {
-	B_TENSOR = 17, B_MATMUL = 18, B_OP_MATMUL = 19, B_GRAPH = 15, B_HEUR = 4, B_ENGINECFG = 3,
-	B_ENGINE = 2, B_PLAN = 5, B_VARPACK = 16,
-	T_HANDLE = 0, T_DATA_TYPE = 1, T_INT64 = 3, T_VOID_PTR = 6, T_HEUR_MODE = 8,
-	T_DESC = 15, T_BEHAVIOR_NOTE = 19,
-	A_TENSOR_ALIGN = 900, A_TENSOR_TYPE = 901, A_TENSOR_DIMS = 902, A_TENSOR_STRIDES = 903,
-	A_TENSOR_UID = 906, A_MATMUL_COMP = 1500, A_OP_A = 1520, A_OP_B = 1521, A_OP_C = 1522,
-	A_OP_DESC = 1523, A_GRAPH_HANDLE = 800, A_GRAPH_OPS = 801, A_HEUR_MODE = 200,
-	A_HEUR_GRAPH = 201, A_HEUR_RESULTS = 202, A_CFG_ENGINE = 300, A_PLAN_HANDLE = 400,
-	A_PLAN_CFG = 401, A_PLAN_WS = 402, A_VP_UIDS = 1000, A_VP_PTRS = 1001, A_VP_WS = 1003,
-	A_ENGINE_INDEX = 1301, A_ENGINE_BEHAVIOR = 1305, HEUR_A = 3, HEUR_FALLBACK = 2,
-	NOTE_RUNTIME_COMPILATION = 0, NOTE_CUBLASLT_DEPENDENCY = 4,
-};
-
 #define MM_M 64
 #define MM_K 128
 #define MM_N 96
@@ -472,12 +455,12 @@ static cudnn_desc tensor(struct gpu *g, int64_t uid, int64_t rows, int64_t cols)
 	cudnn_desc d = NULL;
 	int64_t dims[3] = { 1, rows, cols }, strides[3] = { rows * cols, cols, 1 }, align = 16;
 	int type = CUDNN_DATA_FLOAT;
-	if (g->dnn.BackendCreateDescriptor(B_TENSOR, &d) ||
-	    g->dnn.BackendSetAttribute(d, A_TENSOR_TYPE, T_DATA_TYPE, 1, &type) ||
-	    g->dnn.BackendSetAttribute(d, A_TENSOR_DIMS, T_INT64, 3, dims) ||
-	    g->dnn.BackendSetAttribute(d, A_TENSOR_STRIDES, T_INT64, 3, strides) ||
-	    g->dnn.BackendSetAttribute(d, A_TENSOR_UID, T_INT64, 1, &uid) ||
-	    g->dnn.BackendSetAttribute(d, A_TENSOR_ALIGN, T_INT64, 1, &align) ||
+	if (g->dnn.BackendCreateDescriptor(CUDNN_BACKEND_TENSOR_DESCRIPTOR, &d) ||
+	    g->dnn.BackendSetAttribute(d, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &type) ||
+	    g->dnn.BackendSetAttribute(d, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 3, dims) ||
+	    g->dnn.BackendSetAttribute(d, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 3, strides) ||
+	    g->dnn.BackendSetAttribute(d, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid) ||
+	    g->dnn.BackendSetAttribute(d, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &align) ||
 	    g->dnn.BackendFinalize(d))
 		return NULL;
 	return d;
@@ -489,16 +472,20 @@ static cudnn_desc matmul_graph(struct gpu *g, cudnn_desc *keep)
 		   c = tensor(g, 'c', MM_M, MM_N), mm = NULL, op = NULL, graph = NULL;
 	int comp = CUDNN_DATA_FLOAT;
 	keep[0] = a, keep[1] = b, keep[2] = c;
-	if (!a || !b || !c || g->dnn.BackendCreateDescriptor(B_MATMUL, &mm) ||
-	    g->dnn.BackendSetAttribute(mm, A_MATMUL_COMP, T_DATA_TYPE, 1, &comp) ||
-	    g->dnn.BackendFinalize(mm) || g->dnn.BackendCreateDescriptor(B_OP_MATMUL, &op) ||
-	    g->dnn.BackendSetAttribute(op, A_OP_A, T_DESC, 1, &a) ||
-	    g->dnn.BackendSetAttribute(op, A_OP_B, T_DESC, 1, &b) ||
-	    g->dnn.BackendSetAttribute(op, A_OP_C, T_DESC, 1, &c) ||
-	    g->dnn.BackendSetAttribute(op, A_OP_DESC, T_DESC, 1, &mm) || g->dnn.BackendFinalize(op) ||
-	    g->dnn.BackendCreateDescriptor(B_GRAPH, &graph) ||
-	    g->dnn.BackendSetAttribute(graph, A_GRAPH_HANDLE, T_HANDLE, 1, &g->handle) ||
-	    g->dnn.BackendSetAttribute(graph, A_GRAPH_OPS, T_DESC, 1, &op) ||
+	const int desc = CUDNN_TYPE_BACKEND_DESCRIPTOR;
+	if (!a || !b || !c || g->dnn.BackendCreateDescriptor(CUDNN_BACKEND_MATMUL_DESCRIPTOR, &mm) ||
+	    g->dnn.BackendSetAttribute(mm, CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &comp) ||
+	    g->dnn.BackendFinalize(mm) ||
+	    g->dnn.BackendCreateDescriptor(CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR, &op) ||
+	    g->dnn.BackendSetAttribute(op, CUDNN_ATTR_OPERATION_MATMUL_ADESC, desc, 1, &a) ||
+	    g->dnn.BackendSetAttribute(op, CUDNN_ATTR_OPERATION_MATMUL_BDESC, desc, 1, &b) ||
+	    g->dnn.BackendSetAttribute(op, CUDNN_ATTR_OPERATION_MATMUL_CDESC, desc, 1, &c) ||
+	    g->dnn.BackendSetAttribute(op, CUDNN_ATTR_OPERATION_MATMUL_DESC, desc, 1, &mm) ||
+	    g->dnn.BackendFinalize(op) ||
+	    g->dnn.BackendCreateDescriptor(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, &graph) ||
+	    g->dnn.BackendSetAttribute(graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1,
+				       &g->handle) ||
+	    g->dnn.BackendSetAttribute(graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, desc, 1, &op) ||
 	    g->dnn.BackendFinalize(graph))
 		return NULL;
 	keep[3] = mm, keep[4] = op;
@@ -508,22 +495,25 @@ static cudnn_desc matmul_graph(struct gpu *g, cudnn_desc *keep)
 /* Engine configurations the heuristics offer for the graph (mode A, else fallback). */
 static int64_t engine_configs(struct gpu *g, cudnn_desc graph, cudnn_desc *cfgs, int64_t max)
 {
-	static const int modes[] = { HEUR_A, HEUR_FALLBACK };
+	static const int modes[] = { CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK };
+	const int desc = CUDNN_TYPE_BACKEND_DESCRIPTOR;
 	for (int m = 0; m < 2; m++) {
 		cudnn_desc heur = NULL;
 		int64_t count = 0;
-		if (g->dnn.BackendCreateDescriptor(B_HEUR, &heur) ||
-		    g->dnn.BackendSetAttribute(heur, A_HEUR_GRAPH, T_DESC, 1, &graph) ||
-		    g->dnn.BackendSetAttribute(heur, A_HEUR_MODE, T_HEUR_MODE, 1, &modes[m]) ||
+		if (g->dnn.BackendCreateDescriptor(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR, &heur) ||
+		    g->dnn.BackendSetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, desc, 1, &graph) ||
+		    g->dnn.BackendSetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1,
+					       &modes[m]) ||
 		    g->dnn.BackendFinalize(heur) ||
-		    g->dnn.BackendGetAttribute(heur, A_HEUR_RESULTS, T_DESC, 0, &count, NULL))
+		    g->dnn.BackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, desc, 0, &count, NULL))
 			count = 0;
 		if (count > max)
 			count = max;
 		for (int64_t i = 0; i < count; i++)
-			g->dnn.BackendCreateDescriptor(B_ENGINECFG, &cfgs[i]);
+			g->dnn.BackendCreateDescriptor(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, &cfgs[i]);
 		int64_t got = 0;
-		if (count > 0 && g->dnn.BackendGetAttribute(heur, A_HEUR_RESULTS, T_DESC, count, &got, cfgs))
+		if (count > 0 && g->dnn.BackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, desc, count,
+							    &got, cfgs))
 			got = 0;
 		if (heur)
 			g->dnn.BackendDestroyDescriptor(heur);
@@ -543,14 +533,17 @@ static void engine_info(struct gpu *g, cudnn_desc cfg, json_t *rec, int *rtc, in
 	*rtc = *lt = 0;
 	for (int i = 0; i < 16; i++)
 		notes[i] = -1;
-	if (g->dnn.BackendCreateDescriptor(B_ENGINE, &engine) == 0 &&
-	    g->dnn.BackendGetAttribute(cfg, A_CFG_ENGINE, T_DESC, 1, &n, &engine) == 0) {
-		g->dnn.BackendGetAttribute(engine, A_ENGINE_INDEX, T_INT64, 1, &n, &index);
-		if (g->dnn.BackendGetAttribute(engine, A_ENGINE_BEHAVIOR, T_BEHAVIOR_NOTE, 16, &n, notes) == 0)
+	if (g->dnn.BackendCreateDescriptor(CUDNN_BACKEND_ENGINE_DESCRIPTOR, &engine) == 0 &&
+	    g->dnn.BackendGetAttribute(cfg, CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
+				       &n, &engine) == 0) {
+		g->dnn.BackendGetAttribute(engine, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &n,
+					   &index);
+		if (g->dnn.BackendGetAttribute(engine, CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE,
+					       CUDNN_TYPE_BEHAVIOR_NOTE, 16, &n, notes) == 0)
 			for (int64_t i = 0; i < n && i < 16; i++) {
 				json_array_append_new(list, json_integer(notes[i]));
-				*rtc |= notes[i] == NOTE_RUNTIME_COMPILATION;
-				*lt |= notes[i] == NOTE_CUBLASLT_DEPENDENCY;
+				*rtc |= notes[i] == CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION;
+				*lt |= notes[i] == CUDNN_BEHAVIOR_NOTE_CUBLASLT_DEPENDENCY;
 			}
 	}
 	if (engine)
@@ -567,17 +560,23 @@ static int run_config(struct gpu *g, cudnn_desc cfg, cu_ptr *bufs, const float *
 {
 	cudnn_desc plan = NULL, pack = NULL;
 	int64_t ws = 0, n = 0, uids[3] = { 'a', 'b', 'c' };
-	int st = g->dnn.BackendCreateDescriptor(B_PLAN, &plan);
-	st = st ? st : g->dnn.BackendSetAttribute(plan, A_PLAN_HANDLE, T_HANDLE, 1, &g->handle);
-	st = st ? st : g->dnn.BackendSetAttribute(plan, A_PLAN_CFG, T_DESC, 1, &cfg);
+	int st = g->dnn.BackendCreateDescriptor(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, &plan);
+	st = st ? st : g->dnn.BackendSetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE,
+						  CUDNN_TYPE_HANDLE, 1, &g->handle);
+	st = st ? st : g->dnn.BackendSetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG,
+						  CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cfg);
 	st = st ? st : g->dnn.BackendFinalize(plan);
-	st = st ? st : g->dnn.BackendGetAttribute(plan, A_PLAN_WS, T_INT64, 1, &n, &ws);
+	st = st ? st : g->dnn.BackendGetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
+						  CUDNN_TYPE_INT64, 1, &n, &ws);
 	cu_ptr wsp = st ? 0 : dev_alloc(g, (size_t)ws);
 	void *ptrs[3] = { (void *)bufs[0], (void *)bufs[1], (void *)bufs[2] }, *wsv = (void *)wsp;
-	st = st ? st : g->dnn.BackendCreateDescriptor(B_VARPACK, &pack);
-	st = st ? st : g->dnn.BackendSetAttribute(pack, A_VP_UIDS, T_INT64, 3, uids);
-	st = st ? st : g->dnn.BackendSetAttribute(pack, A_VP_PTRS, T_VOID_PTR, 3, ptrs);
-	st = st ? st : g->dnn.BackendSetAttribute(pack, A_VP_WS, T_VOID_PTR, 1, &wsv);
+	st = st ? st : g->dnn.BackendCreateDescriptor(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, &pack);
+	st = st ? st : g->dnn.BackendSetAttribute(pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS,
+						  CUDNN_TYPE_INT64, 3, uids);
+	st = st ? st : g->dnn.BackendSetAttribute(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS,
+						  CUDNN_TYPE_VOID_PTR, 3, ptrs);
+	st = st ? st : g->dnn.BackendSetAttribute(pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE,
+						  CUDNN_TYPE_VOID_PTR, 1, &wsv);
 	st = st ? st : g->dnn.BackendFinalize(pack);
 	double t0 = now_ms();
 	st = st ? st : g->dnn.BackendExecute(g->handle, plan, pack);
@@ -604,19 +603,6 @@ static int run_config(struct gpu *g, cudnn_desc cfg, cu_ptr *bufs, const float *
 	return ok ? 0 : -1;
 }
 
-static void collect(const char *n, void *ctx)
-{
-	if (strstr(n, "nvrtc") || strstr(n, "cublas") || strstr(n, "nvJitLink") || strstr(n, "libcuda.so"))
-		json_array_append_new((json_t *)ctx, json_string(n));
-}
-
-static json_t *mapped_list(void)
-{
-	json_t *list = json_array();
-	platform_loaded_libs(collect, list);
-	return list;
-}
-
 static int graphcheck_matmul(struct gpu *g)
 {
 	json_t *o = json_pack("{s:s, s:i, s:s}", "check", "graph", "gpu", g->index, "shape",
@@ -624,7 +610,7 @@ static int graphcheck_matmul(struct gpu *g)
 	if (!g->dnn.BackendCreateDescriptor) {
 		json_object_set_new(o, "status", json_string("skip"));
 		json_object_set_new(o, "detail", json_string("this cuDNN has no backend API"));
-		probe_emit(o);
+		g->emit(o);
 		return 0;
 	}
 	float a[MM_M * MM_K], b[MM_K * MM_N], ref[MM_M * MM_N], mag[MM_M * MM_N];
@@ -673,10 +659,12 @@ static int graphcheck_matmul(struct gpu *g)
 	}
 	char nvrtc_path[512];
 	int nvrtc = platform_lib_watch_end(nvrtc_watch, nvrtc_path, sizeof(nvrtc_path)) == 0;
-	json_t *lt_libs = probe_mapped("libcublasLt");
+	static const char *const cublaslt[] = { "libcublasLt", NULL };
+	static const char *const nvidia[] = { "nvrtc", "cublas", "nvJitLink", "libcuda.so", NULL };
+	json_t *lt_libs = mapped_libraries(cublaslt, MAPPED_REAL);
 	int lt = json_array_size(lt_libs) > 0;
 	json_decref(lt_libs);
-	json_object_set_new(o, "nvidia_libraries_mapped", mapped_list());
+	json_object_set_new(o, "nvidia_libraries_mapped", mapped_libraries(nvidia, MAPPED_AS_LOADED));
 	if (nvrtc)
 		json_object_set_new(o, "nvrtc_path", json_string(nvrtc_path));
 	char why[512];
@@ -690,7 +678,7 @@ static int graphcheck_matmul(struct gpu *g)
 	json_object_set_new(o, "cublaslt_loaded", json_boolean(lt));
 	json_object_set_new(o, "status", json_string(failed ? "fail" : "pass"));
 	json_object_set_new(o, "detail", json_string(why));
-	probe_emit(o);
+	g->emit(o);
 	for (int i = 0; i < 3; i++)
 		if (bufs[i])
 			g->cu.MemFree(bufs[i]);

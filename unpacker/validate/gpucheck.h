@@ -4,8 +4,11 @@
 #ifndef UNPACKER_GPUCHECK_H
 #define UNPACKER_GPUCHECK_H
 
+struct json_t;
+
 /* args: LIBCUDA DIR MAJOR GPU SHAPES GRAPH(0|1), SHAPES 0 both convolution shapes, 1 the
- * small one, 2 none. Emits JSON lines; 0 when all passed. */
-int gpucheck_run(char **args);
+ * small one, 2 none. Hands each result to emit as it is known (which takes it over); 0 when
+ * all passed. */
+int gpucheck_run(char **args, void (*emit)(struct json_t *result));
 
 #endif

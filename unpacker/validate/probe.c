@@ -16,6 +16,7 @@
 #include "manifests/compat.h"
 #include "unpacker/validate/gpucheck.h"
 #include "unpacker/validate/gpuapi.h"
+#include "unpacker/validate/mapped.h"
 #include "unpacker/validate/unprivileged.h"
 
 #include <errno.h>
@@ -25,7 +26,8 @@
 /* The pipe the parent reads: set by probe_main, never stdout or stderr. */
 static int report_fd = -1;
 
-void probe_emit(json_t *o)
+/* Write one result as a JSON line on the report pipe (the parent reads them) and release it. */
+static void probe_emit(json_t *o)
 {
 	char *s = json_dumps(o, JSON_COMPACT);
 	size_t len = s ? strlen(s) : 0, done = 0;
@@ -43,7 +45,15 @@ void probe_emit(json_t *o)
 	json_decref(o);
 }
 
-int probe_readable(const char *path, const char *check)
+/* A result line: {check, status, detail}. */
+static json_t *probe_result(const char *check, const char *status, const char *detail)
+{
+	return json_pack("{s:s, s:s, s:s}", "check", check, "status", status, "detail", detail);
+}
+
+/* 0 when this (unprivileged) process can read path; else emits a failed check naming the
+ * directory that blocks it, and -1. */
+static int probe_readable(const char *path, const char *check)
 {
 	char blocker[1024], why[1400];
 	if (unprivileged_can_read(path, blocker, sizeof(blocker)) == 0)
@@ -55,37 +65,12 @@ int probe_readable(const char *path, const char *check)
 	return -1;
 }
 
-json_t *probe_result(const char *check, const char *status, const char *detail)
-{
-	return json_pack("{s:s, s:s, s:s}", "check", check, "status", status, "detail", detail);
-}
-
 static void cudnn_version_text(size_t v, char *out, size_t size)
 {
 	if (v >= 90000)
 		snprintf(out, size, "%zu.%zu.%zu", v / 10000, v % 10000 / 100, v % 100);
 	else
 		snprintf(out, size, "%zu.%zu.%zu", v / 1000, v % 1000 / 100, v % 100);
-}
-
-struct mapped {
-	json_t *list;
-	const char *filter;
-};
-
-static void collect_mapped(const char *path, void *ctx)
-{
-	struct mapped *m = ctx;
-	char real[PATH_MAX];
-	if (strstr(path, m->filter) && realpath(path, real))
-		json_array_append_new(m->list, json_string(real));
-}
-
-json_t *probe_mapped(const char *filter)
-{
-	struct mapped m = { json_array(), filter };
-	platform_loaded_libs(collect_mapped, &m);
-	return m.list;
 }
 
 static void *load_cudnn(const char *path, struct cudnn_api *api, json_t **failure)
@@ -156,7 +141,8 @@ static int probe_library(char **a)
 	}
 	if (d)
 		closedir(d);
-	json_t *libs = probe_mapped("libcudnn");
+	static const char *const cudnn_libs[] = { "libcudnn", NULL };
+	json_t *libs = mapped_libraries(cudnn_libs, MAPPED_REAL);
 	size_t i;
 	json_t *p;
 	json_array_foreach(libs, i, p) {
@@ -273,7 +259,15 @@ static int probe_driver(char **a)
 	return 0;
 }
 
-
+/* compute LIBCUDA DIR MAJOR GPU SHAPES GRAPH: the GPU checks (gpucheck.h), once the unprivileged
+ * user is known to be able to read the library they load. */
+static int probe_compute(char **a)
+{
+	char *lib = xasprintf("%s/lib/libcudnn.so.%s", a[1], a[2]);
+	int readable = probe_readable(lib, "compute") == 0;
+	free(lib);
+	return readable ? gpucheck_run(a, probe_emit) : 1;
+}
 
 /* Only the report pipe and the standard streams stay open: a library in this child must not
  * reach the parent's files or another probe's pipe. */
@@ -300,7 +294,7 @@ int probe_main(int argc, char **argv)
 	} kinds[] = {
 		{ "library", "library", 4, probe_library }, { "resolve", "resolution", 1, probe_resolve },
 		{ "driver", "driver", 1, probe_driver }, { "version", "library", 1, probe_version },
-		{ "compute", "compute", 6, gpucheck_run },
+		{ "compute", "compute", 6, probe_compute },
 	};
 	char *end = NULL;
 	long fd = argc >= 2 ? strtol(argv[0], &end, 10) : -1;
