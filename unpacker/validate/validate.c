@@ -20,6 +20,7 @@
 #include "common/sha256.h"
 #include "manifests/compat.h"
 #include "unpacker/validate/ldconfig.h"
+#include "unpacker/rootpath.h"
 #include "unpacker/selfpath.h"
 #include "unpacker/validate/probereport.h"
 #include "unpacker/validate/proberun.h"
@@ -252,6 +253,7 @@ static void compute_env(struct run *r)
 /* ---- the root's loader search path, read as files (--root) ---- */
 
 struct search {
+	const char *root; /* "" for the host's own directories */
 	char dirs[64][PATH_MAX];
 	size_t n;
 };
@@ -276,6 +278,7 @@ static void root_search(const struct run *r, struct search *s)
 						"/lib64", "/usr/lib64", "/lib", "/usr/lib", NULL };
 	struct search conf = { .n = 0 };
 	s->n = 0;
+	s->root = r->o->root;
 	if (r->o->env_mode == VALIDATE_ENV_LIBRARY_PATH)
 		snprintf(s->dirs[s->n++], PATH_MAX, "%s/current/lib", r->o->prefix);
 	ldconfig_dirs(r->o->root, add_conf_dir, &conf);
@@ -285,11 +288,29 @@ static void root_search(const struct run *r, struct search *s)
 		search_add(s, r->o->root, defaults[i]);
 }
 
+/* path (root included) through its links the way the image resolves them, a link's absolute
+ * target taken inside the root (rootpath.h), never the host's; then as the host names the
+ * result. Without a root, or for a path outside it, realpath(3). */
+static char *image_realpath(const char *root, const char *path, char real[PATH_MAX])
+{
+	size_t n = strlen(root);
+	char inside[PATH_MAX];
+	if (!n || strncmp(path, root, n) != 0 || path[n] != '/')
+		return realpath(path, real);
+	if (rootpath_resolve(root, path + n, inside, sizeof(inside)) != 0)
+		return NULL;
+	char *full = xasprintf("%s%s", root, inside);
+	char *got = realpath(full, real);
+	free(full);
+	return got;
+}
+
 /* A shared library file for this machine: an ELF of our class and machine. No loading. */
-static int elf_library(const char *path)
+static int elf_library(const char *root, const char *path)
 {
 	unsigned char h[20];
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	char real[PATH_MAX];
+	int fd = image_realpath(root, path, real) ? open(real, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
 	struct stat st;
 	int ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && read(fd, h, sizeof(h)) == (ssize_t)sizeof(h);
 	if (fd >= 0)
@@ -310,7 +331,7 @@ static int search_find(const struct search *s, const char *soname, char *out, si
 {
 	for (size_t i = 0; i < s->n; i++) {
 		char *p = xasprintf("%s/%s", s->dirs[i], soname);
-		int ok = elf_library(p);
+		int ok = elf_library(s->root, p);
 		if (ok)
 			snprintf(out, size, "%s", p);
 		free(p);
@@ -337,7 +358,7 @@ static void check_resolution(struct run *r, int is_current)
 		return;
 	}
 	char *path = xasprintf("%s/lib/libcudnn.so.%s", r->dir, r->major);
-	int ok = realpath(path, mine) != NULL;
+	int ok = image_realpath(r->o->root, path, mine) != NULL;
 	free(path);
 	snprintf(name, sizeof(name), "libcudnn.so.%s", r->major);
 	json_t *o;
@@ -353,7 +374,7 @@ static void check_resolution(struct run *r, int is_current)
 			hit ? found : "no libcudnn on the image's search path (its ld.so.conf.d and default directories)");
 		if (hit)
 			json_object_set_new(o, "path", json_string(found));
-		got = hit && realpath(found, got_real) ? got_real : NULL;
+		got = hit && image_realpath(r->o->root, found, got_real) ? got_real : NULL;
 	} else {
 		char *const args[] = { "resolve", r->major, NULL };
 		o = probe_step(r, 3, "resolution", PROBE_TIMEOUT, args);
@@ -412,7 +433,7 @@ static int find_dependency(const struct run *r, const struct search *s, const ch
 			   size_t size)
 {
 	char *bundled = xasprintf("%s/lib/%s", r->dir, soname);
-	int ok = elf_library(bundled);
+	int ok = elf_library(r->o->root, bundled);
 	if (ok)
 		snprintf(out, size, "%s", bundled);
 	free(bundled);
@@ -526,6 +547,7 @@ static int find_libcuda(char *out, size_t size)
 		return 0;
 	struct search *s = xmalloc(sizeof(*s));
 	s->n = 0;
+	s->root = "";
 	for (size_t i = 0; dirs[i]; i++)
 		search_add(s, "", dirs[i]);
 	int rc = search_find(s, "libcuda.so.1", out, size);
