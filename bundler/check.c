@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "common/payload.h"
+#include "common/bundle/payload.h"
 #include "common/sha256.h"
 #include "signing/verify.h"
 

@@ -3,10 +3,10 @@
 #ifndef BUNDLER_CHECK_H
 #define BUNDLER_CHECK_H
 
-#include "common/bundlefile.h"
+#include "common/bundle/reader.h"
 #include "common/err.h"
-#include "common/frame.h"
-#include "common/sfx.h"
+#include "common/bundle/frame.h"
+#include "common/bundle/sfx.h"
 #include "manifests/manifest.h"
 
 struct checked {

@@ -11,7 +11,7 @@
 
 #include "bundler/check.h"
 #include "bundler/output.h"
-#include "common/frame.h"
+#include "common/bundle/frame.h"
 #include "common/io.h"
 #include "common/log.h"
 #include "common/sha256.h"

@@ -16,7 +16,7 @@
 #include "bundler/stub.h"
 #include "common/io.h"
 #include "common/log.h"
-#include "common/sfx.h"
+#include "common/bundle/sfx.h"
 #include "common/sha256.h"
 #include "signing/verify.h"
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "common/bundlefile.h"
+#include "common/bundle/reader.h"
 #include "common/io.h"
 #include "common/log.h"
 #include "common/platform.h"

@@ -14,11 +14,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/bundlefile.h"
-#include "common/frame.h"
+#include "common/bundle/reader.h"
+#include "common/bundle/frame.h"
 #include "common/io.h"
 #include "common/log.h"
-#include "common/payload.h"
+#include "common/bundle/payload.h"
 #include "common/platform.h"
 #include "common/sha256.h"
 #include "manifests/manifest.h"

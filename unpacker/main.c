@@ -8,8 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/sfx.h"
-#include "common/frame.h"
+#include "common/bundle/sfx.h"
+#include "common/bundle/frame.h"
 #include "common/interrupt.h"
 #include "common/io.h"
 #include "common/version.h"

@@ -15,7 +15,7 @@
 #include "common/interrupt.h"
 #include "common/io.h"
 #include "common/log.h"
-#include "common/payload.h"
+#include "common/bundle/payload.h"
 #include "common/platform.h"
 #include "common/progress.h"
 #include "common/sha256.h"

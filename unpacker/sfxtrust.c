@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 #include "common/log.h"
-#include "common/sfx.h"
+#include "common/bundle/sfx.h"
 
 int sfxtrust_check(const struct trust *t, const struct bundle_input *b, const struct frame *f,
 		   struct cf_err *e)

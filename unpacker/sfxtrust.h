@@ -2,9 +2,9 @@
 #ifndef UNPACKER_SFXTRUST_H
 #define UNPACKER_SFXTRUST_H
 
-#include "common/bundlefile.h"
+#include "common/bundle/reader.h"
 #include "common/err.h"
-#include "common/frame.h"
+#include "common/bundle/frame.h"
 #include "unpacker/trust.h"
 
 /* CF_OK when at least the threshold of distinct trusted keys signed this .run's stub, its

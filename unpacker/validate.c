@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/frame.h"
+#include "common/bundle/frame.h"
 #include "common/io.h"
 #include "common/log.h"
 #include "common/platform.h"

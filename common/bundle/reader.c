@@ -1,5 +1,5 @@
-/* bundlefile.c - one verified stream over plain, split and self-extracting bundles */
-#include "common/bundlefile.h"
+/* reader.c - one verified stream over plain, split and self-extracting bundles */
+#include "common/bundle/reader.h"
 
 #include <errno.h>
 #include <pthread.h>

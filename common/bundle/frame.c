@@ -1,5 +1,5 @@
 /* frame.c - bounded encoder and parser of the bundle's signed skippable frame */
-#include "common/frame.h"
+#include "common/bundle/frame.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* frame.h - the signed header of a bundle: a zstd skippable frame (DESIGN.md §2) */
-#ifndef COMMON_FRAME_H
-#define COMMON_FRAME_H
+#ifndef COMMON_BUNDLE_FRAME_H
+#define COMMON_BUNDLE_FRAME_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,14 +1,14 @@
-/* bundlefile.h - reading a bundle as one stream (plain, split parts or self-extracting),
+/* reader.h - reading a bundle as one stream (plain, split parts or self-extracting),
  * its signed frame first, then payload chunks that are released only once their hash matches */
-#ifndef COMMON_BUNDLEFILE_H
-#define COMMON_BUNDLEFILE_H
+#ifndef COMMON_BUNDLE_READER_H
+#define COMMON_BUNDLE_READER_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "common/err.h"
-#include "common/frame.h"
-#include "common/sfx.h"
+#include "common/bundle/frame.h"
+#include "common/bundle/sfx.h"
 
 struct bundle_input;
 

@@ -1,5 +1,5 @@
 /* payload.c - the one-pass, fail-closed walk over a bundle's payload */
-#include "common/payload.h"
+#include "common/bundle/payload.h"
 
 #include <archive.h>
 #include <archive_entry.h>

@@ -1,11 +1,11 @@
 /* payload.h - one pass over a bundle's payload: verified chunks into libarchive, every entry
  * checked against the signed manifest, every file hashed, data handed to an optional sink */
-#ifndef COMMON_PAYLOAD_H
-#define COMMON_PAYLOAD_H
+#ifndef COMMON_BUNDLE_PAYLOAD_H
+#define COMMON_BUNDLE_PAYLOAD_H
 
 #include <stddef.h>
 
-#include "common/bundlefile.h"
+#include "common/bundle/reader.h"
 #include "common/err.h"
 #include "common/progress.h"
 #include "manifests/manifest.h"
