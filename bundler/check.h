@@ -11,7 +11,7 @@
 
 struct checked {
 	struct bundle_input *input;
-	struct frame frame;
+	const struct frame *frame; /* the reader's; NULL when none could be read */
 	struct manifest *manifest;
 	uint8_t digest[32]; /* SHA-256 of the header bytes: what each signature covers */
 	/* a .run's stub-signature block (nstub_sigs 0 otherwise) and the digest it covers */

@@ -195,7 +195,8 @@ static void check_signature(struct run *r)
 	struct trust *t = xmalloc(sizeof(*t));
 	int rc = io_read_file(path, FRAME_CAP + 8, &data, &len) == 0 ? CF_OK
 			 : cf_fail(&e, CF_TRUST, "cannot be read");
-	if (rc == CF_OK && (len < 8 || frame_le32((uint8_t *)data) != FRAME_MAGIC))
+	uint32_t content_len;
+	if (rc == CF_OK && frame_prefix((uint8_t *)data, len, &content_len) != 0)
 		rc = cf_fail(&e, CF_TRUST, "not a bundle header");
 	int parsed = rc == CF_OK && (rc = frame_parse((uint8_t *)data + 8, len - 8, &f, &e)) == CF_OK;
 	if (rc == CF_OK)
@@ -965,7 +966,8 @@ int validate_load_manifest(const char *install_dir, struct manifest **m, struct 
 	struct frame f;
 	int rc = io_read_file(path, FRAME_CAP + 8, &data, &len) == 0 ? CF_OK
 			 : cf_fail(e, CF_VALIDATION, "%s: cannot read", path);
-	if (rc == CF_OK && (len < 8 || frame_le32((uint8_t *)data) != FRAME_MAGIC))
+	uint32_t content_len;
+	if (rc == CF_OK && frame_prefix((uint8_t *)data, len, &content_len) != 0)
 		rc = cf_fail(e, CF_VALIDATION, "%s: not a bundle header", path);
 	if (rc == CF_OK)
 		rc = frame_parse((uint8_t *)data + 8, len - 8, &f, e);

@@ -28,6 +28,14 @@ void frame_put_le64(uint8_t *p, uint64_t v)
 	frame_put_le32(p + 4, (uint32_t)(v >> 32));
 }
 
+int frame_prefix(const uint8_t *data, size_t len, uint32_t *content_len)
+{
+	if (len < FRAME_PREFIX_LEN || frame_le32(data) != FRAME_MAGIC)
+		return -1;
+	*content_len = frame_le32(data + 4);
+	return 0;
+}
+
 int frame_parse_sigs(const uint8_t **cursor, const uint8_t *end, struct frame_sig *sigs,
 		     uint32_t *count, struct cf_err *e)
 {
