@@ -195,8 +195,7 @@ static void check_signature(struct run *r)
 	struct trust *t = xmalloc(sizeof(*t));
 	int rc = io_read_file(path, FRAME_CAP + 8, &data, &len) == 0 ? CF_OK
 			 : cf_fail(&e, CF_TRUST, "cannot be read");
-	uint32_t content_len;
-	if (rc == CF_OK && frame_prefix((uint8_t *)data, len, &content_len) != 0)
+	if (rc == CF_OK && frame_prefix((uint8_t *)data, len, NULL) != 0)
 		rc = cf_fail(&e, CF_TRUST, "not a bundle header");
 	int parsed = rc == CF_OK && (rc = frame_parse((uint8_t *)data + 8, len - 8, &f, &e)) == CF_OK;
 	if (rc == CF_OK)
@@ -966,8 +965,7 @@ int validate_load_manifest(const char *install_dir, struct manifest **m, struct 
 	struct frame f;
 	int rc = io_read_file(path, FRAME_CAP + 8, &data, &len) == 0 ? CF_OK
 			 : cf_fail(e, CF_VALIDATION, "%s: cannot read", path);
-	uint32_t content_len;
-	if (rc == CF_OK && frame_prefix((uint8_t *)data, len, &content_len) != 0)
+	if (rc == CF_OK && frame_prefix((uint8_t *)data, len, NULL) != 0)
 		rc = cf_fail(e, CF_VALIDATION, "%s: not a bundle header", path);
 	if (rc == CF_OK)
 		rc = frame_parse((uint8_t *)data + 8, len - 8, &f, e);

@@ -32,7 +32,8 @@ int frame_prefix(const uint8_t *data, size_t len, uint32_t *content_len)
 {
 	if (len < FRAME_PREFIX_LEN || frame_le32(data) != FRAME_MAGIC)
 		return -1;
-	*content_len = frame_le32(data + 4);
+	if (content_len)
+		*content_len = frame_le32(data + 4);
 	return 0;
 }
 

@@ -29,8 +29,9 @@ struct frame {
 	uint64_t frame_len;   /* bytes of the whole skippable frame, its 8-byte prefix included */
 };
 
-/* The prefix at the start of data (len bytes available): 0 with the content length when it
- * carries the frame's magic, -1 when it does not (each caller words that for its reader). */
+/* The prefix at the start of data (len bytes available): 0 when it carries the frame's magic
+ * (and the content length, unless content_len is NULL), -1 when it does not (each caller words
+ * that for its reader). */
 int frame_prefix(const uint8_t *data, size_t len, uint32_t *content_len);
 /* Parse the frame content (after magic and length). Bounded; no JSON is looked at.
  * Problems are CF_TRUST: nothing in an unverified frame is believed. */

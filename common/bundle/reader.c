@@ -77,11 +77,10 @@ static int has_suffix(const char *s, const char *suffix)
 /* The last SFX_TRAILER_LEN bytes of an open file: 0 when read, -1 when not. */
 static int read_trailer(int fd, uint64_t file_size, uint8_t tail[SFX_TRAILER_LEN])
 {
-	return file_size >= SFX_TRAILER_LEN &&
-			       pread(fd, tail, SFX_TRAILER_LEN, (off_t)(file_size - SFX_TRAILER_LEN)) ==
-				       SFX_TRAILER_LEN
-		       ? 0
-		       : -1;
+	if (file_size < SFX_TRAILER_LEN)
+		return -1;
+	ssize_t n = pread(fd, tail, SFX_TRAILER_LEN, (off_t)(file_size - SFX_TRAILER_LEN));
+	return n == SFX_TRAILER_LEN ? 0 : -1;
 }
 
 int bundle_file_has_sfx_trailer(const char *path)
