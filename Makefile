@@ -73,7 +73,7 @@ DEB_PACKAGES += dosfstools mtools fusefat
 DEB_PACKAGES += ansible ansible-core ansible-lint debootstrap podman runc lmod tcl cmake pkgconf
 
 COMMON_SRC    = common/err.c common/log.c common/io.c common/sha256.c common/progress.c \
-                common/frame.c common/bundlefile.c common/payload.c common/platform.c
+                common/bundle/frame.c common/bundle/reader.c common/bundle/payload.c common/platform.c
 MANIFESTS_SRC = manifests/manifest.c manifests/pathrule.c manifests/redist.c manifests/compat.c
 VERIFY_SRC    = signing/verify.c
 SIGN_SRC      = signing/sign.c
@@ -81,9 +81,11 @@ BUNDLER_SRC   = bundler/main.c bundler/create.c bundler/source.c bundler/pack.c 
                 bundler/fetch.c bundler/mirror.c bundler/output.c bundler/check.c bundler/inspect.c
 BUNDLER_SRC  += bundler/kit.c
 UNPACKER_SRC  = unpacker/cli.c unpacker/trust.c unpacker/state.c unpacker/env.c unpacker/install.c unpacker/validate/doctor.c unpacker/validate/validate.c unpacker/validate/probe.c unpacker/validate/gpucheck.c unpacker/validate/gpuapi.c unpacker/validate/convref.c
-COMMON_SRC   += common/sfx.c
+COMMON_SRC   += common/bundle/sfx.c
+COMMON_SRC   += common/bundle/entry.c common/bundle/open.c
+MANIFESTS_SRC += manifests/contents.c
 BUNDLER_SRC  += bundler/stub.c bundler/sfx.c
-UNPACKER_SRC += unpacker/sfxtrust.c unpacker/selfpath.c
+UNPACKER_SRC += unpacker/bundletrust.c unpacker/selfpath.c
 UNPACKER_SRC += unpacker/safepath.c
 UNPACKER_SRC += unpacker/rootpath.c
 UNPACKER_SRC += unpacker/choose.c

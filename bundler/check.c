@@ -3,8 +3,9 @@
 
 #include <string.h>
 
-#include "common/payload.h"
+#include "common/bundle/open.h"
 #include "common/sha256.h"
+#include "manifests/contents.h"
 #include "signing/verify.h"
 
 /* Each signature must verify with the key it carries (trust is the target's business). */
@@ -24,41 +25,45 @@ static int verify_carried(const uint8_t digest[32], const struct frame_sig *sigs
 	return CF_OK;
 }
 
+static int check_header(void *ctx, const struct frame *f, struct cf_err *e)
+{
+	struct checked *c = ctx;
+	sha256_buf(f->header, f->header_len, c->digest);
+	return verify_carried(c->digest, f->sigs, f->nsigs, "", e);
+}
+
+static int check_stub(void *ctx, const struct bundle_stub *stub, struct cf_err *e)
+{
+	struct checked *c = ctx;
+	memcpy(c->stub_sigs, stub->sigs, sizeof(c->stub_sigs));
+	c->nstub_sigs = stub->nsigs;
+	memcpy(c->stub_message, stub->message, sizeof(c->stub_message));
+	memcpy(c->stub_digest, stub->digest, sizeof(c->stub_digest));
+	return verify_carried(c->stub_digest, c->stub_sigs, c->nstub_sigs,
+			      "stub-signature block: ", e);
+}
+
+static int read_contents(void *ctx, const struct frame *f, struct bundle_contents *bc,
+			 struct cf_err *e)
+{
+	struct checked *c = ctx;
+	return manifest_read_contents(&c->manifest, f, bc, e);
+}
+
 int check_open(const char *path, struct checked *c, struct cf_err *e)
 {
 	memset(c, 0, sizeof(*c));
-	int rc = bundle_open(path, &c->input, e);
-	if (rc == CF_OK)
-		rc = bundle_read_frame(c->input, &c->frame, e);
-	if (rc != CF_OK)
-		return rc;
-	sha256_buf(c->frame.header, c->frame.header_len, c->digest);
-	rc = verify_carried(c->digest, c->frame.sigs, c->frame.nsigs, "", e);
-	const uint8_t *block;
-	const struct sfx_layout *l = bundle_sfx_layout(c->input, &block);
-	if (rc == CF_OK && l) {
-		uint8_t stub_sha[32];
-		rc = sfx_block_parse(block, (size_t)l->block_len, c->stub_sigs, &c->nstub_sigs, e);
-		if (rc == CF_OK)
-			rc = bundle_sfx_stub_sha256(c->input, stub_sha, e);
-		if (rc == CF_OK) {
-			sfx_message(stub_sha, c->frame.header, c->frame.header_len, l,
-				    c->stub_message);
-			sha256_buf(c->stub_message, sizeof(c->stub_message), c->stub_digest);
-			rc = verify_carried(c->stub_digest, c->stub_sigs, c->nstub_sigs,
-					    "stub-signature block: ", e);
-		}
-	}
-	if (rc != CF_OK)
-		return rc;
-	return manifest_parse((const char *)c->frame.header, c->frame.header_len, &c->manifest, e);
+	struct bundle_policy p = { check_header, check_stub, read_contents, c };
+	int rc = bundle_open_verified(path, &p, &c->input, e);
+	c->frame = c->input ? bundle_frame(c->input) : NULL;
+	return rc;
 }
 
 int check_payload(struct checked *c, int progress, struct cf_err *e)
 {
 	struct progress p;
 	progress_start(&p, "verifying", c->manifest->compressed_size, progress);
-	int rc = payload_walk(c->input, c->manifest, NULL, &p, e);
+	int rc = bundle_walk(c->input, NULL, &p, e);
 	progress_end(&p);
 	return rc;
 }
@@ -66,7 +71,6 @@ int check_payload(struct checked *c, int progress, struct cf_err *e)
 void check_close(struct checked *c)
 {
 	bundle_close(c->input);
-	frame_free(&c->frame);
 	manifest_free(c->manifest);
 	memset(c, 0, sizeof(*c));
 }

@@ -3,15 +3,15 @@
 #ifndef BUNDLER_CHECK_H
 #define BUNDLER_CHECK_H
 
-#include "common/bundlefile.h"
+#include "common/bundle/reader.h"
 #include "common/err.h"
-#include "common/frame.h"
-#include "common/sfx.h"
+#include "common/bundle/frame.h"
+#include "common/bundle/sfx.h"
 #include "manifests/manifest.h"
 
 struct checked {
 	struct bundle_input *input;
-	struct frame frame;
+	const struct frame *frame; /* the reader's; NULL when none could be read */
 	struct manifest *manifest;
 	uint8_t digest[32]; /* SHA-256 of the header bytes: what each signature covers */
 	/* a .run's stub-signature block (nstub_sigs 0 otherwise) and the digest it covers */

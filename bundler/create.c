@@ -22,7 +22,7 @@
 #include "bundler/sfx.h"
 #include "bundler/stub.h"
 #include "bundler/source.h"
-#include "common/frame.h"
+#include "common/bundle/frame.h"
 #include "common/interrupt.h"
 #include "common/io.h"
 #include "common/log.h"

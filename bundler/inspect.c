@@ -11,7 +11,7 @@
 
 #include "bundler/check.h"
 #include "bundler/output.h"
-#include "common/frame.h"
+#include "common/bundle/frame.h"
 #include "common/io.h"
 #include "common/log.h"
 #include "common/sha256.h"
@@ -86,7 +86,7 @@ static int export_sigs(const char *dir, const char *prefix, const struct frame_s
  * also stub-message.bin with stub-signer-N.pub and stub-signature-N.der. */
 static int export_frame(const struct checked *c, const char *dir, struct cf_err *e)
 {
-	const struct frame *f = &c->frame;
+	const struct frame *f = c->frame;
 	if (io_mkdirs(dir, 0755) != 0)
 		return cf_fail(e, CF_USAGE, "%s: %s", dir, strerror(errno));
 	int rc = write_export(dir, "header.json", f->header, f->header_len, e);
@@ -110,11 +110,11 @@ int inspect_bundle(const char *path, const char *export_dir, struct cf_err *e)
 {
 	struct checked c;
 	int rc = check_open(path, &c, e);
-	if (c.frame.header && c.frame.nsigs) {
-		for (uint32_t i = 0; i < c.frame.nsigs; i++) {
+	if (c.frame && c.frame->nsigs) {
+		for (uint32_t i = 0; i < c.frame->nsigs; i++) {
 			char fp[65], id[17];
-			sig_short_id(c.frame.sigs[i].keyid, id);
-			sig_fingerprint(c.frame.sigs[i].keyid, fp);
+			sig_short_id(c.frame->sigs[i].keyid, id);
+			sig_fingerprint(c.frame->sigs[i].keyid, fp);
 			log_out("signer %u    %s (fingerprint %s)%s\n", i + 1, id, fp,
 				rc == CF_TRUST ? "" : ", signature valid");
 		}
@@ -211,14 +211,14 @@ static int rewrite_with(const char *path, struct checked *c, const struct frame_
 {
 	struct frame_sig sigs[FRAME_MAX_SIGS];
 	size_t frame_len;
-	memcpy(sigs, c->frame.sigs, c->frame.nsigs * sizeof(*sigs));
-	sigs[c->frame.nsigs] = *sig;
-	uint8_t *frame = frame_encode(c->frame.header, c->frame.header_len, sigs, c->frame.nsigs + 1,
+	memcpy(sigs, c->frame->sigs, c->frame->nsigs * sizeof(*sigs));
+	sigs[c->frame->nsigs] = *sig;
+	uint8_t *frame = frame_encode(c->frame->header, c->frame->header_len, sigs, c->frame->nsigs + 1,
 				      &frame_len);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	char *staged = NULL;
 	int rc;
-	if (fd < 0 || lseek(fd, (off_t)c->frame.frame_len, SEEK_SET) < 0) {
+	if (fd < 0 || lseek(fd, (off_t)c->frame->frame_len, SEEK_SET) < 0) {
 		rc = cf_fail(e, CF_USAGE, "%s: %s", path, strerror(errno));
 	} else {
 		/* output_stage copies from offset 0 of its fd: give it a view past the old frame. */
@@ -283,13 +283,13 @@ int sign_bundle(const char *path, const struct sign_options *o, struct cf_err *e
 		return CF_OK;
 	}
 	if (rc == CF_OK)
-		rc = sign_make(o, c.digest, "bundle's header", c.frame.sigs, c.frame.nsigs, &sig, e);
+		rc = sign_make(o, c.digest, "bundle's header", c.frame->sigs, c.frame->nsigs, &sig, e);
 	if (rc == CF_OK)
 		rc = rewrite_with(path, &c, &sig, e);
 	if (rc == CF_OK) {
 		char id[17];
 		sig_short_id(sig.keyid, id);
-		log_out("%s: signature %u added (key %s)\n", path, c.frame.nsigs + 1, id);
+		log_out("%s: signature %u added (key %s)\n", path, c.frame->nsigs + 1, id);
 	}
 	check_close(&c);
 	return rc;

@@ -266,9 +266,9 @@ static int add_bundle(struct kit *k, const char *path, struct cf_err *e)
 		b->driver_min = xstrdup(m->driver_min ? m->driver_min : "?");
 		for (size_t i = 0; i < m->ncomponents; i++)
 			b->packs_cuda |= m->components[i].included;
-		b->nkeys = c.frame.nsigs;
-		for (uint32_t i = 0; i < c.frame.nsigs; i++)
-			memcpy(b->keyids[i], c.frame.sigs[i].keyid, 32);
+		b->nkeys = c.frame->nsigs;
+		for (uint32_t i = 0; i < c.frame->nsigs; i++)
+			memcpy(b->keyids[i], c.frame->sigs[i].keyid, 32);
 	} else {
 		char why[sizeof(e->msg)];
 		snprintf(why, sizeof(why), "%s", e->msg);

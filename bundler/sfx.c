@@ -16,7 +16,7 @@
 #include "bundler/stub.h"
 #include "common/io.h"
 #include "common/log.h"
-#include "common/sfx.h"
+#include "common/bundle/sfx.h"
 #include "common/sha256.h"
 #include "signing/verify.h"
 
@@ -163,7 +163,7 @@ int sfx_write(const char *input, const struct sfx_options *o, struct cf_err *e)
 	if (rc == CF_OK && sfx_hash_range(p.stub_fd, p.layout.stub_len, stub_sha) != 0)
 		rc = cf_fail(e, CF_USAGE, "cannot read the stub: %s", strerror(errno));
 	if (rc == CF_OK)
-		sfx_digest(stub_sha, c.frame.header, c.frame.header_len, &p.layout, digest);
+		sfx_digest(stub_sha, c.frame->header, c.frame->header_len, &p.layout, digest);
 	if (rc == CF_OK && o->external && !o->signature_path) {
 		sign_print_external_steps(digest, "the stub-signature block signs", "sfx", input);
 		goto out;

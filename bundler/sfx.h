@@ -1,5 +1,5 @@
 /* sfx.h - bundler sfx and create --sfx: a signed bundle wrapped as a self-extracting .run/.exe
- * (stub, bundle, stub-signature block, trailer: common/sfx.h has the layout) */
+ * (stub, bundle, stub-signature block, trailer: common/bundle/sfx.h has the layout) */
 #ifndef BUNDLER_SFX_H
 #define BUNDLER_SFX_H
 

@@ -12,7 +12,7 @@
 
 #include "common/io.h"
 #include "common/platform.h"
-#include "common/sfx.h"
+#include "common/bundle/sfx.h"
 
 enum binary_kind { BIN_UNKNOWN, BIN_ELF_X86_64, BIN_ELF_AARCH64, BIN_PE_X86_64 };
 
@@ -77,7 +77,7 @@ const char *stub_extension(const char *platform)
 	return strncmp(platform, "windows", 7) == 0 ? ".exe" : ".run";
 }
 
-/* Whether the file carries the unpacker's marker (common/sfx.h): 1 yes, 0 no, -1 unreadable.
+/* Whether the file carries the unpacker's marker (common/bundle/sfx.h): 1 yes, 0 no, -1 unreadable.
  * The needle is joined here at run time, so this program's own bytes never hold it. */
 static int carries_marker(const char *path)
 {

@@ -2,7 +2,7 @@
  *
  * stub_find looks, in this order, and takes the first file whose machine type fits the
  * platform (ELF x86-64 for linux-x86_64, ELF AArch64 for linux-sbsa and linux-aarch64, PE
- * x86-64 for windows-x86_64) and that carries the unpacker's marker (common/sfx.h), so no
+ * x86-64 for windows-x86_64) and that carries the unpacker's marker (common/bundle/sfx.h), so no
  * other program can become a .run's stub:
  *   1. explicit_path (--unpacker): it must exist (else CF_USAGE), fit and carry the marker
  *      (else CF_INCOMPATIBLE);

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <zstd.h>
 
-#include "common/frame.h"
+#include "common/bundle/frame.h"
 #include "manifests/manifest.h"
 
 /* The commit comes from the build (make writes build/commit.h); a tree without git says so. */

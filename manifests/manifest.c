@@ -102,21 +102,14 @@ void manifest_strings_add(struct manifest_strings *s, const char *value)
 	s->items[s->count++] = xstrdup(value);
 }
 
-static int file_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct manifest_file *)a)->path,
-		      ((const struct manifest_file *)b)->path);
-}
-
 void manifest_sort_files(struct manifest *m)
 {
-	qsort(m->files, m->nfiles, sizeof(*m->files), file_cmp);
+	entry_sort(m->files, m->nfiles);
 }
 
 const struct manifest_file *manifest_find(const struct manifest *m, const char *path)
 {
-	struct manifest_file key = { .path = (char *)path };
-	return bsearch(&key, m->files, m->nfiles, sizeof(*m->files), file_cmp);
+	return entry_find(m->files, m->nfiles, path);
 }
 
 char *manifest_install_name(const struct manifest *m)

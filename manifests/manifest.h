@@ -5,22 +5,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/bundle/entry.h"
 #include "common/err.h"
 
 #define MANIFEST_FORMAT "cuferry-bundle-1"
 #define MANIFEST_MAX_FILES 100000
 #define MANIFEST_MAX_SIZE (16u << 20)
-
-enum manifest_type { MF_FILE = 0, MF_SYMLINK = 1 };
-
-struct manifest_file {
-	char *path;
-	int type;
-	uint64_t size;    /* files only */
-	unsigned mode;    /* files only: 0644 or 0755 */
-	uint8_t sha256[32];
-	char *target;     /* symlinks only: a file name in the same directory */
-};
 
 struct manifest_component {
 	char *name;

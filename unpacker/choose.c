@@ -11,13 +11,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "common/bundlefile.h"
+#include "common/bundle/reader.h"
 #include "common/io.h"
 #include "common/log.h"
 #include "common/platform.h"
 #include "manifests/compat.h"
 #include "manifests/manifest.h"
 #include "unpacker/validate/ldconfig.h"
+#include "unpacker/bundletrust.h"
 
 #define MAX_CANDIDATES 256
 
@@ -174,24 +175,16 @@ static void display_name(const char *path, char *out, size_t size)
 	snprintf(out, size, "%s", log_safe(slash ? slash + 1 : path, buf, sizeof(buf)));
 }
 
-/* Verify the header with the trusted keys, then read the manifest: nothing before that. */
+/* Verify the header (and a .run's stub) with the trusted keys, then read the manifest:
+ * nothing before that. */
 static int read_candidate(struct candidate *c, const struct trust *t)
 {
 	struct bundle_input *in = NULL;
-	struct frame f;
 	struct cf_err e = { 0 };
 	char signers[256];
-	memset(&f, 0, sizeof(f));
-	int rc = bundle_open(c->path, &in, &e);
-	if (rc == CF_OK)
-		rc = bundle_read_frame(in, &f, &e);
-	if (rc == CF_OK)
-		rc = trust_check(t, &f, signers, sizeof(signers), &e);
-	if (rc == CF_OK)
-		rc = manifest_parse((const char *)f.header, f.header_len, &c->m, &e);
+	int rc = bundletrust_open(c->path, t, signers, sizeof(signers), &in, &c->m, &e);
 	if (rc != CF_OK)
 		snprintf(c->why, sizeof(c->why), "%s%.360s", rc == CF_TRUST ? "not trusted: " : "", e.msg);
-	frame_free(&f);
 	bundle_close(in);
 	return rc;
 }

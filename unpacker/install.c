@@ -14,17 +14,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/bundlefile.h"
-#include "common/frame.h"
+#include "common/bundle/reader.h"
+#include "common/bundle/frame.h"
 #include "common/io.h"
 #include "common/log.h"
-#include "common/payload.h"
+#include "common/bundle/open.h"
 #include "common/platform.h"
 #include "common/sha256.h"
 #include "manifests/manifest.h"
 #include "common/interrupt.h"
 #include "unpacker/env.h"
-#include "unpacker/sfxtrust.h"
+#include "unpacker/bundletrust.h"
 #include "unpacker/safepath.h"
 #include "unpacker/repair.h"
 #include "unpacker/modulefile.h"
@@ -106,15 +106,13 @@ static int fault(const char *step, struct cf_err *e)
 /* ---- reading and trusting a bundle: nothing is written before this succeeds ---- */
 
 struct opened {
-	struct bundle_input *input;
-	struct frame frame;
+	struct bundle_input *input; /* owns the signed header (bundle_frame) */
 	struct manifest *m;
 };
 
 static void opened_close(struct opened *b)
 {
 	bundle_close(b->input);
-	frame_free(&b->frame);
 	manifest_free(b->m);
 	memset(b, 0, sizeof(*b));
 }
@@ -126,16 +124,7 @@ static int open_trusted(const struct install_options *o, struct opened *b, char 
 	memset(b, 0, sizeof(*b));
 	int rc = trust_load(&t, &o->trust, e);
 	if (rc == CF_OK)
-		rc = bundle_open(o->bundle, &b->input, e);
-	if (rc == CF_OK)
-		rc = bundle_read_frame(b->input, &b->frame, e);
-	if (rc == CF_OK)
-		rc = trust_check(&t, &b->frame, signers, size, e);
-	if (rc == CF_OK)
-		rc = sfxtrust_check(&t, b->input, &b->frame, e);
-	/* Only now, with the signature good, is the manifest parsed. */
-	if (rc == CF_OK)
-		rc = manifest_parse((const char *)b->frame.header, b->frame.header_len, &b->m, e);
+		rc = bundletrust_open(o->bundle, &t, signers, size, &b->input, &b->m, e);
 	return rc;
 }
 
@@ -207,8 +196,8 @@ static int write_meta(int rootfd, const struct opened *b, const struct install_r
 		      struct cf_err *e)
 {
 	size_t len;
-	uint8_t *frame = frame_encode(b->frame.header, b->frame.header_len, b->frame.sigs,
-				      b->frame.nsigs, &len);
+	const struct frame *f = bundle_frame(b->input);
+	uint8_t *frame = frame_encode(f->header, f->header_len, f->sigs, f->nsigs, &len);
 	char now[32];
 	manifest_format_time((int64_t)time(NULL), now);
 	json_t *report = json_pack("{s:s, s:s, s:s, s:I, s:s, s:s, s:I, s:I}", "bundle_id",
@@ -644,7 +633,7 @@ static int extract_to_staging(const struct paths *p, struct opened *b, struct in
 	struct progress prog;
 	progress_start(&prog, "installing", b->m->compressed_size, o->progress);
 	double t = now_s();
-	int rc = payload_walk(b->input, b->m, &sink, &prog, e);
+	int rc = bundle_walk(b->input, &sink, &prog, e);
 	progress_end(&prog);
 	if (s.fd >= 0)
 		close(s.fd);
@@ -962,7 +951,7 @@ int verify_bundle(const struct install_options *o, struct install_result *r, str
 		struct progress prog;
 		fill_result(r, b.m, &p);
 		progress_start(&prog, "verifying", b.m->compressed_size, o->progress);
-		rc = payload_walk(b.input, b.m, NULL, &prog, e);
+		rc = bundle_walk(b.input, NULL, &prog, e);
 		progress_end(&prog);
 		for (size_t i = 0; i < b.m->nfiles; i++)
 			r->bytes += b.m->files[i].size;

@@ -8,8 +8,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/sfx.h"
-#include "common/frame.h"
+#include "common/bundle/sfx.h"
+#include "common/bundle/frame.h"
+#include "common/bundle/reader.h"
 #include "common/interrupt.h"
 #include "common/io.h"
 #include "common/version.h"
@@ -37,14 +38,7 @@ __attribute__((used, retain)) static const char stub_marker[] = SFX_STUB_MARKER_
 static const char *self_bundle(void)
 {
 	const char *path = selfpath_program();
-	uint8_t tail[SFX_TRAILER_LEN];
-	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-	off_t size = fd >= 0 ? lseek(fd, 0, SEEK_END) : -1;
-	int ok = size > SFX_TRAILER_LEN &&
-		 pread(fd, tail, sizeof(tail), size - SFX_TRAILER_LEN) == SFX_TRAILER_LEN &&
-		 (sfx_trailer_tagged(tail) == 0 || selfpath_carries_data(path));
-	if (fd >= 0)
-		close(fd);
+	int ok = path && (bundle_file_has_sfx_trailer(path) || selfpath_carries_data(path));
 	return ok ? path : NULL;
 }
 

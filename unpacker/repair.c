@@ -15,7 +15,7 @@
 #include "common/interrupt.h"
 #include "common/io.h"
 #include "common/log.h"
-#include "common/payload.h"
+#include "common/bundle/open.h"
 #include "common/platform.h"
 #include "common/progress.h"
 #include "common/sha256.h"
@@ -179,7 +179,7 @@ int repair_tree(const char *dir, struct bundle_input *in, const struct manifest 
 		struct payload_sink sink = { restore_begin, restore_data, restore_end, &s };
 		struct progress prog;
 		progress_start(&prog, "repairing", m->compressed_size, progress);
-		rc = payload_walk(in, m, &sink, &prog, e);
+		rc = bundle_walk(in, &sink, &prog, e);
 		progress_end(&prog);
 		drop_tmp(&s);
 		r->restored = s.restored;

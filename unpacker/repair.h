@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "common/bundlefile.h"
+#include "common/bundle/reader.h"
 #include "common/err.h"
 #include "manifests/manifest.h"
 

@@ -8,7 +8,7 @@
 . "$CUFERRY_TOP/tests/e2e/lib.sh"
 T="--trust $FX/test.pub"
 LOADER=/lib64/ld-linux-x86-64.so.2
-# stand-in stubs carry the marker every cuferry unpacker has (common/sfx.h)
+# stand-in stubs carry the marker every cuferry unpacker has (common/bundle/sfx.h)
 STUB_MARKER='__attribute__((used)) const char marker[] = "CUFERRY-UNPACKER-STUB/1";'
 
 note "bundler sfx wraps a signed bundle; the .run verifies and installs itself"

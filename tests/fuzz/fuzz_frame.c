@@ -1,13 +1,13 @@
 /* fuzz_frame.c - the signed frame: the bounded parser, every signature check, then the
  * manifest parser on what the frame carries. Input: the frame content after magic+length.
  * The same input is also read as a .run's stub-signature block and as a file whose last 32
- * bytes are its trailer (common/sfx.h), the other readers of unsigned bytes. */
+ * bytes are its trailer (common/bundle/sfx.h), the other readers of unsigned bytes. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/frame.h"
-#include "common/sfx.h"
+#include "common/bundle/frame.h"
+#include "common/bundle/sfx.h"
 #include "common/sha256.h"
 #include "manifests/manifest.h"
 #include "signing/verify.h"

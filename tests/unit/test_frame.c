@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/frame.h"
+#include "common/bundle/frame.h"
 
 static uint8_t *sample(size_t *len, uint32_t nsigs)
 {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/sfx.h"
+#include "common/bundle/sfx.h"
 
 static void test_trailer_round_trip_and_exact_size(void **state)
 {

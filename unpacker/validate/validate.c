@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/frame.h"
+#include "common/bundle/frame.h"
 #include "common/io.h"
 #include "common/log.h"
 #include "common/platform.h"
@@ -195,7 +195,7 @@ static void check_signature(struct run *r)
 	struct trust *t = xmalloc(sizeof(*t));
 	int rc = io_read_file(path, FRAME_CAP + 8, &data, &len) == 0 ? CF_OK
 			 : cf_fail(&e, CF_TRUST, "cannot be read");
-	if (rc == CF_OK && (len < 8 || frame_le32((uint8_t *)data) != FRAME_MAGIC))
+	if (rc == CF_OK && frame_prefix((uint8_t *)data, len, NULL) != 0)
 		rc = cf_fail(&e, CF_TRUST, "not a bundle header");
 	int parsed = rc == CF_OK && (rc = frame_parse((uint8_t *)data + 8, len - 8, &f, &e)) == CF_OK;
 	if (rc == CF_OK)
@@ -986,7 +986,7 @@ int validate_load_manifest(const char *install_dir, struct manifest **m, struct 
 	struct frame f;
 	int rc = io_read_file(path, FRAME_CAP + 8, &data, &len) == 0 ? CF_OK
 			 : cf_fail(e, CF_VALIDATION, "%s: cannot read", path);
-	if (rc == CF_OK && (len < 8 || frame_le32((uint8_t *)data) != FRAME_MAGIC))
+	if (rc == CF_OK && frame_prefix((uint8_t *)data, len, NULL) != 0)
 		rc = cf_fail(e, CF_VALIDATION, "%s: not a bundle header", path);
 	if (rc == CF_OK)
 		rc = frame_parse((uint8_t *)data + 8, len - 8, &f, e);

@@ -1,6 +1,6 @@
 /* frame.h - the signed header of a bundle: a zstd skippable frame (DESIGN.md §2) */
-#ifndef COMMON_FRAME_H
-#define COMMON_FRAME_H
+#ifndef COMMON_BUNDLE_FRAME_H
+#define COMMON_BUNDLE_FRAME_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -12,6 +12,7 @@
 #define FRAME_CAP (16u << 20)
 #define FRAME_MAX_SIGS 8
 #define FRAME_SPKI_MAX 512
+#define FRAME_PREFIX_LEN 8 /* the skippable frame's magic and content length */
 
 struct frame_sig {
 	uint8_t keyid[32];
@@ -28,6 +29,10 @@ struct frame {
 	uint64_t frame_len;   /* bytes of the whole skippable frame, its 8-byte prefix included */
 };
 
+/* The prefix at the start of data (len bytes available): 0 when it carries the frame's magic
+ * (and the content length, unless content_len is NULL), -1 when it does not (each caller words
+ * that for its reader). */
+int frame_prefix(const uint8_t *data, size_t len, uint32_t *content_len);
 /* Parse the frame content (after magic and length). Bounded; no JSON is looked at.
  * Problems are CF_TRUST: nothing in an unverified frame is believed. */
 int frame_parse(const uint8_t *content, size_t len, struct frame *f, struct cf_err *e);

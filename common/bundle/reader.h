@@ -1,14 +1,15 @@
-/* bundlefile.h - reading a bundle as one stream (plain, split parts or self-extracting),
+/* reader.h - reading a bundle as one stream (plain, split parts or self-extracting),
  * its signed frame first, then payload chunks that are released only once their hash matches */
-#ifndef COMMON_BUNDLEFILE_H
-#define COMMON_BUNDLEFILE_H
+#ifndef COMMON_BUNDLE_READER_H
+#define COMMON_BUNDLE_READER_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/bundle/entry.h"
 #include "common/err.h"
-#include "common/frame.h"
-#include "common/sfx.h"
+#include "common/bundle/frame.h"
+#include "common/bundle/sfx.h"
 
 struct bundle_input;
 
@@ -19,11 +20,26 @@ struct chunk_plan {
 	const uint8_t (*hashes)[32];
 };
 
+/* What the payload must be, taken from the signed manifest: its entries in payload order and
+ * the chunk plan. The entries belong to the caller (its parsed manifest). */
+struct bundle_contents {
+	const struct manifest_file *files;
+	size_t nfiles;
+	struct chunk_plan plan;
+};
+
 /* PATH may be NAME.bundle, NAME.bundle.001 (split) or a self-extracting NAME.run. */
 int bundle_open(const char *path, struct bundle_input **out, struct cf_err *e);
 void bundle_close(struct bundle_input *b);
-/* Read and parse the signed frame at the start of the stream (no signature check). */
-int bundle_read_frame(struct bundle_input *b, struct frame *f, struct cf_err *e);
+/* Read and parse the signed frame at the start of the stream (no signature check); the reader
+ * keeps it until bundle_close. */
+int bundle_read_frame(struct bundle_input *b, struct cf_err *e);
+/* The frame read so far, or NULL before bundle_read_frame succeeded. */
+const struct frame *bundle_frame(const struct bundle_input *b);
+/* The verified open (common/bundle/open.h) records what the payload must be, once the header's
+ * signatures passed; NULL until then, so that an unverified reader is never walked. */
+void bundle_set_contents(struct bundle_input *b, const struct bundle_contents *c);
+const struct bundle_contents *bundle_contents(const struct bundle_input *b);
 void bundle_begin_payload(struct bundle_input *b, const struct chunk_plan *plan);
 /* Next verified chunk; *len 0 at the end, after checking that nothing follows the payload. */
 int bundle_next_chunk(struct bundle_input *b, const uint8_t **data, size_t *len,
@@ -37,5 +53,8 @@ size_t bundle_part_count(const struct bundle_input *b);
 const struct sfx_layout *bundle_sfx_layout(const struct bundle_input *b, const uint8_t **block);
 /* SHA-256 of a .run's stub (the bytes before the bundle), read from the file being read. */
 int bundle_sfx_stub_sha256(const struct bundle_input *b, uint8_t out[32], struct cf_err *e);
+/* Whether the file at path ends in a self-extracting trailer's tag (a .run of some format,
+ * not yet checked): 1 yes, 0 no or unreadable. */
+int bundle_file_has_sfx_trailer(const char *path);
 
 #endif

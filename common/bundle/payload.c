@@ -1,5 +1,5 @@
 /* payload.c - the one-pass, fail-closed walk over a bundle's payload */
-#include "common/payload.h"
+#include "common/bundle/payload.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -51,15 +51,15 @@ static int entry_error(struct cf_err *e, const char *path, const char *why)
 }
 
 /* The tar header must say exactly what the signed manifest says. */
-static int check_entry(struct archive_entry *ent, const struct manifest *m, size_t index,
+static int check_entry(struct archive_entry *ent, const struct bundle_contents *c, size_t index,
 		       struct cf_err *e)
 {
 	const char *path = archive_entry_pathname(ent);
-	const struct manifest_file *f = &m->files[index];
+	const struct manifest_file *f = &c->files[index];
 	if (!path)
 		return cf_fail(e, CF_INTEGRITY, "entry %zu has no name", index);
 	if (strcmp(path, f->path) != 0) {
-		const struct manifest_file *listed = manifest_find(m, path);
+		const struct manifest_file *listed = entry_find(c->files, c->nfiles, path);
 		if (!listed)
 			return entry_error(e, path, "not listed in the signed manifest");
 		if (listed < f)
@@ -269,7 +269,7 @@ static int copy_entry_data(struct archive *a, const struct manifest_file *f, str
 	}
 }
 
-static int walk_entries(struct archive *a, const struct manifest *m,
+static int walk_entries(struct archive *a, const struct bundle_contents *c,
 			const struct payload_sink *sink, struct walk *wk, struct cf_err *e)
 {
 	struct archive_entry *ent;
@@ -277,10 +277,10 @@ static int walk_entries(struct archive *a, const struct manifest *m,
 	if (writer_start(&w, sink) != 0)
 		return cf_fail(e, CF_INSTALL, "cannot start the writer thread");
 	int rc = CF_OK;
-	for (size_t i = 0; i < m->nfiles && rc == CF_OK; i++) {
+	for (size_t i = 0; i < c->nfiles && rc == CF_OK; i++) {
 		int r = archive_read_next_header(a, &ent);
 		if (r == ARCHIVE_EOF) {
-			rc = entry_error(e, m->files[i].path, "missing from the payload");
+			rc = entry_error(e, c->files[i].path, "missing from the payload");
 			break;
 		}
 		if (r != ARCHIVE_OK) {
@@ -288,8 +288,8 @@ static int walk_entries(struct archive *a, const struct manifest *m,
 					      : cf_fail(e, CF_INTEGRITY, "payload: %s", archive_reason(a));
 			break;
 		}
-		const struct manifest_file *f = &m->files[i];
-		rc = check_entry(ent, m, i, e);
+		const struct manifest_file *f = &c->files[i];
+		rc = check_entry(ent, c, i, e);
 		if (rc == CF_OK && writer_push(&w, JOB_BEGIN, f, NULL, 0))
 			rc = writer_error(&w, e);
 		if (rc == CF_OK && f->type == MF_FILE)
@@ -303,7 +303,7 @@ static int walk_entries(struct archive *a, const struct manifest *m,
 		int r = archive_read_next_header(a, &ent);
 		if (r == ARCHIVE_OK) {
 			const char *path = archive_entry_pathname(ent);
-			rc = entry_error(e, path, path && manifest_find(m, path)
+			rc = entry_error(e, path, path && entry_find(c->files, c->nfiles, path)
 							  ? "duplicate entry"
 							  : "not listed in the signed manifest");
 		} else if (r != ARCHIVE_EOF) {
@@ -316,13 +316,11 @@ static int walk_entries(struct archive *a, const struct manifest *m,
 	return rc != CF_OK ? rc : wrc;
 }
 
-int payload_walk(struct bundle_input *b, const struct manifest *m, const struct payload_sink *sink,
-		 struct progress *progress, struct cf_err *e)
+int payload_walk(struct bundle_input *b, const struct bundle_contents *c,
+		 const struct payload_sink *sink, struct progress *progress, struct cf_err *e)
 {
-	struct chunk_plan plan = { m->compressed_size, m->chunk_size, m->nchunks,
-				   (const uint8_t(*)[32])m->chunks };
 	struct walk w = { b, e, progress, 0 };
-	bundle_begin_payload(b, &plan);
+	bundle_begin_payload(b, &c->plan);
 	struct archive *a = archive_read_new();
 	/* Only tar and zstd: no other parser ever sees a byte. */
 	archive_read_support_filter_zstd(a);
@@ -332,7 +330,7 @@ int payload_walk(struct bundle_input *b, const struct manifest *m, const struct 
 		rc = w.chunk_failed ? e->code
 				    : cf_fail(e, CF_INTEGRITY, "payload: %s", archive_reason(a));
 	else
-		rc = walk_entries(a, m, sink, &w, e);
+		rc = walk_entries(a, c, sink, &w, e);
 	archive_read_free(a);
 	/* Whatever libarchive left unread must still be signed chunks, and nothing after them. */
 	while (rc == CF_OK) {

@@ -1,5 +1,5 @@
 /* frame.c - bounded encoder and parser of the bundle's signed skippable frame */
-#include "common/frame.h"
+#include "common/bundle/frame.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +26,15 @@ void frame_put_le64(uint8_t *p, uint64_t v)
 {
 	frame_put_le32(p, (uint32_t)v);
 	frame_put_le32(p + 4, (uint32_t)(v >> 32));
+}
+
+int frame_prefix(const uint8_t *data, size_t len, uint32_t *content_len)
+{
+	if (len < FRAME_PREFIX_LEN || frame_le32(data) != FRAME_MAGIC)
+		return -1;
+	if (content_len)
+		*content_len = frame_le32(data + 4);
+	return 0;
 }
 
 int frame_parse_sigs(const uint8_t **cursor, const uint8_t *end, struct frame_sig *sigs,

@@ -14,14 +14,14 @@
  *   || u64 LE S || u64 LE L
  * so the stub, the bundle (its header, and through it every payload chunk) and the trailer
  * are all covered. Format 1 had 8 zero bytes where K is: such a file has no block. */
-#ifndef COMMON_SFX_H
-#define COMMON_SFX_H
+#ifndef COMMON_BUNDLE_SFX_H
+#define COMMON_BUNDLE_SFX_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "common/err.h"
-#include "common/frame.h"
+#include "common/bundle/frame.h"
 
 #define SFX_TRAILER_LEN 32
 #define SFX_BLOCK_TAG "CFSTUB01"

@@ -1,5 +1,5 @@
 /* sfx.c - trailer, stub-signature block and signed digest of a self-extracting bundle */
-#include "common/sfx.h"
+#include "common/bundle/sfx.h"
 
 #include <errno.h>
 #include <stdlib.h>

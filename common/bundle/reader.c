@@ -1,5 +1,5 @@
-/* bundlefile.c - one verified stream over plain, split and self-extracting bundles */
-#include "common/bundlefile.h"
+/* reader.c - one verified stream over plain, split and self-extracting bundles */
+#include "common/bundle/reader.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -34,6 +34,9 @@ struct bundle_input {
 	int sfx;
 	struct sfx_layout layout; /* of a .run */
 	uint8_t *block;           /* a .run's stub-signature block, as read */
+	struct frame frame;       /* the signed header, once read */
+	struct bundle_contents contents;
+	int has_contents;
 	struct chunk_plan plan;
 	size_t next_chunk;
 	/* The reader thread: it alone touches the stream once the payload begins. */
@@ -71,6 +74,27 @@ static int has_suffix(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+/* The last SFX_TRAILER_LEN bytes of an open file: 0 when read, -1 when not. */
+static int read_trailer(int fd, uint64_t file_size, uint8_t tail[SFX_TRAILER_LEN])
+{
+	if (file_size < SFX_TRAILER_LEN)
+		return -1;
+	ssize_t n = pread(fd, tail, SFX_TRAILER_LEN, (off_t)(file_size - SFX_TRAILER_LEN));
+	return n == SFX_TRAILER_LEN ? 0 : -1;
+}
+
+int bundle_file_has_sfx_trailer(const char *path)
+{
+	uint8_t tail[SFX_TRAILER_LEN];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	off_t size = fd >= 0 ? lseek(fd, 0, SEEK_END) : -1;
+	int tagged = size > SFX_TRAILER_LEN && read_trailer(fd, (uint64_t)size, tail) == 0 &&
+		     sfx_trailer_tagged(tail) == 0;
+	if (fd >= 0)
+		close(fd);
+	return tagged;
+}
+
 /* A .run has the stub in front, then the bundle, the stub-signature block and the trailer.
  * A file that does not start with the header frame but ends in the trailer's tag is a .run,
  * and then every byte of it must be where the trailer says (else CF_TRUST). */
@@ -81,7 +105,7 @@ static int detect_sfx(struct bundle_input *b, int fd, uint64_t file_size, struct
 		return CF_OK;
 	if (frame_le32(head) == FRAME_MAGIC)
 		return CF_OK;
-	if (pread(fd, tail, sizeof(tail), (off_t)(file_size - SFX_TRAILER_LEN)) != SFX_TRAILER_LEN)
+	if (read_trailer(fd, file_size, tail) != 0)
 		return CF_OK;
 	if (sfx_trailer_tagged(tail) != 0)
 		/* A program without the trailer: a .run with bytes added at its end, or no .run. */
@@ -165,7 +189,24 @@ void bundle_close(struct bundle_input *b)
 		free(b->parts[i].path);
 	free(b->split_stem);
 	free(b->block);
+	frame_free(&b->frame);
 	free(b);
+}
+
+const struct frame *bundle_frame(const struct bundle_input *b)
+{
+	return b->frame.header ? &b->frame : NULL;
+}
+
+void bundle_set_contents(struct bundle_input *b, const struct bundle_contents *c)
+{
+	b->contents = *c;
+	b->has_contents = 1;
+}
+
+const struct bundle_contents *bundle_contents(const struct bundle_input *b)
+{
+	return b->has_contents ? &b->contents : NULL;
 }
 
 uint64_t bundle_size(const struct bundle_input *b)
@@ -252,15 +293,15 @@ static ssize_t stream_read(struct bundle_input *b, uint8_t *buf, size_t len, str
 	return (ssize_t)got;
 }
 
-int bundle_read_frame(struct bundle_input *b, struct frame *f, struct cf_err *e)
+int bundle_read_frame(struct bundle_input *b, struct cf_err *e)
 {
-	uint8_t prefix[8];
+	uint8_t prefix[FRAME_PREFIX_LEN];
+	uint32_t len;
 	ssize_t n = stream_read(b, prefix, sizeof(prefix), e);
 	if (n < 0)
 		return cf_fail(e, CF_TRUST, "cannot read the signed header");
-	if (n < 8 || frame_le32(prefix) != FRAME_MAGIC)
+	if (frame_prefix(prefix, (size_t)n, &len) != 0)
 		return cf_fail(e, CF_TRUST, "not a cuferry bundle: no signed header frame at the start");
-	uint32_t len = frame_le32(prefix + 4);
 	if (len > FRAME_CAP)
 		return cf_fail(e, CF_TRUST, "signed header of %u bytes is over the %u-byte cap", len,
 			       FRAME_CAP);
@@ -272,7 +313,8 @@ int bundle_read_frame(struct bundle_input *b, struct frame *f, struct cf_err *e)
 		return cf_fail(e, CF_TRUST, "signed header truncated (%zd of %u bytes)", n < 0 ? 0 : n,
 			       len);
 	}
-	int rc = frame_parse(content, len, f, e);
+	frame_free(&b->frame);
+	int rc = frame_parse(content, len, &b->frame, e);
 	free(content);
 	return rc;
 }

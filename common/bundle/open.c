@@ -1,0 +1,61 @@
+/* open.c - open, verify by policy, then walk: the order nothing may skip */
+#include "common/bundle/open.h"
+
+#include <string.h>
+
+#include "common/sha256.h"
+
+/* A .run's block is parsed and its stub hashed here, so that both programs judge the same
+ * bytes and the same message. */
+static int check_stub(const struct bundle_policy *p, struct bundle_input *b, struct cf_err *e)
+{
+	const uint8_t *block;
+	const struct sfx_layout *l = bundle_sfx_layout(b, &block);
+	if (!l)
+		return CF_OK;
+	struct bundle_stub stub;
+	uint8_t stub_sha[32];
+	const struct frame *f = bundle_frame(b);
+	memset(&stub, 0, sizeof(stub));
+	stub.layout = l;
+	int rc = sfx_block_parse(block, (size_t)l->block_len, stub.sigs, &stub.nsigs, e);
+	if (rc == CF_OK)
+		rc = bundle_sfx_stub_sha256(b, stub_sha, e);
+	if (rc != CF_OK)
+		return rc;
+	sfx_message(stub_sha, f->header, f->header_len, l, stub.message);
+	sha256_buf(stub.message, sizeof(stub.message), stub.digest);
+	return p->check_stub(p->ctx, &stub, e);
+}
+
+int bundle_open_verified(const char *path, const struct bundle_policy *p,
+			 struct bundle_input **out, struct cf_err *e)
+{
+	struct bundle_contents c;
+	*out = NULL;
+	int rc = bundle_open(path, out, e);
+	if (rc == CF_OK)
+		rc = bundle_read_frame(*out, e);
+	if (rc == CF_OK)
+		rc = p->check_header(p->ctx, bundle_frame(*out), e);
+	if (rc == CF_OK)
+		rc = check_stub(p, *out, e);
+	/* Only now, with the signatures good, is the header read as a manifest. */
+	if (rc == CF_OK) {
+		memset(&c, 0, sizeof(c));
+		rc = p->read_contents(p->ctx, bundle_frame(*out), &c, e);
+	}
+	if (rc == CF_OK)
+		bundle_set_contents(*out, &c);
+	return rc;
+}
+
+int bundle_walk(struct bundle_input *b, const struct payload_sink *sink,
+		struct progress *progress, struct cf_err *e)
+{
+	const struct bundle_contents *c = b ? bundle_contents(b) : NULL;
+	if (!c)
+		return cf_fail(e, CF_TRUST, "the bundle's header was not verified: its payload is "
+			       "not read");
+	return payload_walk(b, c, sink, progress, e);
+}
