@@ -80,7 +80,7 @@ SIGN_SRC      = signing/sign.c
 BUNDLER_SRC   = bundler/main.c bundler/create.c bundler/source.c bundler/pack.c \
                 bundler/fetch.c bundler/mirror.c bundler/output.c bundler/check.c bundler/inspect.c
 BUNDLER_SRC  += bundler/kit.c
-UNPACKER_SRC  = unpacker/cli.c unpacker/trust.c unpacker/state.c unpacker/env.c unpacker/install.c unpacker/doctor.c unpacker/validate.c unpacker/probe.c unpacker/gpucheck.c unpacker/gpuapi.c unpacker/convref.c
+UNPACKER_SRC  = unpacker/cli.c unpacker/trust.c unpacker/state.c unpacker/env.c unpacker/doctor.c unpacker/validate.c unpacker/probe.c unpacker/gpucheck.c unpacker/gpuapi.c unpacker/convref.c
 COMMON_SRC   += common/sfx.c
 BUNDLER_SRC  += bundler/stub.c bundler/sfx.c
 UNPACKER_SRC += unpacker/sfxtrust.c unpacker/selfpath.c
@@ -94,6 +94,7 @@ BUNDLER_SRC  += bundler/sums.c bundler/help.c
 UNPACKER_SRC += unpacker/repair.c unpacker/help.c unpacker/leftovers.c
 BUNDLER_SRC  += bundler/devfiles.c
 UNPACKER_SRC += unpacker/modulefile.c
+UNPACKER_SRC += unpacker/install/install.c
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
@@ -187,11 +188,11 @@ $(B)/unpacker: $(UNPACKER_OBJ) $(B)/obj/unpacker/main.o $(UNPACKER_FLOOR_OBJ)
 
 # The tests' unpacker: the same objects, but install.c with its test seams (CUFERRY_FAULT).
 # build/unpacker, the one shipped, has none.
-$(B)/obj-seams/unpacker/install.o: unpacker/install.c $(B)/flags | $(B)/.deps
+$(B)/obj-seams/unpacker/install/install.o: unpacker/install/install.c $(B)/flags | $(B)/.deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -DCUFERRY_TEST_SEAMS $(CFLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
 
-$(B)/test-bin/unpacker: $(filter-out $(B)/obj/unpacker/install.o,$(UNPACKER_OBJ)) $(B)/obj-seams/unpacker/install.o $(B)/obj/unpacker/main.o $(UNPACKER_FLOOR_OBJ)
+$(B)/test-bin/unpacker: $(filter-out $(B)/obj/unpacker/install/install.o,$(UNPACKER_OBJ)) $(B)/obj-seams/unpacker/install/install.o $(B)/obj/unpacker/main.o $(UNPACKER_FLOOR_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(UNPACKER_LIBS)
 

@@ -19,7 +19,7 @@
 #include "unpacker/cli.h"
 #include "unpacker/doctor.h"
 #include "unpacker/help.h"
-#include "unpacker/install.h"
+#include "unpacker/install/install.h"
 #include "unpacker/probe.h"
 #include "unpacker/selfpath.h"
 #include "unpacker/safepath.h"

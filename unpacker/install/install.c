@@ -1,6 +1,6 @@
 /* install.c - verify, stage, rename, switch, record; roll back on any failure; repair after
  * a crash */
-#include "unpacker/install.h"
+#include "unpacker/install/install.h"
 
 #include <dirent.h>
 #include <errno.h>
