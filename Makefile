@@ -94,7 +94,9 @@ BUNDLER_SRC  += bundler/sums.c bundler/help.c
 UNPACKER_SRC += unpacker/repair.c unpacker/help.c unpacker/leftovers.c
 BUNDLER_SRC  += bundler/devfiles.c
 UNPACKER_SRC += unpacker/modulefile.c
-UNPACKER_SRC += unpacker/install/install.c
+UNPACKER_SRC += unpacker/layout.c unpacker/install/install.c unpacker/install/opened.c unpacker/install/stage.c \
+                unpacker/install/journal.c unpacker/install/prefix.c unpacker/install/policy.c \
+                unpacker/install/environment.c unpacker/install/commands.c unpacker/install/fault.c
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
@@ -186,13 +188,13 @@ $(B)/bundler: $(BUNDLER_OBJ)
 $(B)/unpacker: $(UNPACKER_OBJ) $(B)/obj/unpacker/main.o $(UNPACKER_FLOOR_OBJ)
 	$(CC) $(LDFLAGS) $^ -o $@ $(UNPACKER_LIBS)
 
-# The tests' unpacker: the same objects, but install.c with its test seams (CUFERRY_FAULT).
+# The tests' unpacker: the same objects, but install/fault.c with its test seams (CUFERRY_FAULT).
 # build/unpacker, the one shipped, has none.
-$(B)/obj-seams/unpacker/install/install.o: unpacker/install/install.c $(B)/flags | $(B)/.deps
+$(B)/obj-seams/unpacker/install/fault.o: unpacker/install/fault.c $(B)/flags | $(B)/.deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -DCUFERRY_TEST_SEAMS $(CFLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
 
-$(B)/test-bin/unpacker: $(filter-out $(B)/obj/unpacker/install/install.o,$(UNPACKER_OBJ)) $(B)/obj-seams/unpacker/install/install.o $(B)/obj/unpacker/main.o $(UNPACKER_FLOOR_OBJ)
+$(B)/test-bin/unpacker: $(filter-out $(B)/obj/unpacker/install/fault.o,$(UNPACKER_OBJ)) $(B)/obj-seams/unpacker/install/fault.o $(B)/obj/unpacker/main.o $(UNPACKER_FLOOR_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(UNPACKER_LIBS)
 

@@ -18,6 +18,7 @@
 #include "common/io.h"
 #include "common/log.h"
 #include "unpacker/env.h"
+#include "unpacker/layout.h"
 #include "unpacker/rootpath.h"
 #include "unpacker/leftovers.h"
 #include "unpacker/proberun.h"
@@ -613,7 +614,7 @@ static void print_copies(const struct survey *s, const struct copy *main_winner)
 int doctor_run(const struct install_options *o, struct cf_err *e)
 {
 	struct survey *s = xcalloc(1, sizeof(*s));
-	char *prefix_sys = install_default_prefix(o), ours[PATH_MAX] = "";
+	char *prefix_sys = layout_default_prefix(o->root, o->prefix), ours[PATH_MAX] = "";
 	s->root = o->root;
 	s->prefix_sys = prefix_sys;
 	s->major = current_major(o->root, prefix_sys);

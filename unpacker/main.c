@@ -19,6 +19,7 @@
 #include "unpacker/cli.h"
 #include "unpacker/doctor.h"
 #include "unpacker/help.h"
+#include "unpacker/install/commands.h"
 #include "unpacker/install/install.h"
 #include "unpacker/probe.h"
 #include "unpacker/selfpath.h"
