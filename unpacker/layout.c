@@ -11,13 +11,21 @@
 #define CURRENT "current"
 #define STAGING ".staging-"
 #define BACKUP ".old-"
+#define STATE "state.json"
+#define REPORT "report.json"
+/* ldconfig reads ld.so.conf.d in byte order and the cache keeps the first directory's copy of
+ * a soname first, so the name must sort ahead of what NVIDIA's packages and tools write
+ * (000_cuda.conf, 00-nvcr-*.conf, 988_cuda-12.conf, cuda.conf): "00-" does, as '-' (0x2d)
+ * sorts before '0' and "00-c" before "00-n". */
 #define LDCONF_NAME "00-cuferry-cudnn.conf"
 #define LDCONF_LEGACY_NAME "cuferry-cudnn.conf" /* before 00-: it lost to 000_cuda.conf */
 #define PROFILE_NAME "cuferry-cudnn.sh"
 
+const char layout_current_name[] = CURRENT;
+const char layout_repair_suffix[] = ".cuferry-repair";
 const char layout_install_meta_rel[] = META;
 const char layout_install_header_rel[] = META "/header.bin";
-const char layout_install_report_rel[] = META "/report.json";
+const char layout_install_report_rel[] = META "/" REPORT;
 
 char *layout_default_prefix(const char *root, const char *prefix)
 {
@@ -35,7 +43,7 @@ void layout_init(struct layout *l, const char *root, const char *prefix)
 	l->prefix_sys = layout_default_prefix(root, prefix);
 	l->prefix = xasprintf("%s%s", root, l->prefix_sys);
 	l->meta = xasprintf("%s/" META, l->prefix);
-	l->state = xasprintf("%s/state.json", l->meta);
+	l->state = xasprintf("%s/" STATE, l->meta);
 	l->state_prev = xasprintf("%s/state.prev.json", l->meta);
 	l->journal = xasprintf("%s/journal.json", l->meta);
 	l->lock = xasprintf("%s/lock", l->meta);
@@ -100,6 +108,12 @@ int layout_is_current(const char *name)
 	return strcmp(name, CURRENT) == 0;
 }
 
+int layout_is_repair_temp(const char *name)
+{
+	size_t n = strlen(name), k = strlen(layout_repair_suffix);
+	return n > k && strcmp(name + n - k, layout_repair_suffix) == 0;
+}
+
 char *layout_install_header(const char *install_dir)
 {
 	return xasprintf("%s/%s", install_dir, layout_install_header_rel);
@@ -117,7 +131,7 @@ char *layout_failed_dir(const struct layout *l, const char *name, const char *st
 
 char *layout_failed_report(const char *failed_dir)
 {
-	return xasprintf("%s/report.json", failed_dir);
+	return xasprintf("%s/" REPORT, failed_dir);
 }
 
 char *layout_current_sys(const char *prefix_sys, char sep)
@@ -132,7 +146,7 @@ char *layout_current_lib_sys(const char *prefix_sys)
 
 char *layout_state_of(const char *root, const char *prefix_sys)
 {
-	return xasprintf("%s%s/" META "/state.json", root, prefix_sys);
+	return xasprintf("%s%s/" META "/" STATE, root, prefix_sys);
 }
 
 char *layout_user_env(const char *home)

@@ -44,6 +44,10 @@ int layout_is_staging(const char *name);
 int layout_is_backup(const char *name);
 int layout_is_meta(const char *name);    /* .cuferry */
 int layout_is_current(const char *name); /* current */
+extern const char layout_current_name[];  /* current */
+/* A repair writes NAME.cuferry-repair beside an installed file, then renames it over it. */
+extern const char layout_repair_suffix[];
+int layout_is_repair_temp(const char *name);
 
 /* An install's own records, relative to the install directory (for a tree opened with
  * platform_tree_open) and in full. */

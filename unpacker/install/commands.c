@@ -63,10 +63,8 @@ int use_installed(const struct install_options *o, const char *id, struct cf_err
 	if (rc == CF_OK) {
 		state_set_current(&st, b->dir);
 		rc = state_save(p.state, &st, e);
-		struct modulefile_ctx mc;
-		environment_modulefile_ctx(&mc, &p);
 		if (rc == CF_OK)
-			rc = modulefile_set_default(&mc, b->dir, e);
+			rc = modulefile_set_default(&p, b->dir, e);
 		if (rc == CF_OK)
 			log_out("current -> %s\n", b->dir);
 	}
@@ -110,17 +108,12 @@ int uninstall_installed(const struct install_options *o, const char *id, struct 
 		if (rc == CF_OK && io_rmtree(dir) != 0)
 			rc = cf_fail(e, CF_INSTALL, "%s: %s", dir, strerror(errno));
 		if (rc == CF_OK && is_current && platform_is_admin() && !o->no_env) {
-			struct env_files f;
-			env_files_init(&f, p.root);
-			rc = env_remove_system(&f, p.root, e);
-			env_files_free(&f);
+			rc = env_remove_system(&p, e);
 		}
-		struct modulefile_ctx mc;
-		environment_modulefile_ctx(&mc, &p);
 		if (rc == CF_OK)
-			rc = modulefile_remove(&mc, name, e);
+			rc = modulefile_remove(&p, name, e);
 		if (rc == CF_OK && is_current)
-			rc = modulefile_set_default(&mc, NULL, e);
+			rc = modulefile_set_default(&p, NULL, e);
 		if (rc == CF_OK)
 			log_out("removed %s\n", name);
 		free(dir);
@@ -148,7 +141,7 @@ int validate_command(const struct install_options *o, const char *id, struct cf_
 	if (rc == CF_OK && dir)
 		rc = validate_load_manifest(dir, &m, e);
 	if (rc == CF_OK && b && dir) {
-		struct validate_options vo = { p.root, p.prefix, environment_validate_mode(&p, o), o->require_gpu,
+		struct validate_options vo = { &p, environment_validate_mode(&p, o), o->require_gpu,
 					       o->gpu, o->quick_validate, 0, &o->trust, NULL, NULL, 0 };
 		int is_current = st.current && strcmp(st.current, b->dir) == 0;
 		rc = validate_install(&vo, dir, m, is_current, e); /* prints its own summary */

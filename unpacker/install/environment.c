@@ -12,13 +12,6 @@
 #include "unpacker/modulefile.h"
 #include "unpacker/validate.h"
 
-void environment_modulefile_ctx(struct modulefile_ctx *c, const struct layout *p)
-{
-	c->root = p->root;
-	c->prefix_sys = p->prefix_sys;
-	c->prefix = p->prefix;
-}
-
 /* Modulefiles: into --modulefiles DIR, or into the site's Lmod directory when Lmod is there
  * and the system environment is written (root, no --no-env). */
 int environment_write_modulefiles(const struct layout *p, const struct install_options *o,
@@ -29,9 +22,7 @@ int environment_write_modulefiles(const struct layout *p, const struct install_o
 									      : NULL;
 	int rc = CF_OK;
 	if (module_dir) {
-		struct modulefile_ctx c;
-		environment_modulefile_ctx(&c, p);
-		rc = modulefile_install(&c, module_dir, dir, e);
+		rc = modulefile_install(p, module_dir, dir, e);
 		size_t n = strlen(r->env_note);
 		snprintf(r->env_note + n, sizeof(r->env_note) - n, "%smodulefiles in %s%s",
 			 n ? "; " : "", p->root, module_dir);
@@ -50,10 +41,7 @@ void environment_note_paths(struct install_result *r, const char *a, const char 
  * LD_LIBRARY_PATH of the user snippet. */
 int environment_validate_mode(const struct layout *p, const struct install_options *o)
 {
-	struct env_files f;
-	env_files_init(&f, p->root);
-	int cache = !o->env_user && (env_system_present(&f) || (!o->no_env && platform_is_admin()));
-	env_files_free(&f);
+	int cache = !o->env_user && (env_system_present(p) || (!o->no_env && platform_is_admin()));
 	return cache ? VALIDATE_ENV_CACHE : VALIDATE_ENV_LIBRARY_PATH;
 }
 
@@ -62,10 +50,7 @@ int environment_migrate(const struct layout *p, const struct install_options *o,
 {
 	if (o->no_env || o->env_user || !platform_is_admin())
 		return CF_OK;
-	struct env_files f;
-	env_files_init(&f, p->root);
-	int rc = env_migrate_legacy(&f, p->root, e);
-	env_files_free(&f);
+	int rc = env_migrate_legacy(p, e);
 	return rc;
 }
 
@@ -86,15 +71,12 @@ int environment_add_missing(const struct layout *p, const struct install_options
 			 written);
 		environment_note_paths(r, written, "");
 	} else if (platform_is_admin()) {
-		struct env_files f;
-		env_files_init(&f, p->root);
-		if (!env_system_present(&f)) {
-			rc = env_write_system(&f, p->root, p->prefix_sys, e);
-			snprintf(r->env_note, sizeof(r->env_note), "%s and %s", f.ldconf, f.profile);
-			environment_note_paths(r, f.ldconf, f.profile);
+		if (!env_system_present(p)) {
+			rc = env_write_system(p, e);
+			snprintf(r->env_note, sizeof(r->env_note), "%s and %s", p->ldconf, p->profile);
+			environment_note_paths(r, p->ldconf, p->profile);
 			r->env_added = rc == CF_OK;
 		}
-		env_files_free(&f);
 		return rc;
 	} else {
 		return CF_OK;

@@ -8,7 +8,6 @@
 #include "unpacker/layout.h"
 #include "unpacker/modulefile.h"
 
-void environment_modulefile_ctx(struct modulefile_ctx *c, const struct layout *p);
 /* Modulefiles: into --modulefiles DIR, or into the site's Lmod directory when Lmod is there
  * and the system environment is written (root, no --no-env). */
 int environment_write_modulefiles(const struct layout *p, const struct install_options *o,

@@ -82,20 +82,18 @@ static int commit_install(const struct layout *p, const struct install_options *
 		rc = install_fault("state", e);
 	r->phase_s[PHASE_SWITCH] = install_now_s() - t;
 	t = install_now_s();
-	struct env_files f;
-	env_files_init(&f, p->root);
 	if (rc == CF_OK && o->keep_current) {
 		r->kept_current = 1;
 	} else if (rc == CF_OK && !o->no_env && !o->env_user && platform_is_admin()) {
-		j->env_created = !env_system_present(&f);
-		rc = env_snapshot_save(&f, p->env_before, e);
+		j->env_created = !env_system_present(p);
+		rc = env_snapshot_save(p, e);
 		j->env_saved = rc == CF_OK;
 		if (rc == CF_OK)
 			rc = journal_write(p, j, e);
 		if (rc == CF_OK)
-			rc = env_write_system(&f, p->root, p->prefix_sys, e);
-		snprintf(r->env_note, sizeof(r->env_note), "%s and %s", f.ldconf, f.profile);
-		environment_note_paths(r, f.ldconf, f.profile);
+			rc = env_write_system(p, e);
+		snprintf(r->env_note, sizeof(r->env_note), "%s and %s", p->ldconf, p->profile);
+		environment_note_paths(r, p->ldconf, p->profile);
 	} else if (rc == CF_OK && !o->no_env) {
 		char written[512];
 		if (o->env_user)
@@ -106,7 +104,6 @@ static int commit_install(const struct layout *p, const struct install_options *
 			 : "not root: add the output of 'unpacker env' to your shell profile, or use --env=user%s",
 			 o->env_user ? written : "");
 	}
-	env_files_free(&f);
 	r->phase_s[PHASE_ENVIRONMENT] = install_now_s() - t;
 	if (rc == CF_OK)
 		rc = environment_write_modulefiles(p, o, j->target, r, e);
@@ -145,7 +142,7 @@ static int transaction(const struct layout *p, const struct install_options *o, 
 		char *dir = layout_under(p, j.target);
 		char timings[512];
 		install_timings_text(r, timings, sizeof(timings));
-		struct validate_options vo = { p->root, p->prefix, environment_validate_mode(p, o), o->require_gpu,
+		struct validate_options vo = { p, environment_validate_mode(p, o), o->require_gpu,
 					       o->gpu, o->quick_validate, 1, NULL, timings,
 					       r->validation_timings, sizeof(r->validation_timings) };
 		double t = install_now_s();

@@ -110,12 +110,10 @@ int journal_set_current(const struct layout *p, const char *dir)
 /* A new install's modulefiles go; the default goes back to the previous current. */
 static int modulefiles_rollback(const struct layout *p, const struct journal *j)
 {
-	struct modulefile_ctx c;
 	struct cf_err ignored = { 0 };
-	environment_modulefile_ctx(&c, p);
-	int rc = j->target_existed ? CF_OK : modulefile_remove(&c, j->target, &ignored);
+	int rc = j->target_existed ? CF_OK : modulefile_remove(p, j->target, &ignored);
 	if (rc == CF_OK)
-		rc = modulefile_set_default(&c, j->previous_current, &ignored);
+		rc = modulefile_set_default(p, j->previous_current, &ignored);
 	return rc;
 }
 
@@ -145,15 +143,12 @@ int journal_rollback(const struct layout *p, const struct journal *j, struct cf_
 		bad |= unlink(p->state) != 0 && errno != ENOENT;
 	}
 	if (j->env_saved || j->env_created) {
-		struct env_files f;
 		struct cf_err ignored = { 0 };
-		env_files_init(&f, p->root);
 		/* Exactly what was there: names (the old ld.so.conf.d one too) and contents. */
 		if (j->env_saved && io_exists(p->env_before))
-			bad |= env_snapshot_restore(&f, p->root, p->env_before, &ignored) != CF_OK;
+			bad |= env_snapshot_restore(p, &ignored) != CF_OK;
 		else if (!j->env_saved)
-			bad |= env_remove_system(&f, p->root, &ignored) != CF_OK;
-		env_files_free(&f);
+			bad |= env_remove_system(p, &ignored) != CF_OK;
 	}
 	bad |= modulefiles_rollback(p, j) != CF_OK;
 	if (!bad)
