@@ -15,7 +15,7 @@
 /* Modulefiles: into --modulefiles DIR, or into the site's Lmod directory when Lmod is there
  * and the system environment is written (root, no --no-env). */
 int environment_write_modulefiles(const struct layout *p, const struct install_options *o,
-			     const char *dir, struct install_result *r, struct cf_err *e)
+				  const char *dir, struct install_result *r, struct cf_err *e)
 {
 	char *module_dir = o->modulefiles ? xstrdup(o->modulefiles)
 			   : !o->no_env && !o->env_user && platform_is_admin() ? modulefile_site_dir(p->root)
@@ -50,14 +50,13 @@ int environment_migrate(const struct layout *p, const struct install_options *o,
 {
 	if (o->no_env || o->env_user || !platform_is_admin())
 		return CF_OK;
-	int rc = env_migrate_legacy(p, e);
-	return rc;
+	return env_migrate_legacy(p, e);
 }
 
 /* The environment the options ask for, written when it is missing (a re-run with --env=user
  * after an install without it). */
 int environment_add_missing(const struct layout *p, const struct install_options *o,
-			   struct install_result *r, struct cf_err *e)
+			    struct install_result *r, struct cf_err *e)
 {
 	if (o->no_env)
 		return CF_OK;

@@ -19,7 +19,7 @@ void opened_close(struct opened *b)
 }
 
 int open_trusted(const struct install_options *o, struct opened *b, char *signers,
-			size_t size, struct cf_err *e)
+		 size_t size, struct cf_err *e)
 {
 	struct trust t;
 	memset(b, 0, sizeof(*b));

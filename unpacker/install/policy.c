@@ -11,8 +11,8 @@
 #include "unpacker/safepath.h"
 
 int policy_check(const struct install_options *o, const struct manifest *m,
-			const struct state *st, const struct layout *p, struct install_result *r,
-			struct cf_err *e)
+		 const struct state *st, const struct layout *p, struct install_result *r,
+		 struct cf_err *e)
 {
 	int64_t now = (int64_t)time(NULL);
 	uint64_t seen;

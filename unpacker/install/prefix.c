@@ -3,8 +3,8 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 
-#include "sys/stat.h"
 #include "common/io.h"
 #include "common/platform.h"
 #include "unpacker/install/journal.h"

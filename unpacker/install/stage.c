@@ -104,7 +104,7 @@ static int write_meta(int rootfd, const struct opened *b, const struct install_r
 }
 
 int stage_extract(const struct layout *p, struct opened *b, struct install_result *r,
-			      const struct install_options *o, char **staging, struct cf_err *e)
+		  const struct install_options *o, char **staging, struct cf_err *e)
 {
 	*staging = layout_staging_template(p);
 	if (platform_private_dir(*staging) != 0) {
