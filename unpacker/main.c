@@ -21,6 +21,7 @@
 #include "unpacker/help.h"
 #include "unpacker/install/commands.h"
 #include "unpacker/install/install.h"
+#include "unpacker/install/opened.h"
 #include "unpacker/probe.h"
 #include "unpacker/selfpath.h"
 #include "unpacker/safepath.h"

@@ -57,8 +57,6 @@ struct install_result {
 };
 
 int install_bundle(const struct install_options *o, struct install_result *r, struct cf_err *e);
-/* Signature and every hash; writes nothing. */
-int verify_bundle(const struct install_options *o, struct install_result *r, struct cf_err *e);
 /* The phases that ran, as a JSON object {"open_verify": s, ...} (for the log and reports). */
 void install_timings_text(const struct install_result *r, char *out, size_t size);
 /* Seconds of a monotonic clock, for the phases' timings. */

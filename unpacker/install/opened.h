@@ -21,6 +21,8 @@ struct opened {
 int open_trusted(const struct install_options *o, struct opened *b, char *signers, size_t size,
 		 struct cf_err *e);
 void opened_close(struct opened *b);
+/* verify: signature and every hash; writes nothing. */
+int verify_bundle(const struct install_options *o, struct install_result *r, struct cf_err *e);
 /* The bundle's id, install directory, version and the prefix, into r. */
 void opened_fill_result(struct install_result *r, const struct manifest *m, const struct layout *p);
 
