@@ -80,7 +80,7 @@ SIGN_SRC      = signing/sign.c
 BUNDLER_SRC   = bundler/main.c bundler/create.c bundler/source.c bundler/pack.c \
                 bundler/fetch.c bundler/mirror.c bundler/output.c bundler/check.c bundler/inspect.c
 BUNDLER_SRC  += bundler/kit.c
-UNPACKER_SRC  = unpacker/cli.c unpacker/trust.c unpacker/state.c unpacker/env.c unpacker/install.c unpacker/validate/doctor.c unpacker/validate/validate.c unpacker/validate/probe.c unpacker/validate/gpucheck.c unpacker/validate/gpuapi.c unpacker/validate/convref.c
+UNPACKER_SRC  = unpacker/cli.c unpacker/trust.c unpacker/state.c unpacker/env.c unpacker/validate/doctor.c unpacker/validate/validate.c unpacker/validate/probe.c unpacker/validate/gpucheck.c unpacker/validate/gpuapi.c unpacker/validate/convref.c
 COMMON_SRC   += common/bundle/sfx.c
 COMMON_SRC   += common/bundle/entry.c common/bundle/open.c
 MANIFESTS_SRC += manifests/contents.c
@@ -98,6 +98,9 @@ BUNDLER_SRC  += bundler/sums.c bundler/help.c
 UNPACKER_SRC += unpacker/repair.c unpacker/help.c unpacker/leftovers.c
 BUNDLER_SRC  += bundler/devfiles.c
 UNPACKER_SRC += unpacker/modulefile.c
+UNPACKER_SRC += unpacker/layout.c unpacker/install/install.c unpacker/install/opened.c unpacker/install/stage.c \
+                unpacker/install/journal.c unpacker/install/prefix.c unpacker/install/policy.c \
+                unpacker/install/environment.c unpacker/install/commands.c unpacker/install/fault.c
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
@@ -189,13 +192,13 @@ $(B)/bundler: $(BUNDLER_OBJ)
 $(B)/unpacker: $(UNPACKER_OBJ) $(B)/obj/unpacker/main.o $(UNPACKER_FLOOR_OBJ)
 	$(CC) $(LDFLAGS) $^ -o $@ $(UNPACKER_LIBS)
 
-# The tests' unpacker: the same objects, but install.c with its test seams (CUFERRY_FAULT).
+# The tests' unpacker: the same objects, but install/fault.c with its test seams (CUFERRY_FAULT).
 # build/unpacker, the one shipped, has none.
-$(B)/obj-seams/unpacker/install.o: unpacker/install.c $(B)/flags | $(B)/.deps
+$(B)/obj-seams/unpacker/install/fault.o: unpacker/install/fault.c $(B)/flags | $(B)/.deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -DCUFERRY_TEST_SEAMS $(CFLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
 
-$(B)/test-bin/unpacker: $(filter-out $(B)/obj/unpacker/install.o,$(UNPACKER_OBJ)) $(B)/obj-seams/unpacker/install.o $(B)/obj/unpacker/main.o $(UNPACKER_FLOOR_OBJ)
+$(B)/test-bin/unpacker: $(filter-out $(B)/obj/unpacker/install/fault.o,$(UNPACKER_OBJ)) $(B)/obj-seams/unpacker/install/fault.o $(B)/obj/unpacker/main.o $(UNPACKER_FLOOR_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(UNPACKER_LIBS)
 

@@ -13,32 +13,11 @@
 #include "common/log.h"
 #include "common/platform.h"
 #include "unpacker/validate/ldconfig.h"
+#include "unpacker/layout.h"
 
-/* The one place the file names live. ldconfig reads ld.so.conf.d in byte order and the cache
- * keeps the first directory's copy of a soname first, so the name must sort ahead of what
- * NVIDIA's packages and tools write (000_cuda.conf, 00-nvcr-*.conf, 988_cuda-12.conf,
- * cuda.conf): "00-" does, as '-' (0x2d) sorts before '0' and "00-c" before "00-n". */
-#define LDCONF_NAME "00-cuferry-cudnn.conf"
-#define LDCONF_LEGACY_NAME "cuferry-cudnn.conf" /* before 00-: it lost to 000_cuda.conf */
-#define PROFILE_NAME "cuferry-cudnn.sh"
-
-void env_files_init(struct env_files *f, const char *root)
+int env_system_present(const struct layout *l)
 {
-	f->ldconf = xasprintf("%s/etc/ld.so.conf.d/" LDCONF_NAME, root);
-	f->ldconf_legacy = xasprintf("%s/etc/ld.so.conf.d/" LDCONF_LEGACY_NAME, root);
-	f->profile = xasprintf("%s/etc/profile.d/" PROFILE_NAME, root);
-}
-
-void env_files_free(struct env_files *f)
-{
-	free(f->ldconf);
-	free(f->ldconf_legacy);
-	free(f->profile);
-}
-
-int env_system_present(const struct env_files *f)
-{
-	return (io_exists(f->ldconf) || io_exists(f->ldconf_legacy)) && io_exists(f->profile);
+	return (io_exists(l->ldconf) || io_exists(l->ldconf_legacy)) && io_exists(l->profile);
 }
 
 /* A value quoted for the shell that reads it: sh and PowerShell in single quotes (a quote
@@ -99,7 +78,7 @@ char *env_sh_snippet(const char *prefix_sys, int with_ld_library_path)
 
 static char *env_sh_base(const char *prefix_sys, int with_ld_library_path)
 {
-	char *current = xasprintf("%s/current", prefix_sys);
+	char *current = layout_current_sys(prefix_sys, '/');
 	char *quoted = shell_quote(current, "sh");
 	free(current);
 	/* ${VAR:+:$VAR} adds a separator only when VAR is set and not empty: an empty element
@@ -153,29 +132,30 @@ int env_write_file(const char *path, const char *text, struct cf_err *e)
 
 /* One rename: the install's directory is on the search path under one name or the other at
  * every moment. When both names exist the old one only goes. */
-static int rename_legacy(const struct env_files *f, struct cf_err *e)
+static int rename_legacy(const struct layout *l, struct cf_err *e)
 {
-	if (!io_exists(f->ldconf_legacy))
+	if (!io_exists(l->ldconf_legacy))
 		return CF_OK;
-	int ok = io_exists(f->ldconf) ? unlink(f->ldconf_legacy) == 0 : rename(f->ldconf_legacy, f->ldconf) == 0;
-	if (!ok || io_fsync_parent(f->ldconf) != 0)
-		return cf_fail(e, CF_INSTALL, "%s: %s", f->ldconf_legacy, strerror(errno));
+	int ok = io_exists(l->ldconf) ? unlink(l->ldconf_legacy) == 0 : rename(l->ldconf_legacy, l->ldconf) == 0;
+	if (!ok || io_fsync_parent(l->ldconf) != 0)
+		return cf_fail(e, CF_INSTALL, "%s: %s", l->ldconf_legacy, strerror(errno));
 	return CF_OK;
 }
 
-int env_write_system(const struct env_files *f, const char *root, const char *prefix_sys,
-		     struct cf_err *e)
+int env_write_system(const struct layout *l, struct cf_err *e)
 {
-	char *conf = xasprintf("# cuDNN installed by cuferry's unpacker\n%s/current/lib\n", prefix_sys);
-	char *sh = env_sh_snippet(prefix_sys, 0);
-	int rc = rename_legacy(f, e);
+	char *lib = layout_current_lib_sys(l->prefix_sys);
+	char *conf = xasprintf("# cuDNN installed by cuferry's unpacker\n%s\n", lib);
+	char *sh = env_sh_snippet(l->prefix_sys, 0);
+	free(lib);
+	int rc = rename_legacy(l, e);
 	if (rc == CF_OK)
-		rc = env_write_file(f->ldconf, conf, e);
+		rc = env_write_file(l->ldconf, conf, e);
 	if (rc == CF_OK)
-		rc = env_write_file(f->profile, sh, e);
+		rc = env_write_file(l->profile, sh, e);
 	free(conf);
 	free(sh);
-	if (rc == CF_OK && !*root)
+	if (rc == CF_OK && !*l->root)
 		rc = run_ldconfig(e);
 	else if (rc == CF_OK)
 		log_msg(LOG_DEBUG, "--root given: ldconfig not run (the image's first boot or ldconfig -r "
@@ -183,41 +163,41 @@ int env_write_system(const struct env_files *f, const char *root, const char *pr
 	return rc;
 }
 
-int env_remove_system(const struct env_files *f, const char *root, struct cf_err *e)
+int env_remove_system(const struct layout *l, struct cf_err *e)
 {
-	if ((unlink(f->ldconf) != 0 && errno != ENOENT) ||
-	    (unlink(f->ldconf_legacy) != 0 && errno != ENOENT) ||
-	    (unlink(f->profile) != 0 && errno != ENOENT))
+	if ((unlink(l->ldconf) != 0 && errno != ENOENT) ||
+	    (unlink(l->ldconf_legacy) != 0 && errno != ENOENT) ||
+	    (unlink(l->profile) != 0 && errno != ENOENT))
 		return cf_fail(e, CF_INSTALL, "cannot remove environment files: %s", strerror(errno));
-	return *root ? CF_OK : run_ldconfig(e);
+	return *l->root ? CF_OK : run_ldconfig(e);
 }
 
-int env_migrate_legacy(const struct env_files *f, const char *root, struct cf_err *e)
+int env_migrate_legacy(const struct layout *l, struct cf_err *e)
 {
-	if (!io_exists(f->ldconf_legacy))
+	if (!io_exists(l->ldconf_legacy))
 		return CF_OK;
-	int rc = rename_legacy(f, e);
+	int rc = rename_legacy(l, e);
 	if (rc == CF_OK)
 		log_msg(LOG_INFO, "%s renamed to %s: it now sorts ahead of NVIDIA's files",
-			f->ldconf_legacy, f->ldconf);
-	return rc == CF_OK && !*root ? run_ldconfig(e) : rc;
+			l->ldconf_legacy, l->ldconf);
+	return rc == CF_OK && !*l->root ? run_ldconfig(e) : rc;
 }
 
 /* The snapshot: {"ldconf": text|null, "ldconf_legacy": …, "profile": …}, null = absent. */
 static const char *snapshot_roles[] = { "ldconf", "ldconf_legacy", "profile" };
 
-static char *const *snapshot_paths(const struct env_files *f, char *paths[3])
+static char *const *snapshot_paths(const struct layout *l, char *paths[3])
 {
-	paths[0] = f->ldconf, paths[1] = f->ldconf_legacy, paths[2] = f->profile;
+	paths[0] = l->ldconf, paths[1] = l->ldconf_legacy, paths[2] = l->profile;
 	return paths;
 }
 
-int env_snapshot_save(const struct env_files *f, const char *path, struct cf_err *e)
+int env_snapshot_save(const struct layout *l, struct cf_err *e)
 {
 	char *paths[3];
 	json_t *o = json_object();
 	int rc = CF_OK;
-	snapshot_paths(f, paths);
+	snapshot_paths(l, paths);
 	for (int i = 0; i < 3 && rc == CF_OK; i++) {
 		char *text;
 		size_t len;
@@ -231,26 +211,25 @@ int env_snapshot_save(const struct env_files *f, const char *path, struct cf_err
 		}
 	}
 	char *dump = rc == CF_OK ? json_dumps(o, JSON_SORT_KEYS) : NULL;
-	if (rc == CF_OK && (!dump || io_write_file_atomic(path, dump, strlen(dump), 0600) != 0))
-		rc = cf_fail(e, CF_INSTALL, "%s: %s", path, strerror(errno));
+	if (rc == CF_OK && (!dump || io_write_file_atomic(l->env_before, dump, strlen(dump), 0600) != 0))
+		rc = cf_fail(e, CF_INSTALL, "%s: %s", l->env_before, strerror(errno));
 	free(dump);
 	json_decref(o);
 	return rc;
 }
 
-int env_snapshot_restore(const struct env_files *f, const char *root, const char *path,
-			 struct cf_err *e)
+int env_snapshot_restore(const struct layout *l, struct cf_err *e)
 {
 	char *paths[3], *text;
 	size_t len;
-	if (io_read_file(path, 1 << 22, &text, &len) != 0)
-		return cf_fail(e, CF_ROLLBACK, "%s: %s", path, strerror(errno));
+	if (io_read_file(l->env_before, 1 << 22, &text, &len) != 0)
+		return cf_fail(e, CF_ROLLBACK, "%s: %s", l->env_before, strerror(errno));
 	json_t *o = json_loadb(text, len, 0, NULL);
 	free(text);
 	if (!json_is_object(o))
-		return json_decref(o), cf_fail(e, CF_ROLLBACK, "%s is damaged", path);
+		return json_decref(o), cf_fail(e, CF_ROLLBACK, "%s is damaged", l->env_before);
 	int bad = 0;
-	snapshot_paths(f, paths);
+	snapshot_paths(l, paths);
 	for (int i = 0; i < 3; i++) {
 		json_t *v = json_object_get(o, snapshot_roles[i]);
 		if (json_is_string(v))
@@ -262,8 +241,8 @@ int env_snapshot_restore(const struct env_files *f, const char *root, const char
 	}
 	json_decref(o);
 	if (bad)
-		return cf_fail(e, CF_ROLLBACK, "cannot restore the environment files from %s", path);
-	return *root ? CF_OK : run_ldconfig(e);
+		return cf_fail(e, CF_ROLLBACK, "cannot restore the environment files from %s", l->env_before);
+	return *l->root ? CF_OK : run_ldconfig(e);
 }
 
 int env_write_user(const char *prefix_sys, char *written, size_t size, struct cf_err *e)
@@ -271,7 +250,7 @@ int env_write_user(const char *prefix_sys, char *written, size_t size, struct cf
 	const char *home = getenv("HOME");
 	if (!home || !*home)
 		return cf_fail(e, CF_INSTALL, "HOME is not set: cannot write the user environment");
-	char *path = xasprintf("%s/.config/cuferry/cudnn.sh", home);
+	char *path = layout_user_env(home);
 	char *sh = env_sh_snippet(prefix_sys, 1);
 	int rc = env_write_file(path, sh, e);
 	snprintf(written, size, "%s", path);
@@ -285,7 +264,7 @@ int env_user_present(void)
 	const char *home = getenv("HOME");
 	if (!home || !*home)
 		return 0;
-	char *path = xasprintf("%s/.config/cuferry/cudnn.sh", home);
+	char *path = layout_user_env(home);
 	struct stat st;
 	int present = lstat(path, &st) == 0 && S_ISREG(st.st_mode);
 	free(path);
@@ -308,7 +287,7 @@ int env_print(const char *prefix_sys, const char *shell, struct cf_err *e)
 		/* PowerShell runs on Linux too: the prefix's own separator, and the platform's
 		 * PATH separator, never a Windows one glued to a Linux path. */
 		char sep = prefix_separator(prefix_sys);
-		char *current = xasprintf("%s%ccurrent", prefix_sys, sep), *q = shell_quote(current, "ps");
+		char *current = layout_current_sys(prefix_sys, sep), *q = shell_quote(current, "ps");
 		log_out("$env:CUDNN_PATH = %s\n"
 			"if (Test-Path \"$env:CUDNN_PATH%cbin\") { $env:PATH = \"$env:CUDNN_PATH%cbin\" + "
 			"[IO.Path]::PathSeparator + $env:PATH }\n", q, sep, sep);
@@ -316,9 +295,9 @@ int env_print(const char *prefix_sys, const char *shell, struct cf_err *e)
 		free(q);
 	} else if (strcmp(shell, "cmd") == 0) {
 		char sep = prefix_separator(prefix_sys), *q = shell_quote(prefix_sys, "cmd");
-		log_out("set \"CUDNN_PATH=%s%ccurrent\"\n"
+		log_out("set \"CUDNN_PATH=%s%c%s\"\n"
 			"if exist \"%%CUDNN_PATH%%%cbin\" set \"PATH=%%CUDNN_PATH%%%cbin;%%PATH%%\"\n", q,
-			sep, sep, sep);
+			sep, layout_current_name, sep, sep);
 		free(q);
 	} else {
 		return cf_fail(e, CF_USAGE, "--shell must be sh, ps or cmd");

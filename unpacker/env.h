@@ -6,33 +6,24 @@
 #include <stddef.h>
 
 #include "common/err.h"
+#include "unpacker/layout.h"
 
-struct env_files {
-	char *ldconf;        /* ROOT/etc/ld.so.conf.d/00-cuferry-cudnn.conf */
-	char *ldconf_legacy; /* ROOT/etc/ld.so.conf.d/cuferry-cudnn.conf: the name before 00- */
-	char *profile;       /* ROOT/etc/profile.d/cuferry-cudnn.sh */
-};
-
-void env_files_init(struct env_files *f, const char *root);
-void env_files_free(struct env_files *f);
 /* 1 when both system files exist (the ld.so.conf.d one under either name). */
-int env_system_present(const struct env_files *f);
+int env_system_present(const struct layout *l);
 /* Write both files (root-owned, 0644) pointing at PREFIX/current; run ldconfig when root is
- * the real one. prefix_sys is the prefix as the running system sees it. A file under the old
+ * the real one (no --root). A file under the old
  * ld.so.conf.d name is renamed first (one atomic step: the directory never leaves the
  * search path). */
-int env_write_system(const struct env_files *f, const char *root, const char *prefix_sys,
-		     struct cf_err *e);
+int env_write_system(const struct layout *l, struct cf_err *e);
 /* Removes the files, the ld.so.conf.d one under both names. */
-int env_remove_system(const struct env_files *f, const char *root, struct cf_err *e);
+int env_remove_system(const struct layout *l, struct cf_err *e);
 /* Rename the old ld.so.conf.d name to the new one (remove it when both exist), then ldconfig;
  * nothing when there is no file under the old name. */
-int env_migrate_legacy(const struct env_files *f, const char *root, struct cf_err *e);
-/* Record which of the system files exist and what they hold (in the file at path), so that
- * env_snapshot_restore can put back exactly that after a failed install. */
-int env_snapshot_save(const struct env_files *f, const char *path, struct cf_err *e);
-int env_snapshot_restore(const struct env_files *f, const char *root, const char *path,
-			 struct cf_err *e);
+int env_migrate_legacy(const struct layout *l, struct cf_err *e);
+/* Record which of the system files exist and what they hold (in PREFIX/.cuferry/env-before.json),
+ * so that env_snapshot_restore can put back exactly that after a failed install. */
+int env_snapshot_save(const struct layout *l, struct cf_err *e);
+int env_snapshot_restore(const struct layout *l, struct cf_err *e);
 /* ~/.config/cuferry/cudnn.sh for a normal user (--env=user). */
 int env_write_user(const char *prefix_sys, char *written, size_t size, struct cf_err *e);
 /* 1 when ~/.config/cuferry/cudnn.sh exists. */

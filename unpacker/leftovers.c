@@ -10,6 +10,7 @@
 
 #include "common/io.h"
 #include "common/log.h"
+#include "unpacker/layout.h"
 #include "unpacker/state.h"
 
 /* Bytes under path (not following links); good enough to say how much is wasted. */
@@ -51,9 +52,8 @@ static int repair_files(const char *dir, int depth)
 		if (de->d_name[0] == '.' && (!de->d_name[1] || strcmp(de->d_name, "..") == 0))
 			continue;
 		char *child = xasprintf("%s/%s", dir, de->d_name);
-		size_t len = strlen(de->d_name);
 		struct stat st;
-		if (len > 15 && strcmp(de->d_name + len - 15, ".cuferry-repair") == 0)
+		if (layout_is_repair_temp(de->d_name))
 			n += report("of an interrupted repair", child);
 		else if (lstat(child, &st) == 0 && S_ISDIR(st.st_mode))
 			n += repair_files(child, depth + 1);
@@ -64,21 +64,20 @@ static int repair_files(const char *dir, int depth)
 	return n;
 }
 
-int leftovers_report(const char *root, const char *prefix_sys)
+int leftovers_report(const struct layout *l)
 {
-	char *prefix = xasprintf("%s%s", root, prefix_sys);
-	char *journal = xasprintf("%s/.cuferry/journal.json", prefix);
-	char *state_path = xasprintf("%s/.cuferry/state.json", prefix);
+	const char *prefix = l->prefix, *journal = l->journal, *state_path = l->state;
+	const char *root = l->root, *prefix_sys = l->prefix_sys;
 	int n = 0;
 	DIR *d = opendir(prefix);
 	struct dirent *de;
 	while (d && (de = readdir(d)) != NULL) {
 		char *path = xasprintf("%s/%s", prefix, de->d_name);
-		if (strncmp(de->d_name, ".staging-", 9) == 0)
+		if (layout_is_staging(de->d_name))
 			n += report("staging of an interrupted run", path);
-		else if (strncmp(de->d_name, ".old-", 5) == 0)
+		else if (layout_is_backup(de->d_name))
 			n += report("backup of an interrupted run", path);
-		else if (de->d_name[0] != '.' && strcmp(de->d_name, "current") != 0)
+		else if (de->d_name[0] != '.' && !layout_is_current(de->d_name))
 			n += repair_files(path, 0);
 		free(path);
 	}
@@ -103,8 +102,5 @@ int leftovers_report(const char *root, const char *prefix_sys)
 	} else {
 		log_out("no leftovers of interrupted runs in %s\n", prefix);
 	}
-	free(prefix);
-	free(journal);
-	free(state_path);
 	return n;
 }

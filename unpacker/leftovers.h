@@ -3,7 +3,9 @@
 #ifndef UNPACKER_LEFTOVERS_H
 #define UNPACKER_LEFTOVERS_H
 
-/* Print a report of the leftovers under root+prefix_sys; the number found. */
-int leftovers_report(const char *root, const char *prefix_sys);
+#include "unpacker/layout.h"
+
+/* Print a report of the leftovers in the prefix; the number found. */
+int leftovers_report(const struct layout *l);
 
 #endif

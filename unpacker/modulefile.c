@@ -14,7 +14,6 @@
 #include "common/log.h"
 #include "unpacker/env.h"
 
-#define RECORD "/.cuferry/modulefiles"
 
 char *modulefile_site_dir(const char *root)
 {
@@ -65,11 +64,12 @@ static const char *module_version(const char *dir)
 	return strncmp(dir, "cudnn-", 6) == 0 ? dir + 6 : dir;
 }
 
-struct layout {
+/* Which of an install's optional directories it has. */
+struct install_parts {
 	int bin, pkgconfig, cmake;
 };
 
-static void look(const struct modulefile_ctx *c, const char *dir, struct layout *l)
+static void look(const struct layout *c, const char *dir, struct install_parts *l)
 {
 	char *p;
 	p = xasprintf("%s/%s/bin", c->prefix, dir);
@@ -83,7 +83,7 @@ static void look(const struct modulefile_ctx *c, const char *dir, struct layout 
 	free(p);
 }
 
-static char *lua_text(const char *version, const char *install, const struct layout *l)
+static char *lua_text(const char *version, const char *install, const struct install_parts *l)
 {
 	return xasprintf(
 		"-- cuDNN %s: written by cuferry's unpacker on install, removed by 'unpacker uninstall'.\n"
@@ -106,7 +106,7 @@ static char *lua_text(const char *version, const char *install, const struct lay
 		l->bin ? "prepend_path(\"PATH\", pathJoin(root, \"bin\"))\n" : "");
 }
 
-static char *tcl_text(const char *version, const char *install, const struct layout *l)
+static char *tcl_text(const char *version, const char *install, const struct install_parts *l)
 {
 	return xasprintf(
 		"#%%Module1.0\n"
@@ -151,7 +151,7 @@ static int no_links(const char *root, const char *path_sys, struct cf_err *e)
 	return rc;
 }
 
-static int module_subdir(const struct modulefile_ctx *c, const char *module_dir, char **out,
+static int module_subdir(const struct layout *c, const char *module_dir, char **out,
 			 struct cf_err *e)
 {
 	char *sys = xasprintf("%s/cudnn", module_dir);
@@ -166,9 +166,9 @@ static int module_subdir(const struct modulefile_ctx *c, const char *module_dir,
 }
 
 /* The recorded directories, one per line (as the system sees them). */
-static char **read_record(const struct modulefile_ctx *c, size_t *n)
+static char **read_record(const struct layout *c, size_t *n)
 {
-	char *path = xasprintf("%s" RECORD, c->prefix), *text = NULL, *save = NULL;
+	char *path = xstrdup(c->modulefiles), *text = NULL, *save = NULL;
 	char **dirs = NULL;
 	*n = 0;
 	if (io_read_file(path, 1 << 16, &text, NULL) == 0) {
@@ -190,7 +190,7 @@ static void free_record(char **dirs, size_t n)
 	free(dirs);
 }
 
-static int record(const struct modulefile_ctx *c, const char *module_dir, struct cf_err *e)
+static int record(const struct layout *c, const char *module_dir, struct cf_err *e)
 {
 	size_t n;
 	char **dirs = read_record(c, &n);
@@ -204,7 +204,7 @@ static int record(const struct modulefile_ctx *c, const char *module_dir, struct
 	}
 	int rc = CF_OK;
 	if (!known) {
-		char *next = xasprintf("%s%s\n", text, module_dir), *path = xasprintf("%s" RECORD, c->prefix);
+		char *next = xasprintf("%s%s\n", text, module_dir), *path = xstrdup(c->modulefiles);
 		rc = env_write_file(path, next, e);
 		free(next);
 		free(path);
@@ -214,7 +214,7 @@ static int record(const struct modulefile_ctx *c, const char *module_dir, struct
 	return rc;
 }
 
-int modulefile_install(const struct modulefile_ctx *c, const char *module_dir, const char *dir,
+int modulefile_install(const struct layout *c, const char *module_dir, const char *dir,
 		       struct cf_err *e)
 {
 	char *install = xasprintf("%s/%s", c->prefix_sys, dir), *sub = NULL;
@@ -224,7 +224,7 @@ int modulefile_install(const struct modulefile_ctx *c, const char *module_dir, c
 		free(install);
 		return rc;
 	}
-	struct layout l;
+	struct install_parts l;
 	look(c, dir, &l);
 	int rc = module_subdir(c, module_dir, &sub, e);
 	const char *version = module_version(dir);
@@ -259,7 +259,7 @@ static int remove_file(const char *path, struct cf_err *e)
 }
 
 /* Run fn on ROOT/DIR/cudnn of every recorded directory (checked for links, made if needed). */
-static int each_recorded(const struct modulefile_ctx *c, const char *dir,
+static int each_recorded(const struct layout *c, const char *dir,
 			 int (*fn)(const char *sub, const char *dir, struct cf_err *e), struct cf_err *e)
 {
 	size_t n;
@@ -304,12 +304,12 @@ static int remove_in(const char *sub, const char *dir, struct cf_err *e)
 	return rc;
 }
 
-int modulefile_set_default(const struct modulefile_ctx *c, const char *dir, struct cf_err *e)
+int modulefile_set_default(const struct layout *c, const char *dir, struct cf_err *e)
 {
 	return each_recorded(c, dir, set_default_in, e);
 }
 
-int modulefile_remove(const struct modulefile_ctx *c, const char *dir, struct cf_err *e)
+int modulefile_remove(const struct layout *c, const char *dir, struct cf_err *e)
 {
 	return each_recorded(c, dir, remove_in, e);
 }

@@ -6,12 +6,7 @@
 #define UNPACKER_MODULEFILE_H
 
 #include "common/err.h"
-
-struct modulefile_ctx {
-	const char *root;       /* "" or --root DIR: every file is written under it */
-	const char *prefix_sys; /* the prefix as the system sees it (what the files name) */
-	const char *prefix;     /* ROOT + prefix_sys */
-};
+#include "unpacker/layout.h"
 
 /* The site's module directory when Lmod is installed (as the system sees it), or NULL:
  * the first directory of ROOT/etc/lmod/modulespath (Debian's and Ubuntu's lmod), else
@@ -22,11 +17,11 @@ char *modulefile_site_dir(const char *root);
 int modulefile_dir_valid(const char *module_dir);
 /* Write the Lua and Tcl files of install `dir` (cudnn-9.19.0.56-cuda13) into module_dir (as
  * the system sees it), record the directory, and make `dir` the default there. */
-int modulefile_install(const struct modulefile_ctx *c, const char *module_dir, const char *dir,
+int modulefile_install(const struct layout *c, const char *module_dir, const char *dir,
 		       struct cf_err *e);
 /* In every recorded directory: make `dir` the default, or have none when dir is NULL. */
-int modulefile_set_default(const struct modulefile_ctx *c, const char *dir, struct cf_err *e);
+int modulefile_set_default(const struct layout *c, const char *dir, struct cf_err *e);
 /* Remove install `dir`'s modulefiles from every recorded directory. */
-int modulefile_remove(const struct modulefile_ctx *c, const char *dir, struct cf_err *e);
+int modulefile_remove(const struct layout *c, const char *dir, struct cf_err *e);
 
 #endif

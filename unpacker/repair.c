@@ -19,8 +19,7 @@
 #include "common/platform.h"
 #include "common/progress.h"
 #include "common/sha256.h"
-
-#define TMP_SUFFIX ".cuferry-repair"
+#include "unpacker/layout.h"
 
 /* Why the installed entry differs from the manifest, or NULL when it does not. */
 static const char *differs(int tree, const struct manifest_file *f, int hashes)
@@ -98,7 +97,7 @@ static int restore_begin(void *ctx, const struct manifest_file *f, struct cf_err
 	s->dirfd = platform_tree_open_parent(s->tree, f->path, &s->name);
 	if (s->dirfd < 0)
 		return cf_fail(e, CF_INSTALL, "'%s': %s", f->path, strerror(errno));
-	s->tmp = xasprintf("%s" TMP_SUFFIX, s->name);
+	s->tmp = xasprintf("%s%s", s->name, layout_repair_suffix);
 	unlinkat(s->dirfd, s->tmp, 0); /* left by an interrupted repair */
 	int ok;
 	if (f->type == MF_SYMLINK)

@@ -118,7 +118,8 @@ static void test_modulefiles_follow_install_use_uninstall(void **state)
 	char *meta = xasprintf("%s/.cuferry", prefix);
 	assert_int_equal(io_mkdirs(meta, 0755), 0);
 	free(meta);
-	struct modulefile_ctx c = { root, "/opt/cudnn", prefix };
+	struct layout c;
+	layout_init(&c, root, "/opt/cudnn");
 	struct cf_err e = { 0 };
 	assert_int_equal(modulefile_install(&c, "/mods", "cudnn-9.1.0-cuda12", &e), CF_OK);
 	char *lua = NULL, *ver = NULL, *path = xasprintf("%s/mods/cudnn/9.1.0-cuda12.lua", root);
@@ -141,6 +142,7 @@ static void test_modulefiles_follow_install_use_uninstall(void **state)
 	free(dot);
 	free(inst);
 	free(prefix);
+	layout_free(&c);
 	io_rmtree(root);
 	free(root);
 }

@@ -18,6 +18,7 @@
 #include "common/io.h"
 #include "common/log.h"
 #include "unpacker/env.h"
+#include "unpacker/layout.h"
 #include "unpacker/rootpath.h"
 #include "unpacker/validate/ldconfig.h"
 #include "unpacker/leftovers.h"
@@ -253,7 +254,7 @@ static void read_login_environment(struct survey *s)
 {
 	login_file(s, "/etc/environment");
 	glob_t g;
-	char *pattern = xasprintf("%s/etc/profile.d/*.sh", s->root);
+	char *pattern = xasprintf("%s" LAYOUT_PROFILE_DIR "/*.sh", s->root);
 	if (glob(pattern, 0, NULL, &g) == 0) {
 		for (size_t i = 0; i < g.gl_pathc; i++)
 			login_file(s, g.gl_pathv[i] + strlen(s->root));
@@ -465,7 +466,7 @@ static int classify_cuferry(const struct survey *s, struct copy *c)
 	char *prefix = xstrdup(c->real);
 	for (int i = 0; i < 3 && strrchr(prefix, '/'); i++)
 		*strrchr(prefix, '/') = '\0';
-	char *meta = xasprintf("%s%s/.cuferry/state.json", s->root, prefix);
+	char *meta = layout_state_of(s->root, prefix);
 	int found = io_exists(meta);
 	if (found) {
 		const char *name = c->real + strlen(prefix) + 1;
@@ -565,19 +566,17 @@ static struct copy *winner(struct survey *s, const enum context *ctxs, const cha
 }
 
 /* The major of the current install (state.json), or 9 when nothing is installed. */
-static int current_major(const char *root, const char *prefix_sys)
+static int current_major(const struct layout *l)
 {
 	struct state st;
 	struct cf_err ignored = { 0 };
-	char *path = xasprintf("%s%s/.cuferry/state.json", root, prefix_sys);
 	int major = 9;
-	if (state_load(path, &st, &ignored) == CF_OK) {
+	if (state_load(l->state, &st, &ignored) == CF_OK) {
 		const struct state_bundle *b = st.current ? state_find(&st, st.current) : NULL;
 		if (b && b->version && atoi(b->version) > 0)
 			major = atoi(b->version);
 		state_free(&st);
 	}
-	free(path);
 	return major;
 }
 
@@ -614,16 +613,15 @@ static void print_copies(const struct survey *s, const struct copy *main_winner)
 int doctor_run(const struct install_options *o, struct cf_err *e)
 {
 	struct survey *s = xcalloc(1, sizeof(*s));
-	char *prefix_sys = install_default_prefix(o), ours[PATH_MAX] = "";
+	struct layout l;
+	layout_init(&l, o->root, o->prefix);
+	char ours[PATH_MAX] = "", *prefix_sys = l.prefix_sys, *current_sys = layout_current_sys(prefix_sys, '/');
 	s->root = o->root;
 	s->prefix_sys = prefix_sys;
-	s->major = current_major(o->root, prefix_sys);
-	char *current = xasprintf("%s/current/lib/libcudnn.so.%d", prefix_sys, s->major);
+	s->major = current_major(&l);
+	char *current = xasprintf("%s/lib/libcudnn.so.%d", current_sys, s->major);
 	int installed = rootpath_resolve(s->root, current, ours, sizeof(ours)) == 0;
-	struct env_files f;
-	env_files_init(&f, o->root);
-	int system_env = env_system_present(&f);
-	env_files_free(&f);
+	int system_env = env_system_present(&l);
 	survey_all(s);
 	read_dpkg_lists(s);
 	for (size_t i = 0; i < s->ncopies; i++) {
@@ -632,7 +630,7 @@ int doctor_run(const struct install_options *o, struct cf_err *e)
 		classify(s, c);
 		version_by_loading(s, c);
 		if (c->ours)
-			set_text(&c->origin, "this install (%s/current)", prefix_sys);
+			set_text(&c->origin, "this install (%s)", current_sys);
 	}
 	static const enum context cache[] = { CTX_CACHE, CTX_DEFAULT, CTX_NONE },
 				  login[] = { CTX_LOGIN, CTX_CACHE, CTX_DEFAULT, CTX_NONE },
@@ -684,9 +682,10 @@ int doctor_run(const struct install_options *o, struct cf_err *e)
 		free(s->copies[i].origin);
 		free(s->copies[i].fix);
 	}
-	leftovers_report(o->root, prefix_sys);
+	leftovers_report(&l);
 	free(current);
-	free(prefix_sys);
+	free(current_sys);
+	layout_free(&l);
 	free(s);
 	return rc;
 }

@@ -106,7 +106,7 @@ void ldconfig_entries(const char *root, void (*fn)(const char *dir, const char *
 	if (have_main)
 		conf_file(&w, "/etc/ld.so.conf", 0);
 	else
-		conf_include(&w, "/etc/ld.so.conf", "/etc/ld.so.conf.d/*.conf", 0);
+		conf_include(&w, "/etc/ld.so.conf", LAYOUT_LDCONF_DIR "/*.conf", 0);
 }
 
 struct unique_dirs {

@@ -188,7 +188,7 @@ static void check_files(struct run *r)
 /* validate: the stored header's signatures, against the keys trusted here now. */
 static void check_signature(struct run *r)
 {
-	char *path = xasprintf("%s/.cuferry/header.bin", r->dir), *data = NULL, signers[256] = "", why[1200];
+	char *path = layout_install_header(r->dir), *data = NULL, signers[256] = "", why[1200];
 	size_t len = 0;
 	struct frame f;
 	struct cf_err e = { 0 };
@@ -205,7 +205,7 @@ static void check_signature(struct run *r)
 	if (rc == CF_OK)
 		snprintf(why, sizeof(why), "the stored header is signed by %s, trusted here", signers);
 	else
-		snprintf(why, sizeof(why), ".cuferry/header.bin: %s", e.msg);
+		snprintf(why, sizeof(why), "%s: %s", layout_install_header_rel, e.msg);
 	add(r, 1, "signature", rc == CF_OK ? "pass" : "fail", why);
 	if (parsed)
 		frame_free(&f);
@@ -244,10 +244,10 @@ static void compute_env(struct run *r)
 {
 	const struct validate_options *o = r->o;
 	r->env_ldpath[0] = '\0';
-	if (*o->root)
+	if (*o->layout->root)
 		snprintf(r->env_ldpath, sizeof(r->env_ldpath), "%s/lib", r->dir);
 	else if (o->env_mode == VALIDATE_ENV_LIBRARY_PATH)
-		snprintf(r->env_ldpath, sizeof(r->env_ldpath), "%s/current/lib", o->prefix);
+		snprintf(r->env_ldpath, sizeof(r->env_ldpath), "%s/lib", o->layout->current);
 }
 
 /* ---- the root's loader search path, read as files (--root) ---- */
@@ -278,14 +278,14 @@ static void root_search(const struct run *r, struct search *s)
 						"/lib64", "/usr/lib64", "/lib", "/usr/lib", NULL };
 	struct search conf = { .n = 0 };
 	s->n = 0;
-	s->root = r->o->root;
+	s->root = r->o->layout->root;
 	if (r->o->env_mode == VALIDATE_ENV_LIBRARY_PATH)
-		snprintf(s->dirs[s->n++], PATH_MAX, "%s/current/lib", r->o->prefix);
-	ldconfig_dirs(r->o->root, add_conf_dir, &conf);
+		snprintf(s->dirs[s->n++], PATH_MAX, "%s/lib", r->o->layout->current);
+	ldconfig_dirs(r->o->layout->root, add_conf_dir, &conf);
 	for (size_t i = 0; i < conf.n; i++)
-		search_add(s, r->o->root, conf.dirs[i]);
+		search_add(s, r->o->layout->root, conf.dirs[i]);
 	for (size_t i = 0; defaults[i]; i++)
-		search_add(s, r->o->root, defaults[i]);
+		search_add(s, r->o->layout->root, defaults[i]);
 }
 
 /* path (root included) through its links the way the image resolves them, a link's absolute
@@ -358,12 +358,12 @@ static void check_resolution(struct run *r, int is_current)
 		return;
 	}
 	char *path = xasprintf("%s/lib/libcudnn.so.%s", r->dir, r->major);
-	int ok = image_realpath(r->o->root, path, mine) != NULL;
+	int ok = image_realpath(r->o->layout->root, path, mine) != NULL;
 	free(path);
 	snprintf(name, sizeof(name), "libcudnn.so.%s", r->major);
 	json_t *o;
 	const char *got, *version = NULL;
-	if (*r->o->root) {
+	if (*r->o->layout->root) {
 		/* The image's loader configuration, read as files: nothing of the image is loaded. */
 		struct search *s = xmalloc(sizeof(*s));
 		char found[PATH_MAX];
@@ -374,7 +374,7 @@ static void check_resolution(struct run *r, int is_current)
 			hit ? found : "no libcudnn on the image's search path (its ld.so.conf.d and default directories)");
 		if (hit)
 			json_object_set_new(o, "path", json_string(found));
-		got = hit && image_realpath(r->o->root, found, got_real) ? got_real : NULL;
+		got = hit && image_realpath(r->o->layout->root, found, got_real) ? got_real : NULL;
 	} else {
 		char *const args[] = { "resolve", r->major, NULL };
 		o = probe_step(r, 3, "resolution", PROBE_TIMEOUT, args);
@@ -388,7 +388,7 @@ static void check_resolution(struct run *r, int is_current)
 	} else {
 		snprintf(why, sizeof(why), "a program loading %s gets %s%s%s%s, not the "
 			 "install: remove that copy or its directory from the ld cache "
-			 "(/etc/ld.so.conf.d) or LD_LIBRARY_PATH, then run ldconfig (unpacker doctor "
+			 "(" LAYOUT_LDCONF_DIR ") or LD_LIBRARY_PATH, then run ldconfig (unpacker doctor "
 			 "lists every copy)", name, got, version ? " (cuDNN " : "", version ? version : "",
 			 version ? ")" : "");
 		json_object_set_new(o, "status", json_string("fail"));
@@ -433,13 +433,13 @@ static int find_dependency(const struct run *r, const struct search *s, const ch
 			   size_t size)
 {
 	char *bundled = xasprintf("%s/lib/%s", r->dir, soname);
-	int ok = elf_library(r->o->root, bundled);
+	int ok = elf_library(r->o->layout->root, bundled);
 	if (ok)
 		snprintf(out, size, "%s", bundled);
 	free(bundled);
 	if (ok)
 		return 0;
-	if (!*r->o->root) {
+	if (!*r->o->layout->root) {
 		out[0] = '\0';
 		struct first_native hit = { out, size };
 		ldconfig_cache_find(soname, first_native, &hit);
@@ -492,7 +492,7 @@ static int root_is_image(const char *root)
 
 static void check_deps(struct run *r)
 {
-	if (*r->o->root && !root_is_image(r->o->root)) {
+	if (*r->o->layout->root && !root_is_image(r->o->layout->root)) {
 		add(r, 4, "dependencies", "skip", "not checked: the root has no system library directories "
 		    "(lib, usr/lib): it is not an OS image whose loader could be asked");
 		return;
@@ -840,7 +840,7 @@ static int write_report(const struct run *r, const char *result, char *failed_co
 {
 	char now[32];
 	manifest_format_time((int64_t)time(NULL), now);
-	char *path = xasprintf("%s/.cuferry/report.json", r->dir), *text;
+	char *path = layout_install_report(r->dir), *text;
 	json_t *report = NULL;
 	failed_copy[0] = '\0';
 	if (io_read_file(path, 16 << 20, &text, NULL) == 0) {
@@ -869,8 +869,8 @@ static int write_report(const struct run *r, const char *result, char *failed_co
 		time_t t = time(NULL);
 		struct tm tm;
 		strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", gmtime_r(&t, &tm));
-		char *dir = xasprintf("%s/.cuferry/failed/%s-%s", r->o->prefix, base ? base + 1 : r->dir, stamp);
-		char *copy = xasprintf("%s/report.json", dir);
+		char *dir = layout_failed_dir(r->o->layout, base ? base + 1 : r->dir, stamp);
+		char *copy = layout_failed_report(dir);
 		if (io_mkdirs(dir, 0755) == 0 && io_write_file_atomic(copy, text, strlen(text), 0644) == 0)
 			snprintf(failed_copy, size, "%s", copy);
 		else
@@ -981,7 +981,7 @@ int validate_install(const struct validate_options *o, const char *install_dir,
 
 int validate_load_manifest(const char *install_dir, struct manifest **m, struct cf_err *e)
 {
-	char *path = xasprintf("%s/.cuferry/header.bin", install_dir), *data = NULL;
+	char *path = layout_install_header(install_dir), *data = NULL;
 	size_t len;
 	struct frame f;
 	int rc = io_read_file(path, FRAME_CAP + 8, &data, &len) == 0 ? CF_OK

@@ -5,11 +5,11 @@
 
 #include "common/err.h"
 #include "manifests/manifest.h"
+#include "unpacker/layout.h"
 #include "unpacker/trust.h"
 
 struct validate_options {
-	const char *root;       /* "" or --root */
-	const char *prefix;     /* where installs live (root included) */
+	const struct layout *layout; /* where installs live, and --root */
 	int env_mode;           /* how the install's environment reaches programs: see below */
 	int require_gpu;
 	int gpu;                /* -1: every GPU */

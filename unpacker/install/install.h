@@ -1,5 +1,4 @@
-/* install.h - the install transaction of DESIGN.md §6 and the commands around it
- * (verify, list, use, uninstall, env) */
+/* install.h - the install transaction of DESIGN.md §6: its options and its result */
 #ifndef UNPACKER_INSTALL_H
 #define UNPACKER_INSTALL_H
 
@@ -58,17 +57,9 @@ struct install_result {
 };
 
 int install_bundle(const struct install_options *o, struct install_result *r, struct cf_err *e);
-/* Signature and every hash; writes nothing. */
-int verify_bundle(const struct install_options *o, struct install_result *r, struct cf_err *e);
-int list_installed(const struct install_options *o, struct cf_err *e);
-int use_installed(const struct install_options *o, const char *id, struct cf_err *e);
-int uninstall_installed(const struct install_options *o, const char *id, struct cf_err *e);
-/* validate [ID]: the current install when id is NULL. */
-int validate_command(const struct install_options *o, const char *id, struct cf_err *e);
-int env_command(const struct install_options *o, const char *shell, struct cf_err *e);
 /* The phases that ran, as a JSON object {"open_verify": s, ...} (for the log and reports). */
 void install_timings_text(const struct install_result *r, char *out, size_t size);
-/* The prefix as the system sees it (default /opt/cudnn for root, ~/.local/opt/cudnn else). */
-char *install_default_prefix(const struct install_options *o);
+/* Seconds of a monotonic clock, for the phases' timings. */
+double install_now_s(void);
 
 #endif

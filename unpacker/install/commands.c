@@ -1,0 +1,177 @@
+/* commands.c - list, use, uninstall, validate and env: the commands on what is installed */
+#include "unpacker/install/commands.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/io.h"
+#include "common/log.h"
+#include "common/platform.h"
+#include "unpacker/env.h"
+#include "unpacker/install/environment.h"
+#include "unpacker/install/journal.h"
+#include "unpacker/install/prefix.h"
+#include "unpacker/state.h"
+#include "unpacker/validate/validate.h"
+
+int list_installed(const struct install_options *o, struct cf_err *e)
+{
+	struct layout p;
+	struct state st;
+	layout_init(&p, o->root, o->prefix);
+	int rc = state_load(p.state, &st, e);
+	if (rc == CF_OK) {
+		if (st.nbundles == 0)
+			log_out("nothing installed in %s\n", p.prefix);
+		for (size_t i = 0; i < st.nbundles; i++) {
+			const struct state_bundle *b = &st.bundles[i];
+			int cur = st.current && strcmp(st.current, b->dir) == 0;
+			log_out("%s %-28s %-40s counter %-12llu created %s\n", cur ? "*" : " ", b->dir, b->id,
+				(unsigned long long)b->counter, b->created ? b->created : "?");
+		}
+	}
+	state_free(&st);
+	layout_free(&p);
+	return rc;
+}
+
+/* Lock, repair, load the state and find ID in it: the start of use and uninstall. */
+static int open_installed(const struct layout *p, const char *id, int *lock, struct state *st,
+			  struct state_bundle **b, struct cf_err *e)
+{
+	int recovered;
+	int rc = prefix_open(p, lock, &recovered, e);
+	if (rc == CF_OK)
+		rc = state_load(p->state, st, e);
+	*b = rc == CF_OK ? state_find(st, id) : NULL;
+	if (rc == CF_OK && !*b)
+		rc = cf_fail(e, CF_USAGE, "'%s' is not installed in %s (see 'unpacker list')", id, p->prefix);
+	return rc;
+}
+
+int use_installed(const struct install_options *o, const char *id, struct cf_err *e)
+{
+	struct layout p;
+	struct state st = { 0 };
+	struct state_bundle *b;
+	int lock = -1;
+	layout_init(&p, o->root, o->prefix);
+	int rc = open_installed(&p, id, &lock, &st, &b, e);
+	if (rc == CF_OK && platform_switch_link(p.current, b->dir) != 0)
+		rc = cf_fail(e, CF_INSTALL, "%s: %s", p.current, strerror(errno));
+	if (rc == CF_OK) {
+		state_set_current(&st, b->dir);
+		rc = state_save(p.state, &st, e);
+		if (rc == CF_OK)
+			rc = modulefile_set_default(&p, b->dir, e);
+		if (rc == CF_OK)
+			log_out("current -> %s\n", b->dir);
+	}
+	if (rc == CF_OK)
+		rc = environment_migrate(&p, o, e);
+	if (rc == CF_OK && o->env_user && !o->no_env && !env_user_present()) {
+		char written[512];
+		rc = env_write_user(p.prefix_sys, written, sizeof(written), e);
+		if (rc == CF_OK)
+			log_out("wrote %s: source it from ~/.profile\n", written);
+	}
+	platform_unlock(lock);
+	state_free(&st);
+	layout_free(&p);
+	return rc;
+}
+
+int uninstall_installed(const struct install_options *o, const char *id, struct cf_err *e)
+{
+	struct layout p;
+	struct state st = { 0 };
+	struct state_bundle *b;
+	int lock = -1;
+	layout_init(&p, o->root, o->prefix);
+	int rc = open_installed(&p, id, &lock, &st, &b, e);
+	int is_current = rc == CF_OK && st.current && strcmp(st.current, b->dir) == 0;
+	if (rc == CF_OK && is_current && !o->force)
+		rc = cf_fail(e, CF_USAGE, "'%s' is the current cuDNN; 'unpacker use' another first, or "
+			     "--force", b->dir);
+	if (rc == CF_OK) {
+		char *dir = layout_under(&p, b->dir), *name = xstrdup(b->dir);
+		/* Unlink current first: a half-removed tree must never be current. */
+		if (is_current && journal_set_current(&p, NULL) != 0)
+			rc = cf_fail(e, CF_INSTALL, "%s: %s", p.current, strerror(errno));
+		if (rc == CF_OK) {
+			state_remove(&st, name);
+			if (is_current)
+				state_set_current(&st, NULL);
+			rc = state_save(p.state, &st, e);
+		}
+		if (rc == CF_OK && io_rmtree(dir) != 0)
+			rc = cf_fail(e, CF_INSTALL, "%s: %s", dir, strerror(errno));
+		if (rc == CF_OK && is_current && platform_is_admin() && !o->no_env) {
+			rc = env_remove_system(&p, e);
+		}
+		if (rc == CF_OK)
+			rc = modulefile_remove(&p, name, e);
+		if (rc == CF_OK && is_current)
+			rc = modulefile_set_default(&p, NULL, e);
+		if (rc == CF_OK)
+			log_out("removed %s\n", name);
+		free(dir);
+		free(name);
+	}
+	platform_unlock(lock);
+	state_free(&st);
+	layout_free(&p);
+	return rc;
+}
+
+int validate_command(const struct install_options *o, const char *id, struct cf_err *e)
+{
+	struct layout p;
+	struct state st = { 0 };
+	struct manifest *m = NULL;
+	layout_init(&p, o->root, o->prefix);
+	int rc = state_load(p.state, &st, e);
+	const char *want = id ? id : st.current;
+	struct state_bundle *b = rc == CF_OK && want ? state_find(&st, want) : NULL;
+	if (rc == CF_OK && !b)
+		rc = cf_fail(e, CF_USAGE, id ? "'%s' is not installed in %s (see 'unpacker list')"
+					     : "%snothing is current in %s", id ? id : "", p.prefix);
+	char *dir = b ? layout_under(&p, b->dir) : NULL;
+	if (rc == CF_OK && dir)
+		rc = validate_load_manifest(dir, &m, e);
+	if (rc == CF_OK && b && dir) {
+		struct validate_options vo = { &p, environment_validate_mode(&p, o), o->require_gpu,
+					       o->gpu, o->quick_validate, 0, &o->trust, NULL, NULL, 0 };
+		int is_current = st.current && strcmp(st.current, b->dir) == 0;
+		rc = validate_install(&vo, dir, m, is_current, e); /* prints its own summary */
+	}
+	manifest_free(m);
+	free(dir);
+	state_free(&st);
+	layout_free(&p);
+	return rc;
+}
+
+int env_command(const struct install_options *o, const char *shell, struct cf_err *e)
+{
+	struct layout p;
+	struct state st = { 0 };
+	layout_init(&p, o->root, o->prefix);
+	int rc = state_load(p.state, &st, e);
+	/* Lines pointing at a current that does not exist would look like a working setup. */
+	if (rc == CF_OK && !st.current)
+		rc = cf_fail(e, CF_USAGE, "nothing is installed in %s: install a bundle first (or give "
+			     "--prefix)", p.prefix);
+	if (rc == CF_OK && o->env_user) {
+		char written[512];
+		rc = env_write_user(p.prefix_sys, written, sizeof(written), e);
+		if (rc == CF_OK)
+			log_out("wrote %s: source it from ~/.profile\n", written);
+	} else if (rc == CF_OK) {
+		rc = env_print(p.prefix_sys, shell, e);
+	}
+	state_free(&st);
+	layout_free(&p);
+	return rc;
+}

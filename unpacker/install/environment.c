@@ -1,0 +1,85 @@
+/* environment.c - the environment an install writes besides its files: ld.so.conf.d,
+ * profile.d, the user snippet and modulefiles */
+#include "unpacker/install/environment.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/io.h"
+#include "common/platform.h"
+#include "unpacker/env.h"
+#include "unpacker/modulefile.h"
+#include "unpacker/validate/validate.h"
+
+/* Modulefiles: into --modulefiles DIR, or into the site's Lmod directory when Lmod is there
+ * and the system environment is written (root, no --no-env). */
+int environment_write_modulefiles(const struct layout *p, const struct install_options *o,
+				  const char *dir, struct install_result *r, struct cf_err *e)
+{
+	char *module_dir = o->modulefiles ? xstrdup(o->modulefiles)
+			   : !o->no_env && !o->env_user && platform_is_admin() ? modulefile_site_dir(p->root)
+									      : NULL;
+	int rc = CF_OK;
+	if (module_dir) {
+		rc = modulefile_install(p, module_dir, dir, e);
+		size_t n = strlen(r->env_note);
+		snprintf(r->env_note + n, sizeof(r->env_note) - n, "%smodulefiles in %s%s",
+			 n ? "; " : "", p->root, module_dir);
+	}
+	free(module_dir);
+	return rc;
+}
+
+void environment_note_paths(struct install_result *r, const char *a, const char *b)
+{
+	snprintf(r->env_paths[0], sizeof(r->env_paths[0]), "%s", a);
+	snprintf(r->env_paths[1], sizeof(r->env_paths[1]), "%s", b);
+}
+
+/* How a fresh program finds the install: the ld cache (system files written) or the
+ * LD_LIBRARY_PATH of the user snippet. */
+int environment_validate_mode(const struct layout *p, const struct install_options *o)
+{
+	int cache = !o->env_user && (env_system_present(p) || (!o->no_env && platform_is_admin()));
+	return cache ? VALIDATE_ENV_CACHE : VALIDATE_ENV_LIBRARY_PATH;
+}
+
+/* An ld.so.conf.d file under the old name (it sorted after NVIDIA's) takes the new one. */
+int environment_migrate(const struct layout *p, const struct install_options *o, struct cf_err *e)
+{
+	if (o->no_env || o->env_user || !platform_is_admin())
+		return CF_OK;
+	return env_migrate_legacy(p, e);
+}
+
+/* The environment the options ask for, written when it is missing (a re-run with --env=user
+ * after an install without it). */
+int environment_add_missing(const struct layout *p, const struct install_options *o,
+			    struct install_result *r, struct cf_err *e)
+{
+	if (o->no_env)
+		return CF_OK;
+	int rc = CF_OK;
+	if (o->env_user) {
+		char written[512];
+		if (env_user_present())
+			return CF_OK;
+		rc = env_write_user(p->prefix_sys, written, sizeof(written), e);
+		snprintf(r->env_note, sizeof(r->env_note), "written to %.400s: source it from ~/.profile",
+			 written);
+		environment_note_paths(r, written, "");
+	} else if (platform_is_admin()) {
+		if (!env_system_present(p)) {
+			rc = env_write_system(p, e);
+			snprintf(r->env_note, sizeof(r->env_note), "%s and %s", p->ldconf, p->profile);
+			environment_note_paths(r, p->ldconf, p->profile);
+			r->env_added = rc == CF_OK;
+		}
+		return rc;
+	} else {
+		return CF_OK;
+	}
+	r->env_added = rc == CF_OK;
+	return rc;
+}

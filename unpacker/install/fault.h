@@ -1,0 +1,14 @@
+/* fault.h - how an install step fails: the test seam, and the exit code of a write error */
+#ifndef UNPACKER_INSTALL_FAULT_H
+#define UNPACKER_INSTALL_FAULT_H
+
+#include "common/err.h"
+
+/* Test seam, compiled only into the test build (build/test-bin/unpacker, -DCUFERRY_TEST_SEAMS):
+ * CUFERRY_FAULT=step fails at step, step:pause stops there. CF_OK in the shipped unpacker. */
+int install_fault(const char *step, struct cf_err *e);
+/* The exit code of a failed write with this errno: "no space" (4) for a full disk or quota,
+ * an install failure (5) otherwise. */
+int install_write_error(int err);
+
+#endif

@@ -1,0 +1,259 @@
+/* install.c - the install transaction: verify, stage, rename, switch, record, validate;
+ * roll back on any failure */
+#include "unpacker/install/install.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/interrupt.h"
+#include "common/io.h"
+#include "common/log.h"
+#include "common/bundle/open.h"
+#include "common/platform.h"
+#include "unpacker/env.h"
+#include "unpacker/install/environment.h"
+#include "unpacker/install/fault.h"
+#include "unpacker/install/journal.h"
+#include "unpacker/install/opened.h"
+#include "unpacker/install/policy.h"
+#include "unpacker/install/prefix.h"
+#include "unpacker/install/stage.h"
+#include "unpacker/repair.h"
+#include "unpacker/state.h"
+#include "unpacker/validate/validate.h"
+
+double install_now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void install_timings_text(const struct install_result *r, char *out, size_t size)
+{
+	static const char *const names[PHASE_COUNT] = { "open_verify", "extract", "sync", "switch",
+							 "environment", "validation" };
+	size_t used = (size_t)snprintf(out, size, "{");
+	for (int i = 0; i < PHASE_COUNT && used < size; i++)
+		if (r->phase_s[i] >= 0)
+			used += (size_t)snprintf(out + used, size - used, "%s\"%s\": %.3f", used > 1 ? ", " : "",
+						 names[i], r->phase_s[i]);
+	if (used < size)
+		snprintf(out + used, size - used, "}");
+}
+
+static int commit_install(const struct layout *p, const struct install_options *o,
+			  const struct manifest *m, struct state *st, struct journal *j,
+			  struct install_result *r, struct cf_err *e)
+{
+	char *target = layout_under(p, j->target), now[32];
+	int rc = CF_OK;
+	double t = install_now_s();
+	if (j->target_existed) {
+		j->backup = layout_backup_name(j->target, platform_process_id());
+		rc = journal_write(p, j, e);
+		char *backup = layout_under(p, j->backup);
+		if (rc == CF_OK && rename(target, backup) != 0)
+			rc = cf_fail(e, CF_INSTALL, "%s: %s", target, strerror(errno));
+		free(backup);
+	}
+	if (rc == CF_OK && rename(j->staging, target) != 0)
+		rc = cf_fail(e, CF_INSTALL, "%s: %s", target, strerror(errno));
+	if (rc == CF_OK)
+		rc = install_fault("renamed", e);
+	if (rc == CF_OK && !o->keep_current && platform_switch_link(p->current, j->target) != 0)
+		rc = cf_fail(e, CF_INSTALL, "%s: %s", p->current, strerror(errno));
+	if (rc == CF_OK)
+		rc = install_fault("switched", e);
+	manifest_format_time((int64_t)time(NULL), now);
+	struct state_bundle b = { m->bundle_id, j->target, m->cudnn_version, m->cuda_variant,
+				  m->created, now, m->counter };
+	if (rc == CF_OK) {
+		state_record(st, &b);
+		if (!o->keep_current)
+			state_set_current(st, j->target);
+		rc = state_save(p->state, st, e);
+	}
+	if (rc == CF_OK)
+		rc = install_fault("state", e);
+	r->phase_s[PHASE_SWITCH] = install_now_s() - t;
+	t = install_now_s();
+	if (rc == CF_OK && o->keep_current) {
+		r->kept_current = 1;
+	} else if (rc == CF_OK && !o->no_env && !o->env_user && platform_is_admin()) {
+		j->env_created = !env_system_present(p);
+		rc = env_snapshot_save(p, e);
+		j->env_saved = rc == CF_OK;
+		if (rc == CF_OK)
+			rc = journal_write(p, j, e);
+		if (rc == CF_OK)
+			rc = env_write_system(p, e);
+		snprintf(r->env_note, sizeof(r->env_note), "%s and %s", p->ldconf, p->profile);
+		environment_note_paths(r, p->ldconf, p->profile);
+	} else if (rc == CF_OK && !o->no_env) {
+		char written[512];
+		if (o->env_user)
+			rc = env_write_user(p->prefix_sys, written, sizeof(written), e);
+		if (o->env_user)
+			environment_note_paths(r, written, "");
+		snprintf(r->env_note, sizeof(r->env_note), o->env_user ? "written to %s: source it from ~/.profile"
+			 : "not root: add the output of 'unpacker env' to your shell profile, or use --env=user%s",
+			 o->env_user ? written : "");
+	}
+	r->phase_s[PHASE_ENVIRONMENT] = install_now_s() - t;
+	if (rc == CF_OK)
+		rc = environment_write_modulefiles(p, o, j->target, r, e);
+	if (rc == CF_OK)
+		rc = install_fault("env", e);
+	free(target);
+	return rc;
+}
+
+static int transaction(const struct layout *p, const struct install_options *o, struct opened *b,
+		       struct state *st, struct install_result *r, struct cf_err *e)
+{
+	struct journal j = { 0 };
+	char *target = layout_under(p, r->dir);
+	j.target = xstrdup(r->dir);
+	j.target_existed = io_exists(target);
+	j.state_existed = io_exists(p->state);
+	j.previous_current = st->current ? xstrdup(st->current) : NULL;
+	free(target);
+	int rc = CF_OK;
+	if (j.state_existed && io_copy_file_atomic(p->state, p->state_prev) != 0)
+		rc = cf_fail(e, install_write_error(errno), "%s: %s", p->state_prev, strerror(errno));
+	char *staging = NULL;
+	if (rc == CF_OK)
+		rc = stage_extract(p, b, r, o, &staging, e);
+	j.staging = staging;
+	if (rc == CF_OK)
+		rc = interrupt_check(e);
+	if (rc == CF_OK)
+		rc = journal_write(p, &j, e);
+	if (rc == CF_OK)
+		rc = commit_install(p, o, b->m, st, &j, r, e);
+	int kept_failed = 0;
+	if (rc == CF_OK && !o->no_validate) {
+		/* After the switch: resolution is checked as programs will see it. */
+		char *dir = layout_under(p, j.target);
+		char timings[512];
+		install_timings_text(r, timings, sizeof(timings));
+		struct validate_options vo = { p, environment_validate_mode(p, o), o->require_gpu,
+					       o->gpu, o->quick_validate, 1, NULL, timings,
+					       r->validation_timings, sizeof(r->validation_timings) };
+		double t = install_now_s();
+		rc = validate_install(&vo, dir, b->m, !o->keep_current, e);
+		r->phase_s[PHASE_VALIDATION] = install_now_s() - t;
+		free(dir);
+		if (rc != CF_OK && o->keep_failed) {
+			kept_failed = rc;
+			log_msg(LOG_WARN, "keeping the install although validation failed (--keep-failed)");
+			rc = CF_OK;
+		}
+	}
+	/* A SIGTERM/SIGHUP/SIGINT that came during the switch or validation: roll back here. */
+	if (rc == CF_OK)
+		rc = interrupt_check(e);
+	if (rc == CF_OK) {
+		j.committed = 1;
+		rc = journal_write(p, &j, e);
+	}
+	if (rc == CF_OK) {
+		if (j.backup) {
+			char *backup = layout_under(p, j.backup);
+			io_rmtree(backup);
+			free(backup);
+		}
+		unlink(p->journal);
+		unlink(p->state_prev);
+		unlink(p->env_before);
+		rc = kept_failed;
+	} else {
+		struct cf_err rb = { 0 };
+		if (journal_rollback(p, &j, &rb) != CF_OK) {
+			cf_err_clear(e);
+			rc = cf_fail(e, CF_ROLLBACK, "%s", rb.msg);
+		} else {
+			log_msg(LOG_INFO, "previous state restored");
+			if (rc != CF_INTEGRITY && rc != CF_INCOMPATIBLE && rc != CF_TRUST &&
+			    rc != CF_VALIDATION)
+				rc = CF_INSTALL;
+			e->code = rc;
+		}
+	}
+	journal_free(&j);
+	return rc;
+}
+
+/* Re-run of a bundle that is installed: repair what differs, add missing environment; a
+ * no-op only when nothing differs. We hold the lock. */
+static int rerun_installed(const struct layout *p, const struct install_options *o,
+			   struct opened *b, struct install_result *r, struct cf_err *e)
+{
+	struct repair_result rr;
+	char *dir = layout_under(p, r->dir);
+	int rc = repair_tree(dir, b->input, b->m, o->repair, o->progress, &rr, e);
+	free(dir);
+	r->repaired = rr.restored;
+	snprintf(r->repaired_first, sizeof(r->repaired_first), "%s", rr.first);
+	if (rc != CF_OK) {
+		if (rc != CF_INTEGRITY && rc != CF_INCOMPATIBLE && rc != CF_TRUST)
+			rc = CF_INSTALL;
+		e->code = rc;
+		return rc;
+	}
+	rc = environment_add_missing(p, o, r, e);
+	if (rc == CF_OK && (r->repaired || r->env_added))
+		r->noop = 0, r->rerun = 1;
+	return rc;
+}
+
+int install_bundle(const struct install_options *o, struct install_result *r, struct cf_err *e)
+{
+	struct layout p;
+	struct opened b;
+	struct state st = { 0 };
+	int lock = -1;
+	memset(r, 0, sizeof(*r));
+	for (int i = 0; i < PHASE_COUNT; i++)
+		r->phase_s[i] = -1;
+	layout_init(&p, o->root, o->prefix);
+	double t = install_now_s();
+	int rc = open_trusted(o, &b, r->signers, sizeof(r->signers), e);
+	r->phase_s[PHASE_OPEN_VERIFY] = install_now_s() - t;
+	if (rc == CF_OK)
+		rc = install_fault("verified", e);
+	if (rc == CF_OK && strcmp(b.m->platform, platform_name()) != 0)
+		rc = cf_fail(e, CF_INCOMPATIBLE, "bundle is for %s, this machine is %s", b.m->platform,
+			     platform_name());
+	if (rc == CF_OK)
+		rc = policy_check_env_dirs(&p, o, e);
+	if (rc == CF_OK) {
+		opened_fill_result(r, b.m, &p);
+		rc = prefix_open(&p, &lock, &r->recovered, e);
+	}
+	if (rc == CF_OK)
+		rc = state_load(p.state, &st, e);
+	if (rc == CF_OK)
+		rc = policy_check(o, b.m, &st, &p, r, e);
+	if (rc == CF_OK && r->noop)
+		rc = rerun_installed(&p, o, &b, r, e);
+	if (rc == CF_OK && !r->noop && !r->rerun)
+		rc = policy_check_space(&p, b.m, e);
+	if (rc == CF_OK && !r->noop && !r->rerun)
+		rc = transaction(&p, o, &b, &st, r, e);
+	else if (rc == CF_OK)
+		rc = environment_migrate(&p, o, e);
+	platform_unlock(lock);
+	char timings[512];
+	install_timings_text(r, timings, sizeof(timings));
+	log_msg(LOG_DEBUG, "install timings (s): %s", timings); /* the log file only */
+	state_free(&st);
+	opened_close(&b);
+	layout_free(&p);
+	return rc;
+}

@@ -1,0 +1,28 @@
+/* opened.h - a bundle opened, its signature checked, its manifest parsed */
+#ifndef UNPACKER_INSTALL_OPENED_H
+#define UNPACKER_INSTALL_OPENED_H
+
+#include <stddef.h>
+
+#include "common/bundle/reader.h"
+#include "common/bundle/frame.h"
+#include "manifests/manifest.h"
+#include "unpacker/install/install.h"
+#include "unpacker/layout.h"
+
+struct opened {
+	struct bundle_input *input; /* owns the signed header (bundle_frame) */
+	struct manifest *m;
+};
+
+/* Open o->bundle and check it against the trusted keys; only then parse the manifest.
+ * signers: the names of the keys that signed. */
+int open_trusted(const struct install_options *o, struct opened *b, char *signers, size_t size,
+		 struct cf_err *e);
+void opened_close(struct opened *b);
+/* verify: signature and every hash; writes nothing. */
+int verify_bundle(const struct install_options *o, struct install_result *r, struct cf_err *e);
+/* The bundle's id, install directory, version and the prefix, into r. */
+void opened_fill_result(struct install_result *r, const struct manifest *m, const struct layout *p);
+
+#endif

@@ -1,0 +1,92 @@
+/* policy.c - whether a bundle may be installed: replay, downgrade, expiry, clock, space */
+#include "unpacker/install/policy.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/io.h"
+#include "common/platform.h"
+#include "unpacker/safepath.h"
+
+int policy_check(const struct install_options *o, const struct manifest *m,
+		 const struct state *st, const struct layout *p, struct install_result *r,
+		 struct cf_err *e)
+{
+	int64_t now = (int64_t)time(NULL);
+	uint64_t seen;
+	char nowstr[32];
+	manifest_format_time(now, nowstr);
+	if (st->newest_created && now < manifest_parse_time(st->newest_created))
+		return cf_fail(e, CF_POLICY, "the system clock (%s) is earlier than the creation of a "
+			       "bundle already installed (%s): fix the clock first", nowstr,
+			       st->newest_created);
+	if (m->expires && manifest_parse_time(m->expires) < now && !o->allow_expired)
+		return cf_fail(e, CF_POLICY, "bundle expired on %s (--allow-expired to install anyway)",
+			       m->expires);
+	if (state_seen_counter(st, m->bundle_id, &seen)) {
+		const struct state_bundle *b = state_find(st, r->dir);
+		char *dir = layout_under(p, r->dir);
+		int present = io_is_dir(dir);
+		free(dir);
+		if (m->counter == seen && b && b->counter == seen && present) {
+			r->noop = 1;
+			return CF_OK;
+		}
+		if (m->counter < seen && !o->allow_downgrade)
+			return cf_fail(e, CF_POLICY, "bundle counter %llu is lower than %llu already seen for "
+				       "%s: replay or downgrade refused (--allow-downgrade)",
+				       (unsigned long long)m->counter, (unsigned long long)seen,
+				       m->bundle_id);
+	}
+	/* The counter is per bundle id, and the id names the version: an old but validly signed
+	 * release is a different id. What decides is the cuDNN version against current's. */
+	const struct state_bundle *cur = st->current ? state_find(st, st->current) : NULL;
+	if (cur && cur->version && cur->cuda_variant && strcmp(cur->cuda_variant, m->cuda_variant) == 0 &&
+	    manifest_version_compare(m->cudnn_version, cur->version) < 0 && !o->allow_downgrade &&
+	    !o->keep_current)
+		return cf_fail(e, CF_POLICY, "cuDNN %s is older than the current %s for CUDA %s: downgrade "
+			       "refused (--allow-downgrade to switch to it, --keep-current to install it "
+			       "beside)", m->cudnn_version, cur->version, m->cuda_variant);
+	return CF_OK;
+}
+
+/* Under --root, and as root on the host, the environment's directories are checked like
+ * the prefix before anything is written. */
+int policy_check_env_dirs(const struct layout *p, const struct install_options *o, struct cf_err *e)
+{
+	static const char *const dirs[] = { LAYOUT_LDCONF_DIR, LAYOUT_PROFILE_DIR };
+	if (o->no_env || o->env_user || !platform_is_admin())
+		return CF_OK;
+	for (size_t i = 0; i < 2; i++)
+		if (safepath_check_dir(p->root, dirs[i], "the environment directory", e) != CF_OK)
+			return e->code;
+	return CF_OK;
+}
+
+/* Bytes and inodes: a file system out of inodes fails as surely as a full one, and must be
+ * told before anything is written, with that cause (exit 4), not as a failed rollback. */
+int policy_check_space(const struct layout *p, const struct manifest *m, struct cf_err *e)
+{
+	uint64_t free_bytes, free_inodes, need = 16u << 20, inodes = 16; /* .cuferry, staging, temps */
+	for (size_t i = 0; i < m->nfiles; i++) {
+		const char *path = m->files[i].path, *slash = strrchr(path, '/');
+		const char *prev = i ? m->files[i - 1].path : "", *prev_slash = strrchr(prev, '/');
+		size_t n = slash ? (size_t)(slash - path) : 0, pn = prev_slash ? (size_t)(prev_slash - prev) : 0;
+		need += m->files[i].size + 4096;
+		inodes += 1 + (n && (n != pn || strncmp(path, prev, n) != 0)); /* a new directory */
+	}
+	if (platform_free_bytes(p->prefix, &free_bytes) != 0 ||
+	    platform_free_inodes(p->prefix, &free_inodes) != 0)
+		return cf_fail(e, CF_INSTALL, "%s: %s", p->prefix, strerror(errno));
+	if (free_bytes < need)
+		return cf_fail(e, CF_INCOMPATIBLE, "no space: not enough space in %s: %llu MiB free, "
+			       "%llu MiB needed", p->prefix, (unsigned long long)(free_bytes >> 20),
+			       (unsigned long long)(need >> 20));
+	if (free_inodes < inodes)
+		return cf_fail(e, CF_INCOMPATIBLE, "no space: not enough inodes in %s: %llu free, %llu "
+			       "needed (files and directories)", p->prefix,
+			       (unsigned long long)free_inodes, (unsigned long long)inodes);
+	return CF_OK;
+}

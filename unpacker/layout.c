@@ -1,0 +1,155 @@
+/* layout.c - the names of DESIGN.md §6's layout, spelled once */
+#include "unpacker/layout.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/io.h"
+#include "common/platform.h"
+
+#define META ".cuferry"
+#define CURRENT "current"
+#define STAGING ".staging-"
+#define BACKUP ".old-"
+#define STATE "state.json"
+#define REPORT "report.json"
+/* ldconfig reads ld.so.conf.d in byte order and the cache keeps the first directory's copy of
+ * a soname first, so the name must sort ahead of what NVIDIA's packages and tools write
+ * (000_cuda.conf, 00-nvcr-*.conf, 988_cuda-12.conf, cuda.conf): "00-" does, as '-' (0x2d)
+ * sorts before '0' and "00-c" before "00-n". */
+#define LDCONF_NAME "00-cuferry-cudnn.conf"
+#define LDCONF_LEGACY_NAME "cuferry-cudnn.conf" /* before 00-: it lost to 000_cuda.conf */
+#define PROFILE_NAME "cuferry-cudnn.sh"
+
+const char layout_current_name[] = CURRENT;
+const char layout_repair_suffix[] = ".cuferry-repair";
+const char layout_install_meta_rel[] = META;
+const char layout_install_header_rel[] = META "/header.bin";
+const char layout_install_report_rel[] = META "/" REPORT;
+
+char *layout_default_prefix(const char *root, const char *prefix)
+{
+	if (prefix)
+		return xstrdup(prefix);
+	const char *home = getenv("HOME");
+	if (platform_is_admin() || *root || !home || !*home)
+		return xstrdup("/opt/cudnn");
+	return xasprintf("%s/.local/opt/cudnn", home);
+}
+
+void layout_init(struct layout *l, const char *root, const char *prefix)
+{
+	l->root = root;
+	l->prefix_sys = layout_default_prefix(root, prefix);
+	l->prefix = xasprintf("%s%s", root, l->prefix_sys);
+	l->meta = xasprintf("%s/" META, l->prefix);
+	l->state = xasprintf("%s/" STATE, l->meta);
+	l->state_prev = xasprintf("%s/state.prev.json", l->meta);
+	l->journal = xasprintf("%s/journal.json", l->meta);
+	l->lock = xasprintf("%s/lock", l->meta);
+	l->current = xasprintf("%s/" CURRENT, l->prefix);
+	l->env_before = xasprintf("%s/env-before.json", l->meta);
+	l->modulefiles = xasprintf("%s/modulefiles", l->meta);
+	l->ldconf = xasprintf("%s" LAYOUT_LDCONF_DIR "/" LDCONF_NAME, root);
+	l->ldconf_legacy = xasprintf("%s" LAYOUT_LDCONF_DIR "/" LDCONF_LEGACY_NAME, root);
+	l->profile = xasprintf("%s" LAYOUT_PROFILE_DIR "/" PROFILE_NAME, root);
+}
+
+void layout_free(struct layout *l)
+{
+	free(l->prefix_sys);
+	free(l->prefix);
+	free(l->meta);
+	free(l->state);
+	free(l->state_prev);
+	free(l->journal);
+	free(l->lock);
+	free(l->current);
+	free(l->env_before);
+	free(l->modulefiles);
+	free(l->ldconf);
+	free(l->ldconf_legacy);
+	free(l->profile);
+	memset(l, 0, sizeof(*l));
+}
+
+char *layout_under(const struct layout *l, const char *name)
+{
+	return xasprintf("%s/%s", l->prefix, name);
+}
+
+char *layout_staging_template(const struct layout *l)
+{
+	return xasprintf("%s/" STAGING "XXXXXX", l->prefix);
+}
+
+char *layout_backup_name(const char *dir, long pid)
+{
+	return xasprintf(BACKUP "%s-%ld", dir, pid);
+}
+
+int layout_is_staging(const char *name)
+{
+	return strncmp(name, STAGING, strlen(STAGING)) == 0;
+}
+
+int layout_is_backup(const char *name)
+{
+	return strncmp(name, BACKUP, strlen(BACKUP)) == 0;
+}
+
+int layout_is_meta(const char *name)
+{
+	return strcmp(name, META) == 0;
+}
+
+int layout_is_current(const char *name)
+{
+	return strcmp(name, CURRENT) == 0;
+}
+
+int layout_is_repair_temp(const char *name)
+{
+	size_t n = strlen(name), k = strlen(layout_repair_suffix);
+	return n > k && strcmp(name + n - k, layout_repair_suffix) == 0;
+}
+
+char *layout_install_header(const char *install_dir)
+{
+	return xasprintf("%s/%s", install_dir, layout_install_header_rel);
+}
+
+char *layout_install_report(const char *install_dir)
+{
+	return xasprintf("%s/%s", install_dir, layout_install_report_rel);
+}
+
+char *layout_failed_dir(const struct layout *l, const char *name, const char *stamp)
+{
+	return xasprintf("%s/failed/%s-%s", l->meta, name, stamp);
+}
+
+char *layout_failed_report(const char *failed_dir)
+{
+	return xasprintf("%s/" REPORT, failed_dir);
+}
+
+char *layout_current_sys(const char *prefix_sys, char sep)
+{
+	return xasprintf("%s%c" CURRENT, prefix_sys, sep);
+}
+
+char *layout_current_lib_sys(const char *prefix_sys)
+{
+	return xasprintf("%s/" CURRENT "/lib", prefix_sys);
+}
+
+char *layout_state_of(const char *root, const char *prefix_sys)
+{
+	return xasprintf("%s%s/" META "/" STATE, root, prefix_sys);
+}
+
+char *layout_user_env(const char *home)
+{
+	return xasprintf("%s/.config/cuferry/cudnn.sh", home);
+}

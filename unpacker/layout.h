@@ -1,0 +1,74 @@
+/* layout.h - where everything cuferry keeps lives (DESIGN.md §6): the prefix, its current
+ * link, .cuferry/ and what it holds, the staging and backup directories, the environment
+ * files. The one place these names are spelled, and the one holder of --root: built once
+ * from the prefix and root, then asked. */
+#ifndef UNPACKER_LAYOUT_H
+#define UNPACKER_LAYOUT_H
+
+/* Paths that are not per prefix, as the system sees them (--root goes in front). */
+#define LAYOUT_LDCONF_DIR "/etc/ld.so.conf.d"
+#define LAYOUT_PROFILE_DIR "/etc/profile.d"
+
+struct layout {
+	const char *root;    /* "" or --root DIR: every path below has it in front */
+	char *prefix_sys;    /* /opt/cudnn: what the system sees */
+	char *prefix;        /* ROOT/opt/cudnn: where we write */
+	char *meta;          /* PREFIX/.cuferry */
+	char *state;         /* PREFIX/.cuferry/state.json */
+	char *state_prev;    /* PREFIX/.cuferry/state.prev.json: state.json before this run */
+	char *journal;       /* PREFIX/.cuferry/journal.json */
+	char *lock;          /* PREFIX/.cuferry/lock */
+	char *current;       /* PREFIX/current */
+	char *env_before;    /* PREFIX/.cuferry/env-before.json: the environment files before */
+	char *modulefiles;   /* PREFIX/.cuferry/modulefiles: the module directories written */
+	char *ldconf;        /* ROOT/etc/ld.so.conf.d/00-cuferry-cudnn.conf */
+	char *ldconf_legacy; /* ROOT/etc/ld.so.conf.d/cuferry-cudnn.conf: the name before 00- */
+	char *profile;       /* ROOT/etc/profile.d/cuferry-cudnn.sh */
+};
+
+/* prefix: as the system sees it, NULL for the default (layout_default_prefix). */
+void layout_init(struct layout *l, const char *root, const char *prefix);
+void layout_free(struct layout *l);
+/* The prefix as the system sees it: prefix when given, else /opt/cudnn for root (or under
+ * --root), ~/.local/opt/cudnn for a user. */
+char *layout_default_prefix(const char *root, const char *prefix);
+
+/* PREFIX/name: an install directory, a staging or backup directory. */
+char *layout_under(const struct layout *l, const char *name);
+/* A template for mkdtemp: PREFIX/.staging-XXXXXX. */
+char *layout_staging_template(const struct layout *l);
+/* ".old-DIR-PID": where a re-installed DIR waits until the new one is committed. */
+char *layout_backup_name(const char *dir, long pid);
+/* What a name directly inside the prefix is. */
+int layout_is_staging(const char *name);
+int layout_is_backup(const char *name);
+int layout_is_meta(const char *name);    /* .cuferry */
+int layout_is_current(const char *name); /* current */
+extern const char layout_current_name[];  /* current */
+/* A repair writes NAME.cuferry-repair beside an installed file, then renames it over it. */
+extern const char layout_repair_suffix[];
+int layout_is_repair_temp(const char *name);
+
+/* An install's own records, relative to the install directory (for a tree opened with
+ * platform_tree_open) and in full. */
+extern const char layout_install_meta_rel[];   /* .cuferry */
+extern const char layout_install_header_rel[]; /* .cuferry/header.bin */
+extern const char layout_install_report_rel[]; /* .cuferry/report.json */
+char *layout_install_header(const char *install_dir);
+char *layout_install_report(const char *install_dir);
+/* PREFIX/.cuferry/failed/NAME-STAMP: a failed install's report kept for later. */
+char *layout_failed_dir(const struct layout *l, const char *name, const char *stamp);
+/* DIR/report.json inside such a directory. */
+char *layout_failed_report(const char *failed_dir);
+
+/* PREFIX_SYS/current and PREFIX_SYS/current/lib as the system sees them; sep is the
+ * prefix's own directory separator. */
+char *layout_current_sys(const char *prefix_sys, char sep);
+char *layout_current_lib_sys(const char *prefix_sys);
+/* state.json of the prefix prefix_sys under root (for readers that build no layout). */
+char *layout_state_of(const char *root, const char *prefix_sys);
+
+/* HOME/.config/cuferry/cudnn.sh: the user's environment snippet (--env=user). */
+char *layout_user_env(const char *home);
+
+#endif
