@@ -73,7 +73,7 @@ DEB_PACKAGES += dosfstools mtools fusefat
 DEB_PACKAGES += ansible ansible-core ansible-lint debootstrap podman runc lmod tcl cmake pkgconf
 
 COMMON_SRC    = common/err.c common/log.c common/io.c common/sha256.c common/progress.c \
-                common/frame.c common/bundlefile.c common/payload.c common/platform.c
+                common/frame.c common/bundlefile.c common/payload.c common/platform_posix.c
 MANIFESTS_SRC = manifests/manifest.c manifests/pathrule.c manifests/redist.c manifests/compat.c
 VERIFY_SRC    = signing/verify.c
 SIGN_SRC      = signing/sign.c
