@@ -1,6 +1,6 @@
 /* rootpath.c - realpath(3) with a root: links are followed component by component, and a
  * link that starts with / starts again at the root */
-#include "unpacker/rootpath.h"
+#include "common/rootpath.h"
 
 #include <errno.h>
 #include <limits.h>
