@@ -119,7 +119,8 @@ enum platform_open_flags {
 int platform_open(const char *path, int flags, unsigned mode);
 /* Read up to len bytes (one call: it may return fewer); 0 at end of file, -1 on error. */
 ssize_t platform_read(int handle, void *buf, size_t len);
-/* Read at offset without moving the handle's position; fewer than len only at end of file. */
+/* Read up to len bytes at offset without moving the handle's position (one call, as
+ * platform_read: from a regular file, fewer than len only at its end). */
 ssize_t platform_pread(int handle, void *buf, size_t len, uint64_t offset);
 ssize_t platform_write(int handle, const void *buf, size_t len);
 /* Make what was written through handle (a file or an open directory) durable. */
@@ -179,11 +180,20 @@ int platform_unlink(const char *path);
 /* Rename from over to (atomically replacing it where the system can). */
 int platform_rename(const char *from, const char *to);
 int platform_chmod(const char *path, unsigned mode);
+/* The absolute path of the current directory, in out (size bytes). */
+int platform_current_dir(char *out, size_t size);
 /* The longest file name one directory entry may have. */
 size_t platform_name_max(void);
 
 /* ---- directories ---- */
 
+/* Read a directory's names one by one (never "." or ".."), in the order the system gives:
+ * NULL when dir cannot be opened; platform_dir_next returns NULL at the end, and its name
+ * is valid until the next call. */
+struct platform_dir;
+struct platform_dir *platform_dir_open(const char *dir);
+const char *platform_dir_next(struct platform_dir *d);
+void platform_dir_close(struct platform_dir *d);
 /* Call fn with each name in dir (never "." or ".."), in the order the system gives; fn
  * returning non-zero stops the listing and becomes the result. -1 when dir cannot be read. */
 int platform_dir_list(const char *dir, int (*fn)(const char *name, void *ctx), void *ctx);

@@ -7,16 +7,36 @@
 #include <glob.h>
 #include <string.h>
 
+struct platform_dir *platform_dir_open(const char *dir)
+{
+	return (struct platform_dir *)opendir(dir);
+}
+
+const char *platform_dir_next(struct platform_dir *d)
+{
+	struct dirent *de;
+	while ((de = readdir((DIR *)d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			return de->d_name;
+	return NULL;
+}
+
+void platform_dir_close(struct platform_dir *d)
+{
+	if (d)
+		closedir((DIR *)d);
+}
+
 int platform_dir_list(const char *dir, int (*fn)(const char *name, void *ctx), void *ctx)
 {
-	DIR *d = opendir(dir);
+	struct platform_dir *d = platform_dir_open(dir);
+	const char *name;
+	int rc = 0;
 	if (!d)
 		return -1;
-	int rc = 0;
-	for (struct dirent *de; rc == 0 && (de = readdir(d)) != NULL;)
-		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, ".."))
-			rc = fn(de->d_name, ctx);
-	closedir(d);
+	while (rc == 0 && (name = platform_dir_next(d)) != NULL)
+		rc = fn(name, ctx);
+	platform_dir_close(d);
 	return rc;
 }
 

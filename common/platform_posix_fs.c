@@ -41,18 +41,7 @@ ssize_t platform_read(int handle, void *buf, size_t len)
 
 ssize_t platform_pread(int handle, void *buf, size_t len, uint64_t offset)
 {
-	size_t got = 0;
-	while (got < len) {
-		ssize_t n = pread(handle, (char *)buf + got, len - got, (off_t)(offset + got));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	return (ssize_t)got;
+	return pread(handle, buf, len, (off_t)offset);
 }
 
 ssize_t platform_write(int handle, const void *buf, size_t len)
@@ -223,6 +212,11 @@ int platform_symlink_at(int dir, const char *name, const char *target)
 int platform_chmod(const char *path, unsigned mode)
 {
 	return chmod(path, (mode_t)mode);
+}
+
+int platform_current_dir(char *out, size_t size)
+{
+	return getcwd(out, size) ? 0 : -1;
 }
 
 size_t platform_name_max(void)
