@@ -106,18 +106,27 @@ static int read_file(const char *path, int flags, size_t max, char **out, size_t
 		platform_close(fd);
 		return -2;
 	}
-	char *buf = xmalloc((size_t)st.size + 1);
-	ssize_t n = io_read_full(fd, buf, (size_t)st.size);
-	platform_close(fd);
-	if (n < 0 || (uint64_t)n != st.size) {
-		free(buf);
-		errno = EIO;
-		return -1;
+	/* To the end, whatever the size said: /proc files report 0. One byte more than max
+	 * tells a file that grew too big. */
+	size_t cap = (size_t)st.size + 1, got = 0;
+	char *buf = xmalloc(cap + 1);
+	ssize_t n;
+	while ((n = io_read_full(fd, buf + got, cap - got)) > 0 && (got += (size_t)n) == cap &&
+	       got <= max) {
+		cap = cap * 2 > max + 1 ? max + 1 : cap * 2;
+		buf = xrealloc(buf, cap + 1);
 	}
-	buf[n] = '\0';
+	int saved = errno;
+	platform_close(fd);
+	if (n < 0 || got > max) {
+		free(buf);
+		errno = n < 0 ? saved : EFBIG;
+		return n < 0 ? -1 : -2;
+	}
+	buf[got] = '\0';
 	*out = buf;
 	if (len)
-		*len = (size_t)n;
+		*len = got;
 	return 0;
 }
 

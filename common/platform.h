@@ -25,6 +25,8 @@ const char *platform_self_path(void);
 
 /* Replace (or create) link so it points at target, atomically: readers see old or new. */
 int platform_switch_link(const char *link, const char *target);
+/* 1 when err (an errno value) says the disk, or this user's quota on it, is full. */
+int platform_error_is_no_space(int err);
 /* Bytes available to this user on the file system that holds path. */
 int platform_free_bytes(const char *path, uint64_t *out);
 /* Files that can still be created there (inodes); UINT64_MAX where there is no fixed limit. */

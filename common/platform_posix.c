@@ -48,14 +48,20 @@ long platform_process_id(void)
 	return (long)getpid();
 }
 
+static char self_path[PATH_MAX];
+
+static void find_self_path(void)
+{
+	if (platform_started_file(self_path, sizeof(self_path)) != 0)
+		self_path[0] = '\0';
+}
+
 const char *platform_self_path(void)
 {
-	static char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		return NULL;
-	self[n] = '\0';
-	return self;
+	/* Once: validation asks from several threads, and the answer does not change. */
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, find_self_path);
+	return self_path[0] ? self_path : NULL;
 }
 
 int platform_switch_link(const char *link, const char *target)
@@ -68,6 +74,11 @@ int platform_switch_link(const char *link, const char *target)
 	}
 	/* rename(2) over the old link is the atomic step. */
 	return io_replace(tmp, link);
+}
+
+int platform_error_is_no_space(int err)
+{
+	return err == ENOSPC || err == EDQUOT;
 }
 
 int platform_free_bytes(const char *path, uint64_t *out)

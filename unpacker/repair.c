@@ -118,8 +118,8 @@ static int restore_data(void *ctx, const void *buf, size_t len, struct cf_err *e
 	if (interrupt_pending())
 		return interrupt_check(e);
 	if (s->fd >= 0 && io_write_all(s->fd, buf, len) != 0)
-		return cf_fail(e, errno == ENOSPC ? CF_INCOMPATIBLE : CF_INSTALL, "writing: %s",
-			       strerror(errno));
+		return cf_fail(e, platform_error_is_no_space(errno) ? CF_INCOMPATIBLE : CF_INSTALL,
+			       "writing: %s", strerror(errno));
 	return CF_OK;
 }
 

@@ -13,9 +13,12 @@ static int resolved;
 static char program[PATH_MAX];
 static char loader[PATH_MAX];
 
+static void resolve(void);
+
 void selfpath_init(const char *argv0)
 {
 	given_argv0 = argv0;
+	resolve(); /* now, while one thread runs: validation asks from several */
 }
 
 /* The path is accepted only if it is, now, the file with this device and inode. */

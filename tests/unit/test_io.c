@@ -122,6 +122,33 @@ static void test_rmtree_does_not_follow_links(void **state)
 	free(outside);
 }
 
+static void test_read_file_to_its_end(void **state)
+{
+	(void)state;
+	char *text;
+	size_t len;
+	/* /proc files report size 0 and still have content. */
+	assert_int_equal(io_read_file("/proc/self/status", 1 << 20, &text, &len), 0);
+	assert_true(len > 0);
+	assert_int_equal(strlen(text), len);
+	assert_non_null(strstr(text, "Name:"));
+	free(text);
+	assert_int_equal(io_read_file("/proc/self/status", 8, &text, &len), -2);
+
+	char *dir = scratch(), *path = xasprintf("%s/f", dir);
+	assert_int_equal(io_write_file_atomic(path, "12345678", 8, 0600), 0);
+	assert_int_equal(io_read_file(path, 8, &text, &len), 0);
+	assert_int_equal(len, 8);
+	assert_string_equal(text, "12345678");
+	free(text);
+	assert_int_equal(io_read_file(path, 7, &text, &len), -2);
+	assert_int_equal(io_read_file(dir, 100, &text, &len), -1); /* not a regular file */
+	assert_int_equal(errno, EINVAL);
+	free(path);
+	assert_int_equal(io_rmtree(dir), 0);
+	free(dir);
+}
+
 static void test_memfind(void **state)
 {
 	(void)state;
@@ -146,6 +173,7 @@ int main(void)
 		cmocka_unit_test(test_copy_fd_from_threads_at_once),
 		cmocka_unit_test(test_copy_fd_of_a_length),
 		cmocka_unit_test(test_rmtree_does_not_follow_links),
+		cmocka_unit_test(test_read_file_to_its_end),
 		cmocka_unit_test(test_memfind),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -410,6 +410,9 @@ static void test_paths(void **state)
 	assert_non_null(getcwd(out, sizeof(out)));
 	assert_string_equal(cwd, out);
 	assert_true(platform_name_max() >= 255);
+	assert_true(platform_error_is_no_space(ENOSPC));
+	assert_true(platform_error_is_no_space(EDQUOT));
+	assert_false(platform_error_is_no_space(EIO));
 
 	assert_int_equal(platform_unlink(link), 0);
 	assert_int_equal(platform_unlink(link), -1);
