@@ -89,7 +89,8 @@ COMMON_SRC   += common/rootpath.c
 COMMON_SRC   += common/platform_posix_fs.c common/platform_posix_dir.c common/platform_posix_time.c \
                 common/platform_posix_signal.c common/platform_posix_child.c \
                 common/platform_posix_privilege.c common/platform_posix_self.c \
-                common/platform_posix_loader.c common/memfind.c
+                common/platform_posix_loader.c common/memfind.c \
+                common/platform_posix_tree.c common/platform_posix_lib.c common/platform_posix_process.c
 UNPACKER_SRC += unpacker/choose.c
 UNPACKER_SRC += unpacker/unprivileged.c unpacker/probereport.c
 UNPACKER_SRC += unpacker/proberun.c
@@ -306,7 +307,7 @@ PORTABLE_SRC = $(filter-out common/platform_posix%.c,$(sort $(wildcard common/*.
 PORTABLE_PENDING = unpacker/install.c unpacker/validate.c unpacker/doctor.c unpacker/env.c \
                    unpacker/probe.c unpacker/proberun.c unpacker/probereport.c \
                    unpacker/unprivileged.c common/bundlefile.c common/sfx.c \
-                   unpacker/validate/%.c common/bundle/%.c
+                   unpacker/install/%.c unpacker/validate/%.c common/bundle/%.c
 PORTABLE_CC    ?= x86_64-w64-mingw32-gcc
 # An implicit declaration is a function Windows does not have: an error here, not a warning.
 PORTABLE_FLAGS  = -std=c11 -D_GNU_SOURCE -fsyntax-only -Werror=implicit-function-declaration \
