@@ -165,7 +165,8 @@ static size_t list_bundles(const char *dir, char **names, size_t max)
 			free(path);
 	}
 	platform_dir_close(d);
-	qsort(names, n, sizeof(names[0]), by_name);
+	if (n > 1)
+		qsort(names, n, sizeof(names[0]), by_name);
 	return n;
 }
 
