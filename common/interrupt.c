@@ -1,26 +1,21 @@
-/* interrupt.c - the handler only stores the signal number: everything else (removing
+/* interrupt.c - the handler only stores which interrupt came: everything else (removing
  * temporaries, rolling back) is done by the code that sees interrupt_check fail */
 #include "common/interrupt.h"
 
 #include <signal.h>
-#include <string.h>
+
+#include "common/platform.h"
 
 static volatile sig_atomic_t received;
 
-static void on_signal(int sig)
+static void on_interrupt(int kind)
 {
-	received = sig;
+	received = kind;
 }
 
 void interrupt_install(void)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
+	platform_on_interrupt(on_interrupt);
 }
 
 int interrupt_pending(void)
@@ -30,9 +25,11 @@ int interrupt_pending(void)
 
 int interrupt_check(struct cf_err *e)
 {
-	int sig = received;
-	if (!sig)
+	int kind = received;
+	if (!kind)
 		return CF_OK;
 	return cf_fail(e, CF_INSTALL, "interrupted by %s: stopped and cleaned up; run the command "
-		       "again to finish", sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP");
+		       "again to finish", kind == PLATFORM_INTERRUPT_INT    ? "SIGINT"
+					  : kind == PLATFORM_INTERRUPT_TERM ? "SIGTERM"
+									    : "SIGHUP");
 }

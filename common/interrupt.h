@@ -7,7 +7,7 @@
 
 /* Install the flag-only handlers (no SA_RESTART: a blocked read returns EINTR). */
 void interrupt_install(void);
-/* The signal received, or 0. */
+/* The interrupt received (enum platform_interrupt), or 0. */
 int interrupt_pending(void);
 /* CF_OK, or CF_INSTALL "interrupted by SIGTERM: ..." when a signal came. */
 int interrupt_check(struct cf_err *e);

@@ -2,15 +2,12 @@
 #include "common/io.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+
+#include "common/platform.h"
 
 static void oom(void) __attribute__((noreturn));
 static void oom(void)
@@ -67,7 +64,7 @@ ssize_t io_read_full(int fd, void *buf, size_t len)
 {
 	size_t got = 0;
 	while (got < len) {
-		ssize_t n = read(fd, (char *)buf + got, len - got);
+		ssize_t n = platform_read(fd, (char *)buf + got, len - got);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -83,7 +80,7 @@ int io_write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
 	while (len > 0) {
-		ssize_t n = write(fd, p, len);
+		ssize_t n = platform_write(fd, p, len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -96,31 +93,40 @@ int io_write_all(int fd, const void *buf, size_t len)
 
 static int read_file(const char *path, int flags, size_t max, char **out, size_t *len)
 {
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | flags);
+	struct platform_stat st;
+	int fd = platform_open(path, PLATFORM_OPEN_READ | PLATFORM_OPEN_NONBLOCK | flags, 0);
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
+	if (platform_fstat(fd, &st) != 0 || st.type != PLATFORM_TYPE_FILE) {
+		platform_close(fd);
 		errno = EINVAL;
 		return -1;
 	}
-	if ((uint64_t)st.st_size > max) {
-		close(fd);
+	if (st.size > max) {
+		platform_close(fd);
 		return -2;
 	}
-	char *buf = xmalloc((size_t)st.st_size + 1);
-	ssize_t n = io_read_full(fd, buf, (size_t)st.st_size);
-	close(fd);
-	if (n != st.st_size) {
-		free(buf);
-		errno = EIO;
-		return -1;
+	/* To the end, whatever the size said: /proc files report 0. One byte more than max
+	 * tells a file that grew too big. */
+	size_t cap = (size_t)st.size + 1, got = 0;
+	char *buf = xmalloc(cap + 1);
+	ssize_t n;
+	while ((n = io_read_full(fd, buf + got, cap - got)) > 0 && (got += (size_t)n) == cap &&
+	       got <= max) {
+		cap = cap * 2 > max + 1 ? max + 1 : cap * 2;
+		buf = xrealloc(buf, cap + 1);
 	}
-	buf[n] = '\0';
+	int saved = errno;
+	platform_close(fd);
+	if (n < 0 || got > max) {
+		free(buf);
+		errno = n < 0 ? saved : EFBIG;
+		return n < 0 ? -1 : -2;
+	}
+	buf[got] = '\0';
 	*out = buf;
 	if (len)
-		*len = (size_t)n;
+		*len = got;
 	return 0;
 }
 
@@ -131,16 +137,16 @@ int io_read_file(const char *path, size_t max, char **out, size_t *len)
 
 int io_read_file_nofollow(const char *path, size_t max, char **out, size_t *len)
 {
-	return read_file(path, O_NOFOLLOW, max, out, len);
+	return read_file(path, PLATFORM_OPEN_NOFOLLOW, max, out, len);
 }
 
 int io_fsync_dir(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = platform_open(path, PLATFORM_OPEN_READ | PLATFORM_OPEN_DIRECTORY, 0);
 	if (fd < 0)
 		return -1;
-	int rc = fsync(fd);
-	close(fd);
+	int rc = platform_fsync(fd);
+	platform_close(fd);
 	return rc;
 }
 
@@ -161,31 +167,32 @@ int io_fsync_parent(const char *path)
 	return rc;
 }
 
-int io_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode)
+int io_write_file_atomic(const char *path, const void *data, size_t len, unsigned mode)
 {
 	char *tmp = xasprintf("%s.tmp.XXXXXX", path);
-	int fd = mkostemp(tmp, O_CLOEXEC);
+	int fd = platform_temp_file(tmp);
 	if (fd < 0) {
 		free(tmp);
 		return -1;
 	}
-	if (fchmod(fd, mode) != 0 || io_write_all(fd, data, len) != 0 || fsync(fd) != 0) {
+	if (platform_set_mode(fd, mode) != 0 || io_write_all(fd, data, len) != 0 ||
+	    platform_fsync(fd) != 0) {
 		int saved = errno;
-		close(fd);
-		unlink(tmp);
+		platform_close(fd);
+		platform_unlink(tmp);
 		free(tmp);
 		errno = saved;
 		return -1;
 	}
-	close(fd);
+	platform_close(fd);
 	return io_replace(tmp, path);
 }
 
 int io_replace(char *tmp, const char *path)
 {
-	if (rename(tmp, path) != 0) {
+	if (platform_rename(tmp, path) != 0) {
 		int saved = errno;
-		unlink(tmp);
+		platform_unlink(tmp);
 		free(tmp);
 		errno = saved;
 		return -1;
@@ -194,15 +201,15 @@ int io_replace(char *tmp, const char *path)
 	return io_fsync_parent(path);
 }
 
-int io_mkdirs(const char *path, mode_t mode)
+int io_mkdirs(const char *path, unsigned mode)
 {
 	char *copy = xstrdup(path);
 	for (char *p = copy + 1; ; p++) {
 		if (*p == '/' || *p == '\0') {
 			char saved = *p;
 			*p = '\0';
-			if (mkdir(copy, mode) == 0) {
-				chmod(copy, mode); /* the mode asked for, whatever the umask */
+			if (platform_mkdir(copy, mode) == 0) {
+				platform_chmod(copy, mode); /* the mode asked for, whatever the umask */
 			} else if (errno != EEXIST) {
 				free(copy);
 				return -1;
@@ -216,54 +223,59 @@ int io_mkdirs(const char *path, mode_t mode)
 	return io_is_dir(path) ? 0 : -1;
 }
 
-static int rm_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+static int rm_entry(const char *path, const struct platform_stat *st, void *ctx)
 {
-	(void)st;
-	(void)ftw;
-	if (type == FTW_DP)
-		return rmdir(path) == 0 || errno == ENOENT ? 0 : -1;
-	return unlink(path) == 0 || errno == ENOENT ? 0 : -1;
+	(void)ctx;
+	if (st->type == PLATFORM_TYPE_DIR)
+		return platform_rmdir(path) == 0 || errno == ENOENT ? 0 : -1;
+	return platform_unlink(path) == 0 || errno == ENOENT ? 0 : -1;
 }
 
 int io_rmtree(const char *path)
 {
-	struct stat st;
-	if (lstat(path, &st) != 0)
+	struct platform_stat st;
+	if (platform_lstat(path, &st) != 0)
 		return errno == ENOENT ? 0 : -1;
-	if (!S_ISDIR(st.st_mode))
-		return unlink(path);
+	if (st.type != PLATFORM_TYPE_DIR)
+		return platform_unlink(path);
 	/* Directories we create are 0700 or 0755; make sure we can descend into them. */
-	return nftw(path, rm_entry, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+	return platform_walk_post(path, rm_entry, NULL);
 }
 
 int io_is_dir(const char *path)
 {
-	struct stat st;
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	struct platform_stat st;
+	return platform_stat(path, &st) == 0 && st.type == PLATFORM_TYPE_DIR;
 }
 
 int io_exists(const char *path)
 {
-	struct stat st;
-	return lstat(path, &st) == 0;
+	struct platform_stat st;
+	return platform_lstat(path, &st) == 0;
 }
 
 int io_copy_fd(int in, int out, uint64_t len)
 {
-	static char buf[1 << 20];
-	while (len > 0) {
-		size_t want = len < sizeof(buf) ? (size_t)len : sizeof(buf);
+	/* One buffer per call, never a static one: the bundler copies from several threads. */
+	enum { BUF = 1 << 20 };
+	char *buf = xmalloc(BUF);
+	int rc = 0;
+	while (rc == 0 && len > 0) {
+		size_t want = len < BUF ? (size_t)len : BUF;
 		ssize_t n = io_read_full(in, buf, want);
 		if (n < 0)
-			return -1;
-		if (n == 0)
-			return len == UINT64_MAX ? 0 : (errno = EIO, -1);
-		if (io_write_all(out, buf, (size_t)n) != 0)
-			return -1;
-		if (len != UINT64_MAX)
+			rc = -1;
+		else if (n == 0)
+			rc = len == UINT64_MAX ? 1 : (errno = EIO, -1);
+		else if (io_write_all(out, buf, (size_t)n) != 0)
+			rc = -1;
+		else if (len != UINT64_MAX)
 			len -= (uint64_t)n;
 	}
-	return 0;
+	int saved = errno;
+	free(buf);
+	errno = saved;
+	return rc < 0 ? -1 : 0;
 }
 
 int io_parse_size(const char *s, uint64_t *out)
@@ -296,10 +308,10 @@ int io_copy_file_atomic(const char *from, const char *to)
 {
 	char *data;
 	size_t len;
-	struct stat st;
-	if (stat(from, &st) != 0 || io_read_file(from, 64u << 20, &data, &len) != 0)
+	struct platform_stat st;
+	if (platform_stat(from, &st) != 0 || io_read_file(from, 64u << 20, &data, &len) != 0)
 		return -1;
-	int rc = io_write_file_atomic(to, data, len, st.st_mode & 0777);
+	int rc = io_write_file_atomic(to, data, len, st.mode & 0777);
 	free(data);
 	return rc;
 }

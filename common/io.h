@@ -22,14 +22,14 @@ int io_read_file(const char *path, size_t max, char **out, size_t *len);
  * reads from a directory it writes (journal, state). A FIFO never blocks either call. */
 int io_read_file_nofollow(const char *path, size_t max, char **out, size_t *len);
 /* Write path through a temporary sibling, fsync, rename: readers see old or new, never half. */
-int io_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode);
+int io_write_file_atomic(const char *path, const void *data, size_t len, unsigned mode);
 /* Rename tmp over path (the atomic step), fsync the directory; on failure tmp is removed.
  * Frees tmp either way. */
 int io_replace(char *tmp, const char *path);
 /* Copy a small file (state, config) through io_write_file_atomic. */
 int io_copy_file_atomic(const char *from, const char *to);
 /* mkdir -p; existing directories are fine; new ones get mode whatever the umask. */
-int io_mkdirs(const char *path, mode_t mode);
+int io_mkdirs(const char *path, unsigned mode);
 /* rm -rf without following symlinks; a missing path is fine. */
 int io_rmtree(const char *path);
 int io_fsync_dir(const char *path);

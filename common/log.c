@@ -2,14 +2,13 @@
 #include "common/log.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
+
+#include "common/platform.h"
 
 static const char *log_prog = "cuferry";
 static int log_level_console = LOG_INFO;
@@ -26,16 +25,17 @@ int log_open_file(const char *path)
 	log_close_file();
 	/* Never through a link: a log directory another user can write (Ubuntu's /var/log is
 	 * root:syslog 0775) must not let them point root's appends at any file. */
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0640);
-	struct stat st;
-	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
-		close(fd);
+	int fd = platform_open(path, PLATFORM_OPEN_WRITE | PLATFORM_OPEN_APPEND | PLATFORM_OPEN_CREATE |
+				       PLATFORM_OPEN_NOFOLLOW | PLATFORM_OPEN_NONBLOCK, 0640);
+	struct platform_stat st;
+	if (fd >= 0 && (platform_fstat(fd, &st) != 0 || st.type != PLATFORM_TYPE_FILE)) {
+		platform_close(fd);
 		errno = EINVAL; /* a FIFO or device named as the log */
 		return -1;
 	}
 	log_file = fd >= 0 ? fdopen(fd, "a") : NULL;
 	if (fd >= 0 && !log_file)
-		close(fd);
+		platform_close(fd);
 	return log_file ? 0 : -1;
 }
 
@@ -49,9 +49,8 @@ void log_close_file(void)
 static void log_stamp(FILE *f, const char *tag)
 {
 	char ts[32];
-	time_t now = time(NULL);
 	struct tm tm;
-	gmtime_r(&now, &tm);
+	platform_utc_time((int64_t)time(NULL), &tm);
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	fprintf(f, "%s %s %s: ", ts, log_prog, tag);
 }

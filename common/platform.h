@@ -1,12 +1,17 @@
-/* platform.h - the small interface behind which operating-system differences live:
- * processes, run-time loaded libraries, the no-follow staging tree, locks, links and disk
- * space. POSIX now; Windows (mingw-w64) is to be added behind the same calls. Errors are
- * reported as -1 with errno set, so callers word them the same way on every platform. */
+/* platform.h - the one interface through which the unpacker side makes operating-system
+ * calls: files through handles, paths and their metadata, directories, the no-follow tree,
+ * locks, links and disk space, time, interrupts, processes, the unprivileged drop, run-time
+ * loaded libraries and where the system finds them. POSIX in common/platform_posix*.c;
+ * Windows (mingw-w64) is to be added behind the same calls. No OS type crosses this header:
+ * a handle is an int, metadata is struct platform_stat. Errors are reported as -1 with errno
+ * set, so callers word them the same way on every platform. */
 #ifndef COMMON_PLATFORM_H
 #define COMMON_PLATFORM_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h> /* ssize_t: also in mingw-w64 */
+#include <time.h>
 
 /* NVIDIA's name for the platform this program was built for: "linux-x86_64", … */
 const char *platform_name(void);
@@ -20,6 +25,8 @@ const char *platform_self_path(void);
 
 /* Replace (or create) link so it points at target, atomically: readers see old or new. */
 int platform_switch_link(const char *link, const char *target);
+/* 1 when err (an errno value) says the disk, or this user's quota on it, is full. */
+int platform_error_is_no_space(int err);
 /* Bytes available to this user on the file system that holds path. */
 int platform_free_bytes(const char *path, uint64_t *out);
 /* Files that can still be created there (inodes); UINT64_MAX where there is no fixed limit. */
@@ -97,5 +104,187 @@ struct platform_child {
  * ran (see *child for how it ended), -1 when it could not be started. */
 int platform_run(const char *prog, char *const argv[], char *const envp[],
 		 enum platform_capture capture, int timeout_s, struct platform_child *child);
+
+/* ---- files through handles: a handle is an int, never inherited by a child process ---- */
+
+enum platform_open_flags {
+	PLATFORM_OPEN_READ = 1 << 0,
+	PLATFORM_OPEN_WRITE = 1 << 1,
+	PLATFORM_OPEN_CREATE = 1 << 2,    /* with the mode given (the umask applies) */
+	PLATFORM_OPEN_EXCL = 1 << 3,      /* with CREATE: fail (EEXIST) when the name is taken */
+	PLATFORM_OPEN_TRUNC = 1 << 4,
+	PLATFORM_OPEN_APPEND = 1 << 5,
+	PLATFORM_OPEN_NOFOLLOW = 1 << 6,  /* a link as the last component is an error (ELOOP) */
+	PLATFORM_OPEN_NONBLOCK = 1 << 7,  /* opening a FIFO (or a device) never blocks */
+	PLATFORM_OPEN_DIRECTORY = 1 << 8, /* only a directory (for platform_fsync of it) */
+};
+int platform_open(const char *path, int flags, unsigned mode);
+/* Read up to len bytes (one call: it may return fewer); 0 at end of file, -1 on error. */
+ssize_t platform_read(int handle, void *buf, size_t len);
+/* Read up to len bytes at offset without moving the handle's position (one call, as
+ * platform_read: from a regular file, fewer than len only at its end). */
+ssize_t platform_pread(int handle, void *buf, size_t len, uint64_t offset);
+ssize_t platform_write(int handle, const void *buf, size_t len);
+/* Make what was written through handle (a file or an open directory) durable. */
+int platform_fsync(int handle);
+int platform_close(int handle);
+/* Give an open file the permission bits mode (whatever the umask). */
+int platform_set_mode(int handle, unsigned mode);
+/* Reads and writes on handle return at once (EAGAIN) instead of waiting. */
+int platform_set_nonblocking(int handle);
+/* 1 when handle is open in this process. */
+int platform_handle_valid(int handle);
+/* 1 when handle is a terminal (progress bars, colours). */
+int platform_is_terminal(int handle);
+/* Create and open a fresh file from template (its last six characters "XXXXXX" are
+ * replaced), readable and writable by this user only: a handle, or -1. */
+int platform_temp_file(char *template);
+
+/* ---- metadata: the small portable part of stat ---- */
+
+enum platform_file_type {
+	PLATFORM_TYPE_FILE,
+	PLATFORM_TYPE_DIR,
+	PLATFORM_TYPE_LINK,  /* only from platform_lstat / platform_stat_at */
+	PLATFORM_TYPE_OTHER, /* a FIFO, socket or device */
+};
+#define PLATFORM_MODE_STICKY 01000u /* in mode: only an entry's owner may remove it */
+struct platform_stat {
+	enum platform_file_type type;
+	unsigned mode;         /* permission bits and PLATFORM_MODE_STICKY (07777) */
+	uint64_t size;
+	int64_t mtime;         /* seconds since 1970, UTC */
+	uint64_t device;       /* device and inode together name the file: equal pairs, same file */
+	uint64_t inode;
+	unsigned long owner;   /* user id; 0 is the administrator (root; on Windows: Administrators
+				* or SYSTEM) */
+	unsigned long group;
+};
+/* Follows links. */
+int platform_stat(const char *path, struct platform_stat *st);
+/* A link as the last component is described itself, not followed. */
+int platform_lstat(const char *path, struct platform_stat *st);
+int platform_fstat(int handle, struct platform_stat *st);
+
+/* ---- paths ---- */
+
+enum platform_access { PLATFORM_CAN_EXIST = 0, PLATFORM_CAN_READ = 1, PLATFORM_CAN_EXECUTE = 2 };
+/* 0 when this process (its real user) may do what (searching, for a directory) on path. */
+int platform_access(const char *path, enum platform_access what);
+/* The absolute path with every link and . and .. resolved, in out (size bytes). */
+int platform_realpath(const char *path, char *out, size_t size);
+/* The target of the link path, NUL-terminated in out: its length, or -1 (EINVAL: not a link;
+ * ENAMETOOLONG: longer than size - 1). */
+ssize_t platform_readlink(const char *path, char *out, size_t size);
+int platform_mkdir(const char *path, unsigned mode);
+int platform_rmdir(const char *path);
+int platform_unlink(const char *path);
+/* Rename from over to (atomically replacing it where the system can). */
+int platform_rename(const char *from, const char *to);
+int platform_chmod(const char *path, unsigned mode);
+/* The absolute path of the current directory, in out (size bytes). */
+int platform_current_dir(char *out, size_t size);
+/* The longest file name one directory entry may have. */
+size_t platform_name_max(void);
+
+/* ---- directories ---- */
+
+/* Read a directory's names one by one (never "." or ".."), in the order the system gives:
+ * NULL when dir cannot be opened; platform_dir_next returns NULL at the end, and its name
+ * is valid until the next call. */
+struct platform_dir;
+struct platform_dir *platform_dir_open(const char *dir);
+const char *platform_dir_next(struct platform_dir *d);
+void platform_dir_close(struct platform_dir *d);
+/* Call fn with each name in dir (never "." or ".."), in the order the system gives; fn
+ * returning non-zero stops the listing and becomes the result. -1 when dir cannot be read. */
+int platform_dir_list(const char *dir, int (*fn)(const char *name, void *ctx), void *ctx);
+/* Walk the tree at path without following any link and without leaving its file system,
+ * calling fn for each entry (path itself included) with its metadata: a directory after
+ * everything in it. fn returning non-zero stops the walk and becomes the result. */
+int platform_walk_post(const char *path,
+		       int (*fn)(const char *path, const struct platform_stat *st, void *ctx),
+		       void *ctx);
+/* Call fn with each existing path that matches pattern (shell wildcards in any component;
+ * sorted bytewise when sorted is set); the number of matches. */
+int platform_glob(const char *pattern, int sorted, void (*fn)(const char *path, void *ctx),
+		  void *ctx);
+
+/* ---- inside a directory opened by platform_tree_open or platform_tree_open_parent:
+ *      name is one component, and a link named by it is never followed ---- */
+
+int platform_stat_at(int dir, const char *name, struct platform_stat *st);
+ssize_t platform_readlink_at(int dir, const char *name, char *out, size_t size);
+/* Open name (PLATFORM_OPEN_NOFOLLOW always applies). */
+int platform_open_at(int dir, const char *name, int flags, unsigned mode);
+int platform_symlink_at(int dir, const char *name, const char *target);
+int platform_unlink_at(int dir, const char *name);
+/* Rename from over to, both in dir: readers see the old entry or the new one. */
+int platform_rename_at(int dir, const char *from, const char *to);
+
+/* ---- time ---- */
+
+/* Exactly "YYYY-MM-DDTHH:MM:SSZ" as seconds since 1970 UTC; -1 for anything else (the
+ * fields are not range-checked: 2026-02-30 comes out as 2026-03-02). */
+int platform_parse_utc(const char *iso, int64_t *out);
+/* The broken-down UTC time of t (seconds since 1970) in out. */
+int platform_utc_time(int64_t t, struct tm *out);
+
+/* ---- interrupts ---- */
+
+enum platform_interrupt {
+	PLATFORM_INTERRUPT_NONE = 0,
+	PLATFORM_INTERRUPT_INT = 1,  /* Ctrl-C (SIGINT; CTRL_C_EVENT) */
+	PLATFORM_INTERRUPT_TERM = 2, /* asked to stop (SIGTERM; CTRL_CLOSE_EVENT, shutdown) */
+	PLATFORM_INTERRUPT_HUP = 3,  /* the terminal went away (SIGHUP; CTRL_LOGOFF_EVENT) */
+};
+/* Call handler(kind) when the user or the system asks this process to stop. handler runs
+ * asynchronously (in a signal handler, or on another thread on Windows): it may only store
+ * the kind in a volatile sig_atomic_t. A blocked read then returns EINTR where the system
+ * can do that. */
+void platform_on_interrupt(void (*handler)(int kind));
+/* A crash (a bad memory access, an illegal instruction, an abort) ends this process with the
+ * system's own report, whatever handler a library or a sanitizer installed before. */
+void platform_crash_default(void);
+
+/* ---- the probe child: handles it keeps, and the rights it gives up ---- */
+
+/* A pipe whose write end a child started by platform_run inherits (the read end it does
+ * not), holding capacity bytes before a writer waits where the system can size it. */
+int platform_child_pipe(int *read_end, int *write_end, size_t capacity);
+/* Close every handle of this process except the standard streams and keep. */
+void platform_close_other_handles(int keep);
+/* The real user this process runs as (0: the administrator), for reports. */
+unsigned long platform_user_id(void);
+/* Give up for good every right beyond an ordinary user's before vendor code is loaded
+ * (POSIX as root: user nobody, no supplementary group but the GPU device's when others may
+ * not open it, no capabilities, no_new_privs; Windows: a restricted token). Not the
+ * administrator: only what stops later gains (no_new_privs). 0, or -1 with the reason in
+ * why; then nothing may be loaded. */
+int platform_drop_privileges(char *why, size_t size);
+
+/* ---- where the system finds libraries (the loader's configuration and cache) ---- */
+
+/* Each directory the system's loader configuration under root ("" for this system) lists,
+ * in the loader's order, every occurrence, with the file that names it as the system sees
+ * it (POSIX: ld.so.conf and its includes, read as glibc's ldconfig reads them; Windows: the
+ * machine's and the user's PATH from the registry, source "HKLM" or "HKCU"). */
+void platform_lib_config_dirs(const char *root,
+			      void (*fn)(const char *dir, const char *source, void *ctx), void *ctx);
+/* Each file the loader's cache holds for name, in the loader's order, with its flags
+ * ("(libc6,x86-64)" from ldconfig -p, run with a clean environment): the count, or -1 when
+ * there is no cache to ask (Windows has none: 0). */
+int platform_lib_cache_find(const char *name,
+			    void (*fn)(const char *path, const char *flags, void *ctx), void *ctx);
+
+/* ---- this process as the system sees it ---- */
+
+/* The file that holds the code at address (this program, or a library mapped into it),
+ * with its device and inode: 0, or -1 when the system cannot say. */
+int platform_mapped_file(const void *address, char *path, size_t size, uint64_t *device,
+			 uint64_t *inode);
+/* The file the system started as this process (POSIX /proc/self/exe: the dynamic loader
+ * when it was asked to run the program): 0, or -1. */
+int platform_started_file(char *path, size_t size);
 
 #endif

@@ -4,7 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
+
+#include "common/platform.h"
 
 static double now_seconds(void)
 {
@@ -45,7 +46,7 @@ void progress_start(struct progress *p, const char *label, uint64_t total, int e
 	memset(p, 0, sizeof(*p));
 	snprintf(p->label, sizeof(p->label), "%s", label);
 	p->total = total;
-	p->enabled = enabled && isatty(STDERR_FILENO);
+	p->enabled = enabled && platform_is_terminal(2 /* stderr */);
 	p->started = now_seconds();
 }
 

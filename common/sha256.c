@@ -2,12 +2,12 @@
 #include "common/sha256.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <mbedtls/sha256.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "common/platform.h"
 
 /* SHA-256 in one of two ways: the CPU's SHA-256 instructions (x86 SHA extensions, found with
  * CPUID; ARMv8 crypto, found with AT_HWCAP), or mbedTLS. Both give the same digest bit for bit (tests/unit/test_sha256.c checks). */
@@ -245,40 +245,47 @@ void sha256_buf(const void *data, size_t len, uint8_t out[SHA256_LEN])
 	sha256_final(&h, out);
 }
 
-int sha256_file(const char *path, uint8_t out[SHA256_LEN], uint64_t *size)
+int sha256_fd(int fd, uint8_t out[SHA256_LEN], uint64_t *size)
 {
 	/* One buffer per call: validation hashes files in parallel threads. */
 	enum { BUF = 1 << 20 };
 	unsigned char *buf = malloc(BUF);
 	struct sha256 h;
 	uint64_t total = 0;
-	ssize_t n;
-	int fd = buf ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-	if (fd < 0) {
-		free(buf);
+	ssize_t n = 0;
+	if (!buf)
 		return -1;
-	}
 	sha256_init(&h);
-	while ((n = read(fd, buf, BUF)) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			int saved = errno;
-			close(fd);
-			free(buf);
-			sha256_final(&h, out);
-			errno = saved;
-			return -1;
-		}
+	while ((n = platform_read(fd, buf, BUF)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
 		sha256_update(&h, buf, (size_t)n);
 		total += (uint64_t)n;
 	}
-	close(fd);
+	int saved = errno;
 	free(buf);
 	sha256_final(&h, out);
+	if (n < 0) {
+		errno = saved;
+		return -1;
+	}
 	if (size)
 		*size = total;
 	return 0;
+}
+
+int sha256_file(const char *path, uint8_t out[SHA256_LEN], uint64_t *size)
+{
+	int fd = platform_open(path, PLATFORM_OPEN_READ, 0);
+	if (fd < 0)
+		return -1;
+	int rc = sha256_fd(fd, out, size);
+	int saved = errno;
+	platform_close(fd);
+	errno = saved;
+	return rc;
 }
 
 void hex_encode(const uint8_t *in, size_t len, char *out)

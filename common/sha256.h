@@ -19,6 +19,8 @@ void sha256_final(struct sha256 *h, uint8_t out[SHA256_LEN]);
 void sha256_buf(const void *data, size_t len, uint8_t out[SHA256_LEN]);
 /* Hash a whole file by streaming it. 0 ok, -1 error (errno set). */
 int sha256_file(const char *path, uint8_t out[SHA256_LEN], uint64_t *size);
+/* The same for what is left to read from an open handle (it is not closed). */
+int sha256_fd(int fd, uint8_t out[SHA256_LEN], uint64_t *size);
 
 /* Which implementation runs: "x86 SHA extensions" or "mbedTLS (portable)". */
 const char *sha256_impl(void);

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "common/io.h"
+#include "common/platform.h"
 #include "common/sha256.h"
 #include "manifests/pathrule.h"
 
@@ -127,12 +128,9 @@ int64_t manifest_parse_time(const char *iso)
 	for (size_t i = 0; shape[i]; i++)
 		if (shape[i] == 'd' ? !isdigit((unsigned char)iso[i]) : iso[i] != shape[i])
 			return -1;
-	struct tm tm;
-	memset(&tm, 0, sizeof(tm));
-	const char *end = strptime(iso, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	if (!end || *end)
+	int64_t t;
+	if (platform_parse_utc(iso, &t) != 0)
 		return -1;
-	int64_t t = (int64_t)timegm(&tm);
 	char back[32];
 	manifest_format_time(t, back);
 	return strcmp(back, iso) == 0 ? t : -1; /* 2026-02-30 or 25:00 do not come back the same */
@@ -166,9 +164,8 @@ static int dotted_number(const char *s, size_t max)
 
 void manifest_format_time(int64_t t, char out[32])
 {
-	time_t tt = (time_t)t;
 	struct tm tm;
-	gmtime_r(&tt, &tm);
+	platform_utc_time(t, &tm);
 	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/io.h"
+#include "common/memfind.h"
 #include "common/sha256.h"
 
 void sig_keyid(const uint8_t *spki, size_t len, uint8_t out[SIG_KEYID_LEN])
@@ -57,11 +58,11 @@ static int p256_load(const uint8_t *spki, size_t len, mbedtls_ecp_group *grp,
 /* PEM "PUBLIC KEY" to DER; NULL when the text holds no such block. */
 static uint8_t *pem_decode(const uint8_t *data, size_t len, size_t *out_len)
 {
-	const uint8_t *b = memmem(data, len, pem_begin, sizeof(pem_begin) - 1);
+	const uint8_t *b = memfind(data, len, pem_begin, sizeof(pem_begin) - 1);
 	if (!b)
 		return NULL;
 	b += sizeof(pem_begin) - 1;
-	const uint8_t *e = memmem(b, len - (size_t)(b - data), pem_end, sizeof(pem_end) - 1);
+	const uint8_t *e = memfind(b, len - (size_t)(b - data), pem_end, sizeof(pem_end) - 1);
 	if (!e)
 		return NULL;
 	while (b < e && (*b == '\r' || *b == '\n'))

@@ -4,12 +4,10 @@
 #include "unpacker/choose.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "common/bundle/reader.h"
 #include "common/io.h"
@@ -17,7 +15,6 @@
 #include "common/platform.h"
 #include "manifests/compat.h"
 #include "manifests/manifest.h"
-#include "unpacker/validate/ldconfig.h"
 #include "unpacker/bundletrust.h"
 
 #define MAX_CANDIDATES 256
@@ -92,9 +89,15 @@ static void look_in_dir(const char *dir, void *ctx)
 {
 	struct lib_search *s = ctx;
 	char *path = xasprintf("%s%s/%s", s->root, dir, s->soname);
-	struct stat st;
-	s->found |= stat(path, &st) == 0 && S_ISREG(st.st_mode);
+	struct platform_stat st;
+	s->found |= platform_stat(path, &st) == 0 && st.type == PLATFORM_TYPE_FILE;
 	free(path);
+}
+
+/* A directory the loader's configuration names (twice is harmless: found only grows). */
+static void look_in_config_dir(const char *dir, const char *source, void *ctx)
+{
+	look_in_dir(dir, ctx);
 }
 
 static void cache_hit(const char *path, const char *flags, void *ctx)
@@ -115,14 +118,14 @@ static int has_cublas(struct machine *mc, int major)
 	struct lib_search s = { mc->root, soname, 0 };
 	int cache_read = 0;
 	if (!*mc->root)
-		cache_read = ldconfig_cache_find(soname, cache_hit, &s) == 0;
+		cache_read = platform_lib_cache_find(soname, cache_hit, &s) >= 0;
 	if (!cache_read) {
 		static const char *const dirs[] = { "/lib", "/lib64", "/usr/lib", "/usr/lib64",
 						    "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
 						    "/usr/local/cuda/lib64", NULL };
 		for (size_t i = 0; dirs[i]; i++)
 			look_in_dir(dirs[i], &s);
-		ldconfig_dirs(mc->root, look_in_dir, &s);
+		platform_lib_config_dirs(mc->root, look_in_config_dir, &s);
 	}
 	mc->cublas[major] = s.found ? 1 : -1;
 	return s.found;
@@ -151,20 +154,20 @@ static int by_name(const void *a, const void *b)
  * kit writes onto a stick's root) is looked into. */
 static size_t list_bundles(const char *dir, char **names, size_t max)
 {
-	DIR *d = opendir(dir);
+	struct platform_dir *d = platform_dir_open(dir);
 	size_t n = 0;
-	for (struct dirent *de; d && (de = readdir(d)) != NULL;) {
-		char *path = xasprintf("%s/%s", dir, de->d_name);
-		struct stat st;
-		if (n < max && de->d_name[0] != '.' && bundle_name(de->d_name) &&
-		    stat(path, &st) == 0 && S_ISREG(st.st_mode))
+	for (const char *name; d && (name = platform_dir_next(d)) != NULL;) {
+		char *path = xasprintf("%s/%s", dir, name);
+		struct platform_stat st;
+		if (n < max && name[0] != '.' && bundle_name(name) &&
+		    platform_stat(path, &st) == 0 && st.type == PLATFORM_TYPE_FILE)
 			names[n++] = path;
 		else
 			free(path);
 	}
-	if (d)
-		closedir(d);
-	qsort(names, n, sizeof(names[0]), by_name);
+	platform_dir_close(d);
+	if (n > 1)
+		qsort(names, n, sizeof(names[0]), by_name);
 	return n;
 }
 

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <errno.h>
-#include <unistd.h>
+
+#include "common/platform.h"
 
 const char cli_usage[] =
 	"usage: unpacker [install] BUNDLE|PART.001|X.run [--prefix DIR] [--trust K.pub]...\n"
@@ -185,7 +185,7 @@ int cli_parse(int argc, char **argv, struct cli *c, char *why, size_t why_size)
 	}
 	/* 'unpacker nosuch --help': a word that is no command and no file is a typo, as for
 	 * the bundler, not the help of install. */
-	if (c->help && !c->verb_given && c->arg && access(c->arg, F_OK) != 0) {
+	if (c->help && !c->verb_given && c->arg && platform_access(c->arg, PLATFORM_CAN_EXIST) != 0) {
 		snprintf(why, why_size, "unknown command '%s' (commands: install verify validate list "
 			 "use uninstall env doctor help)", c->arg);
 		return 1;
@@ -205,9 +205,9 @@ static int later_part(const char *path, char *why, size_t size)
 	    strcmp(path + n - 3, "001") == 0)
 		return 0;
 	char first[4096];
-	struct stat st;
+	struct platform_stat st;
 	snprintf(first, sizeof(first), "%.*s.001", (int)(n - 4), path);
-	if (stat(first, &st) != 0)
+	if (platform_stat(first, &st) != 0)
 		return 0;
 	snprintf(why, size, "%s is part %d of a split bundle: give %s (the parts are read in order "
 		 "from there)", path, atoi(path + n - 3), first);
@@ -216,10 +216,11 @@ static int later_part(const char *path, char *why, size_t size)
 
 int cli_check_inputs(const struct cli *c, char *why, size_t size)
 {
-	struct stat st;
+	struct platform_stat st;
 	int reads_bundle = strcmp(c->verb, "install") == 0 || strcmp(c->verb, "verify") == 0;
 	/* install DIR chooses among a kit's bundles (unpacker/choose.c); verify takes one file. */
-	if (strcmp(c->verb, "verify") == 0 && c->arg && stat(c->arg, &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (strcmp(c->verb, "verify") == 0 && c->arg && platform_stat(c->arg, &st) == 0 &&
+	    st.type == PLATFORM_TYPE_DIR) {
 		snprintf(why, size, "%s is a directory: give the bundle file in it (NAME.bundle, "
 			 "NAME.bundle.001 or NAME.run)", c->arg);
 		return 1;
@@ -227,7 +228,8 @@ int cli_check_inputs(const struct cli *c, char *why, size_t size)
 	if (reads_bundle && c->arg && later_part(c->arg, why, size))
 		return 1;
 	for (size_t i = 0; i < c->ntrust_files; i++)
-		if (stat(c->trust_files[i], &st) != 0 || access(c->trust_files[i], R_OK) != 0) {
+		if (platform_stat(c->trust_files[i], &st) != 0 ||
+		    platform_access(c->trust_files[i], PLATFORM_CAN_READ) != 0) {
 			snprintf(why, size, "--trust %s: %s (give the .pub file 'bundler keygen' wrote, "
 				 "brought by another channel than the bundle)", c->trust_files[i],
 				 strerror(errno));

@@ -2,37 +2,33 @@
  * takes the lock does. Until then doctor names what is there and which command cleans it. */
 #include "unpacker/leftovers.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "common/io.h"
 #include "common/log.h"
 #include "unpacker/layout.h"
+#include "common/platform.h"
 #include "unpacker/state.h"
 
 /* Bytes under path (not following links); good enough to say how much is wasted. */
 static unsigned long long tree_bytes(const char *path)
 {
-	struct stat st;
-	if (lstat(path, &st) != 0)
+	struct platform_stat st;
+	if (platform_lstat(path, &st) != 0)
 		return 0;
-	if (!S_ISDIR(st.st_mode))
-		return (unsigned long long)st.st_size;
+	if (st.type != PLATFORM_TYPE_DIR)
+		return (unsigned long long)st.size;
 	unsigned long long sum = 0;
-	DIR *d = opendir(path);
-	struct dirent *de;
-	while (d && (de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		char *child = xasprintf("%s/%s", path, de->d_name);
+	struct platform_dir *d = platform_dir_open(path);
+	const char *name;
+	while (d && (name = platform_dir_next(d)) != NULL) {
+		char *child = xasprintf("%s/%s", path, name);
 		sum += tree_bytes(child);
 		free(child);
 	}
-	if (d)
-		closedir(d);
+	platform_dir_close(d);
 	return sum;
 }
 
@@ -45,22 +41,19 @@ static int report(const char *what, const char *path)
 /* *.cuferry-repair files of an interrupted repair, anywhere in an installed tree. */
 static int repair_files(const char *dir, int depth)
 {
-	DIR *d = depth < 8 ? opendir(dir) : NULL;
-	struct dirent *de;
+	struct platform_dir *d = depth < 8 ? platform_dir_open(dir) : NULL;
+	const char *name;
 	int n = 0;
-	while (d && (de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.' && (!de->d_name[1] || strcmp(de->d_name, "..") == 0))
-			continue;
-		char *child = xasprintf("%s/%s", dir, de->d_name);
-		struct stat st;
-		if (layout_is_repair_temp(de->d_name))
+	while (d && (name = platform_dir_next(d)) != NULL) {
+		char *child = xasprintf("%s/%s", dir, name);
+		struct platform_stat st;
+		if (layout_is_repair_temp(name))
 			n += report("of an interrupted repair", child);
-		else if (lstat(child, &st) == 0 && S_ISDIR(st.st_mode))
+		else if (platform_lstat(child, &st) == 0 && st.type == PLATFORM_TYPE_DIR)
 			n += repair_files(child, depth + 1);
 		free(child);
 	}
-	if (d)
-		closedir(d);
+	platform_dir_close(d);
 	return n;
 }
 
@@ -69,20 +62,19 @@ int leftovers_report(const struct layout *l)
 	const char *prefix = l->prefix, *journal = l->journal, *state_path = l->state;
 	const char *root = l->root, *prefix_sys = l->prefix_sys;
 	int n = 0;
-	DIR *d = opendir(prefix);
-	struct dirent *de;
-	while (d && (de = readdir(d)) != NULL) {
-		char *path = xasprintf("%s/%s", prefix, de->d_name);
-		if (layout_is_staging(de->d_name))
+	struct platform_dir *d = platform_dir_open(prefix);
+	const char *name;
+	while (d && (name = platform_dir_next(d)) != NULL) {
+		char *path = xasprintf("%s/%s", prefix, name);
+		if (layout_is_staging(name))
 			n += report("staging of an interrupted run", path);
-		else if (layout_is_backup(de->d_name))
+		else if (layout_is_backup(name))
 			n += report("backup of an interrupted run", path);
-		else if (de->d_name[0] != '.' && !layout_is_current(de->d_name))
+		else if (name[0] != '.' && !layout_is_current(name))
 			n += repair_files(path, 0);
 		free(path);
 	}
-	if (d)
-		closedir(d);
+	platform_dir_close(d);
 	if (io_exists(journal))
 		n += report("journal of an interrupted run", journal);
 	if (n > 0) {

@@ -1,12 +1,10 @@
 /* main.c - unpacker: parse, set up logging, dispatch, report, exit with DESIGN.md §9's code */
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "common/bundle/sfx.h"
 #include "common/bundle/frame.h"
@@ -86,7 +84,7 @@ static int open_log(const struct cli *c, struct cf_err *e)
 	const char *root = "";
 	if (c->log_file) {
 		char cwd[4096];
-		path = c->log_file[0] == '/' || !getcwd(cwd, sizeof(cwd))
+		path = c->log_file[0] == '/' || platform_current_dir(cwd, sizeof(cwd)) != 0
 			       ? xstrdup(c->log_file) : xasprintf("%s/%s", cwd, c->log_file);
 	} else if (c->silent && (platform_is_admin() || *c->root)) {
 		path = xstrdup("/var/log/cuferry/unpacker.log");
@@ -169,11 +167,12 @@ static void write_json(const char *path, const struct cli *c, int rc, const stru
 	/* Never through a link: one planted under the report's name (often in a shared directory,
 	 * written as root) is refused, not followed and not replaced (/dev/stdout is a link too). */
 	char *text = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+	int fd = platform_open(path, PLATFORM_OPEN_WRITE | PLATFORM_OPEN_CREATE | PLATFORM_OPEN_TRUNC |
+				       PLATFORM_OPEN_NOFOLLOW | PLATFORM_OPEN_NONBLOCK, 0644);
 	if (fd < 0 || !text || io_write_all(fd, text, strlen(text)) != 0)
 		log_msg(LOG_WARN, "cannot write %s: %s", path, strerror(errno));
 	if (fd >= 0)
-		close(fd);
+		platform_close(fd);
 	free(text);
 	json_decref(o);
 }

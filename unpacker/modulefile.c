@@ -7,11 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "common/io.h"
 #include "common/log.h"
+#include "common/platform.h"
 #include "unpacker/env.h"
 
 
@@ -139,8 +138,8 @@ static int no_links(const char *root, const char *path_sys, struct cf_err *e)
 		if (saved != '/' && saved != '\0')
 			continue;
 		*p = '\0';
-		struct stat st;
-		if (lstat(path, &st) == 0 && !S_ISDIR(st.st_mode))
+		struct platform_stat st;
+		if (platform_lstat(path, &st) == 0 && st.type != PLATFORM_TYPE_DIR)
 			rc = cf_fail(e, CF_INSTALL, "%s is not a real directory (a symbolic link?): no "
 				     "modulefiles written through it", path);
 		*p = saved;
@@ -253,7 +252,7 @@ int modulefile_install(const struct layout *c, const char *module_dir, const cha
 
 static int remove_file(const char *path, struct cf_err *e)
 {
-	if (unlink(path) != 0 && errno != ENOENT)
+	if (platform_unlink(path) != 0 && errno != ENOENT)
 		return cf_fail(e, CF_INSTALL, "%s: %s", path, strerror(errno));
 	return CF_OK;
 }

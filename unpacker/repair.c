@@ -5,12 +5,9 @@
 #include "unpacker/repair.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "common/interrupt.h"
 #include "common/io.h"
@@ -25,39 +22,39 @@
 static const char *differs(int tree, const struct manifest_file *f, int hashes)
 {
 	const char *name;
-	struct stat st;
+	struct platform_stat st;
 	int dirfd = platform_tree_open_parent(tree, f->path, &name);
 	const char *why = NULL;
 	if (dirfd < 0)
 		return "its directory is missing or not a directory";
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+	if (platform_stat_at(dirfd, name, &st) != 0) {
 		why = "missing";
 	} else if (f->type == MF_SYMLINK) {
 		char target[4096];
-		ssize_t n = S_ISLNK(st.st_mode) ? readlinkat(dirfd, name, target, sizeof(target) - 1) : -1;
+		ssize_t n = st.type == PLATFORM_TYPE_LINK
+				    ? platform_readlink_at(dirfd, name, target, sizeof(target))
+				    : -1;
 		if (n < 0)
 			why = "not a symbolic link";
-		else if (target[n] = '\0', strcmp(target, f->target) != 0)
+		else if (strcmp(target, f->target) != 0)
 			why = "a link to somewhere else";
-	} else if (!S_ISREG(st.st_mode)) {
+	} else if (st.type != PLATFORM_TYPE_FILE) {
 		why = "not a regular file";
-	} else if ((uint64_t)st.st_size != f->size) {
+	} else if (st.size != f->size) {
 		why = "size differs";
-	} else if ((st.st_mode & 07777) != f->mode) {
+	} else if (st.mode != f->mode) {
 		why = "mode differs";
 	} else if (hashes) {
-		int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		int fd = platform_open_at(dirfd, name, PLATFORM_OPEN_READ, 0);
 		uint8_t d[32];
-		char proc[64];
-		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-		if (fd < 0 || sha256_file(proc, d, NULL) != 0)
+		if (fd < 0 || sha256_fd(fd, d, NULL) != 0)
 			why = "unreadable";
 		else if (!digest_equal(d, f->sha256, 32))
 			why = "content differs (SHA-256)";
 		if (fd >= 0)
-			close(fd);
+			platform_close(fd);
 	}
-	close(dirfd);
+	platform_close(dirfd);
 	return why;
 }
 
@@ -76,11 +73,11 @@ struct restorer {
 static void drop_tmp(struct restorer *s)
 {
 	if (s->fd >= 0)
-		close(s->fd);
+		platform_close(s->fd);
 	if (s->dirfd >= 0 && s->tmp)
-		unlinkat(s->dirfd, s->tmp, 0);
+		platform_unlink_at(s->dirfd, s->tmp);
 	if (s->dirfd >= 0)
-		close(s->dirfd);
+		platform_close(s->dirfd);
 	free(s->tmp);
 	s->fd = s->dirfd = -1;
 	s->tmp = NULL;
@@ -98,13 +95,13 @@ static int restore_begin(void *ctx, const struct manifest_file *f, struct cf_err
 	if (s->dirfd < 0)
 		return cf_fail(e, CF_INSTALL, "'%s': %s", f->path, strerror(errno));
 	s->tmp = xasprintf("%s%s", s->name, layout_repair_suffix);
-	unlinkat(s->dirfd, s->tmp, 0); /* left by an interrupted repair */
+	platform_unlink_at(s->dirfd, s->tmp); /* left by an interrupted repair */
 	int ok;
 	if (f->type == MF_SYMLINK)
-		ok = symlinkat(f->target, s->dirfd, s->tmp) == 0;
+		ok = platform_symlink_at(s->dirfd, s->tmp, f->target) == 0;
 	else
-		ok = (s->fd = openat(s->dirfd, s->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-				     O_CLOEXEC, 0600)) >= 0;
+		ok = (s->fd = platform_open_at(s->dirfd, s->tmp, PLATFORM_OPEN_WRITE |
+					       PLATFORM_OPEN_CREATE | PLATFORM_OPEN_EXCL, 0600)) >= 0;
 	if (!ok) {
 		int rc = cf_fail(e, CF_INSTALL, "'%s': %s", f->path, strerror(errno));
 		free(s->tmp);
@@ -120,8 +117,8 @@ static int restore_data(void *ctx, const void *buf, size_t len, struct cf_err *e
 	if (interrupt_pending())
 		return interrupt_check(e);
 	if (s->fd >= 0 && io_write_all(s->fd, buf, len) != 0)
-		return cf_fail(e, errno == ENOSPC ? CF_INCOMPATIBLE : CF_INSTALL, "writing: %s",
-			       strerror(errno));
+		return cf_fail(e, platform_error_is_no_space(errno) ? CF_INCOMPATIBLE : CF_INSTALL,
+			       "writing: %s", strerror(errno));
 	return CF_OK;
 }
 
@@ -135,19 +132,19 @@ static int restore_end(void *ctx, const struct manifest_file *f, struct cf_err *
 	if (s->fd >= 0) {
 		int fd = s->fd;
 		s->fd = -1;
-		ok = fsync(fd) == 0 && platform_file_finish(fd, f->mode) == 0;
+		ok = platform_fsync(fd) == 0 && platform_file_finish(fd, f->mode) == 0;
 	}
 	if (ok)
-		ok = renameat(s->dirfd, s->tmp, s->dirfd, s->name) == 0;
+		ok = platform_rename_at(s->dirfd, s->tmp, s->name) == 0;
 	if (!ok) {
 		int rc = cf_fail(e, CF_INSTALL, "restoring '%s': %s", f->path, strerror(errno));
 		drop_tmp(s);
 		return rc;
 	}
-	fsync(s->dirfd);
+	platform_fsync(s->dirfd);
 	free(s->tmp);
 	s->tmp = NULL;
-	close(s->dirfd);
+	platform_close(s->dirfd);
 	s->dirfd = -1;
 	s->restored++;
 	log_msg(LOG_INFO, "restored %s", f->path);
@@ -186,6 +183,6 @@ int repair_tree(const char *dir, struct bundle_input *in, const struct manifest 
 			rc = cf_fail(e, CF_INSTALL, "repair restored %zu of %zu entries", s.restored, ndiffer);
 	}
 	free(todo);
-	close(tree);
+	platform_tree_close(tree);
 	return rc;
 }

@@ -7,8 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "common/io.h"
 #include "common/log.h"
@@ -38,22 +36,23 @@ int safepath_prefix_rule(const char *prefix, char *why, size_t size)
 
 /* sshd's StrictModes: root-owned, no write for group or others; a sticky root-owned
  * directory only when the name below it exists already (and passes in turn). */
-static int owner_ok(const char *dir, const struct stat *st, int next_exists, int system_group_ok,
-		    const char *what, struct cf_err *e)
+static int owner_ok(const char *dir, const struct platform_stat *st, int next_exists,
+		    int system_group_ok, const char *what, struct cf_err *e)
 {
-	if (!S_ISDIR(st->st_mode))
+	if (st->type != PLATFORM_TYPE_DIR)
 		return cf_fail(e, CF_INCOMPATIBLE, "%s: %s is not a directory", what, dir);
-	if (st->st_uid != 0)
+	if (st->owner != 0)
 		return cf_fail(e, CF_INCOMPATIBLE, "%s: %s is owned by uid %u, not root: its owner could "
 			       "change what root installs (chown root, chmod go-w)", what, dir,
-			       (unsigned)st->st_uid);
+			       (unsigned)st->owner);
 	/* The log only: a parent writable by a system group (Ubuntu's /var/log, root:syslog 0775)
 	 * is tolerated; the log's own directory never is, and the file is opened O_NOFOLLOW. */
-	int system_group = system_group_ok && (st->st_mode & 022) == 020 && st->st_gid < 1000;
-	if ((st->st_mode & 022) && !((st->st_mode & S_ISVTX) && next_exists) && !system_group)
+	int system_group = system_group_ok && (st->mode & 022) == 020 && st->group < 1000;
+	int sticky = (st->mode & PLATFORM_MODE_STICKY) != 0;
+	if ((st->mode & 022) && !(sticky && next_exists) && !system_group)
 		return cf_fail(e, CF_INCOMPATIBLE, "%s: %s is writable by group or others%s (chmod go-w, "
 			       "or choose a directory only root can write)", what, dir,
-			       (st->st_mode & S_ISVTX) ? " and the name below it does not exist yet" : "");
+			       sticky ? " and the name below it does not exist yet" : "");
 	return CF_OK;
 }
 
@@ -67,7 +66,7 @@ static int walk(char **pathp, size_t image_from, const char *what, int system_gr
 	for (int restarts = 0; restarts < 40; restarts++) {
 		char *path = *pathp;
 		size_t n = strlen(path), prev_end = 0;
-		struct stat prev, st;
+		struct platform_stat prev, st;
 		int have_prev = 0, restarted = 0;
 		for (size_t end = 1; end <= n; end++) {
 			if (end < n && path[end] != '/')
@@ -76,7 +75,7 @@ static int walk(char **pathp, size_t image_from, const char *what, int system_gr
 				continue; /* "//" */
 			char saved = path[end];
 			path[end] = '\0';
-			int r = lstat(path, &st);
+			int r = platform_lstat(path, &st);
 			int err = errno;
 			char *here = xstrdup(path);
 			path[end] = saved;
@@ -94,12 +93,12 @@ static int walk(char **pathp, size_t image_from, const char *what, int system_gr
 				if (rc != CF_OK)
 					return free(here), rc;
 			}
-			if (S_ISLNK(st.st_mode)) {
+			if (st.type == PLATFORM_TYPE_LINK) {
 				/* A link in a sticky world-writable directory is its owner's to replace. */
-				if (admin && st.st_uid != 0 && have_prev && (prev.st_mode & 022)) {
+				if (admin && st.owner != 0 && have_prev && (prev.mode & 022)) {
 					int rc = cf_fail(e, CF_INCOMPATIBLE, "%s: %s is a symbolic link owned by uid "
 							 "%u in a directory others can write", what, here,
-							 (unsigned)st.st_uid);
+							 (unsigned)st.owner);
 					return free(here), rc;
 				}
 				if (end > image_from) {
@@ -109,7 +108,7 @@ static int walk(char **pathp, size_t image_from, const char *what, int system_gr
 					return free(here), rc;
 				}
 				char resolved[PATH_MAX];
-				if (!realpath(here, resolved)) {
+				if (platform_realpath(here, resolved, sizeof(resolved)) != 0) {
 					int rc = cf_fail(e, CF_INCOMPATIBLE, "%s: %s: %s", what, here, strerror(errno));
 					return free(here), rc;
 				}
@@ -149,7 +148,7 @@ static int check_dir(const char *root, const char *sys_dir, const char *what, in
 		abs_root = xstrdup(root);
 	} else {
 		char cwd[PATH_MAX];
-		if (!getcwd(cwd, sizeof(cwd)))
+		if (platform_current_dir(cwd, sizeof(cwd)) != 0)
 			return cf_fail(e, CF_INSTALL, "current directory: %s", strerror(errno));
 		abs_root = xasprintf("%s/%s", cwd, root);
 	}

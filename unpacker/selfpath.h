@@ -6,7 +6,8 @@
 #ifndef UNPACKER_SELFPATH_H
 #define UNPACKER_SELFPATH_H
 
-/* Call once from main with argv[0]: the last resort when /proc/self/maps cannot be read. */
+/* Call once from main with argv[0] (the last resort when /proc/self/maps cannot be read),
+ * before any thread starts: the program is found here, once. */
 void selfpath_init(const char *argv0);
 /* Absolute (or as given) path of the running program's file; NULL when none can be
  * confirmed to be the file that runs. */

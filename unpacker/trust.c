@@ -1,14 +1,10 @@
 /* trust.c - trusted keys and the threshold check, before any byte of the manifest is parsed */
 #include "unpacker/trust.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "common/io.h"
 #include "common/log.h"
@@ -60,10 +56,10 @@ static int has_suffix(const char *s, const char *suffix)
  * or anything but one number from 1 to 8 (one trailing newline allowed). */
 static int read_threshold(struct trust *t, const char *path, struct cf_err *e)
 {
-	struct stat st;
-	if (lstat(path, &st) != 0)
+	struct platform_stat st;
+	if (platform_lstat(path, &st) != 0)
 		return errno == ENOENT ? CF_OK : cf_fail(e, CF_TRUST, "%s: %s", path, strerror(errno));
-	if (S_ISLNK(st.st_mode) || !S_ISREG(st.st_mode))
+	if (st.type != PLATFORM_TYPE_FILE)
 		return cf_fail(e, CF_TRUST, "%s is not a regular file (a link?): the threshold cannot be "
 			       "trusted", path);
 	if (platform_is_admin_owned(path) != 0)
@@ -89,16 +85,42 @@ static int read_threshold(struct trust *t, const char *path, struct cf_err *e)
 	return CF_OK;
 }
 
+struct trust_dir {
+	struct trust *t;
+	const char *dir;
+	struct cf_err *e;
+};
+
+/* One name in the trust directory: a .pub file is a key, when root's and not writable by
+ * others. */
+static int load_trust_entry(const char *name, void *ctx)
+{
+	struct trust_dir *d = ctx;
+	int rc = CF_OK;
+	if (!has_suffix(name, ".pub"))
+		return CF_OK;
+	char *path = xasprintf("%s/%s", d->dir, name);
+	uint8_t der[512];
+	size_t len;
+	if (platform_is_admin_owned(path) != 0)
+		log_msg(LOG_WARN, "%s ignored: not owned by root or writable by others", path);
+	else if (sig_pubkey_load(path, der, &len, d->e) == CF_OK)
+		add_key(d->t, der, len, path);
+	else
+		rc = d->e->code;
+	free(path);
+	return rc;
+}
+
 /* The trust directory counts only if an unprivileged user could not have put keys there. */
 static int load_trust_dir(struct trust *t, const char *root, struct cf_err *e)
 {
 	char *dir = xasprintf("%s/etc/cuferry/trusted-keys", root);
 	char *threshold = xasprintf("%s/threshold", dir);
-	DIR *d = opendir(dir);
-	struct dirent *de;
 	int rc = CF_OK;
-	struct stat st;
-	if (!d) {
+	struct platform_stat st;
+	if (platform_stat(dir, &st) != 0 || st.type != PLATFORM_TYPE_DIR ||
+	    platform_access(dir, PLATFORM_CAN_READ) != 0) {
 		free(dir);
 		free(threshold);
 		return CF_OK;
@@ -107,30 +129,17 @@ static int load_trust_dir(struct trust *t, const char *root, struct cf_err *e)
 		log_msg(LOG_WARN, "%s ignored: it must be owned by root and not writable by others", dir);
 		/* Its keys are ignored; a threshold there still says this site wants more than one
 		 * signature, and cannot be honoured from an unsafe directory: refuse. */
-		if (lstat(threshold, &st) == 0)
+		if (platform_lstat(threshold, &st) == 0)
 			rc = cf_fail(e, CF_TRUST, "%s holds a threshold but is not owned by root or is "
 				     "writable by others: the threshold cannot be trusted", dir);
-		closedir(d);
 		free(dir);
 		free(threshold);
 		return rc;
 	}
 	rc = read_threshold(t, threshold, e);
-	while (rc == CF_OK && (de = readdir(d)) != NULL) {
-		char *path = xasprintf("%s/%s", dir, de->d_name);
-		if (has_suffix(de->d_name, ".pub")) {
-			uint8_t der[512];
-			size_t len;
-			if (platform_is_admin_owned(path) != 0)
-				log_msg(LOG_WARN, "%s ignored: not owned by root or writable by others", path);
-			else if (sig_pubkey_load(path, der, &len, e) == CF_OK)
-				add_key(t, der, len, path);
-			else
-				rc = e->code;
-		}
-		free(path);
-	}
-	closedir(d);
+	struct trust_dir entries = { t, dir, e };
+	if (rc == CF_OK && platform_dir_list(dir, load_trust_entry, &entries) > 0)
+		rc = e->code;
 	free(dir);
 	free(threshold);
 	return rc;
@@ -139,12 +148,12 @@ static int load_trust_dir(struct trust *t, const char *root, struct cf_err *e)
 /* --trust must name a regular file: a FIFO or a device would block or never end. */
 static int trust_file_regular(const char *path, struct cf_err *e)
 {
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct platform_stat st;
+	int fd = platform_open(path, PLATFORM_OPEN_READ | PLATFORM_OPEN_NONBLOCK, 0);
 	if (fd < 0)
 		return cf_fail(e, CF_TRUST, "--trust %s: %s", path, strerror(errno));
-	int regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-	close(fd);
+	int regular = platform_fstat(fd, &st) == 0 && st.type == PLATFORM_TYPE_FILE;
+	platform_close(fd);
 	if (!regular)
 		return cf_fail(e, CF_TRUST, "--trust %s is not a regular file (a FIFO or a device?)", path);
 	return CF_OK;

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "common/io.h"
-#include "unpacker/rootpath.h"
+#include "common/rootpath.h"
 
 static char root[64];
 

@@ -19,7 +19,7 @@
 #include "common/log.h"
 #include "unpacker/env.h"
 #include "unpacker/layout.h"
-#include "unpacker/rootpath.h"
+#include "common/rootpath.h"
 #include "unpacker/validate/ldconfig.h"
 #include "unpacker/leftovers.h"
 #include "unpacker/validate/proberun.h"

@@ -12,7 +12,8 @@
 
 #include "common/io.h"
 #include "common/platform.h"
-#include "unpacker/rootpath.h"
+#include "unpacker/layout.h"
+#include "common/rootpath.h"
 
 const char *ldconfig_program(void)
 {

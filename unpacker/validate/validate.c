@@ -20,7 +20,7 @@
 #include "common/sha256.h"
 #include "manifests/compat.h"
 #include "unpacker/validate/ldconfig.h"
-#include "unpacker/rootpath.h"
+#include "common/rootpath.h"
 #include "unpacker/selfpath.h"
 #include "unpacker/validate/probereport.h"
 #include "unpacker/validate/proberun.h"

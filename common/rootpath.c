@@ -1,18 +1,18 @@
 /* rootpath.c - realpath(3) with a root: links are followed component by component, and a
  * link that starts with / starts again at the root */
-#include "unpacker/rootpath.h"
+#include "common/rootpath.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "common/io.h"
+#include "common/platform.h"
 
 #define MAX_LINKS 40 /* the kernel's own limit for one lookup */
+#define MAX_NAME 255  /* one component: NAME_MAX on Linux, and Windows' limit too */
 
 int rootpath_resolve(const char *root, const char *path, char *out, size_t size)
 {
@@ -22,8 +22,8 @@ int rootpath_resolve(const char *root, const char *path, char *out, size_t size)
 	while (rc == 0 && *rest) {
 		char *slash = strchr(rest, '/');
 		size_t n = slash ? (size_t)(slash - rest) : strlen(rest);
-		char name[NAME_MAX + 1];
-		if (n > NAME_MAX) {
+		char name[MAX_NAME + 1];
+		if (n > MAX_NAME) {
 			rc = -1;
 			break;
 		}
@@ -45,9 +45,11 @@ int rootpath_resolve(const char *root, const char *path, char *out, size_t size)
 		}
 		snprintf(done + used, sizeof(done) - used, "/%s", name);
 		char *full = xasprintf("%s%s", root, done), target[PATH_MAX];
-		struct stat st;
-		int r = lstat(full, &st);
-		ssize_t t = r == 0 && S_ISLNK(st.st_mode) ? readlink(full, target, sizeof(target) - 1) : 0;
+		struct platform_stat st;
+		int r = platform_lstat(full, &st);
+		ssize_t t = r == 0 && st.type == PLATFORM_TYPE_LINK
+				    ? platform_readlink(full, target, sizeof(target))
+				    : 0;
 		free(full);
 		if (r != 0 || t < 0 || (t > 0 && ++links > MAX_LINKS)) {
 			rc = -1;
@@ -55,7 +57,6 @@ int rootpath_resolve(const char *root, const char *path, char *out, size_t size)
 		}
 		if (t == 0)
 			continue;
-		target[t] = '\0';
 		/* The link's target, then what was left: resolved from the root or the link's dir. */
 		char *next = xasprintf("%s/%s", target, rest);
 		done[used] = '\0';

@@ -1,7 +1,7 @@
 /* rootpath.h - resolving a path inside an image (--root) the way its own system would: a
  * link's absolute target (/etc/alternatives/cuda) is taken inside the root, never the host's */
-#ifndef UNPACKER_ROOTPATH_H
-#define UNPACKER_ROOTPATH_H
+#ifndef COMMON_ROOTPATH_H
+#define COMMON_ROOTPATH_H
 
 #include <stddef.h>
 

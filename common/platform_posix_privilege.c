@@ -1,0 +1,65 @@
+/* platform_posix_privilege.c - giving up root for good before vendor code runs (POSIX) */
+#include "common/platform.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define NOBODY_ID 65534
+
+/* Whether CapPrm or CapEff of /proc/self/status is non-zero: both must be zero once root is
+ * gone. No /proc: the setuid(0) test still proves the drop. */
+static int any_capability(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	int any = 0;
+	while (f && fgets(line, sizeof(line), f))
+		any |= (!strncmp(line, "CapPrm:", 7) || !strncmp(line, "CapEff:", 7)) &&
+		       strtoull(line + 7, NULL, 16) != 0;
+	if (f)
+		fclose(f);
+	return any;
+}
+
+/* The group of the driver's control device, when only its group (not others) may open it. */
+static size_t device_group(gid_t *group)
+{
+	struct stat dev;
+	int only_group = stat("/dev/nvidiactl", &dev) == 0 && (dev.st_mode & 0006) != 0006 &&
+			 dev.st_gid != 0 && (dev.st_mode & 0060) == 0060;
+	*group = dev.st_gid;
+	return only_group ? 1 : 0;
+}
+
+int platform_drop_privileges(char *why, size_t size)
+{
+	/* Nothing this process runs later may gain privileges through set-id files. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		return snprintf(why, size, "no_new_privs: %s", strerror(errno)), -1;
+	if (getuid() != 0 && geteuid() != 0)
+		return 0;
+	uid_t user = NOBODY_ID;
+	gid_t group = NOBODY_ID, keep[1];
+	const struct passwd *nobody = getpwnam("nobody");
+	if (nobody && nobody->pw_uid != 0 && nobody->pw_gid != 0) {
+		user = nobody->pw_uid;
+		group = nobody->pw_gid;
+	}
+	size_t nkeep = device_group(&keep[0]);
+	if (setgroups(nkeep, keep) != 0 || setgid(group) != 0 || setuid(user) != 0)
+		return snprintf(why, size, "cannot drop root to uid %u: %s", (unsigned)user,
+				strerror(errno)), -1;
+	int regained = setuid(0) == 0 || seteuid(0) == 0 || getuid() == 0 || geteuid() == 0 ||
+		       getegid() == 0 || any_capability();
+	if (regained)
+		return snprintf(why, size, "root could be regained after dropping to uid %u",
+				(unsigned)user), -1;
+	return 0;
+}

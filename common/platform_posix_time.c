@@ -1,0 +1,22 @@
+/* platform_posix_time.c - UTC time stamps read and broken down (POSIX) */
+#include "common/platform.h"
+
+#include <string.h>
+#include <time.h>
+
+int platform_parse_utc(const char *iso, int64_t *out)
+{
+	struct tm tm;
+	memset(&tm, 0, sizeof(tm));
+	const char *end = iso ? strptime(iso, "%Y-%m-%dT%H:%M:%SZ", &tm) : NULL;
+	if (!end || *end)
+		return -1;
+	*out = (int64_t)timegm(&tm);
+	return 0;
+}
+
+int platform_utc_time(int64_t t, struct tm *out)
+{
+	time_t tt = (time_t)t;
+	return gmtime_r(&tt, out) ? 0 : -1;
+}
