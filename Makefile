@@ -334,14 +334,22 @@ $(B)/sha256_speed: tests/tools/sha256_speed.c $(B)/obj/common/sha256.o
 
 ## lint: static analysis: gcc -fanalyzer on every source, then cppcheck; any finding fails.
 ##       Warnings that are kept are suppressed in place, with the reason beside them.
+##       It runs check-includes first.
 LINT_SRC = $(COMMON_SRC) $(MANIFESTS_SRC) $(VERIFY_SRC) $(SIGN_SRC) $(BUNDLER_SRC) $(UNPACKER_SRC) unpacker/main.c
-lint: $(B)/.deps-all
+lint: $(B)/.deps-all check-includes
 	@fail=0; for f in $(LINT_SRC); do \
 		out=$$(gcc $(CPPFLAGS) -O1 -fanalyzer -c $$f -o /dev/null 2>&1); \
 		if [ -n "$$out" ]; then echo "$$out"; fail=1; fi; done; \
 	cppcheck --quiet --std=c11 -I. --enable=warning,portability,performance --inline-suppr \
 		--error-exitcode=1 -D_GNU_SOURCE -D__x86_64__ common manifests signing bundler unpacker || fail=1; \
 	if [ $$fail = 0 ]; then echo "lint: clean (gcc -fanalyzer on $(words $(LINT_SRC)) files, cppcheck)"; else exit 1; fi
+
+## check-includes: the tree's two structural rules, from its #includes (tools/include-graph.py):
+##       no header under common/ includes one from manifests/, bundler/ or unpacker/, and no
+##       include cycle between modules (x.c with x.h is one); known ones are allow-listed there
+.PHONY: check-includes
+check-includes:
+	@python3 tools/include-graph.py
 
 ## security-doc: write docs/SECURITY.md from the last threat, fuzz and lint runs
 security-doc:
