@@ -271,6 +271,13 @@ TEST_OBJ_test_kit      = $(LIB_OBJ) $(call obj,$(SIGN_SRC) $(filter-out bundler/
                          unpacker/choose.c unpacker/env.c unpacker/rootpath.c unpacker/trust.c) \
                          $(B)/obj/trusted_keys.o
 TEST_LIBS_test_kit     = -lcurl
+TEST_OBJ_test_state    = $(call obj,unpacker/state.c manifests/manifest.c manifests/pathrule.c \
+                         common/sha256.c common/err.c common/io.c)
+TEST_OBJ_test_cli      = $(call obj,unpacker/cli.c unpacker/modulefile.c unpacker/env.c \
+                         unpacker/rootpath.c $(UNIT_CORE))
+# trust.c with the test's own compiled-in keys (no trusted_keys.o)
+TEST_OBJ_test_trust    = $(call obj,unpacker/trust.c signing/verify.c signing/sign.c common/sha256.c \
+                         $(UNIT_CORE))
 .SECONDEXPANSION:
 $(B)/tests/test_%: tests/unit/test_%.c $$(TEST_OBJ_test_$$*)
 	$(if $(TEST_OBJ_test_$*),,$(error $<: no TEST_OBJ_test_$* in the Makefile (the objects it links)))
