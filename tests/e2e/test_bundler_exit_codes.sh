@@ -56,6 +56,11 @@ else
 	echo "(skipped: cannot make a file unreadable here)"
 fi
 
+note "a key that exists is never overwritten: a usage error"
+expect 0 "$BUNDLER" keygen site
+expect 1 "$BUNDLER" keygen site
+assert_contains last.err "already exists, not overwritten"
+
 note "a full output file system: 4, with its cause"
 if mount_small "$W/full" 256k; then
 	expect 4 "$BUNDLER" create --from-dir "$SRC" --cuda 13 --key "$K" -o "$W/full/" --level 1 -q
@@ -108,6 +113,9 @@ if ! touch ro/probe 2>/dev/null; then
 	[ "$(sha256sum < ro/s.bundle)" = "$before" ] || fail "a failed sign changed the bundle"
 	expect 5 "$BUNDLER" split ro/s.bundle --split 1M
 	one_line_reason
+	expect 5 "$BUNDLER" keygen ro/site
+	one_line_reason
+	[ ! -e ro/site.key ] && [ ! -e ro/site.pub ] || fail "a failed keygen left a key"
 else
 	echo "(skipped: no read-only location available)"
 fi
