@@ -58,11 +58,16 @@ endif
 BUNDLER_LIBS = -larchive -lzstd $(DEPS)/lib/libmbedcrypto.a -ljansson -lcurl -lpthread
 TEST_LIBS    = -lcmocka -larchive -lzstd $(DEPS)/lib/libmbedcrypto.a -ljansson -lpthread -ldl
 
-# Debian packages the build, the tests and the demo need (make deps installs what is missing).
-DEB_PACKAGES = gcc make pkg-config libarchive-dev libzstd-dev libjansson-dev \
-               libcurl4-openssl-dev libacl1-dev libcmocka-dev zstd xz-utils openssl python3 \
-               tar file time clang cppcheck gcc-aarch64-linux-gnu qemu-user qemu-user-static \
-               binutils cmake bzip2 dpkg-dev devscripts debian-keyring debootstrap \
+# Debian packages. BUILD_PACKAGES: what a plain `make` needs (the compilers, the headers, and
+# tools/deps.sh's apt-get source, dscverify, cmake and qemu for the pinned libraries);
+# DEB_PACKAGES: those and what the tests, the lint, the man pages and the demo need.
+# `make deps` installs what is missing (apt-get, as root); every other target only checks
+# and stops with one line that says to run it.
+BUILD_PACKAGES = gcc make libarchive-dev libzstd-dev libjansson-dev libcurl4-openssl-dev \
+               xz-utils gcc-aarch64-linux-gnu qemu-user binutils cmake dpkg-dev devscripts \
+               debian-keyring
+DEB_PACKAGES = $(BUILD_PACKAGES) pkg-config libacl1-dev libcmocka-dev zstd openssl python3 \
+               tar file time clang cppcheck qemu-user-static bzip2 debootstrap \
                scdoc man-db bash-completion
 # test_sfx: the PE stub for a windows-x86_64 .exe, and xxd for the OpenSSL-signed stub digest
 DEB_PACKAGES += gcc-mingw-w64-x86-64 xxd
@@ -103,7 +108,7 @@ BUNDLER_SRC  += bundler/sums.c bundler/help.c
 UNPACKER_SRC += unpacker/repair.c unpacker/help.c unpacker/leftovers.c
 BUNDLER_SRC  += bundler/devfiles.c
 UNPACKER_SRC += unpacker/modulefile.c
-UNPACKER_SRC += unpacker/layout.c unpacker/install/install.c unpacker/install/opened.c unpacker/install/stage.c \
+UNPACKER_SRC += unpacker/layout.c unpacker/install/install.c unpacker/install/result.c unpacker/install/opened.c unpacker/install/stage.c \
                 unpacker/install/journal.c unpacker/install/prefix.c unpacker/install/policy.c \
                 unpacker/install/environment.c unpacker/install/commands.c unpacker/install/fault.c
 
@@ -121,12 +126,13 @@ FUZZ_TARGETS  = frame manifest pathrule redist unpack probe_report
 FUZZ_SECONDS ?= 60
 .DEFAULT_GOAL := all
 
-## all: build bundler and unpacker (installs missing Debian packages first)
+## all: build bundler and unpacker (never installs anything: a missing package stops it with
+##      one line that says to run `make deps`)
 all: $(B)/.deps $(B)/bundler $(B)/unpacker $(B)/linux-sbsa/unpacker
 
 ## deps: install exactly the Debian packages the project needs (apt-get, as root)
 deps:
-	@missing=$$(for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	@missing=$$(sh tools/packages.sh missing $(DEB_PACKAGES)); \
 	if [ -n "$$missing" ]; then \
 		echo "installing:" $$missing; \
 		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
@@ -135,17 +141,22 @@ deps:
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
 
-$(B)/.deps: Makefile $(DEPS)/.complete
-	@$(MAKE) --no-print-directory deps
+# Checked, not installed: $(B)/.deps says the build's packages are there (and the pinned
+# libraries built), $(B)/.deps-all that everything the tests and tools use is there too.
+$(B)/.deps: Makefile tools/packages.sh $(DEPS)/.complete
+	@sh tools/packages.sh check $(BUILD_PACKAGES)
 	@mkdir -p $(B) && touch $@
+$(B)/.deps-all: Makefile tools/packages.sh | $(B)/.deps
+	@sh tools/packages.sh check $(DEB_PACKAGES)
+	@touch $@
 
 # The static libraries: built once per target and version set (about 2 minutes for
 # linux-x86_64 and 3 for linux-sbsa on 2 cores), then reused from the cache.
 $(DEPS)/.complete:
-	@$(MAKE) --no-print-directory deps
+	@sh tools/packages.sh check $(BUILD_PACKAGES)
 	sh tools/deps.sh linux-x86_64
 $(DEPS_SBSA)/.complete:
-	@$(MAKE) --no-print-directory deps
+	@sh tools/packages.sh check $(BUILD_PACKAGES)
 	sh tools/deps.sh linux-sbsa
 
 # The flags objects are built with: a change (the glibc floor, another CC, CI's -Werror)
@@ -242,21 +253,59 @@ $(SBSA)/obj/%.o: $(B)/%.c $(DEPS_SBSA)/.complete
 $(SBSA)/unpacker: $(SBSA_OBJ)
 	$(SBSA_CC) $^ -o $@ $(SBSA_LIBS)
 
-# Unit tests: one cmocka binary per module, linked with shared libraries.
-$(B)/tests/test_%: tests/unit/test_%.c $(LIB_OBJ) $(call obj,$(SIGN_SRC) $(filter-out bundler/main.c,$(BUNDLER_SRC)) $(UNPACKER_SRC)) $(B)/obj/trusted_keys.o
+# Unit tests: one cmocka binary per module, linked with only the module it tests and what
+# that module needs: tests/unit/test_X.c links $(TEST_OBJ_test_X) (a new test adds its line
+# here; without one it stops with a message) and $(TEST_LIBS_test_X) besides the shared
+# libraries, of which it keeps only those it uses (--as-needed). Neither program's main, nor
+# libcurl unless the module downloads.
+UNIT_CORE = common/err.c common/io.c common/log.c common/platform.c
+TEST_OBJ_test_sha256   = $(call obj,common/sha256.c)
+TEST_OBJ_test_platform = $(call obj,common/platform.c common/io.c)
+TEST_OBJ_test_rootpath = $(call obj,unpacker/rootpath.c common/io.c)
+TEST_OBJ_test_frame    = $(call obj,common/frame.c common/err.c common/io.c)
+TEST_OBJ_test_sfx      = $(call obj,common/sfx.c common/frame.c common/sha256.c common/err.c common/io.c)
+TEST_OBJ_test_signing  = $(call obj,signing/sign.c signing/verify.c common/sha256.c common/err.c common/io.c)
+TEST_OBJ_test_manifest = $(call obj,$(MANIFESTS_SRC) common/sha256.c common/err.c common/io.c) \
+                         $(B)/obj/compat_data.o
+TEST_OBJ_test_redist   = $(call obj,manifests/redist.c manifests/compat.c bundler/source.c \
+                         common/sha256.c common/err.c common/io.c) $(B)/obj/compat_data.o
+TEST_OBJ_test_env      = $(call obj,unpacker/env.c unpacker/rootpath.c $(UNIT_CORE))
+TEST_OBJ_test_safepath = $(call obj,unpacker/safepath.c manifests/manifest.c manifests/pathrule.c \
+                         common/sha256.c $(UNIT_CORE))
+TEST_OBJ_test_sums     = $(call obj,bundler/sums.c unpacker/cli.c unpacker/env.c unpacker/modulefile.c \
+                         unpacker/rootpath.c common/sha256.c $(UNIT_CORE))
+TEST_OBJ_test_devfiles = $(call obj,bundler/devfiles.c bundler/source.c unpacker/env.c \
+                         unpacker/modulefile.c unpacker/rootpath.c manifests/compat.c $(UNIT_CORE)) \
+                         $(B)/obj/compat_data.o
+# The kit is the bundler's whole create path (it builds bundles itself): every bundler
+# module but main, and libcurl.
+TEST_OBJ_test_kit      = $(LIB_OBJ) $(call obj,$(SIGN_SRC) $(filter-out bundler/main.c,$(BUNDLER_SRC)) \
+                         unpacker/choose.c unpacker/env.c unpacker/rootpath.c unpacker/trust.c) \
+                         $(B)/obj/trusted_keys.o
+TEST_LIBS_test_kit     = -lcurl
+TEST_OBJ_test_state    = $(call obj,unpacker/state.c manifests/manifest.c manifests/pathrule.c \
+                         common/sha256.c common/err.c common/io.c)
+TEST_OBJ_test_cli      = $(call obj,unpacker/cli.c unpacker/modulefile.c unpacker/env.c \
+                         unpacker/rootpath.c $(UNIT_CORE))
+# trust.c with the test's own compiled-in keys (no trusted_keys.o)
+TEST_OBJ_test_trust    = $(call obj,unpacker/trust.c signing/verify.c signing/sign.c common/sha256.c \
+                         $(UNIT_CORE))
+.SECONDEXPANSION:
+$(B)/tests/test_%: tests/unit/test_%.c $$(TEST_OBJ_test_$$*)
+	$(if $(TEST_OBJ_test_$*),,$(error $<: no TEST_OBJ_test_$* in the Makefile (the objects it links)))
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) $^ -o $@ $(TEST_LIBS) -lcurl
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) $^ -o $@ -Wl,--as-needed $(TEST_LIBS) $(TEST_LIBS_test_$*)
 
 ## man: the manual pages bundler(1) and unpacker(1), from docs/man/*.scd (scdoc)
 MAN_PAGES = $(B)/man/bundler.1 $(B)/man/unpacker.1
 man: $(MAN_PAGES)
-$(B)/man/%.1: docs/man/%.1.scd | $(B)/.deps
+$(B)/man/%.1: docs/man/%.1.scd | $(B)/.deps-all
 	@mkdir -p $(dir $@)
 	scdoc < $< > $@
 
 ## test: unit tests (cmocka), end-to-end tests on the real cuDNN of this machine, threat
 ##       tests, and a short run of each fuzz target
-test: all man $(UNIT_TESTS) $(B)/sha256_check-arm64 $(B)/test-bin/unpacker $(B)/bundler-test-seams
+test: $(B)/.deps-all all man $(UNIT_TESTS) $(B)/sha256_check-arm64 $(B)/test-bin/unpacker $(B)/bundler-test-seams
 	@$(MAKE) --no-print-directory B=build-fuzz FUZZ=1 OPT=-O1 fuzz-build
 	@sh tests/run.sh $(B)
 
@@ -288,9 +337,11 @@ check-arm: $(B)/sha256_check-arm64
 sanitize:
 	@$(MAKE) --no-print-directory B=build-san SAN=1 OPT=-O1 test
 
-## demo: the main job end to end: deps, build, bundle this machine's cuDNN, install it
-##       into a sandbox root, show the result
-demo: all
+## demo: the main job end to end: deps (installs the Debian packages, as root), build,
+##       bundle this machine's cuDNN, install it into a sandbox root, show the result
+demo:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory all
 	@sh tests/tools/demo.sh $(B)
 
 ## bench: speed and size against tar/xz/zstd baselines on the real cuDNN payload
@@ -332,17 +383,24 @@ check-portable: $(B)/commit.h $(B)/compat_data.c $(B)/trusted_keys.c
 			echo "check-portable: $$f compiles now: take it out of PORTABLE_PENDING"; done; \
 	if [ $$fail = 0 ]; then echo "check-portable: $$n files compile for Windows; pending: $$np files"; else exit 1; fi
 
-## lint: check-portable, then static analysis: gcc -fanalyzer on every source, then cppcheck;
+## lint: check-portable and check-includes, then static analysis: gcc -fanalyzer on every source, then cppcheck;
 ##       any finding fails. Warnings that are kept are suppressed in place, with the reason
 ##       beside them.
 LINT_SRC = $(COMMON_SRC) $(MANIFESTS_SRC) $(VERIFY_SRC) $(SIGN_SRC) $(BUNDLER_SRC) $(UNPACKER_SRC) unpacker/main.c
-lint: $(B)/.deps check-portable
+lint: $(B)/.deps-all check-portable check-includes
 	@fail=0; for f in $(LINT_SRC); do \
 		out=$$(gcc $(CPPFLAGS) -O1 -fanalyzer -c $$f -o /dev/null 2>&1); \
 		if [ -n "$$out" ]; then echo "$$out"; fail=1; fi; done; \
 	cppcheck --quiet --std=c11 -I. --enable=warning,portability,performance --inline-suppr \
 		--error-exitcode=1 -D_GNU_SOURCE -D__x86_64__ common manifests signing bundler unpacker || fail=1; \
 	if [ $$fail = 0 ]; then echo "lint: clean (gcc -fanalyzer on $(words $(LINT_SRC)) files, cppcheck)"; else exit 1; fi
+
+## check-includes: the tree's two structural rules, from its #includes (tools/include-graph.py):
+##       no header under common/ includes one from manifests/, bundler/ or unpacker/, and no
+##       include cycle between modules (x.c with x.h is one); known ones are allow-listed there
+.PHONY: check-includes
+check-includes:
+	@python3 tools/include-graph.py
 
 ## security-doc: write docs/SECURITY.md from the last threat, fuzz and lint runs
 security-doc:

@@ -435,10 +435,10 @@ static int sign_and_write(struct job *j, struct signer *signer, int payload_fd,
 	uint8_t digest[32];
 	char *staged = NULL;
 	if (!json)
-		return cf_fail(e, CF_USAGE, "cannot encode the manifest");
+		return cf_fail(e, CF_INSTALL, "cannot encode the manifest");
 	if (json_len > FRAME_CAP / 2) {
 		free(json);
-		return cf_fail(e, CF_USAGE, "manifest of %zu bytes is too large", json_len);
+		return cf_fail(e, CF_INCOMPATIBLE, "manifest of %zu bytes is too large", json_len);
 	}
 	sha256_buf(json, json_len, digest);
 	const uint8_t *spki = signer_spki(signer, &spki_len);
@@ -466,7 +466,7 @@ static int sign_and_write(struct job *j, struct signer *signer, int payload_fd,
 		char why[sizeof(e->msg)];
 		snprintf(why, sizeof(why), "%s", e->msg);
 		cf_err_clear(e);
-		rc = cf_fail(e, CF_USAGE, "the new bundle failed its own check, nothing written: %s", why);
+		rc = cf_fail(e, CF_INTEGRITY, "the new bundle failed its own check, nothing written: %s", why);
 		unlink(staged);
 	} else {
 		rc = write_artifacts(j, staged, e);
@@ -513,7 +513,7 @@ static int build(struct job *j, struct signer *signer, struct cf_err *e)
 	char *payload = xasprintf("%s.payload-XXXXXX", j->out_path);
 	int fd = mkostemp(payload, O_CLOEXEC);
 	if (fd < 0) {
-		rc = cf_fail(e, CF_USAGE, "%s: %s", j->out_path, strerror(errno));
+		rc = cf_fail(e, cf_write_status(errno), "%s: %s", j->out_path, strerror(errno));
 		free(payload);
 		return rc;
 	}
@@ -568,10 +568,10 @@ static int check_stub(const char *stub, struct cf_err *e)
 static int check_output_dir(const char *dir, struct cf_err *e)
 {
 	if (io_mkdirs(dir, 0755) != 0)
-		return cf_fail(e, CF_USAGE, "-o: cannot make the output directory %s: %s", dir,
+		return cf_fail(e, cf_write_status(errno), "-o: cannot make the output directory %s: %s", dir,
 			       strerror(errno));
 	if (access(dir, W_OK | X_OK) != 0)
-		return cf_fail(e, CF_USAGE, "-o: cannot write in %s: %s; choose another -o", dir,
+		return cf_fail(e, cf_write_status(errno), "-o: cannot write in %s: %s; choose another -o", dir,
 			       strerror(errno));
 	return CF_OK;
 }
@@ -611,12 +611,12 @@ int create_bundle(const struct create_options *o, struct cf_err *e)
 	 * entry climbing out of the extraction directory. */
 	char real_out[PATH_MAX];
 	if (rc == CF_OK && !realpath(out_dir, real_out))
-		rc = cf_fail(e, CF_USAGE, "-o: %s: %s", out_dir, strerror(errno));
+		rc = cf_fail(e, cf_write_status(errno), "-o: %s: %s", out_dir, strerror(errno));
 	if (rc == CF_OK)
 		j.workdir = xasprintf("%s/.cuferry-work-XXXXXX", real_out);
 	free(out_dir);
 	if (rc == CF_OK && !mkdtemp(j.workdir)) {
-		rc = cf_fail(e, CF_USAGE, "%s: cannot make a work directory there: %s", o->out,
+		rc = cf_fail(e, cf_write_status(errno), "%s: cannot make a work directory there: %s", o->out,
 			     strerror(errno));
 		free(j.workdir);
 		j.workdir = NULL;

@@ -141,7 +141,7 @@ static int add_generated(struct tree *t, const char *dir, const char *path, cons
 	*strrchr(parent, '/') = '\0';
 	int ok = io_mkdirs(parent, 0755) == 0 &&
 		 io_write_file_atomic(src, text, strlen(text), 0644) == 0;
-	int rc = ok ? CF_OK : cf_fail(e, CF_USAGE, "%s: %s", src, strerror(errno));
+	int rc = ok ? CF_OK : cf_fail(e, cf_write_status(errno), "%s: %s", src, strerror(errno));
 	free(parent);
 	if (rc != CF_OK) {
 		free(src);

@@ -218,14 +218,14 @@ static int fetch_file_once(const char *url, const char *dest, uint64_t size,
 	struct file_sink s = { .expected = size };
 	s.fd = open(part, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (s.fd < 0) {
-		rc = cf_fail(e, CF_SOURCE, "%s: %s", part, strerror(errno));
+		rc = cf_fail(e, cf_write_status(errno), "%s: %s", part, strerror(errno));
 		goto out;
 	}
 	struct stat st;
 	fstat(s.fd, &st);
 	s.have = (uint64_t)st.st_size > size ? 0 : (uint64_t)st.st_size;
 	if (s.have == 0 && ftruncate(s.fd, 0) != 0) {
-		rc = cf_fail(e, CF_SOURCE, "%s: %s", part, strerror(errno));
+		rc = cf_fail(e, cf_write_status(errno), "%s: %s", part, strerror(errno));
 		goto out;
 	}
 	resumed = s.have > 0;
@@ -273,7 +273,7 @@ static int fetch_file_once(const char *url, const char *dest, uint64_t size,
 		goto out;
 	}
 	if (rc == CF_OK && rename(part, dest) != 0)
-		rc = cf_fail(e, CF_SOURCE, "%s: %s", dest, strerror(errno));
+		rc = cf_fail(e, cf_write_status(errno), "%s: %s", dest, strerror(errno));
 out:
 	if (s.fd >= 0)
 		close(s.fd);

@@ -19,8 +19,8 @@ const char bundler_usage[] =
 	"                  [--unpacker [P=]PATH]... [--no-unpacker P,P] [--split SIZE]\n"
 	"       bundler --version | help [COMMAND] | COMMAND --help\n"
 	"The mirror defaults to $CUFERRY_MIRROR, else NVIDIA's; file:// directories work offline.\n"
-	"exit codes: 0 ok, 1 usage, 2 trust, 3 integrity, 4 incompatible, 5 interrupted or I/O,\n"
-	"            9 download or source\n";
+	"exit codes: 0 ok, 1 usage, 2 trust, 3 integrity, 4 incompatible or no space,\n"
+	"            5 interrupted or I/O, 9 download or source\n";
 
 static const struct {
 	const char *name, *text;

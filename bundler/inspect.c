@@ -55,7 +55,7 @@ static int write_export(const char *dir, const char *name, const void *data, siz
 	char *path = xasprintf("%s/%s", dir, name);
 	int rc = io_write_file_atomic(path, data, len, 0644) == 0
 			 ? CF_OK
-			 : cf_fail(e, CF_USAGE, "%s: %s", path, strerror(errno));
+			 : cf_fail(e, cf_write_status(errno), "%s: %s", path, strerror(errno));
 	free(path);
 	return rc;
 }
@@ -88,7 +88,7 @@ static int export_frame(const struct checked *c, const char *dir, struct cf_err 
 {
 	const struct frame *f = c->frame;
 	if (io_mkdirs(dir, 0755) != 0)
-		return cf_fail(e, CF_USAGE, "%s: %s", dir, strerror(errno));
+		return cf_fail(e, cf_write_status(errno), "%s: %s", dir, strerror(errno));
 	int rc = write_export(dir, "header.json", f->header, f->header_len, e);
 	if (rc == CF_OK)
 		rc = export_sigs(dir, "", f->sigs, f->nsigs, e);
@@ -219,7 +219,7 @@ static int rewrite_with(const char *path, struct checked *c, const struct frame_
 	char *staged = NULL;
 	int rc;
 	if (fd < 0 || lseek(fd, (off_t)c->frame->frame_len, SEEK_SET) < 0) {
-		rc = cf_fail(e, CF_USAGE, "%s: %s", path, strerror(errno));
+		rc = cf_fail(e, cf_write_status(errno), "%s: %s", path, strerror(errno));
 	} else {
 		/* output_stage copies from offset 0 of its fd: give it a view past the old frame. */
 		char *payload = xasprintf("%s.payload-XXXXXX", path);
@@ -229,7 +229,7 @@ static int rewrite_with(const char *path, struct checked *c, const struct frame_
 		rc = (pfd >= 0 && io_copy_fd(fd, pfd, c->manifest->compressed_size) == 0)
 			     ? output_stage(path, frame, frame_len, pfd, c->manifest->compressed_size,
 					    &staged, e)
-			     : cf_fail(e, CF_USAGE, "%s: %s", path, strerror(errno));
+			     : cf_fail(e, cf_write_status(errno), "%s: %s", path, strerror(errno));
 		if (pfd >= 0)
 			close(pfd);
 	}
@@ -237,7 +237,7 @@ static int rewrite_with(const char *path, struct checked *c, const struct frame_
 		close(fd);
 	free(frame);
 	if (rc != CF_OK || !staged)
-		return rc != CF_OK ? rc : cf_fail(e, CF_USAGE, "%s: cannot stage", path);
+		return rc != CF_OK ? rc : cf_fail(e, CF_INSTALL, "%s: cannot stage", path);
 	struct checked again;
 	rc = check_open(staged, &again, e);
 	if (rc == CF_OK)

@@ -169,7 +169,7 @@ static int source_hash(struct source *s, uint8_t out[32], struct cf_err *e)
 	for (uint64_t off = 0; off < s->size;) {
 		size_t n = s->size - off < BLOCK ? (size_t)(s->size - off) : BLOCK;
 		if (source_read(s, off, buf, n) != 0) {
-			rc = cf_fail(e, CF_USAGE, "%s: %s", s->paths[0], strerror(errno));
+			rc = cf_fail(e, CF_SOURCE, "%s: %s", s->paths[0], strerror(errno));
 			break;
 		}
 		sha256_update(&h, buf, n);
@@ -302,7 +302,7 @@ static int build_matrix(struct kit *k, struct cf_err *e)
 	k->workdir = xasprintf("%s/kit-XXXXXX", cache);
 	free(cache);
 	if (!mkdtemp(k->workdir))
-		return cf_fail(e, CF_USAGE, "%s: %s", k->workdir, strerror(errno));
+		return cf_fail(e, cf_write_status(errno), "%s: %s", k->workdir, strerror(errno));
 	const char *platforms = o->platform_list ? o->platform_list : "linux-x86_64";
 	const char *cudas = o->cuda_list ? o->cuda_list : "";
 	int rc = CF_OK;
@@ -459,7 +459,7 @@ static int plan_files(struct kit *k, struct cf_err *e)
 			return rc;
 		/* A program cannot be cut into parts: only the file system's own limit applies. */
 		if (k->fs_limit && s->size > k->fs_limit)
-			return cf_fail(e, CF_USAGE, "%s is larger than the %s limit of %llu bytes per file",
+			return cf_fail(e, CF_INCOMPATIBLE, "%s is larger than the %s limit of %llu bytes per file",
 				       u->path, k->fs_name, (unsigned long long)k->fs_limit);
 		plan_add(k, xasprintf("%s/unpacker%s", u->platform,
 				      strncmp(u->platform, "windows", 7) == 0 ? ".exe" : ""),
@@ -607,7 +607,7 @@ static int write_file(struct kit *k, struct kit_file *f, uint8_t *buf, struct pr
 	char *slash = strrchr(path, '/');
 	*slash = '\0';
 	if (strcmp(path, k->partial) != 0 && mkdir(path, 0755) != 0 && errno != EEXIST) {
-		int rc = cf_fail(e, CF_USAGE, "%s: %s", path, strerror(errno));
+		int rc = cf_fail(e, cf_write_status(errno), "%s: %s", path, strerror(errno));
 		free(path);
 		return rc;
 	}
@@ -619,7 +619,7 @@ static int write_file(struct kit *k, struct kit_file *f, uint8_t *buf, struct pr
 	for (uint64_t done = 0; ok && done < f->length;) {
 		size_t n = f->length - done < BLOCK ? (size_t)(f->length - done) : BLOCK;
 		if (source_read(f->src, f->offset + done, buf, n) != 0) {
-			rc = cf_fail(e, CF_USAGE, "reading the source of %s: %s", f->name, strerror(errno));
+			rc = cf_fail(e, CF_SOURCE, "reading the source of %s: %s", f->name, strerror(errno));
 			break;
 		}
 		sha256_update(&h, buf, n);
@@ -632,7 +632,7 @@ static int write_file(struct kit *k, struct kit_file *f, uint8_t *buf, struct pr
 	sha256_final(&h, f->sha256);
 	ok = ok && set_mode(fd, f->mode) == 0 && fsync(fd) == 0;
 	if (rc == CF_OK && !ok)
-		rc = cf_fail(e, errno == ENOSPC ? CF_INCOMPATIBLE : CF_USAGE, "writing %s: %s", path,
+		rc = cf_fail(e, cf_write_status(errno), "writing %s: %s", path,
 			     strerror(errno));
 	if (fd >= 0)
 		close(fd);
@@ -784,7 +784,7 @@ static int write_all(struct kit *k, struct cf_err *e)
 		rc = write_file(k, sums, buf, &p, e);
 	}
 	if (rc == CF_OK && fsync_dirs(k) != 0)
-		rc = cf_fail(e, CF_USAGE, "%s: %s", k->partial, strerror(errno));
+		rc = cf_fail(e, cf_write_status(errno), "%s: %s", k->partial, strerror(errno));
 #ifdef CUFERRY_TEST_SEAMS
 	if (rc == CF_OK)
 		test_flip_byte(k);
@@ -863,7 +863,7 @@ static int check_space(struct kit *k, struct cf_err *e)
 	struct statfs fs;
 	int rc = CF_OK;
 	if (statvfs(parent, &vfs) != 0 || statfs(parent, &fs) != 0) {
-		rc = cf_fail(e, CF_USAGE, "%s: %s", parent, strerror(errno));
+		rc = cf_fail(e, cf_write_status(errno), "%s: %s", parent, strerror(errno));
 		free(parent);
 		return rc;
 	}
@@ -949,15 +949,15 @@ static int put_in_place(struct kit *k, struct cf_err *e)
 	if (io_exists(k->out)) {
 		if (is_empty_dir(k->out)) {
 			if (rmdir(k->out) != 0)
-				rc = cf_fail(e, CF_USAGE, "%s: %s", k->out, strerror(errno));
+				rc = cf_fail(e, cf_write_status(errno), "%s: %s", k->out, strerror(errno));
 		} else {
 			old = xasprintf("%s.old-%ld", k->out, platform_process_id());
 			if (rename(k->out, old) != 0)
-				rc = cf_fail(e, CF_USAGE, "%s: %s", k->out, strerror(errno));
+				rc = cf_fail(e, cf_write_status(errno), "%s: %s", k->out, strerror(errno));
 		}
 	}
 	if (rc == CF_OK && rename(k->partial, k->out) != 0) {
-		rc = cf_fail(e, CF_USAGE, "%s: %s", k->out, strerror(errno));
+		rc = cf_fail(e, cf_write_status(errno), "%s: %s", k->out, strerror(errno));
 		if (old)
 			rename(old, k->out);
 	}
@@ -1012,7 +1012,7 @@ int kit_make(const struct kit_options *o, struct cf_err *e)
 		char *parent = parent_of(k->out);
 		k->partial = xasprintf("%s.partial-XXXXXX", k->out);
 		if (!mkdtemp(k->partial) || (chmod(k->partial, 0755) != 0 && !no_unix_modes(errno)))
-			rc = cf_fail(e, CF_USAGE, "%s: %s", parent, strerror(errno));
+			rc = cf_fail(e, cf_write_status(errno), "%s: %s", parent, strerror(errno));
 		free(parent);
 	}
 #ifdef CUFERRY_TEST_SEAMS

@@ -25,7 +25,7 @@ int output_stage(const char *out_path, const uint8_t *frame, size_t frame_len, i
 	char *tmp = xasprintf("%s.tmp-XXXXXX", out_path);
 	int fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
-		int rc = cf_fail(e, CF_USAGE, "%s: %s", tmp, strerror(errno));
+		int rc = cf_fail(e, cf_write_status(errno), "%s: %s", tmp, strerror(errno));
 		free(tmp);
 		return rc;
 	}
@@ -37,7 +37,7 @@ int output_stage(const char *out_path, const uint8_t *frame, size_t frame_len, i
 	if (!ok) {
 		unlink(tmp);
 		free(tmp);
-		return cf_fail(e, CF_USAGE, "%s: %s", out_path, strerror(saved));
+		return cf_fail(e, cf_write_status(saved), "%s: %s", out_path, strerror(saved));
 	}
 	*tmp_path = tmp;
 	return CF_OK;
@@ -58,7 +58,7 @@ int output_split(const char *bundle_path, uint64_t part_size, struct output_file
 	struct stat st;
 	int in = open(bundle_path, O_RDONLY | O_CLOEXEC);
 	if (in < 0 || fstat(in, &st) != 0) {
-		int rc = cf_fail(e, CF_USAGE, "%s: %s", bundle_path, strerror(errno));
+		int rc = cf_fail(e, cf_write_status(errno), "%s: %s", bundle_path, strerror(errno));
 		if (in >= 0)
 			close(in);
 		return rc;
@@ -80,14 +80,14 @@ int output_split(const char *bundle_path, uint64_t part_size, struct output_file
 								      : part_size;
 		if (fd < 0 || fchmod(fd, 0644) != 0 || copy_range(in, off, fd, len) != 0 ||
 		    fsync(fd) != 0)
-			rc = cf_fail(e, CF_USAGE, "%s: %s", finals[i], strerror(errno));
+			rc = cf_fail(e, cf_write_status(errno), "%s: %s", finals[i], strerror(errno));
 		if (fd >= 0)
 			close(fd);
 	}
 	close(in);
 	for (unsigned i = 0; i < nparts && rc == CF_OK; i++)
 		if (rename(tmps[i], finals[i]) != 0)
-			rc = cf_fail(e, CF_USAGE, "%s: %s", finals[i], strerror(errno));
+			rc = cf_fail(e, cf_write_status(errno), "%s: %s", finals[i], strerror(errno));
 	/* A stale part from an earlier, longer split would be read as part of this bundle. */
 	for (unsigned i = nparts + 1; rc == CF_OK; i++) {
 		char *stale = output_part_name(bundle_path, i);
@@ -119,7 +119,7 @@ int output_commit(const char *tmp_path, const char *out_path, struct output_file
 		  struct cf_err *e)
 {
 	if (rename(tmp_path, out_path) != 0) {
-		int rc = cf_fail(e, CF_USAGE, "%s: %s", out_path, strerror(errno));
+		int rc = cf_fail(e, cf_write_status(errno), "%s: %s", out_path, strerror(errno));
 		unlink(tmp_path);
 		return rc;
 	}

@@ -43,7 +43,7 @@ static void chunk_push(struct packer *p)
 static int emit(struct packer *p, const uint8_t *data, size_t len)
 {
 	if (io_write_all(p->out_fd, data, len) != 0)
-		return cf_fail(p->e, CF_USAGE, "writing payload: %s", strerror(errno));
+		return cf_fail(p->e, cf_write_status(errno), "writing payload: %s", strerror(errno));
 	p->compressed += len;
 	while (len > 0) {
 		size_t room = p->m->chunk_size - p->chunk_fill;
@@ -65,7 +65,7 @@ static int compress(struct packer *p, const void *data, size_t len, ZSTD_EndDire
 		ZSTD_outBuffer out = { p->zbuf, p->zbuf_size, 0 };
 		size_t left = ZSTD_compressStream2(p->z, &out, &in, mode);
 		if (ZSTD_isError(left))
-			return cf_fail(p->e, CF_USAGE, "zstd: %s", ZSTD_getErrorName(left));
+			return cf_fail(p->e, CF_INSTALL, "zstd: %s", ZSTD_getErrorName(left));
 		if (out.pos && emit(p, p->zbuf, out.pos) != CF_OK)
 			return p->e->code;
 		if (mode == ZSTD_e_end ? left == 0 : in.pos == in.size)
@@ -97,7 +97,7 @@ static int setup_zstd(struct packer *p, const struct pack_options *o)
 	if (!ZSTD_isError(r))
 		r = ZSTD_CCtx_setParameter(p->z, ZSTD_c_checksumFlag, 1);
 	if (ZSTD_isError(r))
-		return cf_fail(p->e, CF_USAGE, "zstd: %s", ZSTD_getErrorName(r));
+		return cf_fail(p->e, CF_INSTALL, "zstd: %s", ZSTD_getErrorName(r));
 	p->zbuf_size = ZSTD_CStreamOutSize();
 	p->zbuf = xmalloc(p->zbuf_size);
 	return CF_OK;
@@ -124,7 +124,7 @@ static int pack_file(struct archive *a, struct packer *p, const struct tree_entr
 	archive_entry_set_size(ent, (la_int64_t)size);
 	if (archive_write_header(a, ent) != ARCHIVE_OK) {
 		close(fd);
-		return cf_fail(p->e, p->e->code ? p->e->code : CF_USAGE, "tar: %s",
+		return cf_fail(p->e, p->e->code ? p->e->code : CF_INSTALL, "tar: %s",
 			       archive_error_string(a));
 	}
 	sha256_init(&h);
@@ -142,7 +142,7 @@ static int pack_file(struct archive *a, struct packer *p, const struct tree_entr
 		sha256_update(&h, buf, (size_t)n);
 		if (archive_write_data(a, buf, (size_t)n) != n) {
 			close(fd);
-			return cf_fail(p->e, p->e->code ? p->e->code : CF_USAGE, "tar: %s",
+			return cf_fail(p->e, p->e->code ? p->e->code : CF_INSTALL, "tar: %s",
 				       archive_error_string(a));
 		}
 		done += (uint64_t)n;
@@ -177,7 +177,7 @@ static int pack_entries(struct archive *a, struct packer *p, const struct tree *
 			archive_entry_set_perm(ent, 0777);
 			archive_entry_set_symlink(ent, order[i]->target);
 			if (archive_write_header(a, ent) != ARCHIVE_OK)
-				rc = cf_fail(p->e, CF_USAGE, "tar: %s", archive_error_string(a));
+				rc = cf_fail(p->e, CF_INSTALL, "tar: %s", archive_error_string(a));
 			else
 				manifest_add_symlink(p->m, order[i]->path, order[i]->target);
 		} else {
@@ -215,11 +215,11 @@ int pack_payload(const struct tree *t, struct manifest *m, const struct pack_opt
 	archive_write_set_format_pax_restricted(a);
 	int rc = CF_OK;
 	if (archive_write_open(a, &p, NULL, tar_write, NULL) != ARCHIVE_OK)
-		rc = cf_fail(e, CF_USAGE, "tar: %s", archive_error_string(a));
+		rc = cf_fail(e, CF_INSTALL, "tar: %s", archive_error_string(a));
 	if (rc == CF_OK)
 		rc = pack_entries(a, &p, t);
 	if (rc == CF_OK && archive_write_close(a) != ARCHIVE_OK)
-		rc = cf_fail(e, CF_USAGE, "tar: %s", archive_error_string(a));
+		rc = cf_fail(e, CF_INSTALL, "tar: %s", archive_error_string(a));
 	archive_write_free(a);
 	if (rc == CF_OK)
 		rc = compress(&p, NULL, 0, ZSTD_e_end);

@@ -92,7 +92,7 @@ static int write_run(const struct run_parts *p, const char *out_path, char **tmp
 		if (fd >= 0)
 			unlink(tmp);
 		free(tmp);
-		return cf_fail(e, CF_USAGE, "%s: %s", out_path, strerror(saved));
+		return cf_fail(e, cf_write_status(saved), "%s: %s", out_path, strerror(saved));
 	}
 	*tmp_out = tmp;
 	return CF_OK;
@@ -104,7 +104,7 @@ static int read_back(const char *tmp, uint32_t want_sigs, int progress, struct c
 	struct checked c;
 	int rc = check_open(tmp, &c, e);
 	if (rc == CF_OK && (!bundle_is_sfx(c.input) || c.nstub_sigs != want_sigs))
-		rc = cf_fail(e, CF_USAGE, "the new file does not read back as a signed .run");
+		rc = cf_fail(e, CF_INTEGRITY, "the new file does not read back as a signed .run");
 	if (rc == CF_OK)
 		rc = check_payload(&c, progress, e);
 	check_close(&c);
@@ -128,7 +128,7 @@ static int gather(const char *input, const struct checked *c, const struct sfx_o
 		p->layout = *l;
 		memcpy(p->sigs, c->stub_sigs, sizeof(p->sigs));
 		p->nsigs = c->nstub_sigs;
-		return p->stub_fd >= 0 ? CF_OK : cf_fail(e, CF_USAGE, "%s: %s", input, strerror(errno));
+		return p->stub_fd >= 0 ? CF_OK : cf_fail(e, cf_write_status(errno), "%s: %s", input, strerror(errno));
 	}
 	char stub[PATH_MAX];
 	int rc = stub_find(c->manifest->platform, o->unpacker, stub, sizeof(stub), e);
@@ -137,10 +137,10 @@ static int gather(const char *input, const struct checked *c, const struct sfx_o
 	p->stub_fd = open(stub, O_RDONLY | O_CLOEXEC);
 	p->bundle_fd = open(input, O_RDONLY | O_CLOEXEC);
 	if (p->stub_fd < 0 || fstat(p->stub_fd, &st) != 0)
-		return cf_fail(e, CF_USAGE, "%s: %s", stub, strerror(errno));
+		return cf_fail(e, cf_write_status(errno), "%s: %s", stub, strerror(errno));
 	p->layout.stub_len = (uint64_t)st.st_size;
 	if (p->bundle_fd < 0 || fstat(p->bundle_fd, &st) != 0)
-		return cf_fail(e, CF_USAGE, "%s: %s", input, strerror(errno));
+		return cf_fail(e, cf_write_status(errno), "%s: %s", input, strerror(errno));
 	p->layout.bundle_len = (uint64_t)st.st_size;
 	log_msg(LOG_DEBUG, "stub for %s: %s", c->manifest->platform, stub);
 	return CF_OK;
@@ -161,7 +161,7 @@ int sfx_write(const char *input, const struct sfx_options *o, struct cf_err *e)
 	if (rc == CF_OK)
 		rc = gather(input, &c, o, &p, e);
 	if (rc == CF_OK && sfx_hash_range(p.stub_fd, p.layout.stub_len, stub_sha) != 0)
-		rc = cf_fail(e, CF_USAGE, "cannot read the stub: %s", strerror(errno));
+		rc = cf_fail(e, cf_write_status(errno), "cannot read the stub: %s", strerror(errno));
 	if (rc == CF_OK)
 		sfx_digest(stub_sha, c.frame->header, c.frame->header_len, &p.layout, digest);
 	if (rc == CF_OK && o->external && !o->signature_path) {

@@ -358,7 +358,7 @@ int source_from_dir(const char *dir, int with_cuda_libs, struct tree *t, struct 
 	char real_lib[PATH_MAX] = "", real_lib64[PATH_MAX] = "";
 	int rc = CF_OK;
 	if (!io_is_dir(dir)) {
-		rc = cf_fail(e, CF_USAGE, "%s: not a directory", dir);
+		rc = cf_fail(e, CF_SOURCE, "%s: not a directory", dir);
 		goto out;
 	}
 	if (!realpath(lib, real_lib))

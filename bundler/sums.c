@@ -69,14 +69,14 @@ int sums_merge(char *const *files, size_t n, char *const *gone, size_t ngone, st
 		uint8_t d[32];
 		char hex[65];
 		if (sha256_file(files[i], d, NULL) != 0) {
-			rc = cf_fail(e, CF_USAGE, "%s: %s", files[i], strerror(errno));
+			rc = cf_fail(e, cf_write_status(errno), "%s: %s", files[i], strerror(errno));
 			break;
 		}
 		hex_encode(d, 32, hex);
 		used += (size_t)snprintf(text + used, cap - used, "%s  %s\n", hex, base_name(files[i]));
 	}
 	if (rc == CF_OK && io_write_file_atomic(path, text, used, 0644) != 0)
-		rc = cf_fail(e, CF_USAGE, "%s: %s", path, strerror(errno));
+		rc = cf_fail(e, cf_write_status(errno), "%s: %s", path, strerror(errno));
 	free(text);
 	free(path);
 	return rc;

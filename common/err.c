@@ -1,6 +1,7 @@
 /* err.c - recording the first failure with its exit code */
 #include "common/err.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -8,6 +9,15 @@ void cf_err_clear(struct cf_err *e)
 {
 	e->code = 0;
 	e->msg[0] = '\0';
+}
+
+int cf_write_status(int err)
+{
+#ifdef EDQUOT
+	if (err == EDQUOT)
+		return CF_INCOMPATIBLE;
+#endif
+	return err == ENOSPC || err == EFBIG ? CF_INCOMPATIBLE : CF_INSTALL;
 }
 
 int cf_vfail(struct cf_err *e, int code, const char *fmt, va_list ap)

@@ -31,6 +31,9 @@ int cf_fail(struct cf_err *e, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int cf_vfail(struct cf_err *e, int code, const char *fmt, va_list ap)
 	__attribute__((format(printf, 3, 0)));
+/* The exit code of a failed file operation with this errno: a full disk or quota, or a file
+ * larger than the file system holds, is "no space" (4); any other I/O or permission error is 5. */
+int cf_write_status(int err);
 /* Short name of a status, for logs and JSON reports ("trust", "integrity", ...). */
 const char *cf_status_name(int code);
 

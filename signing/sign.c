@@ -83,12 +83,12 @@ int signer_keygen(const char *name, uint8_t keyid[SIG_KEYID_LEN], struct cf_err 
 		goto out;
 	}
 	if (write_new_file(key_path, secret, strlen((char *)secret), 0600) != 0) {
-		rc = cf_fail(e, CF_USAGE, "%s: %s", key_path,
+		rc = cf_fail(e, errno == EEXIST ? CF_USAGE : cf_write_status(errno), "%s: %s", key_path,
 			     errno == EEXIST ? "already exists, not overwritten" : strerror(errno));
 		goto out;
 	}
 	if (write_new_file(pub_path, pub, strlen((char *)pub), 0644) != 0) {
-		rc = cf_fail(e, CF_USAGE, "%s: %s", pub_path,
+		rc = cf_fail(e, errno == EEXIST ? CF_USAGE : cf_write_status(errno), "%s: %s", pub_path,
 			     errno == EEXIST ? "already exists, not overwritten" : strerror(errno));
 		unlink(key_path);
 		goto out;
@@ -176,6 +176,6 @@ int signer_sign(struct signer *s, const uint8_t digest[32], uint8_t sig[SIG_RAW_
 		return cf_fail(e, CF_USAGE, "signing failed (PSA status %d)", (int)st);
 	/* Never trust a fresh signature before it verifies (a fault, a library bug). */
 	if (sig_verify(s->spki, s->spki_len, digest, sig, SIG_RAW_LEN) != SIG_VALID)
-		return cf_fail(e, CF_USAGE, "the new signature does not verify; nothing written");
+		return cf_fail(e, CF_INTEGRITY, "the new signature does not verify; nothing written");
 	return CF_OK;
 }

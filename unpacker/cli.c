@@ -68,10 +68,11 @@ static int takes_value(const char *a, const char *name, int *i, int argc, char *
 	return 1;
 }
 
+/* -2: one more than the list holds (a usage error of its own, not a missing value) */
 static int add_list(const char **list, size_t *n, const char *v)
 {
 	if (*n >= CLI_MAX_TRUST)
-		return -1;
+		return -2;
 	list[(*n)++] = v;
 	return 1;
 }
@@ -106,9 +107,9 @@ static int long_option(const char *a, int *i, int argc, char **argv, struct cli 
 		if ((r = takes_value(a, values[k].name, i, argc, argv, values[k].out)) != 0)
 			return r;
 	if ((r = takes_value(a, "--gpu", i, argc, argv, &v)) != 0) {
-		char *end;
-		long n = r > 0 ? strtol(v, &end, 10) : -1;
-		if (r < 0 || *end || n < 0 || n > 1023)
+		/* digits only: strtol alone takes "" (as 0), " 3" and "+3" */
+		long n = r > 0 && *v && v[strspn(v, "0123456789")] == '\0' ? strtol(v, NULL, 10) : -1;
+		if (n < 0 || n > 1023)
 			return -1;
 		c->gpu = (int)n;
 		return 1;
@@ -172,6 +173,11 @@ int cli_parse(int argc, char **argv, struct cli *c, char *why, size_t why_size)
 			int r = long_option(a, &i, argc, argv, c);
 			if (r == 0) {
 				snprintf(why, why_size, "unknown option '%s'", a);
+				return 1;
+			}
+			if (r == -2) {
+				snprintf(why, why_size, "option '%s' given more than %d times", a,
+					 CLI_MAX_TRUST);
 				return 1;
 			}
 			if (r < 0) {

@@ -37,9 +37,10 @@ static int load_compiled(struct trust *t, struct cf_err *e)
 	for (size_t i = 0; trusted_keys_pem[i]; i++) {
 		uint8_t der[512];
 		size_t len;
+		struct cf_err why = { 0 }; /* the first failure wins: say which key before why */
 		if (sig_pubkey_parse((const uint8_t *)trusted_keys_pem[i], strlen(trusted_keys_pem[i]),
-				     der, &len, e) != CF_OK)
-			return cf_fail(e, CF_TRUST, "compiled-in key %zu is unusable", i + 1);
+				     der, &len, &why) != CF_OK)
+			return cf_fail(e, CF_TRUST, "compiled-in key %zu is unusable: %s", i + 1, why.msg);
 		add_key(t, der, len, "compiled in");
 	}
 	return CF_OK;

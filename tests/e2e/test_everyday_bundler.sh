@@ -136,7 +136,7 @@ else
 	chmod 0555 ro
 fi
 if ! touch ro/probe 2>/dev/null; then
-	expect 1 "$BUNDLER" create --from-archive "$A" --key "$K" -o ro/new/ --level 1
+	expect 5 "$BUNDLER" create --from-archive "$A" --key "$K" -o ro/new/ --level 1
 	assert_contains last.err "ro/new"
 	! grep -q "No such file" last.err || fail "a read-only output says 'No such file'"
 	one_line_reason

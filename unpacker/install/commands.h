@@ -3,7 +3,7 @@
 #define UNPACKER_INSTALL_COMMANDS_H
 
 #include "common/err.h"
-#include "unpacker/install/install.h"
+#include "unpacker/install/result.h"
 
 int list_installed(const struct install_options *o, struct cf_err *e);
 int use_installed(const struct install_options *o, const char *id, struct cf_err *e);

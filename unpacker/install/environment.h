@@ -4,7 +4,7 @@
 #define UNPACKER_INSTALL_ENVIRONMENT_H
 
 #include "common/err.h"
-#include "unpacker/install/install.h"
+#include "unpacker/install/result.h"
 #include "unpacker/layout.h"
 #include "unpacker/modulefile.h"
 

@@ -7,7 +7,7 @@
 #include "common/bundle/reader.h"
 #include "common/bundle/frame.h"
 #include "manifests/manifest.h"
-#include "unpacker/install/install.h"
+#include "unpacker/install/result.h"
 #include "unpacker/layout.h"
 
 struct opened {

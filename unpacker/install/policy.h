@@ -4,7 +4,7 @@
 
 #include "common/err.h"
 #include "manifests/manifest.h"
-#include "unpacker/install/install.h"
+#include "unpacker/install/result.h"
 #include "unpacker/layout.h"
 #include "unpacker/state.h"
 

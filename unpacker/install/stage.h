@@ -2,7 +2,7 @@
 #ifndef UNPACKER_INSTALL_STAGE_H
 #define UNPACKER_INSTALL_STAGE_H
 
-#include "unpacker/install/install.h"
+#include "unpacker/install/result.h"
 #include "unpacker/install/opened.h"
 #include "unpacker/layout.h"
 

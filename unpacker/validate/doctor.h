@@ -4,7 +4,7 @@
 #define UNPACKER_DOCTOR_H
 
 #include "common/err.h"
-#include "unpacker/install/install.h"
+#include "unpacker/install/result.h"
 
 /* CF_OK when nothing shadows the install (or nothing is installed); CF_VALIDATION when another
  * copy would be loaded instead of PREFIX/current/lib. */

@@ -1,0 +1,402 @@
+/* test_trust.c - which keys are trusted (compiled in, the trust directory, --trust,
+ * --trust-fingerprint), the threshold and its file, keys of the wrong owner or mode, and
+ * signatures by unknown, repeated or lying signers (unpacker/trust.c, DESIGN.md §5) */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/io.h"
+#include "common/sha256.h"
+#include "signing/sign.h"
+#include "signing/verify.h"
+#include "unpacker/trust.h"
+
+/* The keys "compiled in" (make TRUSTED_KEYS) are this test's: key A's PEM, filled in by the
+ * setup, or whatever a test puts there. */
+static char compiled_pem[1024];
+const char *const trusted_keys_pem[] = { compiled_pem, NULL };
+const unsigned trusted_threshold = 1;
+
+enum { KEY_A, KEY_B, KEY_C, NKEYS };
+
+struct fixture {
+	char dir[64];
+	char *pub[NKEYS];
+	char pem[NKEYS][1024];
+	struct signer *signer[NKEYS];
+	uint8_t keyid[NKEYS][32];
+	char *root, *trust_dir;
+	struct frame frame;
+};
+
+static const char header[] = "{\"bundle_id\":\"test\"}";
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct cf_err e = { 0 };
+	snprintf(f->dir, sizeof(f->dir), "/tmp/cuferry-trust-XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	assert_int_equal(chmod(f->dir, 0755), 0);
+	for (int k = 0; k < NKEYS; k++) {
+		char *name = xasprintf("%s/%c", f->dir, 'a' + k), *key = xasprintf("%s.key", name);
+		char *text;
+		size_t len;
+		assert_int_equal(signer_keygen(name, f->keyid[k], &e), CF_OK);
+		assert_int_equal(signer_load(key, &f->signer[k], &e), CF_OK);
+		f->pub[k] = xasprintf("%s.pub", name);
+		assert_int_equal(io_read_file(f->pub[k], sizeof(f->pem[k]) - 1, &text, &len), 0);
+		memcpy(f->pem[k], text, len);
+		free(text);
+		free(name);
+		free(key);
+	}
+	f->root = xasprintf("%s/root", f->dir);
+	f->trust_dir = xasprintf("%s/etc/cuferry/trusted-keys", f->root);
+	f->frame.header = (uint8_t *)header;
+	f->frame.header_len = (uint32_t)strlen(header);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	for (int k = 0; k < NKEYS; k++) {
+		signer_free(f->signer[k]);
+		free(f->pub[k]);
+	}
+	io_rmtree(f->dir);
+	free(f->root);
+	free(f->trust_dir);
+	free(f);
+	return 0;
+}
+
+/* Each test starts with key A compiled in, no trust directory and no signature. */
+static int reset(void **state)
+{
+	struct fixture *f = *state;
+	snprintf(compiled_pem, sizeof(compiled_pem), "%s", f->pem[KEY_A]);
+	io_rmtree(f->root);
+	f->frame.nsigs = 0;
+	return 0;
+}
+
+static void sign_with(struct fixture *f, int k)
+{
+	struct frame_sig *s = &f->frame.sigs[f->frame.nsigs++];
+	struct cf_err e = { 0 };
+	uint8_t digest[32];
+	size_t len;
+	const uint8_t *spki = signer_spki(f->signer[k], &len);
+	memset(s, 0, sizeof(*s));
+	memcpy(s->spki, spki, len);
+	s->spki_len = (uint16_t)len;
+	sig_keyid(spki, len, s->keyid);
+	sha256_buf(f->frame.header, f->frame.header_len, digest);
+	assert_int_equal(signer_sign(f->signer[k], digest, s->sig, &e), CF_OK);
+}
+
+static int load(struct fixture *f, const char *const *files, size_t nfiles,
+		const char *const *fingerprints, size_t nfingerprints, struct trust *t,
+		struct cf_err *e)
+{
+	struct trust_sources src = { f->root, files, nfiles, fingerprints, nfingerprints };
+	cf_err_clear(e);
+	return trust_load(t, &src, e);
+}
+
+static int check(const struct trust *t, struct fixture *f, char *signers, struct cf_err *e)
+{
+	cf_err_clear(e);
+	return trust_check(t, &f->frame, signers, 256, e);
+}
+
+/* The trust directory with the given keys (0644, root's: admin-owned when run as root). */
+static void make_trust_dir(struct fixture *f, const int *keys, size_t n, const char *threshold)
+{
+	assert_int_equal(io_mkdirs(f->trust_dir, 0755), 0);
+	for (size_t i = 0; i < n; i++) {
+		char *path = xasprintf("%s/%c.pub", f->trust_dir, 'a' + keys[i]);
+		assert_int_equal(io_write_file_atomic(path, f->pem[keys[i]], strlen(f->pem[keys[i]]),
+						      0644), 0);
+		assert_int_equal(chmod(path, 0644), 0);
+		free(path);
+	}
+	if (threshold) {
+		char *path = xasprintf("%s/threshold", f->trust_dir);
+		assert_int_equal(io_write_file_atomic(path, threshold, strlen(threshold), 0644), 0);
+		assert_int_equal(chmod(path, 0644), 0);
+		free(path);
+	}
+	assert_int_equal(chmod(f->trust_dir, 0755), 0);
+}
+
+static void skip_unless_root(void)
+{
+	if (geteuid() != 0)
+		skip(); /* the trust directory counts only when root owns it */
+}
+
+static void test_compiled_in_key(void **state)
+{
+	struct fixture *f = *state;
+	struct trust t;
+	struct cf_err e;
+	char signers[256], want[17];
+	assert_int_equal(load(f, NULL, 0, NULL, 0, &t, &e), CF_OK);
+	assert_int_equal(t.nkeys, 1);
+	assert_int_equal(t.threshold, 1);
+	assert_string_equal(t.keys[0].origin, "compiled in");
+	assert_memory_equal(t.keys[0].keyid, f->keyid[KEY_A], 32);
+	sign_with(f, KEY_A);
+	assert_int_equal(check(&t, f, signers, &e), CF_OK);
+	sig_short_id(f->keyid[KEY_A], want);
+	assert_string_equal(signers, want);
+}
+
+static void test_unusable_compiled_in_key(void **state)
+{
+	struct fixture *f = *state;
+	struct trust t;
+	struct cf_err e;
+	snprintf(compiled_pem, sizeof(compiled_pem), "-----BEGIN PUBLIC KEY-----\nAAAA\n"
+		 "-----END PUBLIC KEY-----\n");
+	assert_int_equal(load(f, NULL, 0, NULL, 0, &t, &e), CF_TRUST);
+	assert_non_null(strstr(e.msg, "compiled-in key 1 is unusable"));
+}
+
+static void test_unknown_signer(void **state)
+{
+	struct fixture *f = *state;
+	struct trust t;
+	struct cf_err e;
+	char signers[256], short_c[17];
+	assert_int_equal(load(f, NULL, 0, NULL, 0, &t, &e), CF_OK);
+	sign_with(f, KEY_C);
+	assert_int_equal(check(&t, f, signers, &e), CF_TRUST);
+	sig_short_id(f->keyid[KEY_C], short_c);
+	assert_non_null(strstr(e.msg, "no valid signature by a trusted key"));
+	assert_non_null(strstr(e.msg, short_c));
+	assert_string_equal(signers, "");
+	/* an unknown signer beside a trusted one: the trusted one suffices for T = 1 */
+	sign_with(f, KEY_A);
+	assert_int_equal(check(&t, f, signers, &e), CF_OK);
+}
+
+static void test_no_key_configured(void **state)
+{
+	struct fixture *f = *state;
+	struct trust t;
+	struct cf_err e = { 0 };
+	char signers[256];
+	memset(&t, 0, sizeof(t));
+	t.threshold = 1;
+	sign_with(f, KEY_A);
+	assert_int_equal(check(&t, f, signers, &e), CF_TRUST);
+	assert_non_null(strstr(e.msg, "no trusted key is configured"));
+}
+
+static void test_trust_file(void **state)
+{
+	struct fixture *f = *state;
+	struct trust t;
+	struct cf_err e;
+	char signers[256], origin[160];
+	const char *files[] = { f->pub[KEY_B], f->pub[KEY_A] };
+	assert_int_equal(load(f, files, 2, NULL, 0, &t, &e), CF_OK);
+	assert_int_equal(t.nkeys, 2); /* A compiled in and given again counts once */
+	snprintf(origin, sizeof(origin), "--trust %s", f->pub[KEY_B]);
+	assert_string_equal(t.keys[1].origin, origin);
+	sign_with(f, KEY_B);
+	assert_int_equal(check(&t, f, signers, &e), CF_OK);
+
+	const char *missing[] = { "/nonexistent/k.pub" };
+	assert_int_equal(load(f, missing, 1, NULL, 0, &t, &e), CF_TRUST);
+	assert_non_null(strstr(e.msg, "/nonexistent/k.pub"));
+	const char *not_regular[] = { f->dir };
+	assert_int_equal(load(f, not_regular, 1, NULL, 0, &t, &e), CF_TRUST);
+	assert_non_null(strstr(e.msg, "not a regular file"));
+	const char *fifo_path = xasprintf("%s/fifo.pub", f->dir);
+	assert_int_equal(mkfifo(fifo_path, 0600), 0);
+	const char *fifo[] = { fifo_path };
+	assert_int_equal(load(f, fifo, 1, NULL, 0, &t, &e), CF_TRUST); /* never blocks */
+	assert_non_null(strstr(e.msg, "not a regular file"));
+	unlink(fifo_path);
+	free((char *)fifo_path);
+	const char *not_a_key[] = { f->dir, NULL };
+	char *junk = xasprintf("%s/junk.pub", f->dir);
+	assert_int_equal(io_write_file_atomic(junk, "not a key\n", 10, 0644), 0);
+	not_a_key[0] = junk;
+	assert_int_equal(load(f, not_a_key, 1, NULL, 0, &t, &e), CF_TRUST);
+	free(junk);
+}
+
+static void test_fingerprint(void **state)
+{
+	struct fixture *f = *state;
+	struct trust t;
+	struct cf_err e;
+	char signers[256], hex[65];
+	hex_encode(f->keyid[KEY_C], 32, hex);
+	const char *fingerprints[] = { hex };
+	assert_int_equal(load(f, NULL, 0, fingerprints, 1, &t, &e), CF_OK);
+	assert_int_equal(t.nfingerprints, 1);
+	sign_with(f, KEY_C);
+	assert_int_equal(check(&t, f, signers, &e), CF_OK);
+	/* all 64 digits or a usage error */
+	hex[63] = '\0';
+	assert_int_equal(load(f, NULL, 0, fingerprints, 1, &t, &e), CF_USAGE);
+	assert_non_null(strstr(e.msg, "64 hex digits"));
+	snprintf(hex, sizeof(hex), "%064d", 0);
+	hex[10] = 'g';
+	assert_int_equal(load(f, NULL, 0, fingerprints, 1, &t, &e), CF_USAGE);
+}
+
+/* A signature whose key id is not the hash of its key is not counted, even when the id it
+ * claims is a trusted key's. */
+static void test_lying_key_id(void **state)
+{
+	struct fixture *f = *state;
+	struct trust t;
+	struct cf_err e;
+	char signers[256];
+	assert_int_equal(load(f, NULL, 0, NULL, 0, &t, &e), CF_OK);
+	sign_with(f, KEY_C);
+	memcpy(f->frame.sigs[0].keyid, f->keyid[KEY_A], 32);
+	assert_int_equal(check(&t, f, signers, &e), CF_TRUST);
+	/* A's key with a signature that does not verify: not counted either */
+	f->frame.nsigs = 0;
+	sign_with(f, KEY_A);
+	f->frame.sigs[0].sig[5] ^= 1;
+	assert_int_equal(check(&t, f, signers, &e), CF_TRUST);
+}
+
+static void test_threshold_from_trust_dir(void **state)
+{
+	struct fixture *f = *state;
+	struct trust t;
+	struct cf_err e;
+	char signers[256];
+	skip_unless_root();
+	const int keys[] = { KEY_B };
+	make_trust_dir(f, keys, 1, "2\n");
+	assert_int_equal(load(f, NULL, 0, NULL, 0, &t, &e), CF_OK);
+	assert_int_equal(t.threshold, 2);
+	assert_int_equal(t.nkeys, 2);
+	sign_with(f, KEY_A);
+	assert_int_equal(check(&t, f, signers, &e), CF_TRUST);
+	assert_string_equal(e.msg, "1 distinct trusted signatures, 2 required");
+	/* the same key twice is one signature */
+	sign_with(f, KEY_A);
+	assert_int_equal(check(&t, f, signers, &e), CF_TRUST);
+	/* an untrusted second signer does not count */
+	sign_with(f, KEY_C);
+	assert_int_equal(check(&t, f, signers, &e), CF_TRUST);
+	sign_with(f, KEY_B);
+	assert_int_equal(check(&t, f, signers, &e), CF_OK);
+	assert_non_null(strchr(signers, ','));
+}
+
+static void test_threshold_file_rejected(void **state)
+{
+	struct fixture *f = *state;
+	struct trust t;
+	struct cf_err e;
+	static const char *const bad[] = { "0\n", "9\n", "12\n", "2 \n", "two\n", "", "1\n\n",
+					   "2\r\n" };
+	skip_unless_root();
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		io_rmtree(f->root);
+		make_trust_dir(f, NULL, 0, bad[i]);
+		assert_int_equal(load(f, NULL, 0, NULL, 0, &t, &e), CF_TRUST);
+	}
+	/* "1" may not lower a higher compiled-in threshold: here it equals it */
+	io_rmtree(f->root);
+	make_trust_dir(f, NULL, 0, "1");
+	assert_int_equal(load(f, NULL, 0, NULL, 0, &t, &e), CF_OK);
+	assert_int_equal(t.threshold, 1);
+	/* a link, a file writable by others, or a threshold in an unsafe directory */
+	char *threshold = xasprintf("%s/threshold", f->trust_dir);
+	char *elsewhere = xasprintf("%s/elsewhere", f->dir);
+	assert_int_equal(io_write_file_atomic(elsewhere, "2\n", 2, 0644), 0);
+	unlink(threshold);
+	assert_int_equal(symlink(elsewhere, threshold), 0);
+	assert_int_equal(load(f, NULL, 0, NULL, 0, &t, &e), CF_TRUST);
+	assert_non_null(strstr(e.msg, "not a regular file"));
+	unlink(threshold);
+	assert_int_equal(io_write_file_atomic(threshold, "2\n", 2, 0644), 0);
+	assert_int_equal(chmod(threshold, 0666), 0);
+	assert_int_equal(load(f, NULL, 0, NULL, 0, &t, &e), CF_TRUST);
+	assert_non_null(strstr(e.msg, "must be owned by root"));
+	assert_int_equal(chmod(threshold, 0644), 0);
+	assert_int_equal(chmod(f->trust_dir, 0777), 0);
+	assert_int_equal(load(f, NULL, 0, NULL, 0, &t, &e), CF_TRUST);
+	assert_non_null(strstr(e.msg, "holds a threshold"));
+	free(threshold);
+	free(elsewhere);
+}
+
+/* A key someone other than root could have put there, or changed, is not trusted. */
+static void test_trust_dir_key_owner_and_mode(void **state)
+{
+	struct fixture *f = *state;
+	struct trust t;
+	struct cf_err e;
+	char signers[256];
+	skip_unless_root();
+	const int keys[] = { KEY_B, KEY_C };
+	make_trust_dir(f, keys, 2, NULL);
+	char *b = xasprintf("%s/b.pub", f->trust_dir), *c = xasprintf("%s/c.pub", f->trust_dir);
+	assert_int_equal(load(f, NULL, 0, NULL, 0, &t, &e), CF_OK);
+	assert_int_equal(t.nkeys, 3);
+	assert_int_equal(strncmp(t.keys[1].origin, f->trust_dir, strlen(f->trust_dir)), 0);
+
+	assert_int_equal(chmod(b, 0664), 0);        /* writable by the group */
+	assert_int_equal(chown(c, 65534, 65534), 0); /* not root's */
+	assert_int_equal(load(f, NULL, 0, NULL, 0, &t, &e), CF_OK);
+	assert_int_equal(t.nkeys, 1);
+	sign_with(f, KEY_B);
+	sign_with(f, KEY_C);
+	assert_int_equal(check(&t, f, signers, &e), CF_TRUST);
+
+	/* a directory writable by others: none of its keys counts */
+	assert_int_equal(chmod(b, 0644), 0);
+	assert_int_equal(chown(c, 0, 0), 0);
+	assert_int_equal(chmod(f->trust_dir, 0757), 0);
+	assert_int_equal(load(f, NULL, 0, NULL, 0, &t, &e), CF_OK);
+	assert_int_equal(t.nkeys, 1);
+	assert_int_equal(check(&t, f, signers, &e), CF_TRUST);
+	/* made safe again, both count */
+	assert_int_equal(chmod(f->trust_dir, 0755), 0);
+	assert_int_equal(load(f, NULL, 0, NULL, 0, &t, &e), CF_OK);
+	assert_int_equal(t.nkeys, 3);
+	assert_int_equal(check(&t, f, signers, &e), CF_OK);
+	free(b);
+	free(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_compiled_in_key, reset),
+		cmocka_unit_test_setup(test_unusable_compiled_in_key, reset),
+		cmocka_unit_test_setup(test_unknown_signer, reset),
+		cmocka_unit_test_setup(test_no_key_configured, reset),
+		cmocka_unit_test_setup(test_trust_file, reset),
+		cmocka_unit_test_setup(test_fingerprint, reset),
+		cmocka_unit_test_setup(test_lying_key_id, reset),
+		cmocka_unit_test_setup(test_threshold_from_trust_dir, reset),
+		cmocka_unit_test_setup(test_threshold_file_rejected, reset),
+		cmocka_unit_test_setup(test_trust_dir_key_owner_and_mode, reset),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
