@@ -258,35 +258,47 @@ $(SBSA)/unpacker: $(SBSA_OBJ)
 # here; without one it stops with a message) and $(TEST_LIBS_test_X) besides the shared
 # libraries, of which it keeps only those it uses (--as-needed). Neither program's main, nor
 # libcurl unless the module downloads.
-UNIT_CORE = common/err.c common/io.c common/log.c common/platform.c
-TEST_OBJ_test_sha256   = $(call obj,common/sha256.c)
-TEST_OBJ_test_platform = $(call obj,common/platform.c common/io.c)
-TEST_OBJ_test_rootpath = $(call obj,unpacker/rootpath.c common/io.c)
-TEST_OBJ_test_frame    = $(call obj,common/frame.c common/err.c common/io.c)
-TEST_OBJ_test_sfx      = $(call obj,common/sfx.c common/frame.c common/sha256.c common/err.c common/io.c)
-TEST_OBJ_test_signing  = $(call obj,signing/sign.c signing/verify.c common/sha256.c common/err.c common/io.c)
-TEST_OBJ_test_manifest = $(call obj,$(MANIFESTS_SRC) common/sha256.c common/err.c common/io.c) \
-                         $(B)/obj/compat_data.o
+# The platform layer (POSIX here) and the small common modules nearly every module uses.
+PLATFORM_SRC = $(sort $(wildcard common/platform_posix*.c))
+UNIT_CORE = common/err.c common/io.c common/log.c common/memfind.c common/rootpath.c \
+            common/interrupt.c $(PLATFORM_SRC)
+BUNDLE_SRC = common/bundle/frame.c common/bundle/reader.c common/bundle/payload.c \
+             common/bundle/sfx.c common/bundle/entry.c common/bundle/open.c common/sha256.c \
+             common/progress.c
+TEST_OBJ_test_sha256   = $(call obj,common/sha256.c $(UNIT_CORE))
+TEST_OBJ_test_platform = $(call obj,$(UNIT_CORE))
+TEST_OBJ_test_io       = $(call obj,$(UNIT_CORE))
+TEST_OBJ_test_interrupt = $(call obj,$(UNIT_CORE))
+TEST_OBJ_test_rootpath = $(call obj,$(UNIT_CORE))
+TEST_OBJ_test_frame    = $(call obj,common/bundle/frame.c $(UNIT_CORE))
+TEST_OBJ_test_sfx      = $(call obj,common/bundle/sfx.c common/bundle/frame.c common/sha256.c $(UNIT_CORE))
+TEST_OBJ_test_reader   = $(call obj,$(BUNDLE_SRC) $(UNIT_CORE))
+TEST_OBJ_test_payload  = $(call obj,$(BUNDLE_SRC) $(UNIT_CORE))
+TEST_OBJ_test_signing  = $(call obj,signing/sign.c signing/verify.c common/sha256.c $(UNIT_CORE))
+TEST_OBJ_test_manifest = $(call obj,$(MANIFESTS_SRC) $(BUNDLE_SRC) $(UNIT_CORE)) $(B)/obj/compat_data.o
 TEST_OBJ_test_redist   = $(call obj,manifests/redist.c manifests/compat.c bundler/source.c \
-                         common/sha256.c common/err.c common/io.c) $(B)/obj/compat_data.o
-TEST_OBJ_test_env      = $(call obj,unpacker/env.c unpacker/rootpath.c $(UNIT_CORE))
-TEST_OBJ_test_safepath = $(call obj,unpacker/safepath.c manifests/manifest.c manifests/pathrule.c \
-                         common/sha256.c $(UNIT_CORE))
+                         common/bundle/entry.c common/sha256.c $(UNIT_CORE)) $(B)/obj/compat_data.o
+TEST_OBJ_test_ldconfig = $(call obj,unpacker/validate/ldconfig.c unpacker/layout.c $(UNIT_CORE))
+TEST_OBJ_test_mapped   = $(call obj,unpacker/validate/mapped.c $(UNIT_CORE))
+TEST_OBJ_test_layout   = $(call obj,unpacker/layout.c $(UNIT_CORE))
+TEST_OBJ_test_safepath = $(call obj,unpacker/safepath.c $(MANIFESTS_SRC) $(BUNDLE_SRC) $(UNIT_CORE)) \
+                         $(B)/obj/compat_data.o
 TEST_OBJ_test_sums     = $(call obj,bundler/sums.c unpacker/cli.c unpacker/env.c unpacker/modulefile.c \
-                         unpacker/rootpath.c common/sha256.c $(UNIT_CORE))
+                         unpacker/layout.c unpacker/validate/ldconfig.c common/sha256.c $(UNIT_CORE))
 TEST_OBJ_test_devfiles = $(call obj,bundler/devfiles.c bundler/source.c unpacker/env.c \
-                         unpacker/modulefile.c unpacker/rootpath.c manifests/compat.c $(UNIT_CORE)) \
+                         unpacker/modulefile.c unpacker/layout.c unpacker/validate/ldconfig.c \
+                         manifests/compat.c common/bundle/entry.c common/sha256.c $(UNIT_CORE)) \
                          $(B)/obj/compat_data.o
 # The kit is the bundler's whole create path (it builds bundles itself): every bundler
 # module but main, and libcurl.
 TEST_OBJ_test_kit      = $(LIB_OBJ) $(call obj,$(SIGN_SRC) $(filter-out bundler/main.c,$(BUNDLER_SRC)) \
-                         unpacker/choose.c unpacker/env.c unpacker/rootpath.c unpacker/trust.c) \
+                         unpacker/choose.c unpacker/bundletrust.c unpacker/trust.c) \
                          $(B)/obj/trusted_keys.o
 TEST_LIBS_test_kit     = -lcurl
-TEST_OBJ_test_state    = $(call obj,unpacker/state.c manifests/manifest.c manifests/pathrule.c \
-                         common/sha256.c common/err.c common/io.c)
-TEST_OBJ_test_cli      = $(call obj,unpacker/cli.c unpacker/modulefile.c unpacker/env.c \
-                         unpacker/rootpath.c $(UNIT_CORE))
+TEST_OBJ_test_state    = $(call obj,unpacker/state.c $(MANIFESTS_SRC) $(BUNDLE_SRC) $(UNIT_CORE)) \
+                         $(B)/obj/compat_data.o
+TEST_OBJ_test_cli      = $(call obj,unpacker/cli.c unpacker/modulefile.c unpacker/env.c unpacker/layout.c \
+                         unpacker/validate/ldconfig.c $(UNIT_CORE))
 # trust.c with the test's own compiled-in keys (no trusted_keys.o)
 TEST_OBJ_test_trust    = $(call obj,unpacker/trust.c signing/verify.c signing/sign.c common/sha256.c \
                          $(UNIT_CORE))
