@@ -150,16 +150,7 @@ static int read_signature(const char *path, uint8_t raw[SIG_RAW_LEN], struct cf_
 	if (io_read_file(path, 4096, &data, &len) != 0)
 		return cf_fail(e, CF_USAGE, "%s: cannot read signature", path);
 	int rc = CF_OK;
-	size_t trimmed = len;
-	while (trimmed && (data[trimmed - 1] == '\n' || data[trimmed - 1] == '\r' ||
-			   data[trimmed - 1] == ' '))
-		trimmed--;
-	data[trimmed] = '\0';
-	if (len == SIG_RAW_LEN && (uint8_t)data[0] != 0x30)
-		memcpy(raw, data, SIG_RAW_LEN);
-	else if (trimmed == 2 * SIG_RAW_LEN && hex_decode(data, raw, SIG_RAW_LEN) == 0)
-		;
-	else if (sig_der_to_raw((const uint8_t *)data, len, raw) != 0)
+	if (sig_decode_any((const uint8_t *)data, len, raw) != 0)
 		rc = cf_fail(e, CF_TRUST, "%s: not a P-256 signature (64 raw bytes, 128 hex digits "
 			     "or strict DER)", path);
 	free(data);

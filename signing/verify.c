@@ -13,6 +13,7 @@
 #include "common/io.h"
 #include "common/memfind.h"
 #include "common/sha256.h"
+#include "common/sha256.h"
 
 void sig_keyid(const uint8_t *spki, size_t len, uint8_t out[SIG_KEYID_LEN])
 {
@@ -215,6 +216,25 @@ int sig_der_to_raw(const uint8_t *der, size_t len, uint8_t raw[SIG_RAW_LEN])
 	if (der_read_int(&p, end, raw) != 0 || der_read_int(&p, end, raw + 32) != 0)
 		return -1;
 	return p == end ? 0 : -1;
+}
+
+int sig_decode_any(const uint8_t *data, size_t len, uint8_t raw[SIG_RAW_LEN])
+{
+	if (sig_der_to_raw(data, len, raw) == 0)
+		return 0;
+	if (len == SIG_RAW_LEN) {
+		memcpy(raw, data, SIG_RAW_LEN);
+		return 0;
+	}
+	size_t trimmed = len;
+	while (trimmed && (data[trimmed - 1] == '\n' || data[trimmed - 1] == '\r' || data[trimmed - 1] == ' '))
+		trimmed--;
+	if (trimmed != 2 * SIG_RAW_LEN)
+		return -1;
+	char hex[2 * SIG_RAW_LEN + 1];
+	memcpy(hex, data, trimmed);
+	hex[trimmed] = '\0';
+	return hex_decode(hex, raw, SIG_RAW_LEN) == 0 ? 0 : -1;
 }
 
 static size_t der_put_int(uint8_t *out, const uint8_t in[32])

@@ -30,6 +30,10 @@ int sig_verify(const uint8_t *spki, size_t spki_len, const uint8_t digest[32],
 	       const uint8_t *sig, size_t sig_len);
 /* Strict DER (as openssl pkeyutl writes it) to r||s; non-canonical encodings are refused. */
 int sig_der_to_raw(const uint8_t *der, size_t len, uint8_t raw[SIG_RAW_LEN]);
+/* A signature as a file carries it, to r||s: strict DER (what openssl pkeyutl writes), 64 raw
+ * bytes, or 128 hex digits (trailing blanks and line ends allowed). Binary forms are read as
+ * they are: a DER or raw signature may end in any byte, a newline's included. */
+int sig_decode_any(const uint8_t *data, size_t len, uint8_t raw[SIG_RAW_LEN]);
 /* r||s to canonical DER, for stock OpenSSL. */
 int sig_raw_to_der(const uint8_t raw[SIG_RAW_LEN], uint8_t *der, size_t *der_len);
 
