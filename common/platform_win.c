@@ -193,10 +193,18 @@ int platform_free_inodes(const char *path, uint64_t *out)
 	return 0;
 }
 
-/* Open path without following a reparse point at its last component; refuse one there. */
+/* Open path without following a reparse point at its last component; refuse one there. The
+ * handle's own attributes are the check that cannot race; the path's are asked first as
+ * well, because Wine follows a link even with FILE_FLAG_OPEN_REPARSE_POINT and reports it
+ * only through the path. */
 static HANDLE open_no_follow(const wchar_t *w, DWORD access, DWORD share, DWORD disposition,
 			     DWORD flags, SECURITY_ATTRIBUTES *sa)
 {
+	DWORD attributes = GetFileAttributesW(w);
+	if (attributes != INVALID_FILE_ATTRIBUTES && (attributes & FILE_ATTRIBUTE_REPARSE_POINT)) {
+		SetLastError(ERROR_CANT_ACCESS_FILE);
+		return INVALID_HANDLE_VALUE;
+	}
 	HANDLE h = CreateFileW(w, access, share, sa, disposition,
 			       flags | FILE_FLAG_OPEN_REPARSE_POINT, NULL);
 	if (h == INVALID_HANDLE_VALUE)
@@ -468,7 +476,8 @@ static int walk_parents(int tree, const char *relpath, wchar_t **full, HANDLE *p
 	memcpy(buf + plen + 1, wrel, (rlen + 1) * sizeof(wchar_t));
 	free(path);
 	free(wrel);
-	held = open_dir((buf[plen] = L'\0', buf));
+	buf[plen] = L'\0'; /* the tree's root first */
+	held = open_dir(buf);
 	buf[plen] = L'\\';
 	for (wchar_t *sep = buf + plen + 1; held != INVALID_HANDLE_VALUE && (sep = wcschr(sep, L'\\'));
 	     sep++) {

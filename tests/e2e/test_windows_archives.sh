@@ -77,7 +77,8 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 stem=cudnn-windows-x86_64-9.19.0.56_cuda13-archive
 archive_zip z9 "$stem" "9 19 0" bin/x64 "$F/cudnn64_9.dll" "$F/cudnn_graph64_9.dll"
-expect 0 "$BUNDLER" create --from-archive "$stem.zip" --mirror "file://$W/m13" --key "$FX/test.key" -o w9/ --level 3
+# under a restrictive umask too
+(umask 077; expect 0 "$BUNDLER" create --from-archive "$stem.zip" --mirror "file://$W/m13" --key "$FX/test.key" -o w9/ --level 3)
 b9=w9/cudnn-9.19.0.56-cuda13-windows-x86_64.bundle
 expect 0 "$BUNDLER" inspect "$b9"
 assert_contains last.out "cuDNN       9.19.0.56 for CUDA 13"

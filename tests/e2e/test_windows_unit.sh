@@ -7,6 +7,10 @@
 
 # The platform test writes its scratch files under $W and loads the fakes (Z: is / in Wine).
 export CUFERRY_WIN_SCRATCH="$(wine_path "$W")" CUFERRY_WIN_FAKES="$(wine_path "$WIN/fakes")"
+# ... and a tree whose bin is a link to a directory outside it (Wine shows it as a reparse point)
+mkdir -p "$W/planted" "$W/outside"
+ln -s "$W/outside" "$W/planted/bin"
+export CUFERRY_WIN_PLANTED="$(wine_path "$W/planted")"
 n=0
 for t in "$WIN"/tests/test_*.exe; do
 	[ -f "$t" ] || fail "no Windows unit tests in $WIN/tests (make test builds them)"
@@ -17,6 +21,7 @@ for t in "$WIN"/tests/test_*.exe; do
 	n=$((n + 1))
 done
 [ $n -ge 3 ] || fail "only $n Windows unit tests ran"
+[ -z "$(ls -A "$W/outside")" ] || fail "written through the planted link: $(ls -A "$W/outside")"
 
 note "fake DLLs load by full path, their imports from their own directory"
 F=$WIN/fakes

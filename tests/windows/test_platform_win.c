@@ -83,6 +83,32 @@ static void tree_writes_and_refuses(void **state)
 	assert_memory_equal(buf, "MZ", 2);
 }
 
+/* A directory link planted in a tree (tests/e2e/test_windows_unit.sh makes planted\bin a
+ * Unix symbolic link to a directory outside, which Wine shows as a reparse point): never
+ * followed, nothing written through it. */
+static void planted_link_refused(void **state)
+{
+	const char *planted = getenv("CUFERRY_WIN_PLANTED");
+	char path[4096];
+	(void)state;
+	if (!planted)
+		fail_msg("CUFERRY_WIN_PLANTED is not set (tests/e2e/test_windows_unit.sh sets it)");
+	int tree = platform_tree_open(planted);
+	assert_true(tree >= 0);
+	errno = 0;
+	assert_int_equal(platform_tree_create_file(tree, "bin/cudnn64_9.dll"), -1);
+	assert_int_equal(errno, ELOOP);
+	assert_int_equal(platform_tree_mkdir(tree, "bin/x64"), -1);
+	assert_int_equal(errno, ELOOP);
+	const char *name;
+	assert_int_equal(platform_tree_open_parent(tree, "bin/x64/a.dll", &name), -1);
+	platform_tree_close(tree);
+	snprintf(path, sizeof(path), "%s\\bin", planted);
+	errno = 0;
+	assert_int_equal(platform_tree_open(path), -1);
+	assert_int_equal(errno, ELOOP);
+}
+
 static void lock_and_space(void **state)
 {
 	char path[4096];
@@ -303,6 +329,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(the_process),
 		cmocka_unit_test(tree_writes_and_refuses),
+		cmocka_unit_test(planted_link_refused),
 		cmocka_unit_test(lock_and_space),
 		cmocka_unit_test(admin_owned_acl),
 		cmocka_unit_test(libraries),
