@@ -8,6 +8,7 @@
  * point (symbolic link, junction, mount point): every directory on the way is opened with
  * FILE_FLAG_OPEN_REPARSE_POINT, checked, and held open without FILE_SHARE_DELETE until the
  * entry below it exists, so it cannot be swapped for one meanwhile. */
+#define _CRT_RAND_S /* rand_s: the system's random numbers, for names nobody can guess */
 #include "common/platform.h"
 #include "common/platform_win.h"
 
@@ -360,12 +361,13 @@ int platform_private_dir(char *template)
 	if (!private_attributes(&sa))
 		return fail_with(GetLastError());
 	static const char chars[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-	unsigned seed = (unsigned)GetTickCount() ^ (unsigned)GetCurrentProcessId() << 16;
 	int rc = -1;
 	for (int attempt = 0; attempt < 100 && rc != 0; attempt++) {
 		for (int i = 0; i < 6; i++) {
-			seed = seed * 1103515245u + 12345u;
-			template[len - 6 + i] = chars[(seed >> 16) % 36];
+			unsigned r = 0;
+			if (rand_s(&r) != 0)
+				r = (unsigned)GetTickCount() * 2654435761u + (unsigned)attempt * 40503u + (unsigned)i;
+			template[len - 6 + i] = chars[r % 36];
 		}
 		wchar_t *w = wide(template);
 		if (!w)
