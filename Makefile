@@ -76,6 +76,8 @@ DEB_PACKAGES += dosfstools mtools fusefat
 # The fleet and HPC tests: Ansible (with its collections: community.general, containers.podman,
 # ansible.windows), targets (debootstrap, podman, runc), Lmod, Tcl, CMake and pkg-config.
 DEB_PACKAGES += ansible ansible-core ansible-lint debootstrap podman runc lmod tcl cmake pkgconf
+# The Windows tests: Wine 8 runs the mingw-w64 builds (make windows-unit, tests/e2e/test_windows_*).
+DEB_PACKAGES += wine wine64
 
 COMMON_SRC    = common/err.c common/log.c common/io.c common/sha256.c common/progress.c \
                 common/bundle/frame.c common/bundle/reader.c common/bundle/payload.c common/platform_posix.c
@@ -111,6 +113,7 @@ UNPACKER_SRC += unpacker/modulefile.c
 UNPACKER_SRC += unpacker/layout.c unpacker/install/install.c unpacker/install/result.c unpacker/install/opened.c unpacker/install/stage.c \
                 unpacker/install/journal.c unpacker/install/prefix.c unpacker/install/policy.c \
                 unpacker/install/environment.c unpacker/install/commands.c unpacker/install/fault.c
+UNPACKER_SRC += unpacker/winpath.c unpacker/validate/pefile.c
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
@@ -123,6 +126,7 @@ UNIT_TESTS = $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*
 .PHONY: all man deps test sanitize bench install clean demo help lint fuzz fuzz-build security-doc check-arm
 
 FUZZ_TARGETS  = frame manifest pathrule redist unpack probe_report
+FUZZ_TARGETS += pefile
 FUZZ_SECONDS ?= 60
 .DEFAULT_GOAL := all
 
@@ -302,11 +306,76 @@ TEST_OBJ_test_cli      = $(call obj,unpacker/cli.c unpacker/modulefile.c unpacke
 # trust.c with the test's own compiled-in keys (no trusted_keys.o)
 TEST_OBJ_test_trust    = $(call obj,unpacker/trust.c signing/verify.c signing/sign.c common/sha256.c \
                          $(UNIT_CORE))
+TEST_OBJ_test_winpath  = $(call obj,unpacker/winpath.c)
+TEST_OBJ_test_pefile   = $(call obj,unpacker/validate/pefile.c)
 .SECONDEXPANSION:
 $(B)/tests/test_%: tests/unit/test_%.c $$(TEST_OBJ_test_$$*)
 	$(if $(TEST_OBJ_test_$*),,$(error $<: no TEST_OBJ_test_$* in the Makefile (the objects it links)))
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) $^ -o $@ -Wl,--as-needed $(TEST_LIBS) $(TEST_LIBS_test_$*)
+
+## windows-unit: the Windows pieces cross-built with mingw-w64 (portable modules' unit tests,
+##               the Windows platform test, the fake NVIDIA DLLs) and run under Wine
+WIN        = $(B)/windows
+WIN_CC    ?= x86_64-w64-mingw32-gcc
+DEPS_WIN  := $(shell sh tools/deps.sh --dir windows-x86_64)
+WIN_FLAGS  = -std=c11 -I. -I$(DEPS_WIN)/include -O2 -g -D_WIN32_WINNT=0x0601 -DUNICODE -D_UNICODE
+WIN_LIBS   = -static $(DEPS_WIN)/lib/libcmocka.a -lpsapi -ladvapi32
+# Portable tests run twice: natively (UNIT_TESTS) and as .exe under Wine, with what they test.
+WIN_UNIT   = $(WIN)/tests/test_winpath.exe $(WIN)/tests/test_pefile.exe $(WIN)/tests/test_platform_win.exe
+WIN_FAKES  = $(addprefix $(WIN)/fakes/,nvcuda.dll cudnn_graph64_9.dll cudnn64_9.dll \
+             cudnn_ops_infer64_8.dll cudnn64_8.dll wrong/cudnn64_9.dll stale/cudnn64_8.dll) \
+             $(WIN)/fakes/loadfakes.exe
+.PHONY: windows-unit windows-fakes
+windows-fakes: $(WIN_FAKES)
+windows-unit: $(WIN_UNIT) $(WIN_FAKES)
+	@CUFERRY_BUILD=$(abspath $(B)) CUFERRY_TOP=$(CURDIR) CUFERRY_FIXTURES=$(abspath $(B))/test-fixtures \
+		sh tests/e2e/test_windows_unit.sh
+
+$(DEPS_WIN)/.complete:
+	@sh tools/packages.sh check $(BUILD_PACKAGES)
+	sh tools/deps.sh windows-x86_64
+
+$(WIN)/tests/test_winpath.exe: tests/unit/test_winpath.c unpacker/winpath.c $(DEPS_WIN)/.complete
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
+$(WIN)/tests/test_pefile.exe: tests/unit/test_pefile.c unpacker/validate/pefile.c $(DEPS_WIN)/.complete
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
+$(WIN)/tests/test_platform_win.exe: tests/windows/test_platform_win.c common/platform_win.c $(DEPS_WIN)/.complete
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
+
+# The fakes of tests/tools as Windows DLLs, named as NVIDIA names them: cuDNN 9 with its graph
+# sub-library, cuDNN 8 with ops_infer, a wrong cuDNN 9 and an older cuDNN 8 (the stale copy a
+# System32 or an earlier PATH entry holds).
+FAKE_WIN = $(WIN_CC) -std=c11 -I. -O1 -shared
+WIN_WINDRES ?= x86_64-w64-mingw32-windres
+comma := ,
+# fake_cudnn VERSION DEFINES IMPORTLIB: a fake cuDNN DLL with NVIDIA's kind of version resource
+fake_cudnn = $(WIN_WINDRES) -DFAKE_V=$(subst .,$(comma),$(1)) '-DFAKE_VS=\"$(1)\"' \
+	tests/tools/fakeversion.rc -O coff -o $@.res.o && \
+	$(FAKE_WIN) $(2) -o $@ tests/tools/fakecudnn.c unpacker/convref.c $@.res.o $(3) && rm -f $@.res.o
+FAKE_CUDNN_SRC = tests/tools/fakecudnn.c tests/tools/fakeconf.h unpacker/convref.c tests/tools/fakeversion.rc
+$(WIN)/fakes/nvcuda.dll: tests/tools/fakecuda.c tests/tools/fakeconf.h
+	@mkdir -p $(dir $@)
+	$(FAKE_WIN) -o $@ $<
+$(WIN)/fakes/cudnn_graph64_9.dll $(WIN)/fakes/cudnn_ops_infer64_8.dll: tests/tools/fakegraph.c
+	@mkdir -p $(dir $@)
+	$(FAKE_WIN) -o $@ $< -Wl,--out-implib,$@.a
+$(WIN)/fakes/cudnn64_9.dll: $(FAKE_CUDNN_SRC) $(WIN)/fakes/cudnn_graph64_9.dll
+	$(call fake_cudnn,9.19.0.56,,$(WIN)/fakes/cudnn_graph64_9.dll.a)
+$(WIN)/fakes/wrong/cudnn64_9.dll: $(FAKE_CUDNN_SRC) $(WIN)/fakes/cudnn_graph64_9.dll
+	@mkdir -p $(dir $@)
+	$(call fake_cudnn,9.19.0.56,-DFAKE_WRONG,$(WIN)/fakes/cudnn_graph64_9.dll.a)
+$(WIN)/fakes/cudnn64_8.dll: $(FAKE_CUDNN_SRC) $(WIN)/fakes/cudnn_ops_infer64_8.dll
+	$(call fake_cudnn,8.9.7.29,-DFAKE_VERSION=8907,$(WIN)/fakes/cudnn_ops_infer64_8.dll.a)
+$(WIN)/fakes/stale/cudnn64_8.dll: $(FAKE_CUDNN_SRC) $(WIN)/fakes/cudnn_ops_infer64_8.dll
+	@mkdir -p $(dir $@)
+	$(call fake_cudnn,8.2.2.26,-DFAKE_VERSION=8202,$(WIN)/fakes/cudnn_ops_infer64_8.dll.a)
+$(WIN)/fakes/loadfakes.exe: tests/windows/loadfakes.c $(DEPS_WIN)/.complete
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(WIN_FLAGS) $(WARN) $< -o $@ -static
 
 ## man: the manual pages bundler(1) and unpacker(1), from docs/man/*.scd (scdoc)
 MAN_PAGES = $(B)/man/bundler.1 $(B)/man/unpacker.1
@@ -317,7 +386,8 @@ $(B)/man/%.1: docs/man/%.1.scd | $(B)/.deps-all
 
 ## test: unit tests (cmocka), end-to-end tests on the real cuDNN of this machine, threat
 ##       tests, and a short run of each fuzz target
-test: $(B)/.deps-all all man $(UNIT_TESTS) $(B)/sha256_check-arm64 $(B)/test-bin/unpacker $(B)/bundler-test-seams
+test: $(B)/.deps-all all man $(UNIT_TESTS) $(B)/sha256_check-arm64 $(B)/test-bin/unpacker $(B)/bundler-test-seams \
+      $(WIN_UNIT) $(WIN_FAKES)
 	@$(MAKE) --no-print-directory B=build-fuzz FUZZ=1 OPT=-O1 fuzz-build
 	@sh tests/run.sh $(B)
 

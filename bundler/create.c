@@ -254,6 +254,18 @@ static int components_from_mirror(struct job *j, const char *cuda, const char *p
 	return CF_OK;
 }
 
+/* --add-file: into bin/ or lib/ by the platform (the source's, else --platform). */
+static int add_user_files(struct job *j, struct cf_err *e)
+{
+	const struct create_options *o = j->o;
+	if (o->platform && !j->tree.platform[0])
+		snprintf(j->tree.platform, sizeof(j->tree.platform), "%s", o->platform);
+	int rc = CF_OK;
+	for (size_t i = 0; rc == CF_OK && i < o->nadd_files; i++)
+		rc = source_add_user_file(&j->tree, o->add_files[i], e);
+	return rc;
+}
+
 static int load_source(struct job *j, struct cf_err *e)
 {
 	const struct create_options *o = j->o;
@@ -270,9 +282,12 @@ static int load_source(struct job *j, struct cf_err *e)
 		if (rc == CF_OK && sha256_file(o->from_archive, j->source_sha, &j->source_size) == 0)
 			j->source_has_sha = 1;
 	} else {
-		return fetch_from_mirror(j, e);
+		rc = fetch_from_mirror(j, e);
+		return rc == CF_OK ? add_user_files(j, e) : rc;
 	}
 	j->source_time = j->tree.newest_mtime;
+	if (rc == CF_OK)
+		rc = add_user_files(j, e);
 	/* An archive holds cuDNN only: with --with-cuda-libs, its CUDA libraries come from the
 	 * mirror (named, or the default one), downloaded and checked like a mirror source's. */
 	int cuda_from_mirror = o->mirror_given || (o->from_archive && o->with_cuda_libs);

@@ -2,9 +2,12 @@
 #ifndef BUNDLER_CREATE_H
 #define BUNDLER_CREATE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/err.h"
+
+#define CREATE_MAX_ADD_FILES 16
 
 struct create_options {
 	const char *cudnn;
@@ -27,6 +30,10 @@ struct create_options {
 	const char *sfx_stub; /* --unpacker PATH, or NULL: stub_find looks */
 	const char *cache;
 	int progress;
+	/* --add-file FILE (repeatable): extra files the user supplies, packed under bin/ (Windows)
+	 * or lib/ (Linux), such as zlibwapi.dll */
+	const char *add_files[CREATE_MAX_ADD_FILES];
+	size_t nadd_files;
 };
 
 int create_bundle(const struct create_options *o, struct cf_err *e);

@@ -48,7 +48,7 @@ static int finish(int rc, const struct cf_err *e)
 enum { OPT_CUDNN = 256, OPT_CUDA, OPT_PLATFORM, OPT_KEY, OPT_MIRROR, OPT_ARCHIVE, OPT_DIR,
        OPT_CUDA_LIBS, OPT_COUNTER, OPT_EXPIRES, OPT_LEVEL, OPT_THREADS, OPT_SPLIT, OPT_SFX,
        OPT_CACHE, OPT_UNPACKER, OPT_EXPORT, OPT_EXTERNAL, OPT_PUB, OPT_SIGNATURE,
-       OPT_BUNDLE, OPT_NO_UNPACKER };
+       OPT_BUNDLE, OPT_NO_UNPACKER, OPT_ADD_FILE };
 
 static const struct option long_options[] = {
 	{ "cudnn", required_argument, NULL, OPT_CUDNN },
@@ -60,6 +60,7 @@ static const struct option long_options[] = {
 	{ "from-archive", required_argument, NULL, OPT_ARCHIVE },
 	{ "from-dir", required_argument, NULL, OPT_DIR },
 	{ "with-cuda-libs", no_argument, NULL, OPT_CUDA_LIBS },
+	{ "add-file", required_argument, NULL, OPT_ADD_FILE },
 	{ "counter", required_argument, NULL, OPT_COUNTER },
 	{ "expires", required_argument, NULL, OPT_EXPIRES },
 	{ "level", required_argument, NULL, OPT_LEVEL },
@@ -113,6 +114,11 @@ static int parse_option(struct cli *c, int opt, const char *arg)
 	case OPT_ARCHIVE: o->from_archive = arg; return 0;
 	case OPT_DIR: o->from_dir = arg; return 0;
 	case OPT_CUDA_LIBS: o->with_cuda_libs = 1; return 0;
+	case OPT_ADD_FILE:
+		if (o->nadd_files == CREATE_MAX_ADD_FILES)
+			return usage_error("more than %d --add-file", CREATE_MAX_ADD_FILES);
+		o->add_files[o->nadd_files++] = arg;
+		return 0;
 	case OPT_SFX: o->sfx = 1; return 0;
 	case OPT_UNPACKER:
 		c->stub = arg;

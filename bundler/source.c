@@ -33,11 +33,23 @@ void tree_free(struct tree *t)
 	memset(t, 0, sizeof(*t));
 }
 
+static int tree_has(const struct tree *t, const char *path)
+{
+	for (size_t i = 0; i < t->count; i++)
+		if (strcmp(t->entries[i].path, path) == 0)
+			return 1;
+	return 0;
+}
+
 /* Add a file or symlink found at src under the install path; skips what is not one. */
 static int tree_add(struct tree *t, const char *path, const char *src, struct cf_err *e)
 {
 	struct stat st;
 	char target[PATH_MAX];
+	/* Two sources for one install path (bin/ and bin/x64/ both holding a DLL) would make the
+	 * bundle depend on directory order. */
+	if (tree_has(t, path))
+		return cf_fail(e, CF_SOURCE, "%s: two files would be installed as %s", src, path);
 	if (lstat(src, &st) != 0)
 		return cf_fail(e, CF_SOURCE, "%s: %s", src, strerror(errno));
 	struct tree_entry ent = { 0 };
@@ -377,7 +389,7 @@ int source_from_dir(const char *dir, int with_cuda_libs, struct tree *t, struct 
 	}
 	if (rc == CF_OK)
 		rc = take_matching(t, libx64, "lib/x64", win_libs, e);
-	const char *bindirs[] = { bin, binx64 }, *binnames[] = { "bin", "bin/x64" };
+	const char *bindirs[] = { bin, binx64 }, *binnames[] = { "bin", "bin" };
 	for (size_t i = 0; i < 2 && rc == CF_OK; i++) {
 		rc = take_matching(t, bindirs[i], binnames[i], win_dlls, e);
 		if (rc == CF_OK && with_cuda_libs)
@@ -480,7 +492,19 @@ out:
 	return rc;
 }
 
-/* Every file and link under dir, recursively; "lib64" at the top becomes "lib". */
+/* NVIDIA's 9.18+ Windows zips for CUDA 13 keep the DLLs in bin/x64/; the install's PATH
+ * entry is bin\ (DESIGN §6, Windows), so they are packed as bin/. */
+static const char *install_dir_name(const char *rel, const char *name)
+{
+	if (!*rel && strcmp(name, "lib64") == 0)
+		return "lib";
+	if (strcmp(rel, "bin") == 0 && strcmp(name, "x64") == 0)
+		return "";
+	return name;
+}
+
+/* Every file and link under dir, recursively; "lib64" at the top becomes "lib", "bin/x64"
+ * becomes "bin". */
 static int take_all(struct tree *t, const char *dir, const char *rel, struct cf_err *e)
 {
 	DIR *d = dir ? opendir(dir) : NULL;
@@ -491,11 +515,13 @@ static int take_all(struct tree *t, const char *dir, const char *rel, struct cf_
 	while (rc == CF_OK && (de = readdir(d)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		const char *name = (!*rel && strcmp(de->d_name, "lib64") == 0) ? "lib" : de->d_name;
+		const char *name = install_dir_name(rel, de->d_name);
 		char *src = xasprintf("%s/%s", dir, de->d_name);
-		char *path = *rel ? xasprintf("%s/%s", rel, name) : xstrdup(name);
+		char *path = !*name ? xstrdup(rel) : *rel ? xasprintf("%s/%s", rel, name) : xstrdup(name);
 		if (io_is_dir(src))
 			rc = take_all(t, src, path, e);
+		else if (!*name)
+			rc = cf_fail(e, CF_SOURCE, "%s: a file where bin/x64/ should be a directory", src);
 		else
 			rc = tree_add(t, path, src, e);
 		free(src);
@@ -678,5 +704,38 @@ int source_add_component_archive(const char *archive, const char *workdir, const
 	/* Extracted files must outlive this call: they are packed later. Keep tmp. */
 	free(root);
 	free(tmp);
+	return rc;
+}
+
+/* A plain file name: letters, digits and ._+- , not starting with a dot. */
+static int plain_file_name(const char *name)
+{
+	if (!*name || name[0] == '.' || strlen(name) > 128)
+		return 0;
+	for (const char *p = name; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("._+-", *p))
+			return 0;
+	return 1;
+}
+
+int source_add_user_file(struct tree *t, const char *file, struct cf_err *e)
+{
+	struct stat st;
+	const char *name = base_name(file);
+	if (!plain_file_name(name))
+		return cf_fail(e, CF_USAGE, "--add-file %s: '%s' is not a plain file name (letters, "
+			       "digits and ._+- only)", file, name);
+	if (stat(file, &st) != 0)
+		return cf_fail(e, CF_USAGE, "--add-file %s: %s", file, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return cf_fail(e, CF_USAGE, "--add-file %s: not a regular file", file);
+	int windows = strncmp(t->platform, "windows", 7) == 0;
+	char *path = xasprintf("%s/%s", windows ? "bin" : "lib", name);
+	int rc = CF_OK;
+	if (tree_has(t, path))
+		rc = cf_fail(e, CF_USAGE, "--add-file %s: the bundle already holds %s", file, path);
+	else
+		rc = tree_add(t, path, file, e);
+	free(path);
 	return rc;
 }

@@ -47,6 +47,11 @@ int source_from_archive(const char *archive, const char *workdir, struct tree *t
 /* Add the files of an extracted CUDA component archive (cuBLAS, NVRTC) under lib/ or bin/. */
 int source_add_component_archive(const char *archive, const char *workdir, const char *platform,
 				 struct tree *t, struct cf_err *e);
+/* Add a file the user supplies (create --add-file: zlibwapi.dll for cuDNN 8.3 - 9.1 on
+ * Windows) under bin/ (Windows) or lib/ (Linux), hashed and packed like every file. A usage
+ * error (1) when it is not a regular file, its name is not a plain file name, or the tree
+ * already holds that path. */
+int source_add_user_file(struct tree *t, const char *file, struct cf_err *e);
 /* Facts an archive's file name states: cudnn-linux-x86_64-9.13.0.50_cuda13-archive.tar.xz,
  * cudnn-11.4-windows-x64-v8.2.2.26.zip. Missing facts are left "". */
 void source_parse_archive_name(const char *name, char *version, size_t vsize, char *cuda,

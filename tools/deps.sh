@@ -21,6 +21,8 @@
 #   lib/libmbedcrypto-verify.a mbedTLS 3.6, tools/mbedtls-verify-config.h (the unpacker)
 #   lib/libmbedcrypto.a        mbedTLS 3.6, default configuration (the bundler signs with it)
 #   include/cuferry-glibc-floor.h  (Linux) the symbol pins every object is compiled with
+#   lib/libcmocka.a            (Windows) cmocka, for the unit tests run under Wine (Linux
+#                              uses Debian's libcmocka-dev of the same version)
 set -eu
 
 ZSTD_SRC=libzstd      ZSTD_DEB=1.5.4+dfsg2-5
@@ -31,6 +33,8 @@ JANSSON_SRC=jansson   JANSSON_DEB=2.14-2
 JANSSON_DSC_SHA256=6296ddd9c0a022bd1b70074aefb171cfcdf5694a04ffd32b35fd66097621af87
 MBEDTLS_SRC=mbedtls   MBEDTLS_DEB=3.6.6-0.1~deb13u1
 MBEDTLS_DSC_SHA256=eb9ed1adbbddcb0d00276fac6fcee0056c64ce01481c2522a16dca75792eb5eb
+CMOCKA_SRC=cmocka     CMOCKA_DEB=1.1.5-2.1
+CMOCKA_DSC_SHA256=9f94190b571e059dd6a359c7effd40b982c6c2796959ea201cf41e7cac0b6730
 GLIBC_FLOOR=2.17
 MIRROR=${CUFERRY_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
@@ -112,6 +116,7 @@ unpack "$(fetch $ZSTD_SRC $ZSTD_DEB $ZSTD_DSC_SHA256)" zstd
 unpack "$(fetch $ARCHIVE_SRC $ARCHIVE_DEB $ARCHIVE_DSC_SHA256)" libarchive
 unpack "$(fetch $JANSSON_SRC $JANSSON_DEB $JANSSON_DSC_SHA256)" jansson
 unpack "$(fetch $MBEDTLS_SRC $MBEDTLS_DEB $MBEDTLS_DSC_SHA256)" mbedtls
+case $target in windows-*) unpack "$(fetch $CMOCKA_SRC $CMOCKA_DEB $CMOCKA_DSC_SHA256)" cmocka ;; esac
 
 # --- flags ----------------------------------------------------------------------------
 jobs=${DEPS_JOBS:-$(nproc 2>/dev/null || echo 2)}
@@ -199,6 +204,18 @@ cp "$work/libarchive-build/libarchive/libarchive.a" "$out.tmp/lib/libarchive.a"
 cp "$work/libarchive/libarchive/archive.h" "$work/libarchive/libarchive/archive_entry.h" \
 	"$out.tmp/include/"
 
+# --- cmocka (Windows only): the unit tests cross-built and run under Wine ------------------
+case $target in windows-*)
+	echo "deps.sh: $target: cmocka $CMOCKA_DEB (static)" >&2
+	cmake_build "$work/cmocka" "$work/cmocka-build" -DWITH_STATIC_LIB=ON -DWITH_EXAMPLES=OFF \
+		-DUNIT_TESTING=OFF -DPICKY_DEVELOPER=OFF
+	cmake --build "$work/cmocka-build" --target cmocka-static -j "$jobs" \
+		>"$work/cmocka.log" 2>&1 || { tail -30 "$work/cmocka.log" >&2; die "cmocka build failed"; }
+	cp "$(find "$work/cmocka-build" -name 'libcmocka*.a' | head -n 1)" "$out.tmp/lib/libcmocka.a"
+	cp "$work/cmocka/include/cmocka.h" "$out.tmp/include/"
+	;;
+esac
+
 cat > "$out.tmp/VERSIONS" <<EOF
 target $target
 zstd $ZSTD_DEB
@@ -207,6 +224,7 @@ jansson $JANSSON_DEB
 mbedtls $MBEDTLS_DEB
 glibc-floor ${libc_dir:+$GLIBC_FLOOR}
 EOF
+case $target in windows-*) echo "cmocka $CMOCKA_DEB" >> "$out.tmp/VERSIONS" ;; esac
 touch "$out.tmp/.complete"
 rm -rf "$out"
 mv "$out.tmp" "$out"

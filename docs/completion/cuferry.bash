@@ -23,7 +23,7 @@ _cuferry_bundler()
 	local opts
 	case ${COMP_WORDS[1]} in
 	create) opts="--cudnn --cuda --platform --key -o --mirror --from-archive --from-dir
-		--with-cuda-libs --counter --expires --level --threads --split --sfx --unpacker
+		--with-cuda-libs --add-file --counter --expires --level --threads --split --sfx --unpacker
 		--cache -q --verbose --help" ;;
 	resolve) opts="--cudnn --cuda --platform --mirror --with-cuda-libs --help" ;;
 	inspect) opts="--export --help" ;;

@@ -5,10 +5,11 @@
 set -u
 FB=$(cd "$1" && pwd); SECONDS_EACH=$2; shift 2
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-TARGETS=${*:-frame manifest pathrule redist unpack probe_report}
+TARGETS=${*:-frame manifest pathrule redist unpack probe_report pefile}
 C=$FB/corpus
 mkdir -p "$C" "$FB/logs" "$FB/crashes"
-if [ ! -f "$C/.seeded" ]; then
+# (a corpus seeded before a target existed gets that target's seeds too)
+if [ ! -f "$C/.seeded" ] || [ ! -d "$C/pefile" ]; then
 	sh "$TOP/tests/fuzz/seeds.sh" "$C" || { echo "FAIL fuzz seeds"; exit 1; }
 	touch "$C/.seeded"
 fi

@@ -35,3 +35,11 @@ printf '%s\n' '{"check":"driver","status":"pass","detail":"","cuda_driver_api":1
 printf '%s\n%s\n' '{"check":"compute","gpu":0,"shape":"N3","status":"pass","detail":"ok","seed":5,"forward":[{"algo":0,"workspace_bytes":0,"median_ms":0.1,"mismatches":0,"sampled_points":64,"worst_error_vs_tolerance":0.1}]}' \
 	'{"check":"graph","gpu":0,"status":"pass","detail":"ok","engines":[{"engine":-1,"behavior_notes":[0],"runtime_compiled":true,"passed":true,"ms":1.5}]}' > "$C/probe_report/compute"
 printf '%s\n' '{"check":"dependencies","status":"fail","detail":"x","libraries":{"libz.so.1":null,"libnvrtc.so.13":"/usr/lib/libnvrtc.so.13"}}' > "$C/probe_report/deps"
+# The PE reader: the fake Windows DLLs (make windows-fakes) and a few of Wine's own PE files.
+mkdir -p "$C/pefile"
+for f in "${CUFERRY_BUILD:-$TOP/build}"/windows/fakes/*.dll "${CUFERRY_BUILD:-$TOP/build}"/windows/fakes/*.exe \
+	 /usr/lib/x86_64-linux-gnu/wine/x86_64-windows/version.dll \
+	 /usr/lib/x86_64-linux-gnu/wine/x86_64-windows/psapi.dll; do
+	[ -f "$f" ] && cp "$f" "$C/pefile/$(basename "$f")"
+done
+printf 'MZ' > "$C/pefile/mz"

@@ -12,6 +12,18 @@
 #include <string.h>
 #include <unistd.h>
 
+#ifdef _WIN32
+/* The Windows build (mingw-w64, make windows-fakes): no uids, and NVIDIA's Windows API is
+ * __stdcall (the one x64 convention; it matters for 32-bit callers only). */
+#include <windows.h>
+#define FAKE_API __stdcall
+#define getuid() 0
+#define pause() Sleep(INFINITE)
+#define O_CLOEXEC 0
+#else
+#define FAKE_API
+#endif
+
 static long fake_conf(const char *key, long fallback)
 {
 #ifdef FAKE_CONF

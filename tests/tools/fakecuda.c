@@ -13,7 +13,7 @@ __attribute__((constructor)) static void record(void) { fake_record_uid("libcuda
 
 int fake_cuda_current_device(void) { return current_device; }
 
-int cuInit(unsigned f)
+int FAKE_API cuInit(unsigned f)
 {
 	(void)f;
 #ifdef FAKE_NO_DEVICE
@@ -22,18 +22,18 @@ int cuInit(unsigned f)
 	return 0;
 #endif
 }
-int cuDriverGetVersion(int *v) { *v = 13000; return 0; }
-int cuDeviceGetCount(int *n) { *n = (int)fake_conf("gpus", 1); return 0; }
-int cuDeviceGet(int *d, int i) { *d = i; return 0; }
-int cuDeviceGetName(char *name, int len, int d) { snprintf(name, (size_t)len, d ? "Fake GPU %d (CPU)" : "Fake GPU (CPU)", d); return 0; }
-int cuDeviceTotalMem_v2(size_t *b, int d) { (void)d; *b = (size_t)1 << 30; return 0; }
-int cuDeviceGetAttribute(int *v, int a, int d) { (void)d; *v = a == 75 ? 9 : 0; return 0; }
-int cuDevicePrimaryCtxRetain(void **c, int d) { *c = (void *)(intptr_t)(d + 1); return 0; }
-int cuDevicePrimaryCtxRelease_v2(int d) { (void)d; return 0; }
-int cuCtxSetCurrent(void *c) { current_device = (int)(intptr_t)c - 1; return 0; }
-int cuCtxSynchronize(void) { return 0; }
-int cuMemAlloc_v2(uint64_t *p, size_t n) { *p = (uint64_t)(uintptr_t)malloc(n); return *p ? 0 : 2; }
-int cuMemFree_v2(uint64_t p) { free((void *)(uintptr_t)p); return 0; }
-int cuMemcpyHtoD_v2(uint64_t d, const void *s, size_t n) { memcpy((void *)(uintptr_t)d, s, n); return 0; }
-int cuMemcpyDtoH_v2(void *d, uint64_t s, size_t n) { memcpy(d, (void *)(uintptr_t)s, n); return 0; }
-int cuGetErrorString(int e, const char **s) { *s = e == 100 ? "no CUDA-capable device is detected" : "fake error"; return 0; }
+int FAKE_API cuDriverGetVersion(int *v) { *v = 13000; return 0; }
+int FAKE_API cuDeviceGetCount(int *n) { *n = (int)fake_conf("gpus", 1); return 0; }
+int FAKE_API cuDeviceGet(int *d, int i) { *d = i; return 0; }
+int FAKE_API cuDeviceGetName(char *name, int len, int d) { snprintf(name, (size_t)len, d ? "Fake GPU %d (CPU)" : "Fake GPU (CPU)", d); return 0; }
+int FAKE_API cuDeviceTotalMem_v2(size_t *b, int d) { (void)d; *b = (size_t)1 << 30; return 0; }
+int FAKE_API cuDeviceGetAttribute(int *v, int a, int d) { (void)d; *v = a == 75 ? 9 : 0; return 0; }
+int FAKE_API cuDevicePrimaryCtxRetain(void **c, int d) { *c = (void *)(intptr_t)(d + 1); return 0; }
+int FAKE_API cuDevicePrimaryCtxRelease_v2(int d) { (void)d; return 0; }
+int FAKE_API cuCtxSetCurrent(void *c) { current_device = (int)(intptr_t)c - 1; return 0; }
+int FAKE_API cuCtxSynchronize(void) { return 0; }
+int FAKE_API cuMemAlloc_v2(uint64_t *p, size_t n) { *p = (uint64_t)(uintptr_t)malloc(n); return *p ? 0 : 2; }
+int FAKE_API cuMemFree_v2(uint64_t p) { free((void *)(uintptr_t)p); return 0; }
+int FAKE_API cuMemcpyHtoD_v2(uint64_t d, const void *s, size_t n) { memcpy((void *)(uintptr_t)d, s, n); return 0; }
+int FAKE_API cuMemcpyDtoH_v2(void *d, uint64_t s, size_t n) { memcpy(d, (void *)(uintptr_t)s, n); return 0; }
+int FAKE_API cuGetErrorString(int e, const char **s) { *s = e == 100 ? "no CUDA-capable device is detected" : "fake error"; return 0; }

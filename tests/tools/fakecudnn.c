@@ -7,7 +7,9 @@
  * a little at one element), bwd_filter_off=1, bad_gpu=G (GPU G's forward off), hang_gpu=G,
  * fast=1 (return at once, results unwritten: make bench times validation's own CPU work).
  * It needs libcudnn_graph.so.9 (fakegraph.c), found through its RUNPATH ($ORIGIN). */
+#ifndef _WIN32
 #include <dlfcn.h>
+#endif
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,9 +38,14 @@ __attribute__((constructor)) static void record(void)
 /* The GPU the fake driver made current (0 without it). */
 static int device(void)
 {
+#ifdef _WIN32
+	HMODULE cuda = GetModuleHandleA("nvcuda.dll");
+	int (*current)(void) = cuda ? (int (*)(void))(void (*)(void))GetProcAddress(cuda, "fake_cuda_current_device") : NULL;
+#else
 	/* The probe loads the driver RTLD_LOCAL: find it by its soname, already loaded. */
 	void *cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
 	int (*current)(void) = cuda ? (int (*)(void))dlsym(cuda, "fake_cuda_current_device") : NULL;
+#endif
 	return current ? current() : 0;
 }
 
@@ -51,26 +58,26 @@ int fake_graph_marker(void); /* from libcudnn_graph.so.9: makes it a real depend
 struct tensor { int n, c, h, w; };
 struct conv { int ph, pw, sh, sw; };
 
-size_t cudnnGetVersion(void) { return FAKE_VERSION + 0 * (size_t)fake_graph_marker(); }
+size_t FAKE_API cudnnGetVersion(void) { return FAKE_VERSION + 0 * (size_t)fake_graph_marker(); }
 #ifndef FAKE_NO_CUDART
-size_t cudnnGetCudartVersion(void) { return 13000; }
+size_t FAKE_API cudnnGetCudartVersion(void) { return 13000; }
 #endif
-const char *cudnnGetErrorString(int s) { return s ? "CUDNN_STATUS_BAD_PARAM (fake)" : "CUDNN_STATUS_SUCCESS"; }
-int cudnnCreate(void **h) { *h = malloc(1); return 0; }
-int cudnnDestroy(void *h) { free(h); return 0; }
-int cudnnCreateTensorDescriptor(void **d) { *d = calloc(1, sizeof(struct tensor)); return 0; }
-int cudnnSetTensor4dDescriptor(struct tensor *d, int f, int t, int n, int c, int h, int w)
+const char *FAKE_API cudnnGetErrorString(int s) { return s ? "CUDNN_STATUS_BAD_PARAM (fake)" : "CUDNN_STATUS_SUCCESS"; }
+int FAKE_API cudnnCreate(void **h) { *h = malloc(1); return 0; }
+int FAKE_API cudnnDestroy(void *h) { free(h); return 0; }
+int FAKE_API cudnnCreateTensorDescriptor(void **d) { *d = calloc(1, sizeof(struct tensor)); return 0; }
+int FAKE_API cudnnSetTensor4dDescriptor(struct tensor *d, int f, int t, int n, int c, int h, int w)
 { (void)f; (void)t; *d = (struct tensor){ n, c, h, w }; return 0; }
-int cudnnDestroyTensorDescriptor(void *d) { free(d); return 0; }
-int cudnnCreateFilterDescriptor(void **d) { *d = calloc(1, sizeof(struct tensor)); return 0; }
-int cudnnSetFilter4dDescriptor(struct tensor *d, int t, int f, int k, int c, int h, int w)
+int FAKE_API cudnnDestroyTensorDescriptor(void *d) { free(d); return 0; }
+int FAKE_API cudnnCreateFilterDescriptor(void **d) { *d = calloc(1, sizeof(struct tensor)); return 0; }
+int FAKE_API cudnnSetFilter4dDescriptor(struct tensor *d, int t, int f, int k, int c, int h, int w)
 { (void)f; (void)t; *d = (struct tensor){ k, c, h, w }; return 0; }
-int cudnnDestroyFilterDescriptor(void *d) { free(d); return 0; }
-int cudnnCreateConvolutionDescriptor(void **d) { *d = calloc(1, sizeof(struct conv)); return 0; }
-int cudnnSetConvolution2dDescriptor(struct conv *d, int ph, int pw, int sh, int sw, int dh, int dw, int m, int t)
+int FAKE_API cudnnDestroyFilterDescriptor(void *d) { free(d); return 0; }
+int FAKE_API cudnnCreateConvolutionDescriptor(void **d) { *d = calloc(1, sizeof(struct conv)); return 0; }
+int FAKE_API cudnnSetConvolution2dDescriptor(struct conv *d, int ph, int pw, int sh, int sw, int dh, int dw, int m, int t)
 { (void)dh; (void)dw; (void)m; (void)t; *d = (struct conv){ ph, pw, sh, sw }; return 0; }
-int cudnnSetConvolutionMathType(void *d, int m) { (void)d; (void)m; return 0; }
-int cudnnDestroyConvolutionDescriptor(void *d) { free(d); return 0; }
+int FAKE_API cudnnSetConvolutionMathType(void *d, int m) { (void)d; (void)m; return 0; }
+int FAKE_API cudnnDestroyConvolutionDescriptor(void *d) { free(d); return 0; }
 
 static struct conv_shape shape_of(const struct tensor *x, const struct tensor *w, const struct conv *c)
 {
@@ -79,7 +86,7 @@ static struct conv_shape shape_of(const struct tensor *x, const struct tensor *w
 	return s;
 }
 
-int cudnnGetConvolution2dForwardOutputDim(struct conv *c, struct tensor *x, struct tensor *w,
+int FAKE_API cudnnGetConvolution2dForwardOutputDim(struct conv *c, struct tensor *x, struct tensor *w,
 					  int *n, int *k, int *h, int *wo)
 {
 	struct conv_shape s = shape_of(x, w, c);
@@ -98,22 +105,22 @@ static int two_algos(int req, int *n, struct perf *p)
 	return 0;
 }
 
-int cudnnGetConvolutionForwardAlgorithm_v7(void *h, void *x, void *w, void *c, void *y, int req, int *n, struct perf *p)
+int FAKE_API cudnnGetConvolutionForwardAlgorithm_v7(void *h, void *x, void *w, void *c, void *y, int req, int *n, struct perf *p)
 { (void)h; (void)x; (void)w; (void)c; (void)y; return two_algos(req, n, p); }
-int cudnnGetConvolutionBackwardDataAlgorithm_v7(void *h, void *w, void *dy, void *c, void *dx, int req, int *n, struct perf *p)
+int FAKE_API cudnnGetConvolutionBackwardDataAlgorithm_v7(void *h, void *w, void *dy, void *c, void *dx, int req, int *n, struct perf *p)
 { (void)h; (void)w; (void)dy; (void)c; (void)dx; return two_algos(req, n, p); }
-int cudnnGetConvolutionBackwardFilterAlgorithm_v7(void *h, void *x, void *dy, void *c, void *dw, int req, int *n, struct perf *p)
+int FAKE_API cudnnGetConvolutionBackwardFilterAlgorithm_v7(void *h, void *x, void *dy, void *c, void *dw, int req, int *n, struct perf *p)
 { (void)h; (void)x; (void)dy; (void)c; (void)dw; return two_algos(req, n, p); }
-int cudnnGetConvolutionForwardWorkspaceSize(void *h, void *x, void *w, void *c, void *y, int a, size_t *s)
+int FAKE_API cudnnGetConvolutionForwardWorkspaceSize(void *h, void *x, void *w, void *c, void *y, int a, size_t *s)
 { (void)h; (void)x; (void)w; (void)c; (void)y; (void)a; *s = 0; return 0; }
-int cudnnGetConvolutionBackwardDataWorkspaceSize(void *h, void *w, void *dy, void *c, void *dx, int a, size_t *s)
+int FAKE_API cudnnGetConvolutionBackwardDataWorkspaceSize(void *h, void *w, void *dy, void *c, void *dx, int a, size_t *s)
 { (void)h; (void)w; (void)dy; (void)c; (void)dx; (void)a; *s = 0; return 0; }
-int cudnnGetConvolutionBackwardFilterWorkspaceSize(void *h, void *x, void *dy, void *c, void *dw, int a, size_t *s)
+int FAKE_API cudnnGetConvolutionBackwardFilterWorkspaceSize(void *h, void *x, void *dy, void *c, void *dw, int a, size_t *s)
 { (void)h; (void)x; (void)dy; (void)c; (void)dw; (void)a; *s = 0; return 0; }
 
 static float *scratch(size_t n) { return malloc(n * sizeof(float)); }
 
-int cudnnConvolutionForward(void *h, const float *alpha, struct tensor *xd, const float *x, struct tensor *wd,
+int FAKE_API cudnnConvolutionForward(void *h, const float *alpha, struct tensor *xd, const float *x, struct tensor *wd,
 			    const float *w, struct conv *c, int algo, void *ws, size_t wss, const float *beta,
 			    struct tensor *yd, float *y)
 {
@@ -141,7 +148,7 @@ int cudnnConvolutionForward(void *h, const float *alpha, struct tensor *xd, cons
 	return 0;
 }
 
-int cudnnConvolutionBackwardData(void *h, const float *alpha, struct tensor *wd, const float *w, struct tensor *dyd,
+int FAKE_API cudnnConvolutionBackwardData(void *h, const float *alpha, struct tensor *wd, const float *w, struct tensor *dyd,
 				 const float *dy, struct conv *c, int algo, void *ws, size_t wss, const float *beta,
 				 struct tensor *dxd, float *dx)
 {
@@ -155,7 +162,7 @@ int cudnnConvolutionBackwardData(void *h, const float *alpha, struct tensor *wd,
 	return 0;
 }
 
-int cudnnConvolutionBackwardFilter(void *h, const float *alpha, struct tensor *xd, const float *x, struct tensor *dyd,
+int FAKE_API cudnnConvolutionBackwardFilter(void *h, const float *alpha, struct tensor *xd, const float *x, struct tensor *dyd,
 				   const float *dy, struct conv *c, int algo, void *ws, size_t wss, const float *beta,
 				   struct tensor *dwd, float *dw)
 {

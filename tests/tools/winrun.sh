@@ -1,0 +1,23 @@
+#!/bin/sh
+# winrun.sh PREFIX_DIR EXE [ARGS...] - run a Windows program under Wine in the private prefix
+# PREFIX_DIR (created on first use; never ~/.wine), with Wine's own chatter off. The exit
+# code is the program's; 77 means Wine itself cannot start here (no wine, no usable prefix),
+# which callers report as a skip, never as a pass.
+set -u
+[ $# -ge 2 ] || { echo "usage: winrun.sh PREFIX_DIR EXE [ARGS...]" >&2; exit 2; }
+prefix=$1; shift
+wine=$(command -v wine || command -v wine64 || { [ -x /usr/lib/wine/wine64 ] && echo /usr/lib/wine/wine64; }) ||
+	{ echo "winrun.sh: wine not found (make deps installs wine64)" >&2; exit 77; }
+case $prefix in /*) ;; *) prefix=$(pwd)/$prefix ;; esac
+export WINEPREFIX="$prefix" WINEDEBUG=-all WINEARCH=win64
+# No Mono or Gecko installer dialogs, no desktop integration: a test prefix needs neither.
+export WINEDLLOVERRIDES="mscoree,mshtml=;winemenubuilder.exe=d"
+unset DISPLAY WAYLAND_DISPLAY
+if [ ! -f "$prefix/system.reg" ]; then
+	mkdir -p "$prefix"
+	"$wine" wineboot.exe --init >"$prefix.init.log" 2>&1
+	wineserver -w 2>/dev/null || true
+	[ -f "$prefix/system.reg" ] ||
+		{ echo "winrun.sh: Wine cannot create a prefix here (log: $prefix.init.log)" >&2; exit 77; }
+fi
+exec "$wine" "$@"
