@@ -355,8 +355,8 @@ comma := ,
 # fake_cudnn VERSION DEFINES IMPORTLIB: a fake cuDNN DLL with NVIDIA's kind of version resource
 fake_cudnn = $(WIN_WINDRES) -DFAKE_V=$(subst .,$(comma),$(1)) '-DFAKE_VS=\"$(1)\"' \
 	tests/tools/fakeversion.rc -O coff -o $@.res.o && \
-	$(FAKE_WIN) $(2) -o $@ tests/tools/fakecudnn.c unpacker/convref.c $@.res.o $(3) && rm -f $@.res.o
-FAKE_CUDNN_SRC = tests/tools/fakecudnn.c tests/tools/fakeconf.h unpacker/convref.c tests/tools/fakeversion.rc
+	$(FAKE_WIN) $(2) -o $@ tests/tools/fakecudnn.c unpacker/validate/convref.c $@.res.o $(3) && rm -f $@.res.o
+FAKE_CUDNN_SRC = tests/tools/fakecudnn.c tests/tools/fakeconf.h unpacker/validate/convref.c tests/tools/fakeversion.rc
 $(WIN)/fakes/nvcuda.dll: tests/tools/fakecuda.c tests/tools/fakeconf.h
 	@mkdir -p $(dir $@)
 	$(FAKE_WIN) -o $@ $<
