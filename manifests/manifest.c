@@ -115,7 +115,7 @@ const struct manifest_file *manifest_find(const struct manifest *m, const char *
 
 char *manifest_install_name(const struct manifest *m)
 {
-	return xasprintf("cudnn-%s-cuda%s", m->cudnn_version, m->cuda_variant);
+	return xasprintf(MANIFEST_INSTALL_DIR_START "%s-cuda%s", m->cudnn_version, m->cuda_variant);
 }
 
 int64_t manifest_parse_time(const char *iso)
@@ -217,9 +217,11 @@ static int check_files(const struct manifest *m, struct cf_err *e)
 		const struct manifest_file *f = &m->files[i];
 		if (path_check(f->path, why, sizeof(why)) != 0)
 			return cf_fail(e, CF_INTEGRITY, "unsafe path '%s': %s", f->path, why);
-		if (path_casecmp(f->path, ".cuferry") == 0 || strncasecmp(f->path, ".cuferry/", 9) == 0)
-			return cf_fail(e, CF_INTEGRITY, "'%s': .cuferry is the unpacker's own directory",
-				       f->path);
+		if (path_casecmp(f->path, MANIFEST_META_DIR) == 0 ||
+		    (strncasecmp(f->path, MANIFEST_META_DIR, strlen(MANIFEST_META_DIR)) == 0 &&
+		     f->path[strlen(MANIFEST_META_DIR)] == '/'))
+			return cf_fail(e, CF_INTEGRITY, "'%s': " MANIFEST_META_DIR " is the unpacker's own "
+				       "directory", f->path);
 		if (i > 0 && strcmp(m->files[i - 1].path, f->path) >= 0)
 			return cf_fail(e, CF_INTEGRITY, "files not sorted or duplicated at '%s'",
 				       f->path);

@@ -76,6 +76,12 @@ char *manifest_to_json(const struct manifest *m, size_t *len);
 /* Strict parse: duplicate keys, wrong types, missing fields, bad paths are errors.
  * Unknown format: CF_INCOMPATIBLE. Other problems: CF_INTEGRITY. */
 int manifest_parse(const char *json, size_t len, struct manifest **out, struct cf_err *e);
+/* The two names of the install layout a bundle itself decides, spelled here because the
+ * manifest check needs them and manifests/ sits below the unpacker (unpacker/layout.c, which
+ * owns every other name, uses these): the unpacker's own directory in the prefix, which no
+ * bundle entry may use, and the start of every install directory's name. */
+#define MANIFEST_META_DIR ".cuferry"
+#define MANIFEST_INSTALL_DIR_START "cudnn-"
 /* "cudnn-9.19.0.56-cuda13": the install directory name of a bundle. */
 char *manifest_install_name(const struct manifest *m);
 /* Seconds since the epoch from "YYYY-MM-DDTHH:MM:SSZ"; -1 when malformed. */

@@ -6,8 +6,9 @@
 
 #include "common/io.h"
 #include "common/platform.h"
+#include "manifests/manifest.h"
 
-#define META ".cuferry"
+#define META MANIFEST_META_DIR
 #define CURRENT "current"
 #define STAGING ".staging-"
 #define BACKUP ".old-"

@@ -11,6 +11,7 @@
 #include "common/io.h"
 #include "common/log.h"
 #include "common/platform.h"
+#include "manifests/manifest.h"
 #include "unpacker/env.h"
 
 
@@ -60,7 +61,8 @@ int modulefile_dir_valid(const char *module_dir)
 /* cudnn-9.19.0.56-cuda13 -> 9.19.0.56-cuda13 */
 static const char *module_version(const char *dir)
 {
-	return strncmp(dir, "cudnn-", 6) == 0 ? dir + 6 : dir;
+	size_t n = strlen(MANIFEST_INSTALL_DIR_START);
+	return strncmp(dir, MANIFEST_INSTALL_DIR_START, n) == 0 ? dir + n : dir;
 }
 
 /* Which of an install's optional directories it has. */
