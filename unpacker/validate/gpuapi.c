@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/io.h"
 #include "common/platform.h"
 
 struct symbol {
@@ -90,4 +91,24 @@ const char *gpuapi_cuda_error(const struct cuda_api *api, int status)
 	if (api->GetErrorString)
 		api->GetErrorString(status, &s);
 	return s ? s : "unknown CUDA error";
+}
+
+/* NVIDIA's own names: the Linux tarball's lib/libcudnn.so.N, the Windows zip's bin/cudnn64_N.dll
+ * (NVIDIA.md). */
+#if defined(_WIN32)
+#define CUDNN_NAME "cudnn64_%s.dll"
+#define CUDNN_IN_INSTALL "%s\\bin\\" CUDNN_NAME
+#else
+#define CUDNN_NAME "libcudnn.so.%s"
+#define CUDNN_IN_INSTALL "%s/lib/" CUDNN_NAME
+#endif
+
+void gpuapi_cudnn_name(const char *major, char *out, size_t size)
+{
+	snprintf(out, size, CUDNN_NAME, major);
+}
+
+char *gpuapi_cudnn_path(const char *dir, const char *major)
+{
+	return xasprintf(CUDNN_IN_INSTALL, dir, major);
 }

@@ -168,4 +168,11 @@ int gpuapi_cuda(void *lib, struct cuda_api *api, char *missing, size_t size);
 const char *gpuapi_cudnn_error(const struct cudnn_api *api, int status);
 const char *gpuapi_cuda_error(const struct cuda_api *api, int status);
 
+/* The file name of cuDNN's main library of major version major (its digits) on this platform,
+ * as the loader looks it up by name: "libcudnn.so.9" (Windows: "cudnn64_9.dll"). */
+void gpuapi_cudnn_name(const char *major, char *out, size_t size);
+/* That library in the install at dir: "DIR/lib/libcudnn.so.9" (Windows: "DIR\bin\cudnn64_9.dll");
+ * free() it. */
+char *gpuapi_cudnn_path(const char *dir, const char *major);
+
 #endif
