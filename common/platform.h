@@ -229,6 +229,9 @@ int platform_rename_at(int dir, const char *from, const char *to);
 int platform_parse_utc(const char *iso, int64_t *out);
 /* The broken-down UTC time of t (seconds since 1970) in out. */
 int platform_utc_time(int64_t t, struct tm *out);
+/* Seconds on a clock that only moves forward, whatever is done to the time of day: the
+ * difference of two readings is how long something took. */
+double platform_monotonic_s(void);
 
 /* ---- interrupts ---- */
 

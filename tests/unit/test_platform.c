@@ -589,6 +589,15 @@ static void test_utc_time(void **state)
 	assert_int_equal(tm.tm_sec, 5);
 }
 
+/* Durations: readings never go back (how much they move is not asserted). */
+static void test_monotonic_clock(void **state)
+{
+	(void)state;
+	double first = platform_monotonic_s(), second = platform_monotonic_s();
+	assert_true(first >= 0);
+	assert_true(second >= first);
+}
+
 static volatile sig_atomic_t last_interrupt;
 
 static void note_interrupt(int kind)
@@ -830,6 +839,7 @@ int main(void)
 		cmocka_unit_test(test_directories),
 		cmocka_unit_test(test_inside_an_open_directory),
 		cmocka_unit_test(test_utc_time),
+		cmocka_unit_test(test_monotonic_clock),
 		cmocka_unit_test(test_interrupts_and_crashes),
 		cmocka_unit_test(test_child_pipe_and_handles),
 		cmocka_unit_test(test_privileges_dropped_for_good),

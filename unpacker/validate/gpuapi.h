@@ -174,5 +174,11 @@ void gpuapi_cudnn_name(const char *major, char *out, size_t size);
 /* That library in the install at dir: "DIR/lib/libcudnn.so.9" (Windows: "DIR\bin\cudnn64_9.dll");
  * free() it. */
 char *gpuapi_cudnn_path(const char *dir, const char *major);
+/* The directory of the install at dir that holds the libraries: "DIR/lib" (Windows:
+ * "DIR\bin"); free() it. */
+char *gpuapi_cudnn_dir(const char *dir);
+/* 1 when name is one of the sub-libraries of cuDNN major version major, as the library
+ * directory names them: "libcudnn_graph.so.9" (Windows: "cudnn_graph64_9.dll"). */
+int gpuapi_cudnn_sublibrary(const char *name, const char *major);
 
 #endif

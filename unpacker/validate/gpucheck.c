@@ -28,9 +28,7 @@ struct gpu {
 
 static double now_ms(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+	return platform_monotonic_s() * 1e3;
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -89,16 +89,18 @@ static int probe_library(char **a)
 {
 	const char *dir = a[0], *major = a[1], *want = a[2], *variant = a[3];
 	char *path = gpuapi_cudnn_path(dir, major), got[32], why[512];
-	char libdir[PATH_MAX];
+	char real[PATH_MAX], libdir[PATH_MAX];
 	struct cudnn_api api;
 	json_t *failure = NULL;
 	if (probe_readable(path, "library") != 0)
 		return 1;
-	if (platform_realpath(dir, libdir, sizeof(libdir)) != 0) {
+	if (platform_realpath(dir, real, sizeof(real)) != 0) {
 		probe_emit(probe_result("library", "fail", "install directory missing"));
 		return 1;
 	}
-	strncat(libdir, "/lib/", sizeof(libdir) - strlen(libdir) - 1);
+	char *in = gpuapi_cudnn_dir(real);
+	snprintf(libdir, sizeof(libdir), "%s/", in);
+	free(in);
 	if (!load_cudnn(path, &api, &failure)) {
 		probe_emit(failure);
 		return 1;
@@ -120,11 +122,8 @@ static int probe_library(char **a)
 	/* Load each sub-library too: a missing dependency (zlib) or a copy from elsewhere shows. */
 	struct platform_dir *d = platform_dir_open(libdir);
 	const char *name;
-	char suffix[16];
-	snprintf(suffix, sizeof(suffix), ".so.%s", major);
 	while (!bad && d && (name = platform_dir_next(d)) != NULL) {
-		size_t n = strlen(name), m = strlen(suffix);
-		if (strncmp(name, "libcudnn_", 9) || n < m || strcmp(name + n - m, suffix))
+		if (!gpuapi_cudnn_sublibrary(name, major))
 			continue;
 		char *sub = xasprintf("%s%s", libdir, name);
 		if (!platform_lib_open(sub, PLATFORM_LIB_NOW)) {
