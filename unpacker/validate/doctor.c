@@ -20,6 +20,7 @@
 #include "unpacker/layout.h"
 #include "common/rootpath.h"
 #include "unpacker/leftovers.h"
+#include "unpacker/validate/gpuapi.h"
 #include "unpacker/validate/proberun.h"
 #include "unpacker/state.h"
 
@@ -56,7 +57,7 @@ struct owned {
 struct survey {
 	const char *root;
 	const char *prefix_sys;
-	int major;
+	char soname[32];               /* the current major's library, as programs load it by name */
 	struct entry entries[MAX_ENTRIES];
 	size_t nentries;
 	struct copy copies[MAX_COPIES];
@@ -168,7 +169,7 @@ static void append(char *buf, size_t size, const char *sep, const char *text)
 /* The copy DIR/libcudnn.so.<major> resolves to, recorded once; NULL when there is none. */
 static struct copy *add_copy(struct survey *s, const char *dir, const char *via)
 {
-	char *path = xasprintf("%s/libcudnn.so.%d", dir, s->major), real[PATH_MAX];
+	char *path = xasprintf("%s/%s", dir, s->soname), real[PATH_MAX];
 	int found = rootpath_resolve(s->root, path, real, sizeof(real)) == 0;
 	free(path);
 	if (!found)
@@ -304,11 +305,8 @@ static void survey_all(struct survey *s)
 	platform_lib_config_dirs(s->root, conf_entry, s);
 	for (size_t i = 0; default_dirs[i]; i++)
 		add_entry(s, default_dirs[i], CTX_DEFAULT, "a default library directory");
-	if (!*s->root) {
-		char soname[32];
-		snprintf(soname, sizeof(soname), "libcudnn.so.%d", s->major);
-		platform_lib_cache_find(soname, cache_copy, s);
-	}
+	if (!*s->root)
+		platform_lib_cache_find(s->soname, cache_copy, s);
 	for (size_t i = 0; i < s->nentries; i++)
 		add_copy(s, s->entries[i].dir, s->entries[i].via);
 	if (s->cache_hit[0]) { /* in the cache, though no file read here names its directory */
@@ -538,7 +536,7 @@ static void classify(const struct survey *s, struct copy *c)
 
 static struct copy *find_in(struct survey *s, const char *dir)
 {
-	char *path = xasprintf("%s/libcudnn.so.%d", dir, s->major), real[PATH_MAX];
+	char *path = xasprintf("%s/%s", dir, s->soname), real[PATH_MAX];
 	int found = rootpath_resolve(s->root, path, real, sizeof(real)) == 0;
 	free(path);
 	for (size_t i = 0; found && i < s->ncopies; i++)
@@ -595,11 +593,11 @@ struct verdict {
 static void print_copies(const struct survey *s, const struct copy *main_winner)
 {
 	if (*s->root)
-		log_out("cuDNN copies that provide libcudnn.so.%d in the image at %s (its own loader "
-			"configuration, environment and package lists read, not this host's):\n", s->major,
+		log_out("cuDNN copies that provide %s in the image at %s (its own loader "
+			"configuration, environment and package lists read, not this host's):\n", s->soname,
 			s->root);
 	else
-		log_out("cuDNN copies that provide libcudnn.so.%d on this machine:\n", s->major);
+		log_out("cuDNN copies that provide %s on this machine:\n", s->soname);
 	if (s->ncopies == 0)
 		log_out("  (none)\n");
 	for (size_t i = 0; i < s->ncopies; i++) {
@@ -623,8 +621,10 @@ int doctor_run(const struct install_options *o, struct cf_err *e)
 	char ours[PATH_MAX] = "", *prefix_sys = l.prefix_sys, *current_sys = layout_current_sys(prefix_sys, '/');
 	s->root = o->root;
 	s->prefix_sys = prefix_sys;
-	s->major = current_major(&l);
-	char *current = xasprintf("%s/lib/libcudnn.so.%d", current_sys, s->major);
+	char major[16];
+	snprintf(major, sizeof(major), "%d", current_major(&l));
+	gpuapi_cudnn_name(major, s->soname, sizeof(s->soname));
+	char *current = gpuapi_cudnn_path(current_sys, major);
 	int installed = rootpath_resolve(s->root, current, ours, sizeof(ours)) == 0;
 	int system_env = env_system_present(&l);
 	survey_all(s);
@@ -663,7 +663,7 @@ int doctor_run(const struct install_options *o, struct cf_err *e)
 			continue;
 		any |= v[i].c != NULL;
 		if (!v[i].c)
-			log_out("%s finds no libcudnn.so.%d\n", v[i].who, s->major);
+			log_out("%s finds no %s\n", v[i].who, s->soname);
 		else
 			log_out("%s gets %s%s (cuDNN %s, through %s)\n", v[i].who, s->root, v[i].c->real,
 				v[i].c->version, v[i].via);
