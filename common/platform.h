@@ -229,6 +229,9 @@ int platform_rename_at(int dir, const char *from, const char *to);
 int platform_parse_utc(const char *iso, int64_t *out);
 /* The broken-down UTC time of t (seconds since 1970) in out. */
 int platform_utc_time(int64_t t, struct tm *out);
+/* Seconds on a clock that only moves forward, whatever is done to the time of day: the
+ * difference of two readings is how long something took. */
+double platform_monotonic_s(void);
 
 /* ---- interrupts ---- */
 
@@ -271,11 +274,22 @@ int platform_drop_privileges(char *why, size_t size);
  * machine's and the user's PATH from the registry, source "HKLM" or "HKCU"). */
 void platform_lib_config_dirs(const char *root,
 			      void (*fn)(const char *dir, const char *source, void *ctx), void *ctx);
+/* The program that rebuilds the loader's cache from its configuration, by absolute path (POSIX:
+ * ldconfig, to be run with a clean environment, never looked up through PATH); NULL where the
+ * system has none (Windows). */
+const char *platform_lib_cache_program(void);
 /* Each file the loader's cache holds for name, in the loader's order, with its flags
  * ("(libc6,x86-64)" from ldconfig -p, run with a clean environment): the count, or -1 when
  * there is no cache to ask (Windows has none: 0). */
 int platform_lib_cache_find(const char *name,
 			    void (*fn)(const char *path, const char *flags, void *ctx), void *ctx);
+
+/* ---- the GPU driver ---- */
+
+/* The version of the NVIDIA driver the system under root ("" for this one) runs, "580.65.06",
+ * in out: 0, or -1 when it has none (or says nothing readable). POSIX: what the kernel module
+ * reports in ROOT/proc/driver/nvidia/version; Windows: nvcuda.dll's version (root ""). */
+int platform_driver_version(const char *root, char *out, size_t size);
 
 /* ---- this process as the system sees it ---- */
 

@@ -106,8 +106,7 @@ void platform_lib_config_dirs(const char *root,
 		conf_include(&w, "/etc/ld.so.conf", "/etc/ld.so.conf.d/*.conf", 0);
 }
 
-/* ldconfig by absolute path: it is run with a clean environment, never through PATH. */
-static const char *ldconfig_path(void)
+const char *platform_lib_cache_program(void)
 {
 	static const char *const candidates[] = { "/sbin/ldconfig", "/usr/sbin/ldconfig" };
 	for (size_t i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++)
@@ -119,7 +118,7 @@ static const char *ldconfig_path(void)
 int platform_lib_cache_find(const char *name,
 			    void (*fn)(const char *path, const char *flags, void *ctx), void *ctx)
 {
-	const char *prog = ldconfig_path();
+	const char *prog = platform_lib_cache_program();
 	char *const argv[] = { "ldconfig", "-p", NULL }, *const envp[] = { NULL };
 	struct platform_child child;
 	if (!prog || platform_run(prog, argv, envp, PLATFORM_CAPTURE_STDOUT, 30, &child) != 0)

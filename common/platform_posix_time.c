@@ -1,4 +1,5 @@
-/* platform_posix_time.c - UTC time stamps read and broken down (POSIX) */
+/* platform_posix_time.c - UTC time stamps read and broken down, and the clock durations are
+ * measured on (POSIX) */
 #include "common/platform.h"
 
 #include <string.h>
@@ -19,4 +20,11 @@ int platform_utc_time(int64_t t, struct tm *out)
 {
 	time_t tt = (time_t)t;
 	return gmtime_r(&tt, out) ? 0 : -1;
+}
+
+double platform_monotonic_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }

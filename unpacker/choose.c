@@ -39,44 +39,16 @@ struct candidate {
 	char why[400];   /* why it was passed over */
 };
 
-int choose_parse_driver(const char *text, char *out, size_t size)
-{
-	/* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  Sun Jul 27 ..." and the open
-	 * modules' "... Open Kernel Module for x86_64  580.95.05  Release Build ...": the first
-	 * word made of digits and dots with at least one dot. */
-	const char *line_end = strchr(text, '\n');
-	size_t limit = line_end ? (size_t)(line_end - text) : strlen(text);
-	for (size_t i = 0; i < limit;) {
-		size_t n = strcspn(text + i, " \t\n");
-		if (n > limit - i)
-			n = limit - i;
-		size_t digits = strspn(text + i, "0123456789.");
-		if (n > 2 && digits == n && isdigit((unsigned char)text[i]) &&
-		    memchr(text + i, '.', n) && n < size) {
-			snprintf(out, size, "%.*s", (int)n, text + i);
-			return 0;
-		}
-		i += n ? n : 1;
-	}
-	return -1;
-}
-
 /* The driver of the machine being installed: a --root that has its own proc/ describes the
  * machine (a test's fake one, an image prepared for a known server), and then only
  * ROOT/proc/driver/nvidia/version counts, even when absent; otherwise this host's. */
 static void read_driver(struct machine *mc)
 {
 	char *proc = xasprintf("%s/proc", mc->root);
-	char *path = *mc->root && io_is_dir(proc) ? xasprintf("%s/driver/nvidia/version", proc)
-						   : xstrdup("/proc/driver/nvidia/version");
-	char *text = NULL;
+	const char *machine = *mc->root && io_is_dir(proc) ? mc->root : "";
 	free(proc);
-	/* /proc files report size 0: io_read_file reads to the end regardless. */
-	if (io_read_file(path, 1 << 16, &text, NULL) == 0 &&
-	    choose_parse_driver(text, mc->driver, sizeof(mc->driver)) == 0)
+	if (platform_driver_version(machine, mc->driver, sizeof(mc->driver)) == 0)
 		mc->cuda_max = compat_cuda_major_for_driver(mc->driver, mc->platform);
-	free(text);
-	free(path);
 }
 
 struct lib_search {

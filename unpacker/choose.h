@@ -23,7 +23,4 @@ struct choose_options {
 int choose_bundle(const char *path, const struct choose_options *o, char *chosen, size_t size,
 		  struct cf_err *e);
 
-/* The NVIDIA driver version in the text of /proc/driver/nvidia/version; 0 ok, -1 none. */
-int choose_parse_driver(const char *text, char *out, size_t size);
-
 #endif

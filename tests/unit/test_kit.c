@@ -1,6 +1,6 @@
 /* test_kit.c - the kit's choices that a test machine cannot reach end to end: the split size
- * for each file system type, the driver line of every NVIDIA module flavour, the CUDA major a
- * driver supports */
+ * for each file system type, the CUDA major a driver supports (the driver line of every NVIDIA
+ * module flavour: test_platform's test_driver_version) */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,7 +10,6 @@
 
 #include "bundler/kit.h"
 #include "manifests/compat.h"
-#include "unpacker/choose.h"
 
 static void test_split_follows_the_file_system(void **state)
 {
@@ -23,25 +22,6 @@ static void test_split_follows_the_file_system(void **state)
 	assert_int_equal(kit_split_for_fs(0x5346544e, &name), 0);              /* ntfs */
 	assert_int_equal(kit_split_for_fs(0xef53, &name), 0);                  /* ext4 */
 	assert_int_equal(kit_split_for_fs((long)0xffffffff00004d44ll, &name), 4294967295ull);
-}
-
-static void test_driver_line(void **state)
-{
-	char v[32];
-	assert_int_equal(choose_parse_driver("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  "
-					     "Sun Jul 27 07:09:14 UTC 2025\nGCC version: gcc 12.2\n",
-					     v, sizeof(v)), 0);
-	assert_string_equal(v, "580.65.06");
-	assert_int_equal(choose_parse_driver("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  "
-					     "550.54.15  Release Build  (dvs-builder@U16)\n", v, sizeof(v)), 0);
-	assert_string_equal(v, "550.54.15");
-	assert_int_equal(choose_parse_driver("NVRM version: NVIDIA UNIX aarch64 Kernel Module  570.86.10  "
-					     "Wed Jan 22\n", v, sizeof(v)), 0);
-	assert_string_equal(v, "570.86.10");
-	/* Only the first line counts; no version there is no driver. */
-	assert_int_equal(choose_parse_driver("NVRM version: unknown\nGCC version: gcc 12.2.0\n", v,
-					     sizeof(v)), -1);
-	assert_int_equal(choose_parse_driver("", v, sizeof(v)), -1);
 }
 
 static void test_cuda_major_of_a_driver(void **state)
@@ -58,7 +38,6 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_split_follows_the_file_system),
-		cmocka_unit_test(test_driver_line),
 		cmocka_unit_test(test_cuda_major_of_a_driver),
 	};
 	return cmocka_run_group_tests_name("kit", tests, NULL, NULL);

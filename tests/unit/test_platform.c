@@ -589,6 +589,15 @@ static void test_utc_time(void **state)
 	assert_int_equal(tm.tm_sec, 5);
 }
 
+/* Durations: readings never go back (how much they move is not asserted). */
+static void test_monotonic_clock(void **state)
+{
+	(void)state;
+	double first = platform_monotonic_s(), second = platform_monotonic_s();
+	assert_true(first >= 0);
+	assert_true(second >= first);
+}
+
 static volatile sig_atomic_t last_interrupt;
 
 static void note_interrupt(int kind)
@@ -699,6 +708,36 @@ static void write_text(const char *root, const char *name, const char *text)
 	free(path);
 }
 
+/* The driver line of every NVIDIA module flavour, under a root standing for a machine. */
+static void test_driver_version(void **state)
+{
+	(void)state;
+	char *root = scratch(), *dir = join(root, "proc/driver/nvidia"), v[32];
+	assert_int_equal(platform_driver_version(root, v, sizeof(v)), -1); /* no driver */
+	assert_int_equal(io_mkdirs(dir, 0755), 0);
+	static const struct {
+		const char *text, *version;
+	} lines[] = {
+		{ "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  Sun Jul 27 07:09:14 UTC "
+		  "2025\nGCC version: gcc 12.2\n", "580.65.06" },
+		{ "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  550.54.15  Release Build  "
+		  "(dvs-builder@U16)\n", "550.54.15" },
+		{ "NVRM version: NVIDIA UNIX aarch64 Kernel Module  570.86.10  Wed Jan 22\n", "570.86.10" },
+		/* Only the first line counts; no version there is no driver. */
+		{ "NVRM version: unknown\nGCC version: gcc 12.2.0\n", NULL },
+		{ "", NULL },
+	};
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		write_text(root, "proc/driver/nvidia/version", lines[i].text);
+		int rc = platform_driver_version(root, v, sizeof(v));
+		assert_int_equal(rc, lines[i].version ? 0 : -1);
+		if (lines[i].version)
+			assert_string_equal(v, lines[i].version);
+	}
+	free(dir);
+	remove_scratch(root);
+}
+
 static void test_loader_configuration(void **state)
 {
 	(void)state;
@@ -735,6 +774,13 @@ static void count_cache_hit(const char *path, const char *flags, void *ctx)
 	(*(int *)ctx)++;
 }
 
+static void only_unversioned_libc(const char *path, const char *flags, void *ctx)
+{
+	(void)flags;
+	(void)ctx;
+	assert_null(strstr(path, "libc.so.6"));
+}
+
 static void test_loader_cache(void **state)
 {
 	(void)state;
@@ -747,6 +793,13 @@ static void test_loader_cache(void **state)
 	hits = 0;
 	assert_int_equal(platform_lib_cache_find("libcuferry-nonexistent.so.1", count_cache_hit, &hits), 0);
 	assert_int_equal(hits, 0);
+	/* The whole name: "libc.so" is a prefix of "libc.so.6", whose entry it must not match. */
+	assert_true(platform_lib_cache_find("libc.so", only_unversioned_libc, NULL) >= 0);
+	/* Found cache, so found program: by absolute path, never through PATH. */
+	const char *prog = platform_lib_cache_program();
+	assert_non_null(prog);
+	assert_true(prog[0] == '/');
+	assert_int_equal(platform_access(prog, PLATFORM_CAN_EXECUTE), 0);
 }
 
 static void test_this_process(void **state)
@@ -786,9 +839,11 @@ int main(void)
 		cmocka_unit_test(test_directories),
 		cmocka_unit_test(test_inside_an_open_directory),
 		cmocka_unit_test(test_utc_time),
+		cmocka_unit_test(test_monotonic_clock),
 		cmocka_unit_test(test_interrupts_and_crashes),
 		cmocka_unit_test(test_child_pipe_and_handles),
 		cmocka_unit_test(test_privileges_dropped_for_good),
+		cmocka_unit_test(test_driver_version),
 		cmocka_unit_test(test_loader_configuration),
 		cmocka_unit_test(test_loader_cache),
 		cmocka_unit_test(test_this_process),

@@ -6,22 +6,21 @@
 #include "unpacker/validate/doctor.h"
 
 #include <errno.h>
-#include <glob.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "common/io.h"
 #include "common/log.h"
+#include "common/platform.h"
 #include "unpacker/env.h"
 #include "unpacker/layout.h"
 #include "common/rootpath.h"
-#include "unpacker/validate/ldconfig.h"
 #include "unpacker/leftovers.h"
+#include "unpacker/validate/gpuapi.h"
 #include "unpacker/validate/proberun.h"
 #include "unpacker/state.h"
 
@@ -58,7 +57,7 @@ struct owned {
 struct survey {
 	const char *root;
 	const char *prefix_sys;
-	int major;
+	char soname[32];               /* the current major's library, as programs load it by name */
 	struct entry entries[MAX_ENTRIES];
 	size_t nentries;
 	struct copy copies[MAX_COPIES];
@@ -170,7 +169,7 @@ static void append(char *buf, size_t size, const char *sep, const char *text)
 /* The copy DIR/libcudnn.so.<major> resolves to, recorded once; NULL when there is none. */
 static struct copy *add_copy(struct survey *s, const char *dir, const char *via)
 {
-	char *path = xasprintf("%s/libcudnn.so.%d", dir, s->major), real[PATH_MAX];
+	char *path = xasprintf("%s/%s", dir, s->soname), real[PATH_MAX];
 	int found = rootpath_resolve(s->root, path, real, sizeof(real)) == 0;
 	free(path);
 	if (!found)
@@ -213,7 +212,7 @@ static void add_path_list(struct survey *s, const char *list, enum context ctx, 
 {
 	char *copy = xstrdup(list), *save = NULL;
 	for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-		*strchrnul(d, '$') = '\0';
+		d[strcspn(d, "$")] = '\0';
 		d += strspn(d, "\"' \t");
 		d[strcspn(d, "\"' \t;")] = '\0';
 		if (d[0] == '/')
@@ -250,16 +249,17 @@ static void login_file(struct survey *s, const char *file_sys)
 	free(path);
 }
 
+static void login_match(const char *path, void *ctx)
+{
+	struct survey *s = ctx;
+	login_file(s, path + strlen(s->root));
+}
+
 static void read_login_environment(struct survey *s)
 {
 	login_file(s, "/etc/environment");
-	glob_t g;
 	char *pattern = xasprintf("%s" LAYOUT_PROFILE_DIR "/*.sh", s->root);
-	if (glob(pattern, 0, NULL, &g) == 0) {
-		for (size_t i = 0; i < g.gl_pathc; i++)
-			login_file(s, g.gl_pathv[i] + strlen(s->root));
-		globfree(&g);
-	}
+	platform_glob(pattern, 1, login_match, s);
 	free(pattern);
 }
 
@@ -271,16 +271,25 @@ static void cache_copy(const char *path, const char *flags, void *ctx)
 		snprintf(s->cache_hit, sizeof(s->cache_hit), "%s", path);
 }
 
+static void copy_match(const char *path, void *ctx)
+{
+	struct survey *s = ctx;
+	add_copy(s, path + strlen(s->root), NULL);
+}
+
 static void add_glob(struct survey *s, const char *pattern)
 {
-	glob_t g;
 	char *full = xasprintf("%s%s", s->root, pattern);
-	if (glob(full, GLOB_NOSORT, NULL, &g) == 0) {
-		for (size_t i = 0; i < g.gl_pathc; i++)
-			add_copy(s, g.gl_pathv[i] + strlen(s->root), NULL);
-		globfree(&g);
-	}
+	platform_glob(full, 0, copy_match, s);
 	free(full);
+}
+
+/* The first match in byte order, into a PATH_MAX buffer that starts empty. */
+static void first_match(const char *path, void *ctx)
+{
+	char *first = ctx;
+	if (!first[0])
+		snprintf(first, PATH_MAX, "%s", path);
 }
 
 /* Every place a copy is known to live, on a search path or not. */
@@ -293,14 +302,11 @@ static void survey_all(struct survey *s)
 	if (llp)
 		add_path_list(s, llp, CTX_SHELL, "LD_LIBRARY_PATH of this shell");
 	read_login_environment(s);
-	ldconfig_entries(s->root, conf_entry, s);
+	platform_lib_config_dirs(s->root, conf_entry, s);
 	for (size_t i = 0; default_dirs[i]; i++)
 		add_entry(s, default_dirs[i], CTX_DEFAULT, "a default library directory");
-	if (!*s->root) {
-		char soname[32];
-		snprintf(soname, sizeof(soname), "libcudnn.so.%d", s->major);
-		ldconfig_cache_find(soname, cache_copy, s);
-	}
+	if (!*s->root)
+		platform_lib_cache_find(s->soname, cache_copy, s);
 	for (size_t i = 0; i < s->nentries; i++)
 		add_copy(s, s->entries[i].dir, s->entries[i].via);
 	if (s->cache_hit[0]) { /* in the cache, though no file read here names its directory */
@@ -352,32 +358,32 @@ static void survey_all(struct survey *s)
 /* ---- where each copy came from, and the command that removes it ---- */
 
 /* dpkg's file lists: every libcudnn file a package owns, with the package's name. */
+static void read_dpkg_list(const char *list, void *ctx)
+{
+	struct survey *s = ctx;
+	char *text, *save = NULL;
+	if (io_read_file(list, 16 << 20, &text, NULL) != 0)
+		return;
+	const char *base = strrchr(list, '/') + 1;
+	size_t n = strcspn(base, ":"); /* libcudnn9-cuda-12:amd64.list */
+	if (n > strlen(base) - 5)
+		n = strlen(base) - 5;
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		const char *slash = strrchr(l, '/');
+		struct owned *o = &s->owned[s->nowned];
+		if (!slash || strncmp(slash + 1, "libcudnn", 8) != 0 || s->nowned >= MAX_OWNED ||
+		    rootpath_resolve(s->root, l, o->real, sizeof(o->real)) != 0)
+			continue;
+		snprintf(o->package, sizeof(o->package), "%.*s", (int)n, base);
+		s->nowned++;
+	}
+	free(text);
+}
+
 static void read_dpkg_lists(struct survey *s)
 {
-	glob_t g;
 	char *pattern = xasprintf("%s/var/lib/dpkg/info/*.list", s->root);
-	if (glob(pattern, 0, NULL, &g) == 0) {
-		for (size_t i = 0; i < g.gl_pathc; i++) {
-			char *text, *save = NULL;
-			if (io_read_file(g.gl_pathv[i], 16 << 20, &text, NULL) != 0)
-				continue;
-			const char *base = strrchr(g.gl_pathv[i], '/') + 1;
-			size_t n = strcspn(base, ":"); /* libcudnn9-cuda-12:amd64.list */
-			if (n > strlen(base) - 5)
-				n = strlen(base) - 5;
-			for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-				const char *slash = strrchr(l, '/');
-				struct owned *o = &s->owned[s->nowned];
-				if (!slash || strncmp(slash + 1, "libcudnn", 8) != 0 || s->nowned >= MAX_OWNED ||
-				    rootpath_resolve(s->root, l, o->real, sizeof(o->real)) != 0)
-					continue;
-				snprintf(o->package, sizeof(o->package), "%.*s", (int)n, base);
-				s->nowned++;
-			}
-			free(text);
-		}
-		globfree(&g);
-	}
+	platform_glob(pattern, 1, read_dpkg_list, s);
 	free(pattern);
 }
 
@@ -398,10 +404,9 @@ static int classify_pip(const struct survey *s, struct copy *c, const char *pre)
 		return 0;
 	char *site = xasprintf("%.*s-packages", (int)(mark - c->real), c->real), name[128] = "nvidia-cudnn",
 	     wheel_version[64] = "";
-	char *pattern = xasprintf("%s%s/nvidia_cudnn*.dist-info", s->root, site);
-	glob_t g;
-	if (glob(pattern, 0, NULL, &g) == 0) {
-		const char *base = strrchr(g.gl_pathv[0], '/') + 1, *dash = strchr(base, '-');
+	char *pattern = xasprintf("%s%s/nvidia_cudnn*.dist-info", s->root, site), info[PATH_MAX] = "";
+	if (platform_glob(pattern, 1, first_match, info) > 0) {
+		const char *base = strrchr(info, '/') + 1, *dash = strchr(base, '-');
 		if (dash) {
 			snprintf(name, sizeof(name), "%.*s", (int)(dash - base), base);
 			for (char *p = name; *p; p++)
@@ -409,7 +414,6 @@ static int classify_pip(const struct survey *s, struct copy *c, const char *pre)
 			snprintf(wheel_version, sizeof(wheel_version), "%.*s",
 				 (int)(strlen(dash + 1) - strlen(".dist-info")), dash + 1);
 		}
-		globfree(&g);
 	}
 	/* ENV/lib/python3.X/site-packages: that environment's own python runs its pip. */
 	const char *lib = strstr(site, "/lib/python");
@@ -439,19 +443,18 @@ static int classify_conda(const struct survey *s, struct copy *c, const char *pr
 	int found = 0;
 	if (lib && strcmp(lib, "/lib") == 0) {
 		*lib = '\0';
-		char *pattern = xasprintf("%s%s/conda-meta/cudnn-[0-9]*.json", s->root, env);
-		glob_t g;
-		if (glob(pattern, 0, NULL, &g) == 0) {
+		char *pattern = xasprintf("%s%s/conda-meta/cudnn-[0-9]*.json", s->root, env),
+		     meta[PATH_MAX] = "";
+		if (platform_glob(pattern, 1, first_match, meta) > 0) {
 			const char *base = strrchr(env, '/');
 			int named = base && base - env >= 5 && strncmp(base - 5, "/envs/", 6) == 0;
 			set_text(&c->origin, "conda package cudnn in the %s environment (%s)",
 				 named ? base + 1 : "base", env);
 			set_text(&c->fix, "%sconda remove -p %s cudnn", pre, env);
 			if (strcmp(c->version, "unknown") == 0) {
-				const char *v = strrchr(g.gl_pathv[0], '/') + 7; /* "/cudnn-" */
+				const char *v = strrchr(meta, '/') + 7; /* "/cudnn-" */
 				snprintf(c->version, sizeof(c->version), "%.*s", (int)strcspn(v, "-"), v);
 			}
-			globfree(&g);
 			found = 1;
 		}
 		free(pattern);
@@ -533,7 +536,7 @@ static void classify(const struct survey *s, struct copy *c)
 
 static struct copy *find_in(struct survey *s, const char *dir)
 {
-	char *path = xasprintf("%s/libcudnn.so.%d", dir, s->major), real[PATH_MAX];
+	char *path = xasprintf("%s/%s", dir, s->soname), real[PATH_MAX];
 	int found = rootpath_resolve(s->root, path, real, sizeof(real)) == 0;
 	free(path);
 	for (size_t i = 0; found && i < s->ncopies; i++)
@@ -590,11 +593,11 @@ struct verdict {
 static void print_copies(const struct survey *s, const struct copy *main_winner)
 {
 	if (*s->root)
-		log_out("cuDNN copies that provide libcudnn.so.%d in the image at %s (its own loader "
-			"configuration, environment and package lists read, not this host's):\n", s->major,
+		log_out("cuDNN copies that provide %s in the image at %s (its own loader "
+			"configuration, environment and package lists read, not this host's):\n", s->soname,
 			s->root);
 	else
-		log_out("cuDNN copies that provide libcudnn.so.%d on this machine:\n", s->major);
+		log_out("cuDNN copies that provide %s on this machine:\n", s->soname);
 	if (s->ncopies == 0)
 		log_out("  (none)\n");
 	for (size_t i = 0; i < s->ncopies; i++) {
@@ -618,8 +621,10 @@ int doctor_run(const struct install_options *o, struct cf_err *e)
 	char ours[PATH_MAX] = "", *prefix_sys = l.prefix_sys, *current_sys = layout_current_sys(prefix_sys, '/');
 	s->root = o->root;
 	s->prefix_sys = prefix_sys;
-	s->major = current_major(&l);
-	char *current = xasprintf("%s/lib/libcudnn.so.%d", current_sys, s->major);
+	char major[16];
+	snprintf(major, sizeof(major), "%d", current_major(&l));
+	gpuapi_cudnn_name(major, s->soname, sizeof(s->soname));
+	char *current = gpuapi_cudnn_path(current_sys, major);
 	int installed = rootpath_resolve(s->root, current, ours, sizeof(ours)) == 0;
 	int system_env = env_system_present(&l);
 	survey_all(s);
@@ -658,7 +663,7 @@ int doctor_run(const struct install_options *o, struct cf_err *e)
 			continue;
 		any |= v[i].c != NULL;
 		if (!v[i].c)
-			log_out("%s finds no libcudnn.so.%d\n", v[i].who, s->major);
+			log_out("%s finds no %s\n", v[i].who, s->soname);
 		else
 			log_out("%s gets %s%s (cuDNN %s, through %s)\n", v[i].who, s->root, v[i].c->real,
 				v[i].c->version, v[i].via);

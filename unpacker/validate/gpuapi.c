@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/io.h"
 #include "common/platform.h"
 
 struct symbol {
@@ -90,4 +91,43 @@ const char *gpuapi_cuda_error(const struct cuda_api *api, int status)
 	if (api->GetErrorString)
 		api->GetErrorString(status, &s);
 	return s ? s : "unknown CUDA error";
+}
+
+/* NVIDIA's own names: the Linux tarball's lib/libcudnn.so.N, the Windows zip's bin/cudnn64_N.dll
+ * (NVIDIA.md). */
+#if defined(_WIN32)
+#define CUDNN_DIR "%s\\bin"
+#define CUDNN_NAME "cudnn64_%s.dll"
+#define CUDNN_IN_INSTALL CUDNN_DIR "\\" CUDNN_NAME
+#define SUBLIBRARY_PREFIX "cudnn_"
+#define SUBLIBRARY_SUFFIX "64_%s.dll"
+#else
+#define CUDNN_DIR "%s/lib"
+#define CUDNN_NAME "libcudnn.so.%s"
+#define CUDNN_IN_INSTALL CUDNN_DIR "/" CUDNN_NAME
+#define SUBLIBRARY_PREFIX "libcudnn_"
+#define SUBLIBRARY_SUFFIX ".so.%s"
+#endif
+
+void gpuapi_cudnn_name(const char *major, char *out, size_t size)
+{
+	snprintf(out, size, CUDNN_NAME, major);
+}
+
+char *gpuapi_cudnn_path(const char *dir, const char *major)
+{
+	return xasprintf(CUDNN_IN_INSTALL, dir, major);
+}
+
+char *gpuapi_cudnn_dir(const char *dir)
+{
+	return xasprintf(CUDNN_DIR, dir);
+}
+
+int gpuapi_cudnn_sublibrary(const char *name, const char *major)
+{
+	char suffix[32];
+	snprintf(suffix, sizeof(suffix), SUBLIBRARY_SUFFIX, major);
+	size_t n = strlen(name), m = strlen(suffix), p = strlen(SUBLIBRARY_PREFIX);
+	return n >= p + m && strncmp(name, SUBLIBRARY_PREFIX, p) == 0 && strcmp(name + n - m, suffix) == 0;
 }

@@ -168,4 +168,17 @@ int gpuapi_cuda(void *lib, struct cuda_api *api, char *missing, size_t size);
 const char *gpuapi_cudnn_error(const struct cudnn_api *api, int status);
 const char *gpuapi_cuda_error(const struct cuda_api *api, int status);
 
+/* The file name of cuDNN's main library of major version major (its digits) on this platform,
+ * as the loader looks it up by name: "libcudnn.so.9" (Windows: "cudnn64_9.dll"). */
+void gpuapi_cudnn_name(const char *major, char *out, size_t size);
+/* That library in the install at dir: "DIR/lib/libcudnn.so.9" (Windows: "DIR\bin\cudnn64_9.dll");
+ * free() it. */
+char *gpuapi_cudnn_path(const char *dir, const char *major);
+/* The directory of the install at dir that holds the libraries: "DIR/lib" (Windows:
+ * "DIR\bin"); free() it. */
+char *gpuapi_cudnn_dir(const char *dir);
+/* 1 when name is one of the sub-libraries of cuDNN major version major, as the library
+ * directory names them: "libcudnn_graph.so.9" (Windows: "cudnn_graph64_9.dll"). */
+int gpuapi_cudnn_sublibrary(const char *name, const char *major);
+
 #endif

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "common/io.h"
 #include "common/platform.h"
@@ -29,9 +28,7 @@ struct gpu {
 
 static double now_ms(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+	return platform_monotonic_s() * 1e3;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -397,7 +394,7 @@ static int open_gpu(struct gpu *g, char **a)
 	void *cuda = platform_lib_open(a[0], PLATFORM_LIB_NOW);
 	if (!cuda || gpuapi_cuda(cuda, &g->cu, missing, sizeof(missing)) != 0)
 		return snprintf(g->why, sizeof(g->why), "driver: %s", cuda ? missing : platform_lib_error()), -1;
-	char *path = xasprintf("%s/lib/libcudnn.so.%s", a[1], a[2]);
+	char *path = gpuapi_cudnn_path(a[1], a[2]);
 	void *dnn = platform_lib_open(path, PLATFORM_LIB_NOW);
 	free(path);
 	if (!dnn || gpuapi_cudnn(dnn, &g->dnn, missing, sizeof(missing)) != 0)
@@ -432,7 +429,7 @@ int gpucheck_run(char **a, void (*emit)(json_t *result))
 	 * Inputs and sampled points are new each run (the seed is in the report). */
 	struct conv_shape resnet = { 2, 3, 224, 224, 64, 3, 3, 1, 1, 1, 1, 0, 0 };
 	struct conv_shape odd = { 3, 5, 17, 13, 7, 5, 3, 2, 1, 2, 1, 0, 0 };
-	unsigned seed = (unsigned)time(NULL) ^ (unsigned)getpid() << 8 ^ (unsigned)g.index << 24;
+	unsigned seed = (unsigned)time(NULL) ^ (unsigned)platform_process_id() << 8 ^ (unsigned)g.index << 24;
 	int failed = 0, shapes = atoi(a[4]); /* 0 both, 1 the small one, 2 none */
 	if (shapes == 0)
 		failed |= check_shape(&g, resnet, seed);

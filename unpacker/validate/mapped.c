@@ -25,7 +25,7 @@ static void collect(const char *path, void *ctx)
 		return;
 	if (s->how == MAPPED_AS_LOADED)
 		json_array_append_new(s->list, json_string(path));
-	else if (realpath(path, real))
+	else if (platform_realpath(path, real, sizeof(real)) == 0)
 		json_array_append_new(s->list, json_string(real));
 }
 

@@ -1,11 +1,9 @@
 /* probe.c - child side of validation: load cuDNN and the driver, report what happened */
 #include "unpacker/validate/probe.h"
 
-#include <dirent.h>
-#include <fcntl.h>
+#include <errno.h>
 #include <jansson.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,10 +17,6 @@
 #include "unpacker/validate/mapped.h"
 #include "unpacker/validate/unprivileged.h"
 
-#include <errno.h>
-#include <sys/resource.h>
-#include <unistd.h>
-
 /* The pipe the parent reads: set by probe_main, never stdout or stderr. */
 static int report_fd = -1;
 
@@ -34,7 +28,7 @@ static void probe_emit(json_t *o)
 	if (s)
 		s[len++] = '\n'; /* replaces the NUL: written by length below */
 	while (s && report_fd >= 0 && done < len) {
-		ssize_t n = write(report_fd, s + done, len - done);
+		ssize_t n = platform_write(report_fd, s + done, len - done);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -59,8 +53,8 @@ static int probe_readable(const char *path, const char *check)
 	if (unprivileged_can_read(path, blocker, sizeof(blocker)) == 0)
 		return 0;
 	snprintf(why, sizeof(why), "the install is not readable by the unprivileged user the "
-		 "check runs as (uid %u): %s blocks it (make it and its parents o+rx)",
-		 (unsigned)getuid(), blocker);
+		 "check runs as (uid %lu): %s blocks it (make it and its parents o+rx)",
+		 platform_user_id(), blocker);
 	probe_emit(probe_result(check, "fail", why));
 	return -1;
 }
@@ -94,17 +88,19 @@ static void *load_cudnn(const char *path, struct cudnn_api *api, json_t **failur
 static int probe_library(char **a)
 {
 	const char *dir = a[0], *major = a[1], *want = a[2], *variant = a[3];
-	char *path = xasprintf("%s/lib/libcudnn.so.%s", dir, major), got[32], why[512];
-	char libdir[PATH_MAX];
+	char *path = gpuapi_cudnn_path(dir, major), got[32], why[512];
+	char real[PATH_MAX], libdir[PATH_MAX];
 	struct cudnn_api api;
 	json_t *failure = NULL;
 	if (probe_readable(path, "library") != 0)
 		return 1;
-	if (!realpath(dir, libdir)) {
+	if (platform_realpath(dir, real, sizeof(real)) != 0) {
 		probe_emit(probe_result("library", "fail", "install directory missing"));
 		return 1;
 	}
-	strncat(libdir, "/lib/", sizeof(libdir) - strlen(libdir) - 1);
+	char *in = gpuapi_cudnn_dir(real);
+	snprintf(libdir, sizeof(libdir), "%s/", in);
+	free(in);
 	if (!load_cudnn(path, &api, &failure)) {
 		probe_emit(failure);
 		return 1;
@@ -112,7 +108,7 @@ static int probe_library(char **a)
 	size_t v = api.GetVersion(), cudart = api.GetCudartVersion();
 	cudnn_version_text(v, got, sizeof(got));
 	json_t *o = probe_result("library", "pass", "");
-	json_object_set_new(o, "probe_uid", json_integer((json_int_t)getuid()));
+	json_object_set_new(o, "probe_uid", json_integer((json_int_t)platform_user_id()));
 	json_object_set_new(o, "cudnn_version", json_string(got));
 	json_object_set_new(o, "cudart_version", json_integer((json_int_t)cudart));
 	const char *bad = NULL;
@@ -124,23 +120,20 @@ static int probe_library(char **a)
 		bad = why;
 	}
 	/* Load each sub-library too: a missing dependency (zlib) or a copy from elsewhere shows. */
-	DIR *d = opendir(libdir);
-	struct dirent *de;
-	char suffix[16];
-	snprintf(suffix, sizeof(suffix), ".so.%s", major);
-	while (!bad && d && (de = readdir(d)) != NULL) {
-		size_t n = strlen(de->d_name), m = strlen(suffix);
-		if (strncmp(de->d_name, "libcudnn_", 9) || n < m || strcmp(de->d_name + n - m, suffix))
+	struct platform_dir *d = platform_dir_open(libdir);
+	const char *name;
+	while (!bad && d && (name = platform_dir_next(d)) != NULL) {
+		if (!gpuapi_cudnn_sublibrary(name, major))
 			continue;
-		char *sub = xasprintf("%s%s", libdir, de->d_name);
+		char *sub = xasprintf("%s%s", libdir, name);
 		if (!platform_lib_open(sub, PLATFORM_LIB_NOW)) {
-			snprintf(why, sizeof(why), "%s does not load: %s", de->d_name, platform_lib_error());
+			snprintf(why, sizeof(why), "%s does not load: %s", name, platform_lib_error());
 			bad = why;
 		}
 		free(sub);
 	}
 	if (d)
-		closedir(d);
+		platform_dir_close(d);
 	static const char *const cudnn_libs[] = { "libcudnn", NULL };
 	json_t *libs = mapped_libraries(cudnn_libs, MAPPED_REAL);
 	size_t i;
@@ -180,7 +173,7 @@ static int loaded_version(void *lib, char *out, size_t size)
 static int probe_resolve(char **a)
 {
 	char name[64], path[PATH_MAX], got[32] = "unknown";
-	snprintf(name, sizeof(name), "libcudnn.so.%s", a[0]);
+	gpuapi_cudnn_name(a[0], name, sizeof(name));
 	void *lib = platform_lib_open(name, PLATFORM_LIB_NOW);
 	if (!lib || platform_lib_path(lib, path, sizeof(path)) != 0) {
 		probe_emit(probe_result("resolution", "fail", lib ? "loaded, but its path is unknown" : platform_lib_error()));
@@ -212,7 +205,7 @@ static int probe_version(char **a)
 		return 1;
 	}
 	json_t *o = probe_result("library", "pass", a[0]);
-	json_object_set_new(o, "probe_uid", json_integer((json_int_t)getuid()));
+	json_object_set_new(o, "probe_uid", json_integer((json_int_t)platform_user_id()));
 	json_object_set_new(o, "cudnn_version", json_string(got));
 	probe_emit(o);
 	return 0;
@@ -263,30 +256,17 @@ static int probe_driver(char **a)
  * user is known to be able to read the library they load. */
 static int probe_compute(char **a)
 {
-	char *lib = xasprintf("%s/lib/libcudnn.so.%s", a[1], a[2]);
+	char *lib = gpuapi_cudnn_path(a[1], a[2]);
 	int readable = probe_readable(lib, "compute") == 0;
 	free(lib);
 	return readable ? gpucheck_run(a, probe_emit) : 1;
-}
-
-/* Only the report pipe and the standard streams stay open: a library in this child must not
- * reach the parent's files or another probe's pipe. */
-static void close_other_fds(void)
-{
-	struct rlimit rl;
-	int max = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536 ? (int)rl.rlim_cur : 65536;
-	for (int fd = 3; fd < max; fd++)
-		if (fd != report_fd)
-			close(fd);
 }
 
 int probe_main(int argc, char **argv)
 {
 	/* A crash inside a library must kill this child by its signal, so the parent can name
 	 * it: no handler (a sanitizer's included) may turn it into an ordinary exit. */
-	static const int fatal[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
-	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
-		signal(fatal[i], SIG_DFL);
+	platform_crash_default();
 	static const struct {
 		const char *kind, *check;
 		int nargs;
@@ -298,19 +278,21 @@ int probe_main(int argc, char **argv)
 	};
 	char *end = NULL;
 	long fd = argc >= 2 ? strtol(argv[0], &end, 10) : -1;
-	if (fd < 3 || !end || *end || fcntl(fd, F_GETFD) < 0) {
+	if (fd < 3 || fd > INT_MAX || !end || *end || !platform_handle_valid((int)fd)) {
 		fprintf(stderr, "unpacker: bad internal probe\n");
 		return 2;
 	}
 	report_fd = (int)fd;
-	close_other_fds();
+	/* Only the report pipe and the standard streams stay open: a library in this child must
+	 * not reach the parent's files or another probe's pipe. */
+	platform_close_other_handles(report_fd);
 	argc--, argv++;
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
 		if (strcmp(argv[0], kinds[i].kind) != 0 || argc - 1 != kinds[i].nargs)
 			continue;
 		/* Before anything is loaded: no vendor code ever runs as root. */
 		char why[256];
-		if (unprivileged_enter(why, sizeof(why)) != 0) {
+		if (platform_drop_privileges(why, sizeof(why)) != 0) {
 			probe_emit(probe_result(kinds[i].check, "fail", why));
 			return 1;
 		}

@@ -2,12 +2,12 @@
 #include "unpacker/validate/probereport.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "common/platform.h"
 
 #define MAX_STRING 4096
 
@@ -166,8 +166,7 @@ int probe_report_read(int fd, char **data, size_t *len)
 {
 	size_t cap = 65536, used = 0;
 	char *buf = malloc(cap);
-	int flags = fcntl(fd, F_GETFL);
-	if (!buf || flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0) {
+	if (!buf || platform_set_nonblocking(fd) != 0) {
 		free(buf);
 		return -1;
 	}
@@ -182,7 +181,7 @@ int probe_report_read(int fd, char **data, size_t *len)
 			}
 			buf = bigger, cap *= 2;
 		}
-		ssize_t got = read(fd, buf + used, cap - used);
+		ssize_t got = platform_read(fd, buf + used, cap - used);
 		if (got > 0)
 			used += (size_t)got;
 		else if (got < 0 && errno == EINTR)

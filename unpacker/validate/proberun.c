@@ -3,12 +3,10 @@
 #include "unpacker/validate/proberun.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "common/io.h"
 #include "common/log.h"
@@ -33,10 +31,9 @@ int probe_run(const char *ldpath, int timeout, char *const args[], json_t **line
 	char *env[4], fdarg[16];
 	int nenv = 0, rp[2];
 	*lines = json_array();
-	if (!self || pipe2(rp, O_CLOEXEC) != 0)
+	/* The child inherits the write end, and closes every other handle. */
+	if (!self || platform_child_pipe(&rp[0], &rp[1], PROBE_REPORT_MAX) != 0)
 		return snprintf(why, size, "cannot start a probe: %s", strerror(errno)), -1;
-	fcntl(rp[1], F_SETFD, 0); /* the child inherits the write end, and closes every other fd */
-	fcntl(rp[0], F_SETPIPE_SZ, PROBE_REPORT_MAX);
 	snprintf(fdarg, sizeof(fdarg), "%d", rp[1]);
 	env[nenv++] = "PATH=/usr/bin:/bin";
 	char *ld = ldpath[0] ? xasprintf("LD_LIBRARY_PATH=%s", ldpath) : NULL;
@@ -60,11 +57,11 @@ int probe_run(const char *ldpath, int timeout, char *const args[], json_t **line
 				   PLATFORM_CAPTURE_ALL, timeout, &child);
 	int saved = errno;
 	free(ld);
-	close(rp[1]);
+	platform_close(rp[1]);
 	char *report = NULL;
 	size_t len = 0;
 	int read_ok = probe_report_read(rp[0], &report, &len) == 0;
-	close(rp[0]);
+	platform_close(rp[0]);
 	if (started != 0) {
 		free(report);
 		return snprintf(why, size, "cannot start a probe: %s", strerror(saved)), -1;

@@ -2,16 +2,13 @@
 #include "unpacker/validate/validate.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <pthread.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "common/bundle/frame.h"
 #include "common/io.h"
@@ -25,6 +22,7 @@
 #include "unpacker/validate/probereport.h"
 #include "unpacker/validate/proberun.h"
 #include "unpacker/trust.h"
+#include "unpacker/validate/gpuapi.h"
 
 /* Seconds a probe may take; CUFERRY_VALIDATE_TIMEOUT overrides both (probe_timeout). */
 #define PROBE_TIMEOUT 60
@@ -46,20 +44,13 @@ struct run {
 	pthread_mutex_t *lock; /* the console, while checks finish in parallel */
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void print_row(json_t *c);
 
 /* On a terminal: which step (and GPU) is running now; replaced by the step's row. */
 static void progress_note(struct run *r, const char *what)
 {
 	pthread_mutex_lock(r->lock);
-	if (isatty(STDOUT_FILENO)) {
+	if (platform_is_terminal(1 /* stdout */)) {
 		printf("\r\033[K     ... %s", what);
 		fflush(stdout);
 	}
@@ -70,7 +61,7 @@ static void progress_note(struct run *r, const char *what)
 static void flush_rows(struct run *r)
 {
 	pthread_mutex_lock(r->lock);
-	if (isatty(STDOUT_FILENO)) {
+	if (platform_is_terminal(1 /* stdout */)) {
 		printf("\r\033[K");
 		fflush(stdout);
 	}
@@ -81,7 +72,7 @@ static void flush_rows(struct run *r)
 
 static void timing(struct run *r, const char *name, double since)
 {
-	json_object_set_new(r->timings, name, json_real(now_s() - since));
+	json_object_set_new(r->timings, name, json_real(platform_monotonic_s() - since));
 }
 
 static json_t *add(struct run *r, int step, const char *check, const char *status, const char *detail)
@@ -108,23 +99,23 @@ static void check_one_file(const struct run *r, const struct manifest_file *f, c
 			   uint64_t *bytes)
 {
 	char *path = xasprintf("%s/%s", r->dir, f->path), target[PATH_MAX];
-	struct stat st;
-	if (lstat(path, &st) != 0) {
+	struct platform_stat st;
+	if (platform_lstat(path, &st) != 0) {
 		snprintf(why, size, "%s is missing", f->path);
 	} else if (f->type == MF_SYMLINK) {
-		ssize_t n = readlink(path, target, sizeof(target) - 1);
-		if (!S_ISLNK(st.st_mode) || n < 0 || (target[n] = '\0', strcmp(target, f->target)))
+		if (st.type != PLATFORM_TYPE_LINK || platform_readlink(path, target, sizeof(target)) < 0 ||
+		    strcmp(target, f->target))
 			snprintf(why, size, "%s is not the link to %s", f->path, f->target);
 	} else if (r->o->just_written) {
 		/* The install hashed each file as it wrote it, moments ago: check what could
 		 * have changed since (presence, type, size), not the bytes again. */
-		if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != f->size)
+		if (st.type != PLATFORM_TYPE_FILE || st.size != f->size)
 			snprintf(why, size, "%s: size differs from the manifest", f->path);
-		*bytes = (uint64_t)st.st_size;
+		*bytes = st.size;
 	} else {
 		uint8_t d[32];
 		uint64_t got = 0;
-		if (!S_ISREG(st.st_mode) || sha256_file(path, d, &got) != 0 || got != f->size)
+		if (st.type != PLATFORM_TYPE_FILE || sha256_file(path, d, &got) != 0 || got != f->size)
 			snprintf(why, size, "%s: size differs from the manifest", f->path);
 		else if (!digest_equal(d, f->sha256, 32))
 			snprintf(why, size, "%s: SHA-256 differs from the manifest (changed after install)",
@@ -290,19 +281,20 @@ static void root_search(const struct run *r, struct search *s)
 
 /* path (root included) through its links the way the image resolves them, a link's absolute
  * target taken inside the root (rootpath.h), never the host's; then as the host names the
- * result. Without a root, or for a path outside it, realpath(3). */
+ * result. Without a root, or for a path outside it, the system's (platform_realpath). real,
+ * or NULL. */
 static char *image_realpath(const char *root, const char *path, char real[PATH_MAX])
 {
 	size_t n = strlen(root);
 	char inside[PATH_MAX];
 	if (!n || strncmp(path, root, n) != 0 || path[n] != '/')
-		return realpath(path, real);
+		return platform_realpath(path, real, PATH_MAX) == 0 ? real : NULL;
 	if (rootpath_resolve(root, path + n, inside, sizeof(inside)) != 0)
 		return NULL;
 	char *full = xasprintf("%s%s", root, inside);
-	char *got = realpath(full, real);
+	int got = platform_realpath(full, real, PATH_MAX) == 0;
 	free(full);
-	return got;
+	return got ? real : NULL;
 }
 
 /* A shared library file for this machine: an ELF of our class and machine. No loading. */
@@ -310,11 +302,13 @@ static int elf_library(const char *root, const char *path)
 {
 	unsigned char h[20];
 	char real[PATH_MAX];
-	int fd = image_realpath(root, path, real) ? open(real, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
-	struct stat st;
-	int ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && read(fd, h, sizeof(h)) == (ssize_t)sizeof(h);
+	int fd = image_realpath(root, path, real)
+			 ? platform_open(real, PLATFORM_OPEN_READ | PLATFORM_OPEN_NONBLOCK, 0) : -1;
+	struct platform_stat st;
+	int ok = fd >= 0 && platform_fstat(fd, &st) == 0 && st.type == PLATFORM_TYPE_FILE &&
+		 platform_read(fd, h, sizeof(h)) == (ssize_t)sizeof(h);
 	if (fd >= 0)
-		close(fd);
+		platform_close(fd);
 #if defined(__x86_64__)
 	const unsigned machine = 62;
 #elif defined(__aarch64__)
@@ -357,10 +351,10 @@ static void check_resolution(struct run *r, int is_current)
 		add(r, 3, "resolution", "skip", "not the current install");
 		return;
 	}
-	char *path = xasprintf("%s/lib/libcudnn.so.%s", r->dir, r->major);
+	char *path = gpuapi_cudnn_path(r->dir, r->major);
 	int ok = image_realpath(r->o->layout->root, path, mine) != NULL;
 	free(path);
-	snprintf(name, sizeof(name), "libcudnn.so.%s", r->major);
+	gpuapi_cudnn_name(r->major, name, sizeof(name));
 	json_t *o;
 	const char *got, *version = NULL;
 	if (*r->o->layout->root) {
@@ -442,7 +436,7 @@ static int find_dependency(const struct run *r, const struct search *s, const ch
 	if (!*r->o->layout->root) {
 		out[0] = '\0';
 		struct first_native hit = { out, size };
-		ldconfig_cache_find(soname, first_native, &hit);
+		platform_lib_cache_find(soname, first_native, &hit);
 		if (out[0])
 			return 0;
 	}
@@ -481,8 +475,8 @@ static int root_is_image(const char *root)
 	static const char *const dirs[] = { "lib", "lib64", "usr/lib", "usr/lib64", NULL };
 	for (size_t i = 0; dirs[i]; i++) {
 		char *p = xasprintf("%s/%s", root, dirs[i]);
-		struct stat st;
-		int yes = stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+		struct platform_stat st;
+		int yes = platform_stat(p, &st) == 0 && st.type == PLATFORM_TYPE_DIR;
 		free(p);
 		if (yes)
 			return 1;
@@ -538,11 +532,11 @@ static int find_libcuda(char *out, size_t size)
 	const char *named = getenv("CUFERRY_LIBCUDA");
 	if (named && named[0] == '/') {
 		snprintf(out, size, "%s", named);
-		return realpath(named, real) ? 0 : -1;
+		return platform_realpath(named, real, sizeof(real));
 	}
 	out[0] = '\0';
 	struct first_native hit = { out, size };
-	ldconfig_cache_find("libcuda.so.1", first_native, &hit);
+	platform_lib_cache_find("libcuda.so.1", first_native, &hit);
 	if (out[0])
 		return 0;
 	struct search *s = xmalloc(sizeof(*s));
@@ -555,20 +549,13 @@ static int find_libcuda(char *out, size_t size)
 	return rc;
 }
 
-/* "580.159.04" from the kernel module, or from the library's file name. */
+/* "580.159.04" from the driver itself, or from the library's file name. */
 static void driver_version(const char *libcuda, char *out, size_t size)
 {
-	char *text, real[PATH_MAX];
-	out[0] = '\0';
-	if (io_read_file("/proc/driver/nvidia/version", 1 << 16, &text, NULL) == 0) {
-		const char *p = strstr(text, "Kernel Module");
-		if (p) {
-			p += strcspn(p, "0123456789");
-			snprintf(out, size, "%.*s", (int)strspn(p, "0123456789."), p);
-		}
-		free(text);
-	}
-	if (!out[0] && realpath(libcuda, real)) {
+	char real[PATH_MAX];
+	if (platform_driver_version("", out, size) != 0)
+		out[0] = '\0';
+	if (!out[0] && platform_realpath(libcuda, real, sizeof(real)) == 0) {
 		const char *v = strstr(real, ".so.");
 		if (v)
 			snprintf(out, size, "%s", v + 4);
@@ -591,14 +578,14 @@ struct gpu_job {
 static void *gpu_job_run(void *arg)
 {
 	struct gpu_job *j = arg;
-	double t0 = now_s();
+	double t0 = platform_monotonic_s();
 	j->probe_failed = probe_run(j->r->env_ldpath, probe_timeout(COMPUTE_TIMEOUT), j->args, &j->lines,
 				    j->why, sizeof(j->why)) != 0;
-	j->seconds = now_s() - t0;
+	j->seconds = platform_monotonic_s() - t0;
 	size_t k;
 	json_t *line;
 	pthread_mutex_lock(j->r->lock);
-	if (isatty(STDOUT_FILENO))
+	if (platform_is_terminal(1 /* stdout */))
 		printf("\r\033[K");
 	if (j->probe_failed) {
 		char d[1100];
@@ -685,7 +672,7 @@ static void check_driver_and_compute(struct run *r)
 	}
 	driver_version(libcuda, version, sizeof(version));
 	char *const args[] = { "driver", libcuda, NULL };
-	double t0 = now_s();
+	double t0 = platform_monotonic_s();
 	json_t *o = probe_step(r, 5, "driver", PROBE_TIMEOUT, args);
 	timing(r, "driver", t0);
 	json_t *gpus = json_object_get(o, "gpus");
@@ -868,7 +855,9 @@ static int write_report(const struct run *r, const char *result, char *failed_co
 		char stamp[32];
 		time_t t = time(NULL);
 		struct tm tm;
-		strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", gmtime_r(&t, &tm));
+		if (platform_utc_time((int64_t)t, &tm) != 0)
+			memset(&tm, 0, sizeof(tm));
+		strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
 		char *dir = layout_failed_dir(r->o->layout, base ? base + 1 : r->dir, stamp);
 		char *copy = layout_failed_report(dir);
 		if (io_mkdirs(dir, 0755) == 0 && io_write_file_atomic(copy, text, strlen(text), 0644) == 0)
@@ -916,7 +905,7 @@ int validate_install(const struct validate_options *o, const char *install_dir,
 	compute_env(&r);
 	log_msg(LOG_INFO, "validating %s", install_dir);
 	log_out("%-4s %-13s %-6s %s\n", "step", "check", "result", "detail");
-	double t0 = now_s(), t = t0;
+	double t0 = platform_monotonic_s(), t = t0;
 	progress_note(&r, "step 1 files");
 	if (o->trust)
 		check_signature(&r);
@@ -930,16 +919,16 @@ int validate_install(const struct validate_options *o, const char *install_dir,
 		g.printed = 0;
 		pthread_t gpu_thread;
 		int threaded = pthread_create(&gpu_thread, NULL, gpu_steps, &g) == 0;
-		t = now_s();
+		t = platform_monotonic_s();
 		progress_note(&r, "steps 2-6");
 		check_library(&r);
 		timing(&r, "library", t);
 		flush_rows(&r);
-		t = now_s();
+		t = platform_monotonic_s();
 		check_resolution(&r, is_current);
 		timing(&r, "resolution", t);
 		flush_rows(&r);
-		t = now_s();
+		t = platform_monotonic_s();
 		check_deps(&r);
 		timing(&r, "dependencies", t);
 		flush_rows(&r);
