@@ -1,4 +1,4 @@
-/* platform_posix_time.c - UTC time stamps read and broken down (POSIX) */
+/* platform_posix_time.c - the clocks, and UTC time stamps read and broken down (POSIX) */
 #include "common/platform.h"
 
 #include <string.h>
@@ -19,4 +19,16 @@ int platform_utc_time(int64_t t, struct tm *out)
 {
 	time_t tt = (time_t)t;
 	return gmtime_r(&tt, out) ? 0 : -1;
+}
+
+int64_t platform_time_now(void)
+{
+	return (int64_t)time(NULL);
+}
+
+double platform_elapsed_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
