@@ -374,10 +374,10 @@ PORTABLE_SRC = $(filter-out common/platform_posix%.c,$(sort $(wildcard common/*.
                $(B)/compat_data.c $(B)/trusted_keys.c
 # Not converted yet (their owners move them in this wave; the next one converts them): each is
 # reported and skipped. The folders they move to are pending as a whole until then.
-PORTABLE_PENDING = unpacker/install.c unpacker/validate.c unpacker/doctor.c unpacker/env.c \
+PORTABLE_PENDING = unpacker/validate.c unpacker/doctor.c \
                    unpacker/probe.c unpacker/proberun.c unpacker/probereport.c \
-                   unpacker/unprivileged.c common/bundlefile.c common/sfx.c \
-                   unpacker/install/%.c unpacker/validate/%.c common/bundle/%.c
+                   unpacker/unprivileged.c \
+                   unpacker/validate/%.c
 PORTABLE_CC    ?= x86_64-w64-mingw32-gcc
 # An implicit declaration is a function Windows does not have: an error here, not a warning.
 # -Wno-attributes: `retain` (ELF's SHF_GNU_RETAIN, on the .run stub marker) means nothing in a

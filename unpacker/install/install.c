@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "common/interrupt.h"
 #include "common/io.h"
@@ -36,11 +35,11 @@ static int commit_install(const struct layout *p, const struct install_options *
 		j->backup = layout_backup_name(j->target, platform_process_id());
 		rc = journal_write(p, j, e);
 		char *backup = layout_under(p, j->backup);
-		if (rc == CF_OK && rename(target, backup) != 0)
+		if (rc == CF_OK && platform_rename(target, backup) != 0)
 			rc = cf_fail(e, CF_INSTALL, "%s: %s", target, strerror(errno));
 		free(backup);
 	}
-	if (rc == CF_OK && rename(j->staging, target) != 0)
+	if (rc == CF_OK && platform_rename(j->staging, target) != 0)
 		rc = cf_fail(e, CF_INSTALL, "%s: %s", target, strerror(errno));
 	if (rc == CF_OK)
 		rc = install_fault("renamed", e);
@@ -147,9 +146,9 @@ static int transaction(const struct layout *p, const struct install_options *o, 
 			io_rmtree(backup);
 			free(backup);
 		}
-		unlink(p->journal);
-		unlink(p->state_prev);
-		unlink(p->env_before);
+		platform_unlink(p->journal);
+		platform_unlink(p->state_prev);
+		platform_unlink(p->env_before);
 		rc = kept_failed;
 	} else {
 		struct cf_err rb = { 0 };

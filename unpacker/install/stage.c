@@ -6,7 +6,6 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "common/interrupt.h"
 #include "common/io.h"
@@ -123,7 +122,7 @@ int stage_extract(const struct layout *p, struct opened *b, struct install_resul
 	int rc = bundle_walk(b->input, &sink, &prog, e);
 	progress_end(&prog);
 	if (s.fd >= 0)
-		close(s.fd);
+		platform_close(s.fd);
 	r->files = s.files;
 	r->bytes = s.bytes;
 	if (rc == CF_OK)
