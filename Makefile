@@ -436,18 +436,13 @@ $(B)/sha256_speed: tests/tools/sha256_speed.c $(B)/obj/common/sha256.o $(B)/obj/
 
 ## check-portable: every unpacker-side source but common/platform_posix*.c compiles for Windows
 ##       (mingw-w64 -fsyntax-only, the Windows dependency headers of tools/deps.sh): no OS call
-##       outside common/platform.h. Files another change still converts are PORTABLE_PENDING.
+##       outside common/platform.h.
 # Unpacker side: what the unpacker links (bundler/ and signing/sign.c are connected-host only),
 # the subfolders too, and the generated sources. unpacker/glibcfloor.c is Linux build glue
 # (the glibc 2.17 floor) but compiles to nothing elsewhere, so it is checked like the rest.
 PORTABLE_SRC = $(filter-out common/platform_posix%.c,$(sort $(wildcard common/*.c common/*/*.c \
                manifests/*.c unpacker/*.c unpacker/*/*.c))) signing/verify.c \
                $(B)/compat_data.c $(B)/trusted_keys.c
-# Not converted yet (their owners move them in this wave; the next one converts them): each is
-# reported and skipped. The folders they move to are pending as a whole until then.
-PORTABLE_PENDING = unpacker/install.c unpacker/env.c \
-                   common/bundlefile.c common/sfx.c \
-                   unpacker/install/%.c common/bundle/%.c
 PORTABLE_CC    ?= x86_64-w64-mingw32-gcc
 # An implicit declaration is a function Windows does not have: an error here, not a warning.
 # -Wno-attributes: `retain` (ELF's SHF_GNU_RETAIN, on the .run stub marker) means nothing in a
@@ -458,12 +453,9 @@ PORTABLE_FLAGS  = -std=c11 -D_GNU_SOURCE -fsyntax-only -Werror=implicit-function
 check-portable: $(B)/commit.h $(B)/compat_data.c $(B)/trusted_keys.c
 	@deps=$$(sh tools/deps.sh --dir windows-x86_64); \
 	[ -f "$$deps/.complete" ] || sh tools/deps.sh windows-x86_64 || exit 1; \
-	fail=0; n=0; for f in $(filter-out $(PORTABLE_PENDING),$(PORTABLE_SRC)); do n=$$((n + 1)); \
+	fail=0; n=0; for f in $(PORTABLE_SRC); do n=$$((n + 1)); \
 		$(PORTABLE_CC) $(PORTABLE_FLAGS) -I$$deps/include $$f || { echo "check-portable: $$f does not compile for Windows"; fail=1; }; done; \
-	pending="$(filter $(PORTABLE_PENDING),$(PORTABLE_SRC))"; np=0; for f in $$pending; do np=$$((np + 1)); \
-		$(PORTABLE_CC) $(PORTABLE_FLAGS) -I$$deps/include $$f >/dev/null 2>&1 && \
-			echo "check-portable: $$f compiles now: take it out of PORTABLE_PENDING"; done; \
-	if [ $$fail = 0 ]; then echo "check-portable: $$n files compile for Windows; pending: $$np files"; else exit 1; fi
+	if [ $$fail = 0 ]; then echo "check-portable: $$n files compile for Windows"; else exit 1; fi
 
 ## lint: check-portable and check-includes, then static analysis: gcc -fanalyzer on every source, then cppcheck;
 ##       any finding fails. Warnings that are kept are suppressed in place, with the reason

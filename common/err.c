@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/platform.h"
+
 void cf_err_clear(struct cf_err *e)
 {
 	e->code = 0;
@@ -13,11 +15,7 @@ void cf_err_clear(struct cf_err *e)
 
 int cf_write_status(int err)
 {
-#ifdef EDQUOT
-	if (err == EDQUOT)
-		return CF_INCOMPATIBLE;
-#endif
-	return err == ENOSPC || err == EFBIG ? CF_INCOMPATIBLE : CF_INSTALL;
+	return platform_error_is_no_space(err) || err == EFBIG ? CF_INCOMPATIBLE : CF_INSTALL;
 }
 
 int cf_vfail(struct cf_err *e, int code, const char *fmt, va_list ap)

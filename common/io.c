@@ -228,6 +228,11 @@ static int rm_entry(const char *path, const struct platform_stat *st, void *ctx)
 	(void)ctx;
 	if (st->type == PLATFORM_TYPE_DIR)
 		return platform_rmdir(path) == 0 || errno == ENOENT ? 0 : -1;
+	return io_remove_file(path);
+}
+
+int io_remove_file(const char *path)
+{
 	return platform_unlink(path) == 0 || errno == ENOENT ? 0 : -1;
 }
 

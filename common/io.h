@@ -32,6 +32,8 @@ int io_copy_file_atomic(const char *from, const char *to);
 int io_mkdirs(const char *path, unsigned mode);
 /* rm -rf without following symlinks; a missing path is fine. */
 int io_rmtree(const char *path);
+/* Remove the file or link path (never a directory); one already absent is fine. */
+int io_remove_file(const char *path);
 int io_fsync_dir(const char *path);
 int io_fsync_parent(const char *path);
 /* Follows symlinks (a CUDA directory is often a link); io_exists does not. */

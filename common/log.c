@@ -50,7 +50,7 @@ static void log_stamp(FILE *f, const char *tag)
 {
 	char ts[32];
 	struct tm tm;
-	platform_utc_time((int64_t)time(NULL), &tm);
+	platform_utc_time(platform_time_now(), &tm);
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	fprintf(f, "%s %s %s: ", ts, log_prog, tag);
 }

@@ -229,9 +229,11 @@ int platform_rename_at(int dir, const char *from, const char *to);
 int platform_parse_utc(const char *iso, int64_t *out);
 /* The broken-down UTC time of t (seconds since 1970) in out. */
 int platform_utc_time(int64_t t, struct tm *out);
-/* Seconds on a clock that only moves forward, whatever is done to the time of day: the
- * difference of two readings is how long something took. */
-double platform_monotonic_s(void);
+/* The wall-clock time now, in seconds since 1970 UTC (time stamps in the state, the log). */
+int64_t platform_time_now(void);
+/* Seconds on a clock that only goes forward (not the wall clock, which may be set back):
+ * only the difference of two readings means anything (durations, rate limits). */
+double platform_elapsed_s(void);
 
 /* ---- interrupts ---- */
 

@@ -1,5 +1,4 @@
-/* platform_posix_time.c - UTC time stamps read and broken down, and the clock durations are
- * measured on (POSIX) */
+/* platform_posix_time.c - the clocks, and UTC time stamps read and broken down (POSIX) */
 #include "common/platform.h"
 
 #include <string.h>
@@ -22,7 +21,12 @@ int platform_utc_time(int64_t t, struct tm *out)
 	return gmtime_r(&tt, out) ? 0 : -1;
 }
 
-double platform_monotonic_s(void)
+int64_t platform_time_now(void)
+{
+	return (int64_t)time(NULL);
+}
+
+double platform_elapsed_s(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);

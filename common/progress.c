@@ -3,21 +3,13 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "common/platform.h"
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void progress_draw(struct progress *p)
 {
 	double mib = (double)p->done / 1048576.0;
-	double elapsed = now_seconds() - p->started;
+	double elapsed = platform_elapsed_s() - p->started;
 	double rate = elapsed > 0 ? mib / elapsed : 0;
 	if (p->total) {
 		int width = 30, fill = (int)((double)p->done * width / (double)p->total);
@@ -47,7 +39,7 @@ void progress_start(struct progress *p, const char *label, uint64_t total, int e
 	snprintf(p->label, sizeof(p->label), "%s", label);
 	p->total = total;
 	p->enabled = enabled && platform_is_terminal(2 /* stderr */);
-	p->started = now_seconds();
+	p->started = platform_elapsed_s();
 }
 
 void progress_set(struct progress *p, uint64_t done)
@@ -55,7 +47,7 @@ void progress_set(struct progress *p, uint64_t done)
 	p->done = done;
 	if (!p->enabled)
 		return;
-	double t = now_seconds();
+	double t = platform_elapsed_s();
 	/* At most six redraws a second, as zstd does: a faster bar costs more than it tells. */
 	if (t - p->last_draw < 1.0 / 6)
 		return;

@@ -6,8 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "common/io.h"
 #include "common/log.h"
@@ -136,7 +134,8 @@ static int rename_legacy(const struct layout *l, struct cf_err *e)
 {
 	if (!io_exists(l->ldconf_legacy))
 		return CF_OK;
-	int ok = io_exists(l->ldconf) ? unlink(l->ldconf_legacy) == 0 : rename(l->ldconf_legacy, l->ldconf) == 0;
+	int ok = io_exists(l->ldconf) ? platform_unlink(l->ldconf_legacy) == 0
+					 : platform_rename(l->ldconf_legacy, l->ldconf) == 0;
 	if (!ok || io_fsync_parent(l->ldconf) != 0)
 		return cf_fail(e, CF_INSTALL, "%s: %s", l->ldconf_legacy, strerror(errno));
 	return CF_OK;
@@ -165,9 +164,8 @@ int env_write_system(const struct layout *l, struct cf_err *e)
 
 int env_remove_system(const struct layout *l, struct cf_err *e)
 {
-	if ((unlink(l->ldconf) != 0 && errno != ENOENT) ||
-	    (unlink(l->ldconf_legacy) != 0 && errno != ENOENT) ||
-	    (unlink(l->profile) != 0 && errno != ENOENT))
+	if (io_remove_file(l->ldconf) != 0 || io_remove_file(l->ldconf_legacy) != 0 ||
+	    io_remove_file(l->profile) != 0)
 		return cf_fail(e, CF_INSTALL, "cannot remove environment files: %s", strerror(errno));
 	return *l->root ? CF_OK : run_ldconfig(e);
 }
@@ -235,7 +233,7 @@ int env_snapshot_restore(const struct layout *l, struct cf_err *e)
 		if (json_is_string(v))
 			bad |= env_write_file(paths[i], json_string_value(v), e) != CF_OK;
 		else if (json_is_null(v))
-			bad |= unlink(paths[i]) != 0 && errno != ENOENT;
+			bad |= io_remove_file(paths[i]) != 0;
 		else
 			bad = 1;
 	}
@@ -265,8 +263,8 @@ int env_user_present(void)
 	if (!home || !*home)
 		return 0;
 	char *path = layout_user_env(home);
-	struct stat st;
-	int present = lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+	struct platform_stat st;
+	int present = platform_lstat(path, &st) == 0 && st.type == PLATFORM_TYPE_FILE;
 	free(path);
 	return present;
 }

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "common/bundle/sfx.h"
 #include "common/bundle/frame.h"
@@ -265,15 +264,11 @@ static int dispatch(const struct cli *c, struct install_options *o, struct insta
 
 /* Every exit after the command line parsed: the log's last line, the --json report. */
 static int finish(const struct cli *c, int rc, const struct cf_err *e,
-		  const struct install_result *r, const struct timespec *t0)
+		  const struct install_result *r, double started)
 {
-	struct timespec t1;
 	log_msg(LOG_DEBUG, "exit %d (%s)", rc, cf_status_name(rc));
-	if (c->json_file) {
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		write_json(c->json_file, c, rc, e, r,
-			   (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9);
-	}
+	if (c->json_file)
+		write_json(c->json_file, c, rc, e, r, platform_elapsed_s() - started);
 	log_close_file();
 	return rc;
 }
@@ -284,12 +279,11 @@ int main(int argc, char **argv)
 	struct cf_err e = { 0 };
 	struct install_result r;
 	char why[256];
-	struct timespec t0;
 	/* The library-loading checks: this same binary, re-executed with a clean environment. */
 	if (argc >= 2 && strcmp(argv[1], PROBE_FLAG) == 0)
 		return probe_main(argc - 2, argv + 2);
 	selfpath_init(argv[0]);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	double started = platform_elapsed_s();
 	memset(&r, 0, sizeof(r));
 	log_init("unpacker", LOG_INFO);
 	if (cli_parse(argc, argv, &c, why, sizeof(why)) != 0) {
@@ -308,13 +302,13 @@ int main(int argc, char **argv)
 		version_print("unpacker");
 		print_compiled_keys();
 		c.verb = "version";
-		return finish(&c, CF_OK, &e, &r, &t0);
+		return finish(&c, CF_OK, &e, &r, started);
 	}
 	if (c.help) {
 		const char *text = c.verb_given ? unpacker_help_for(c.verb) : cli_usage;
 		fputs(text ? text : cli_usage, stdout);
 		c.verb = "help";
-		return finish(&c, CF_OK, &e, &r, &t0);
+		return finish(&c, CF_OK, &e, &r, started);
 	}
 	int rc = CF_OK;
 	if ((c.platform && !c.dry_run) || ((c.cuda || c.dry_run) && strcmp(c.verb, "install") != 0)) {
@@ -322,18 +316,18 @@ int main(int argc, char **argv)
 			? "--platform only goes with --dry-run (a bundle installs on its own platform)"
 			: "--cuda and --dry-run go with install");
 		fprintf(stderr, "unpacker: %s\ntry 'unpacker --help' for more information\n", e.msg);
-		return finish(&c, rc, &e, &r, &t0);
+		return finish(&c, rc, &e, &r, started);
 	}
 	interrupt_install();
 	log_init("unpacker", c.silent ? LOG_WARN : c.verbose ? LOG_DEBUG : LOG_INFO);
 	if (open_log(&c, &e) != CF_OK) {
 		log_msg(LOG_ERROR, "%s", e.msg);
-		return finish(&c, e.code, &e, &r, &t0);
+		return finish(&c, e.code, &e, &r, started);
 	}
 	if (c.prefix && safepath_prefix_rule(c.prefix, why, sizeof(why)) != 0) {
 		rc = cf_fail(&e, CF_USAGE, "%s", why);
 		log_msg(LOG_ERROR, "%s", why);
-		return finish(&c, rc, &e, &r, &t0);
+		return finish(&c, rc, &e, &r, started);
 	}
 	struct install_options o = {
 		.root = c.root, .prefix = c.prefix, .no_env = c.no_env, .env_user = c.env_user,
@@ -352,5 +346,5 @@ int main(int argc, char **argv)
 		rc = dispatch(&c, &o, &r, &e);
 	if (rc != 0)
 		log_msg(LOG_ERROR, "%s", e.msg);
-	return finish(&c, rc, &e, &r, &t0);
+	return finish(&c, rc, &e, &r, started);
 }

@@ -7,7 +7,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "common/io.h"
 #include "common/log.h"
@@ -70,8 +69,8 @@ static int check_entry(struct archive_entry *ent, const struct bundle_contents *
 		return entry_error(e, path, "hard links are not allowed");
 	if (archive_entry_sparse_count(ent) > 0)
 		return entry_error(e, path, "sparse entries are not allowed");
-	mode_t type = archive_entry_filetype(ent);
-	mode_t mode = archive_entry_mode(ent);
+	unsigned type = (unsigned)archive_entry_filetype(ent);
+	unsigned mode = (unsigned)archive_entry_mode(ent);
 	if (f->type == MF_SYMLINK) {
 		const char *target = archive_entry_symlink(ent);
 		if (type != AE_IFLNK)

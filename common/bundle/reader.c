@@ -3,14 +3,12 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "common/io.h"
+#include "common/platform.h"
 #include "common/sha256.h"
 
 #define MAX_PARTS 999
@@ -79,19 +77,19 @@ static int read_trailer(int fd, uint64_t file_size, uint8_t tail[SFX_TRAILER_LEN
 {
 	if (file_size < SFX_TRAILER_LEN)
 		return -1;
-	ssize_t n = pread(fd, tail, SFX_TRAILER_LEN, (off_t)(file_size - SFX_TRAILER_LEN));
+	ssize_t n = platform_pread(fd, tail, SFX_TRAILER_LEN, file_size - SFX_TRAILER_LEN);
 	return n == SFX_TRAILER_LEN ? 0 : -1;
 }
 
 int bundle_file_has_sfx_trailer(const char *path)
 {
 	uint8_t tail[SFX_TRAILER_LEN];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	off_t size = fd >= 0 ? lseek(fd, 0, SEEK_END) : -1;
-	int tagged = size > SFX_TRAILER_LEN && read_trailer(fd, (uint64_t)size, tail) == 0 &&
-		     sfx_trailer_tagged(tail) == 0;
+	struct platform_stat st;
+	int fd = platform_open(path, PLATFORM_OPEN_READ, 0);
+	int tagged = fd >= 0 && platform_fstat(fd, &st) == 0 && st.size > SFX_TRAILER_LEN &&
+		     read_trailer(fd, st.size, tail) == 0 && sfx_trailer_tagged(tail) == 0;
 	if (fd >= 0)
-		close(fd);
+		platform_close(fd);
 	return tagged;
 }
 
@@ -101,7 +99,7 @@ int bundle_file_has_sfx_trailer(const char *path)
 static int detect_sfx(struct bundle_input *b, int fd, uint64_t file_size, struct cf_err *e)
 {
 	uint8_t head[4], tail[SFX_TRAILER_LEN];
-	if (file_size < SFX_TRAILER_LEN + 8 || pread(fd, head, 4, 0) != 4)
+	if (file_size < SFX_TRAILER_LEN + 8 || platform_pread(fd, head, 4, 0) != 4)
 		return CF_OK;
 	if (frame_le32(head) == FRAME_MAGIC)
 		return CF_OK;
@@ -118,8 +116,8 @@ static int detect_sfx(struct bundle_input *b, int fd, uint64_t file_size, struct
 	if (rc != CF_OK)
 		return rc;
 	b->block = xmalloc((size_t)b->layout.block_len);
-	if (pread(fd, b->block, (size_t)b->layout.block_len,
-		  (off_t)(b->layout.stub_len + b->layout.bundle_len)) != (ssize_t)b->layout.block_len)
+	if (platform_pread(fd, b->block, (size_t)b->layout.block_len,
+			   b->layout.stub_len + b->layout.bundle_len) != (ssize_t)b->layout.block_len)
 		return cf_fail(e, CF_TRUST, "%s: cannot read the stub-signature block: %s",
 			       b->parts[0].path, strerror(errno ? errno : EIO));
 	b->sfx = 1;
@@ -131,16 +129,16 @@ static int detect_sfx(struct bundle_input *b, int fd, uint64_t file_size, struct
 int bundle_open(const char *path, struct bundle_input **out, struct cf_err *e)
 {
 	struct bundle_input *b = xcalloc(1, sizeof(*b));
-	struct stat st;
+	struct platform_stat st;
 	b->fd = -1;
 	if (has_suffix(path, ".001")) {
 		b->split_stem = xstrdup(path);
 		b->split_stem[strlen(path) - 4] = '\0';
 		for (int i = 1; i <= MAX_PARTS; i++) {
 			char *part = xasprintf("%s.%03d", b->split_stem, i);
-			int ok = stat(part, &st) == 0 && S_ISREG(st.st_mode);
+			int ok = platform_stat(part, &st) == 0 && st.type == PLATFORM_TYPE_FILE;
 			if (ok)
-				part_add(b, part, (uint64_t)st.st_size);
+				part_add(b, part, st.size);
 			free(part);
 			if (!ok)
 				break;
@@ -151,18 +149,18 @@ int bundle_open(const char *path, struct bundle_input **out, struct cf_err *e)
 		}
 		b->size = b->parts[b->nparts - 1].start + b->parts[b->nparts - 1].size;
 	} else {
-		int found = stat(path, &st) == 0;
-		if (!found || !S_ISREG(st.st_mode)) {
+		int found = platform_stat(path, &st) == 0;
+		if (!found || st.type != PLATFORM_TYPE_FILE) {
 			int saved = errno;
 			bundle_close(b);
 			/* /dev/zero exists: say what it is, never a stale "No such file". */
 			return cf_fail(e, CF_USAGE, "%s: %s", path,
 				       found ? "not a regular file, so not a bundle" : strerror(saved));
 		}
-		part_add(b, path, (uint64_t)st.st_size);
-		b->size = (uint64_t)st.st_size;
+		part_add(b, path, st.size);
+		b->size = st.size;
 	}
-	b->fd = open(b->parts[0].path, O_RDONLY | O_CLOEXEC);
+	b->fd = platform_open(b->parts[0].path, PLATFORM_OPEN_READ, 0);
 	if (b->fd < 0) {
 		int rc = cf_fail(e, CF_USAGE, "%s: %s", b->parts[0].path, strerror(errno));
 		bundle_close(b);
@@ -184,7 +182,7 @@ void bundle_close(struct bundle_input *b)
 	stop_reader(b);
 	free_slots(b);
 	if (b->fd >= 0)
-		close(b->fd);
+		platform_close(b->fd);
 	for (size_t i = 0; i < b->nparts; i++)
 		free(b->parts[i].path);
 	free(b->split_stem);
@@ -253,9 +251,9 @@ static int switch_part(struct bundle_input *b, struct cf_err *e)
 {
 	while (b->current + 1 < b->nparts &&
 	       b->pos >= b->parts[b->current].start + b->parts[b->current].size) {
-		close(b->fd);
+		platform_close(b->fd);
 		b->current++;
-		b->fd = open(b->parts[b->current].path, O_RDONLY | O_CLOEXEC);
+		b->fd = platform_open(b->parts[b->current].path, PLATFORM_OPEN_READ, 0);
 		if (b->fd < 0)
 			return cf_fail(e, CF_INTEGRITY, "%s: %s", b->parts[b->current].path,
 				       strerror(errno));
@@ -274,7 +272,7 @@ static ssize_t stream_read(struct bundle_input *b, uint8_t *buf, size_t len, str
 		uint64_t in_part = b->pos - p->start;
 		uint64_t avail = (b->sfx ? b->size : p->size) - in_part;
 		size_t want = len - got < avail ? len - got : (size_t)avail;
-		ssize_t n = pread(b->fd, buf + got, want, (off_t)(b->base + in_part));
+		ssize_t n = platform_pread(b->fd, buf + got, want, b->base + in_part);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {

@@ -4,9 +4,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "common/io.h"
+#include "common/platform.h"
 #include "common/sha256.h"
 
 void sfx_trailer_encode(const struct sfx_layout *l, uint8_t out[SFX_TRAILER_LEN])
@@ -95,7 +95,7 @@ int sfx_hash_range(int fd, uint64_t len, uint8_t out[32])
 	sha256_init(&h);
 	while (off < len) {
 		size_t want = len - off < BUF ? (size_t)(len - off) : BUF;
-		ssize_t n = pread(fd, buf, want, (off_t)off);
+		ssize_t n = platform_pread(fd, buf, want, off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {

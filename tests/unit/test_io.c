@@ -1,6 +1,6 @@
 /* test_io.c - common/io.c where it is not covered end to end: io_copy_fd from several
  * threads at once (the bundler is threaded: no shared buffer), io_rmtree never following a
- * link, and memfind, the portable memmem */
+ * link, io_remove_file, and memfind, the portable memmem */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -122,6 +122,29 @@ static void test_rmtree_does_not_follow_links(void **state)
 	free(outside);
 }
 
+static void test_remove_file(void **state)
+{
+	(void)state;
+	char *dir = scratch(), *outside = scratch();
+	char *file = xasprintf("%s/f", dir), *link = xasprintf("%s/link", dir);
+	assert_int_equal(io_write_file_atomic(file, "f", 1, 0600), 0);
+	assert_int_equal(symlink(outside, link), 0);
+	assert_int_equal(io_remove_file(file), 0);
+	assert_false(io_exists(file));
+	assert_int_equal(io_remove_file(file), 0); /* already gone is fine */
+	assert_int_equal(io_remove_file(link), 0); /* the link goes, never what it names */
+	assert_false(io_exists(link));
+	assert_true(io_is_dir(outside));
+	assert_int_not_equal(io_remove_file(dir), 0); /* a directory is not a file */
+	assert_true(io_is_dir(dir));
+	assert_int_equal(io_rmtree(dir), 0);
+	assert_int_equal(io_rmtree(outside), 0);
+	free(file);
+	free(link);
+	free(dir);
+	free(outside);
+}
+
 static void test_read_file_to_its_end(void **state)
 {
 	(void)state;
@@ -173,6 +196,7 @@ int main(void)
 		cmocka_unit_test(test_copy_fd_from_threads_at_once),
 		cmocka_unit_test(test_copy_fd_of_a_length),
 		cmocka_unit_test(test_rmtree_does_not_follow_links),
+		cmocka_unit_test(test_remove_file),
 		cmocka_unit_test(test_read_file_to_its_end),
 		cmocka_unit_test(test_memfind),
 	};

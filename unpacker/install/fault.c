@@ -1,11 +1,18 @@
 /* fault.c - how an install step fails: the test seam, and the exit code of a write error */
 #include "unpacker/install/fault.h"
 
-#include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "common/platform.h"
+
+/* The seam's pause stops this process with SIGSTOP, straight, not through common/platform.h:
+ * it exists only in the test build, whose tests (POSIX shell: kill -9 of the stopped
+ * unpacker) run on Linux alone, so no platform needs a call for it. */
+#ifdef CUFERRY_TEST_SEAMS
+#include <signal.h>
+#endif
 
 /* Test seam, compiled only into the test build (build/test-bin/unpacker, -DCUFERRY_TEST_SEAMS):
  * CUFERRY_FAULT=step fails there, step:pause stops there so a test can kill -9. The shipped
@@ -33,5 +40,5 @@ int install_fault(const char *step, struct cf_err *e)
  * write error is an install failure (5). */
 int install_write_error(int err)
 {
-	return err == ENOSPC || err == EDQUOT ? CF_INCOMPATIBLE : CF_INSTALL;
+	return platform_error_is_no_space(err) ? CF_INCOMPATIBLE : CF_INSTALL;
 }

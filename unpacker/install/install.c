@@ -6,8 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "common/interrupt.h"
 #include "common/io.h"
@@ -32,16 +30,16 @@ static int commit_install(const struct layout *p, const struct install_options *
 {
 	char *target = layout_under(p, j->target), now[32];
 	int rc = CF_OK;
-	double t = install_now_s();
+	double t = platform_elapsed_s();
 	if (j->target_existed) {
 		j->backup = layout_backup_name(j->target, platform_process_id());
 		rc = journal_write(p, j, e);
 		char *backup = layout_under(p, j->backup);
-		if (rc == CF_OK && rename(target, backup) != 0)
+		if (rc == CF_OK && platform_rename(target, backup) != 0)
 			rc = cf_fail(e, CF_INSTALL, "%s: %s", target, strerror(errno));
 		free(backup);
 	}
-	if (rc == CF_OK && rename(j->staging, target) != 0)
+	if (rc == CF_OK && platform_rename(j->staging, target) != 0)
 		rc = cf_fail(e, CF_INSTALL, "%s: %s", target, strerror(errno));
 	if (rc == CF_OK)
 		rc = install_fault("renamed", e);
@@ -49,7 +47,7 @@ static int commit_install(const struct layout *p, const struct install_options *
 		rc = cf_fail(e, CF_INSTALL, "%s: %s", p->current, strerror(errno));
 	if (rc == CF_OK)
 		rc = install_fault("switched", e);
-	manifest_format_time((int64_t)time(NULL), now);
+	manifest_format_time(platform_time_now(), now);
 	struct state_bundle b = { m->bundle_id, j->target, m->cudnn_version, m->cuda_variant,
 				  m->created, now, m->counter };
 	if (rc == CF_OK) {
@@ -60,8 +58,8 @@ static int commit_install(const struct layout *p, const struct install_options *
 	}
 	if (rc == CF_OK)
 		rc = install_fault("state", e);
-	r->phase_s[PHASE_SWITCH] = install_now_s() - t;
-	t = install_now_s();
+	r->phase_s[PHASE_SWITCH] = platform_elapsed_s() - t;
+	t = platform_elapsed_s();
 	if (rc == CF_OK && o->keep_current) {
 		r->kept_current = 1;
 	} else if (rc == CF_OK && !o->no_env && !o->env_user && platform_is_admin()) {
@@ -84,7 +82,7 @@ static int commit_install(const struct layout *p, const struct install_options *
 			 : "not root: add the output of 'unpacker env' to your shell profile, or use --env=user%s",
 			 o->env_user ? written : "");
 	}
-	r->phase_s[PHASE_ENVIRONMENT] = install_now_s() - t;
+	r->phase_s[PHASE_ENVIRONMENT] = platform_elapsed_s() - t;
 	if (rc == CF_OK)
 		rc = environment_write_modulefiles(p, o, j->target, r, e);
 	if (rc == CF_OK)
@@ -125,9 +123,9 @@ static int transaction(const struct layout *p, const struct install_options *o, 
 		struct validate_options vo = { p, environment_validate_mode(p, o), o->require_gpu,
 					       o->gpu, o->quick_validate, 1, NULL, timings,
 					       r->validation_timings, sizeof(r->validation_timings) };
-		double t = install_now_s();
+		double t = platform_elapsed_s();
 		rc = validate_install(&vo, dir, b->m, !o->keep_current, e);
-		r->phase_s[PHASE_VALIDATION] = install_now_s() - t;
+		r->phase_s[PHASE_VALIDATION] = platform_elapsed_s() - t;
 		free(dir);
 		if (rc != CF_OK && o->keep_failed) {
 			kept_failed = rc;
@@ -148,9 +146,9 @@ static int transaction(const struct layout *p, const struct install_options *o, 
 			io_rmtree(backup);
 			free(backup);
 		}
-		unlink(p->journal);
-		unlink(p->state_prev);
-		unlink(p->env_before);
+		platform_unlink(p->journal);
+		platform_unlink(p->state_prev);
+		platform_unlink(p->env_before);
 		rc = kept_failed;
 	} else {
 		struct cf_err rb = { 0 };
@@ -202,9 +200,9 @@ int install_bundle(const struct install_options *o, struct install_result *r, st
 	for (int i = 0; i < PHASE_COUNT; i++)
 		r->phase_s[i] = -1;
 	layout_init(&p, o->root, o->prefix);
-	double t = install_now_s();
+	double t = platform_elapsed_s();
 	int rc = open_trusted(o, &b, r->signers, sizeof(r->signers), e);
-	r->phase_s[PHASE_OPEN_VERIFY] = install_now_s() - t;
+	r->phase_s[PHASE_OPEN_VERIFY] = platform_elapsed_s() - t;
 	if (rc == CF_OK)
 		rc = install_fault("verified", e);
 	if (rc == CF_OK && strcmp(b.m->platform, platform_name()) != 0)

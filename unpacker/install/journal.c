@@ -2,12 +2,10 @@
  * crash can put everything back: the journal, rollback and recovery */
 #include "unpacker/install/journal.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "common/io.h"
 #include "common/log.h"
@@ -99,11 +97,11 @@ static int journal_names_ok(const struct layout *p, struct journal *j)
 int journal_set_current(const struct layout *p, const char *dir)
 {
 	char now[1024];
-	ssize_t n = readlink(p->current, now, sizeof(now) - 1);
+	ssize_t n = platform_readlink(p->current, now, sizeof(now));
 	if (dir && n > 0 && (size_t)n == strlen(dir) && memcmp(now, dir, (size_t)n) == 0)
 		return 0; /* already so: nothing to put back (and nothing to fail on a full disk) */
 	if (!dir)
-		return unlink(p->current) == 0 || errno == ENOENT ? 0 : -1;
+		return io_remove_file(p->current);
 	return platform_switch_link(p->current, dir);
 }
 
@@ -127,7 +125,7 @@ int journal_rollback(const struct layout *p, const struct journal *j, struct cf_
 		char *backup = layout_under(p, j->backup);
 		if (io_exists(backup)) {
 			bad |= io_rmtree(target) != 0;
-			bad |= rename(backup, target) != 0;
+			bad |= platform_rename(backup, target) != 0;
 		}
 		free(backup);
 	} else if (!j->target_existed) {
@@ -138,9 +136,9 @@ int journal_rollback(const struct layout *p, const struct journal *j, struct cf_
 		bad |= io_rmtree(j->staging) != 0;
 	if (j->state_existed) {
 		if (io_exists(p->state_prev))
-			bad |= rename(p->state_prev, p->state) != 0;
+			bad |= platform_rename(p->state_prev, p->state) != 0;
 	} else {
-		bad |= unlink(p->state) != 0 && errno != ENOENT;
+		bad |= io_remove_file(p->state) != 0;
 	}
 	if (j->env_saved || j->env_created) {
 		struct cf_err ignored = { 0 };
@@ -152,11 +150,11 @@ int journal_rollback(const struct layout *p, const struct journal *j, struct cf_
 	}
 	bad |= modulefiles_rollback(p, j) != CF_OK;
 	if (!bad)
-		unlink(p->env_before);
+		platform_unlink(p->env_before);
 	if (bad)
 		return cf_fail(e, CF_ROLLBACK, "rollback incomplete: check %s (journal kept at %s); "
 			       "re-run the unpacker to retry, or restore by hand", p->prefix, p->journal);
-	unlink(p->journal);
+	platform_unlink(p->journal);
 	io_fsync_dir(p->meta);
 	return CF_OK;
 }
@@ -164,18 +162,18 @@ int journal_rollback(const struct layout *p, const struct journal *j, struct cf_
 /* Staging directories of crashed runs: we hold the lock, so nobody else is using them. */
 static void remove_stale_staging(const struct layout *p)
 {
-	DIR *d = opendir(p->prefix);
-	struct dirent *de;
+	struct platform_dir *d = platform_dir_open(p->prefix);
+	const char *name;
 	if (!d)
 		return;
-	while ((de = readdir(d)) != NULL)
-		if (layout_is_staging(de->d_name) || layout_is_backup(de->d_name)) {
-			char *path = layout_under(p, de->d_name);
-			log_msg(LOG_INFO, "removing %s left by an interrupted run", de->d_name);
+	while ((name = platform_dir_next(d)) != NULL)
+		if (layout_is_staging(name) || layout_is_backup(name)) {
+			char *path = layout_under(p, name);
+			log_msg(LOG_INFO, "removing %s left by an interrupted run", name);
 			io_rmtree(path);
 			free(path);
 		}
-	closedir(d);
+	platform_dir_close(d);
 }
 
 /* Finish or undo what a crashed run left, before anything else happens. */
@@ -201,8 +199,8 @@ int journal_recover(const struct layout *p, int *recovered, struct cf_err *e)
 	if (j.committed) {
 		log_msg(LOG_WARN, "completing an install of %s that was interrupted after it was "
 			"committed", j.target);
-		unlink(p->env_before);
-		unlink(p->journal);
+		platform_unlink(p->env_before);
+		platform_unlink(p->journal);
 		rc = CF_OK;
 	} else {
 		log_msg(LOG_WARN, "rolling back an install of %s that was interrupted", j.target);
@@ -211,7 +209,7 @@ int journal_recover(const struct layout *p, int *recovered, struct cf_err *e)
 	journal_free(&j);
 	if (rc == CF_OK) {
 		remove_stale_staging(p);
-		unlink(p->state_prev);
+		platform_unlink(p->state_prev);
 		*recovered = 1;
 	}
 	return rc;

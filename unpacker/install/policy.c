@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "common/io.h"
 #include "common/platform.h"
@@ -14,7 +13,7 @@ int policy_check(const struct install_options *o, const struct manifest *m,
 		 const struct state *st, const struct layout *p, struct install_result *r,
 		 struct cf_err *e)
 {
-	int64_t now = (int64_t)time(NULL);
+	int64_t now = platform_time_now();
 	uint64_t seen;
 	char nowstr[32];
 	manifest_format_time(now, nowstr);

@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "common/io.h"
 #include "common/platform.h"
@@ -25,8 +24,8 @@ int prefix_open(const struct layout *p, int *lock, int *recovered, struct cf_err
 	 * somewhere else: the prefix and its .cuferry must be real directories. */
 	const char *dirs[] = { p->prefix, p->meta };
 	for (int i = 0; i < 2; i++) {
-		struct stat st;
-		if (lstat(dirs[i], &st) != 0 || !S_ISDIR(st.st_mode))
+		struct platform_stat st;
+		if (platform_lstat(dirs[i], &st) != 0 || st.type != PLATFORM_TYPE_DIR)
 			return cf_fail(e, CF_INSTALL, "%s is not a real directory (a symbolic link?): "
 				       "refusing to write through it", dirs[i]);
 	}

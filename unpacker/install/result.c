@@ -2,14 +2,6 @@
 #include "unpacker/install/result.h"
 
 #include <stdio.h>
-#include <time.h>
-
-double install_now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 void install_timings_text(const struct install_result *r, char *out, size_t size)
 {

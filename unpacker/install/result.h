@@ -59,7 +59,5 @@ struct install_result {
 
 /* The phases that ran, as a JSON object {"open_verify": s, ...} (for the log and reports). */
 void install_timings_text(const struct install_result *r, char *out, size_t size);
-/* Seconds of a monotonic clock, for the phases' timings. */
-double install_now_s(void);
 
 #endif

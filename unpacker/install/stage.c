@@ -6,8 +6,6 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "common/interrupt.h"
 #include "common/io.h"
@@ -78,7 +76,7 @@ static int write_meta(int rootfd, const struct opened *b, const struct install_r
 	const struct frame *f = bundle_frame(b->input);
 	uint8_t *frame = frame_encode(f->header, f->header_len, f->sigs, f->nsigs, &len);
 	char now[32];
-	manifest_format_time((int64_t)time(NULL), now);
+	manifest_format_time(platform_time_now(), now);
 	json_t *report = json_pack("{s:s, s:s, s:s, s:I, s:s, s:s, s:I, s:I}", "bundle_id",
 				   b->m->bundle_id, "cudnn_version", b->m->cudnn_version,
 				   "cuda_variant", b->m->cuda_variant, "counter",
@@ -120,20 +118,20 @@ int stage_extract(const struct layout *p, struct opened *b, struct install_resul
 	struct payload_sink sink = { stage_begin, stage_data, stage_end, &s };
 	struct progress prog;
 	progress_start(&prog, "installing", b->m->compressed_size, o->progress);
-	double t = install_now_s();
+	double t = platform_elapsed_s();
 	int rc = bundle_walk(b->input, &sink, &prog, e);
 	progress_end(&prog);
 	if (s.fd >= 0)
-		close(s.fd);
+		platform_close(s.fd);
 	r->files = s.files;
 	r->bytes = s.bytes;
 	if (rc == CF_OK)
 		rc = write_meta(s.rootfd, b, r, e);
-	r->phase_s[PHASE_EXTRACT] = install_now_s() - t;
-	t = install_now_s();
+	r->phase_s[PHASE_EXTRACT] = platform_elapsed_s() - t;
+	t = platform_elapsed_s();
 	if (rc == CF_OK && platform_tree_commit(s.rootfd) != 0)
 		rc = cf_fail(e, CF_INSTALL, "%s: %s", *staging, strerror(errno));
-	r->phase_s[PHASE_SYNC] = install_now_s() - t;
+	r->phase_s[PHASE_SYNC] = platform_elapsed_s() - t;
 	platform_tree_close(s.rootfd);
 	return rc;
 }

@@ -72,7 +72,7 @@ static void flush_rows(struct run *r)
 
 static void timing(struct run *r, const char *name, double since)
 {
-	json_object_set_new(r->timings, name, json_real(platform_monotonic_s() - since));
+	json_object_set_new(r->timings, name, json_real(platform_elapsed_s() - since));
 }
 
 static json_t *add(struct run *r, int step, const char *check, const char *status, const char *detail)
@@ -578,10 +578,10 @@ struct gpu_job {
 static void *gpu_job_run(void *arg)
 {
 	struct gpu_job *j = arg;
-	double t0 = platform_monotonic_s();
+	double t0 = platform_elapsed_s();
 	j->probe_failed = probe_run(j->r->env_ldpath, probe_timeout(COMPUTE_TIMEOUT), j->args, &j->lines,
 				    j->why, sizeof(j->why)) != 0;
-	j->seconds = platform_monotonic_s() - t0;
+	j->seconds = platform_elapsed_s() - t0;
 	size_t k;
 	json_t *line;
 	pthread_mutex_lock(j->r->lock);
@@ -672,7 +672,7 @@ static void check_driver_and_compute(struct run *r)
 	}
 	driver_version(libcuda, version, sizeof(version));
 	char *const args[] = { "driver", libcuda, NULL };
-	double t0 = platform_monotonic_s();
+	double t0 = platform_elapsed_s();
 	json_t *o = probe_step(r, 5, "driver", PROBE_TIMEOUT, args);
 	timing(r, "driver", t0);
 	json_t *gpus = json_object_get(o, "gpus");
@@ -905,7 +905,7 @@ int validate_install(const struct validate_options *o, const char *install_dir,
 	compute_env(&r);
 	log_msg(LOG_INFO, "validating %s", install_dir);
 	log_out("%-4s %-13s %-6s %s\n", "step", "check", "result", "detail");
-	double t0 = platform_monotonic_s(), t = t0;
+	double t0 = platform_elapsed_s(), t = t0;
 	progress_note(&r, "step 1 files");
 	if (o->trust)
 		check_signature(&r);
@@ -919,16 +919,16 @@ int validate_install(const struct validate_options *o, const char *install_dir,
 		g.printed = 0;
 		pthread_t gpu_thread;
 		int threaded = pthread_create(&gpu_thread, NULL, gpu_steps, &g) == 0;
-		t = platform_monotonic_s();
+		t = platform_elapsed_s();
 		progress_note(&r, "steps 2-6");
 		check_library(&r);
 		timing(&r, "library", t);
 		flush_rows(&r);
-		t = platform_monotonic_s();
+		t = platform_elapsed_s();
 		check_resolution(&r, is_current);
 		timing(&r, "resolution", t);
 		flush_rows(&r);
-		t = platform_monotonic_s();
+		t = platform_elapsed_s();
 		check_deps(&r);
 		timing(&r, "dependencies", t);
 		flush_rows(&r);
