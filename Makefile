@@ -321,6 +321,8 @@ WIN_CC    ?= x86_64-w64-mingw32-gcc
 DEPS_WIN  := $(shell sh tools/deps.sh --dir windows-x86_64)
 WIN_FLAGS  = -std=c11 -I. -I$(DEPS_WIN)/include -O2 -g -D_WIN32_WINNT=0x0601 -DUNICODE -D_UNICODE
 WIN_LIBS   = -static $(DEPS_WIN)/lib/libcmocka.a -lpsapi -ladvapi32
+# The Windows side of common/platform.h, in place of common/platform_posix*.c.
+WIN_PLATFORM = $(sort $(wildcard common/platform_win*.c))
 # Portable tests run twice: natively (UNIT_TESTS) and as .exe under Wine, with what they test.
 WIN_UNIT   = $(WIN)/tests/test_winpath.exe $(WIN)/tests/test_pefile.exe $(WIN)/tests/test_platform_win.exe
 WIN_FAKES  = $(addprefix $(WIN)/fakes/,nvcuda.dll cudnn_graph64_9.dll cudnn64_9.dll \
@@ -342,7 +344,7 @@ $(WIN)/tests/test_winpath.exe: tests/unit/test_winpath.c unpacker/winpath.c $(DE
 $(WIN)/tests/test_pefile.exe: tests/unit/test_pefile.c unpacker/validate/pefile.c $(DEPS_WIN)/.complete
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
-$(WIN)/tests/test_platform_win.exe: tests/windows/test_platform_win.c common/platform_win.c $(DEPS_WIN)/.complete
+$(WIN)/tests/test_platform_win.exe: tests/windows/test_platform_win.c $(WIN_PLATFORM) $(DEPS_WIN)/.complete
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
 
