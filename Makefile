@@ -100,6 +100,7 @@ COMMON_SRC   += common/platform_posix_fs.c common/platform_posix_dir.c common/pl
                 common/platform_posix_privilege.c common/platform_posix_self.c \
                 common/platform_posix_loader.c common/memfind.c \
                 common/platform_posix_tree.c common/platform_posix_lib.c common/platform_posix_process.c
+COMMON_SRC   += common/platform_posix_env.c common/platform_dir.c
 UNPACKER_SRC += unpacker/choose.c
 UNPACKER_SRC += unpacker/validate/unprivileged.c unpacker/validate/probereport.c
 UNPACKER_SRC += unpacker/validate/proberun.c
@@ -263,7 +264,7 @@ $(SBSA)/unpacker: $(SBSA_OBJ)
 # libraries, of which it keeps only those it uses (--as-needed). Neither program's main, nor
 # libcurl unless the module downloads.
 # The platform layer (POSIX here) and the small common modules nearly every module uses.
-PLATFORM_SRC = $(sort $(wildcard common/platform_posix*.c))
+PLATFORM_SRC = $(sort $(wildcard common/platform_posix*.c)) common/platform_dir.c
 UNIT_CORE = common/err.c common/io.c common/log.c common/memfind.c common/rootpath.c \
             common/interrupt.c $(PLATFORM_SRC)
 BUNDLE_SRC = common/bundle/frame.c common/bundle/reader.c common/bundle/payload.c \
@@ -320,9 +321,10 @@ WIN        = $(B)/windows
 WIN_CC    ?= x86_64-w64-mingw32-gcc
 DEPS_WIN  := $(shell sh tools/deps.sh --dir windows-x86_64)
 WIN_FLAGS  = -std=c11 -I. -I$(DEPS_WIN)/include -O2 -g -D_WIN32_WINNT=0x0601 -DUNICODE -D_UNICODE
-WIN_LIBS   = -static $(DEPS_WIN)/lib/libcmocka.a -lpsapi -ladvapi32
+WIN_LIBS   = -static $(DEPS_WIN)/lib/libcmocka.a -lpsapi -ladvapi32 -luser32
 # The Windows side of common/platform.h, in place of common/platform_posix*.c.
-WIN_PLATFORM = $(sort $(wildcard common/platform_win*.c))
+WIN_PLATFORM = $(sort $(wildcard common/platform_win*.c)) common/platform_dir.c
+WIN_PLATFORM_H = common/platform.h common/platform_win.h common/platform_win_internal.h
 # Portable tests run twice: natively (UNIT_TESTS) and as .exe under Wine, with what they test.
 WIN_UNIT   = $(WIN)/tests/test_winpath.exe $(WIN)/tests/test_pefile.exe $(WIN)/tests/test_platform_win.exe
 WIN_FAKES  = $(addprefix $(WIN)/fakes/,nvcuda.dll cudnn_graph64_9.dll cudnn64_9.dll \
@@ -344,7 +346,7 @@ $(WIN)/tests/test_winpath.exe: tests/unit/test_winpath.c unpacker/winpath.c $(DE
 $(WIN)/tests/test_pefile.exe: tests/unit/test_pefile.c unpacker/validate/pefile.c $(DEPS_WIN)/.complete
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
-$(WIN)/tests/test_platform_win.exe: tests/windows/test_platform_win.c $(WIN_PLATFORM) $(DEPS_WIN)/.complete
+$(WIN)/tests/test_platform_win.exe: tests/windows/test_platform_win.c $(WIN_PLATFORM) $(WIN_PLATFORM_H) $(DEPS_WIN)/.complete
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
 
@@ -357,8 +359,8 @@ comma := ,
 # fake_cudnn VERSION DEFINES IMPORTLIB: a fake cuDNN DLL with NVIDIA's kind of version resource
 fake_cudnn = $(WIN_WINDRES) -DFAKE_V=$(subst .,$(comma),$(1)) '-DFAKE_VS=\"$(1)\"' \
 	tests/tools/fakeversion.rc -O coff -o $@.res.o && \
-	$(FAKE_WIN) $(2) -o $@ tests/tools/fakecudnn.c unpacker/convref.c $@.res.o $(3) && rm -f $@.res.o
-FAKE_CUDNN_SRC = tests/tools/fakecudnn.c tests/tools/fakeconf.h unpacker/convref.c tests/tools/fakeversion.rc
+	$(FAKE_WIN) $(2) -o $@ tests/tools/fakecudnn.c unpacker/validate/convref.c $@.res.o $(3) && rm -f $@.res.o
+FAKE_CUDNN_SRC = tests/tools/fakecudnn.c tests/tools/fakeconf.h unpacker/validate/convref.c tests/tools/fakeversion.rc
 $(WIN)/fakes/nvcuda.dll: tests/tools/fakecuda.c tests/tools/fakeconf.h
 	@mkdir -p $(dir $@)
 	$(FAKE_WIN) -o $@ $<

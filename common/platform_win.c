@@ -200,6 +200,11 @@ int platform_switch_link(const char *link, const char *target)
 	return -1;
 }
 
+int platform_error_is_no_space(int err)
+{
+	return err == ENOSPC; /* a full quota is ERROR_DISK_FULL too */
+}
+
 int platform_free_bytes(const char *path, uint64_t *out)
 {
 	wchar_t *w = win_wide(path);
@@ -257,7 +262,7 @@ void platform_unlock(int handle)
 
 /* Well-known owners of system directories: Administrators, SYSTEM, and TrustedInstaller
  * (which owns %ProgramFiles% itself on a real Windows). */
-static int trusted_sid(PSID sid)
+int win_trusted_sid(PSID sid)
 {
 	static const WELL_KNOWN_SID_TYPE ok[] = { WinBuiltinAdministratorsSid, WinLocalSystemSid };
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
@@ -281,7 +286,7 @@ int platform_win_admin_only(void *security_descriptor)
 	BOOL present = FALSE, defaulted;
 	int ok = GetSecurityDescriptorOwner(security_descriptor, &owner, &defaulted) &&
 		 GetSecurityDescriptorDacl(security_descriptor, &present, &dacl, &defaulted) &&
-		 owner && trusted_sid(owner) && present && dacl; /* no DACL: everyone may write */
+		 owner && win_trusted_sid(owner) && present && dacl; /* no DACL: everyone may write */
 	for (DWORD i = 0; ok && i < dacl->AceCount; i++) {
 		ACE_HEADER *ace;
 		if (!GetAce(dacl, i, (void **)&ace)) {
@@ -292,7 +297,7 @@ int platform_win_admin_only(void *security_descriptor)
 			continue; /* for what is created below, not for this object */
 		if (ace->AceType == ACCESS_ALLOWED_ACE_TYPE) {
 			ACCESS_ALLOWED_ACE *allow = (ACCESS_ALLOWED_ACE *)ace;
-			if ((allow->Mask & writes) && !trusted_sid((PSID)&allow->SidStart))
+			if ((allow->Mask & writes) && !win_trusted_sid((PSID)&allow->SidStart))
 				ok = 0;
 		} else if (ace->AceType != ACCESS_DENIED_ACE_TYPE) {
 			ok = 0; /* object or callback entries: not understood, so not trusted */

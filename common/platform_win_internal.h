@@ -14,6 +14,8 @@
 #define ENOTSUP 129
 #endif
 
+/* ---- conversions (platform_win.c) ---- */
+
 /* The errno value for a Windows error code. */
 int win_errno(DWORD e);
 /* errno from e, and -1. */
@@ -34,5 +36,26 @@ HANDLE win_open_no_follow(const wchar_t *w, DWORD access, DWORD share, DWORD dis
 			  DWORD flags, SECURITY_ATTRIBUTES *sa);
 /* The file a loaded module (NULL: this program) came from, as UTF-8. */
 int win_module_path(HMODULE m, char *out, size_t size);
+/* 1 for Administrators, SYSTEM or TrustedInstaller: the owners of system directories. */
+int win_trusted_sid(PSID sid);
+
+/* ---- private names (platform_win_tree.c) ---- */
+
+/* Full control for SYSTEM, Administrators and this user, nothing inherited from above, in
+ * sa (its descriptor LocalFree()d by the caller); NULL on failure. */
+SECURITY_ATTRIBUTES *win_private_attributes(SECURITY_ATTRIBUTES *sa);
+/* A template ending in "XXXXXX": its length in *len and the private attributes for what is
+ * made from it in *sa (LocalFree its descriptor); -1 (EINVAL) for another name. */
+int win_template(const char *template, size_t *len, SECURITY_ATTRIBUTES *sa);
+/* Six characters nobody can guess, for "XXXXXX" (attempt: the how-manyth try). */
+void win_random_name(char *six, int attempt);
+/* The path of an open file or directory (\\?\C:\...), from its handle; free() it. */
+wchar_t *win_handle_path(int handle);
+
+/* ---- children (platform_win_child.c) ---- */
+
+/* The pipe write ends of platform_child_pipe still open, for a child to inherit: their count
+ * (max at most) in out. */
+size_t win_child_pipes(HANDLE *out, size_t max);
 
 #endif

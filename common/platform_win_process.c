@@ -105,8 +105,11 @@ int platform_run(const char *prog, char *const argv[], char *const envp[],
 	int rc = -1;
 	DWORD e = ERROR_NOT_ENOUGH_MEMORY;
 	PROCESS_INFORMATION pi = { 0 };
+	STARTUPINFOEXW ex = { 0 };
 	STARTUPINFOW si = { 0 };
 	si.cb = sizeof(si);
+	HANDLE inherit[20];
+	LPPROC_THREAD_ATTRIBUTE_LIST attributes = NULL;
 	if (!wprog || !line || !env || !job)
 		goto out;
 	/* The whole tree of processes dies with the job: a child that starts its own cannot
@@ -127,9 +130,31 @@ int platform_run(const char *prog, char *const argv[], char *const envp[],
 		si.hStdOutput = write_end;
 		si.hStdError = capture == PLATFORM_CAPTURE_ALL ? write_end : GetStdHandle(STD_ERROR_HANDLE);
 	}
-	if (!CreateProcessW(wprog, line, NULL, NULL, capture != PLATFORM_CAPTURE_NONE,
-			    CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT | CREATE_NO_WINDOW, env, NULL,
-			    &si, &pi)) {
+	/* The child inherits exactly the capture pipe and the pipes of platform_child_pipe,
+	 * named in a handle list: not whatever else the C runtime left inheritable. */
+	size_t n = 0;
+	if (write_end)
+		inherit[n++] = write_end;
+	n += win_child_pipes(inherit + n, sizeof(inherit) / sizeof(inherit[0]) - n);
+	SIZE_T list_size = 0;
+	InitializeProcThreadAttributeList(NULL, 1, 0, &list_size);
+	attributes = n ? malloc(list_size) : NULL;
+	DWORD extended = 0;
+	if (attributes && InitializeProcThreadAttributeList(attributes, 1, 0, &list_size)) {
+		if (UpdateProcThreadAttribute(attributes, 0, PROC_THREAD_ATTRIBUTE_HANDLE_LIST, inherit,
+					      n * sizeof(HANDLE), NULL, NULL)) {
+			ex.StartupInfo = si;
+			ex.StartupInfo.cb = sizeof(ex);
+			ex.lpAttributeList = attributes;
+			extended = EXTENDED_STARTUPINFO_PRESENT;
+		}
+	} else {
+		free(attributes);
+		attributes = NULL;
+	}
+	if (!CreateProcessW(wprog, line, NULL, NULL, n > 0,
+			    CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT | CREATE_NO_WINDOW | extended,
+			    env, NULL, extended ? &ex.StartupInfo : &si, &pi)) {
 		e = GetLastError();
 		goto out;
 	}
@@ -180,6 +205,10 @@ out:
 		CloseHandle(write_end);
 	if (job)
 		CloseHandle(job);
+	if (attributes) {
+		DeleteProcThreadAttributeList(attributes);
+		free(attributes);
+	}
 	free(wprog);
 	free(line);
 	free(env);

@@ -19,7 +19,7 @@
 /* ---- the no-follow tree ---- */
 
 /* Full control for SYSTEM, Administrators and this user; nothing inherited from above. */
-static SECURITY_ATTRIBUTES *private_attributes(SECURITY_ATTRIBUTES *sa)
+SECURITY_ATTRIBUTES *win_private_attributes(SECURITY_ATTRIBUTES *sa)
 {
 	HANDLE token;
 	BYTE buf[256];
@@ -42,25 +42,36 @@ static SECURITY_ATTRIBUTES *private_attributes(SECURITY_ATTRIBUTES *sa)
 	return sa;
 }
 
-int platform_private_dir(char *template)
+void win_random_name(char *six, int attempt)
 {
-	size_t len = strlen(template);
-	SECURITY_ATTRIBUTES sa;
-	if (len < 6 || strcmp(template + len - 6, "XXXXXX") != 0) {
+	static const char chars[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	for (int i = 0; i < 6; i++) {
+		unsigned r = 0;
+		if (rand_s(&r) != 0)
+			r = (unsigned)GetTickCount() * 2654435761u + (unsigned)attempt * 40503u + (unsigned)i;
+		six[i] = chars[r % 36];
+	}
+}
+
+int win_template(const char *template, size_t *len, SECURITY_ATTRIBUTES *sa)
+{
+	*len = strlen(template);
+	if (*len < 6 || strcmp(template + *len - 6, "XXXXXX") != 0) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (!private_attributes(&sa))
-		return win_fail(GetLastError());
-	static const char chars[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	return win_private_attributes(sa) ? 0 : win_fail(GetLastError());
+}
+
+int platform_private_dir(char *template)
+{
+	size_t len;
+	SECURITY_ATTRIBUTES sa;
+	if (win_template(template, &len, &sa) != 0)
+		return -1;
 	int rc = -1;
 	for (int attempt = 0; attempt < 100 && rc != 0; attempt++) {
-		for (int i = 0; i < 6; i++) {
-			unsigned r = 0;
-			if (rand_s(&r) != 0)
-				r = (unsigned)GetTickCount() * 2654435761u + (unsigned)attempt * 40503u + (unsigned)i;
-			template[len - 6 + i] = chars[r % 36];
-		}
+		win_random_name(template + len - 6, attempt);
 		wchar_t *w = win_wide(template);
 		if (!w)
 			break;
@@ -94,8 +105,8 @@ int platform_tree_open(const char *dir)
 	return win_fd(h, _O_RDONLY | _O_BINARY);
 }
 
-/* The tree's path, from its handle (\\?\C:\...). */
-static wchar_t *tree_path(int tree)
+/* The path of an open file or directory, from its handle (\\?\C:\...). */
+wchar_t *win_handle_path(int tree)
 {
 	HANDLE h = win_handle(tree);
 	if (h == INVALID_HANDLE_VALUE) {
@@ -132,7 +143,7 @@ static int win_safe_component(const char *s, size_t n)
 static int walk_parents(int tree, const char *relpath, wchar_t **full, HANDLE *parent,
 			const char **name)
 {
-	wchar_t *path = tree_path(tree), *wrel = NULL;
+	wchar_t *path = win_handle_path(tree), *wrel = NULL;
 	HANDLE held = INVALID_HANDLE_VALUE;
 	if (!path)
 		return -1;
@@ -271,7 +282,7 @@ int platform_tree_commit(int tree)
 	ACL empty;
 	if (!InitializeAcl(&empty, sizeof(empty), ACL_REVISION))
 		return win_fail(GetLastError());
-	wchar_t *path = tree_path(tree);
+	wchar_t *path = win_handle_path(tree);
 	if (!path)
 		return -1;
 	DWORD e = SetNamedSecurityInfoW(path, SE_FILE_OBJECT,
