@@ -355,6 +355,43 @@ $(WIN)/tests/test_platform_win_env.exe: tests/windows/test_platform_win_env.c un
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
 
+## windows: build/windows/unpacker.exe, one static PE (mingw-w64) from the unpacker's sources
+##          with common/platform_win*.c in place of common/platform_posix*.c; it imports only
+##          Windows' own DLLs (objdump -p). `make -k windows` names every file that does not
+##          compile for Windows yet.
+WIN_UNPACKER_SRC = $(filter-out common/platform_posix%.c,$(COMMON_SRC) $(MANIFESTS_SRC) $(VERIFY_SRC) \
+                   $(UNPACKER_SRC)) unpacker/main.c $(WIN_PLATFORM)
+WIN_UNPACKER_OBJ = $(patsubst %.c,$(WIN)/obj/%.o,$(WIN_UNPACKER_SRC)) $(WIN)/obj/compat_data.o \
+                   $(WIN)/obj/trusted_keys.o
+# libarchive's headers declare its functions dllimport unless told the library is static;
+# printf is mingw's C99 one (%zu); `retain` (on the .run stub marker) means nothing in a PE.
+WIN_CPPFLAGS = -I$(B) -DLIBARCHIVE_STATIC -D_GNU_SOURCE -D__USE_MINGW_ANSI_STDIO=1 -Wno-attributes
+# Windows' own DLLs only: the C runtime (msvcrt), KERNEL32, ADVAPI32 (registry, tokens, ACLs),
+# USER32 (WM_SETTINGCHANGE), PSAPI (EnumProcessModules), BCRYPT (libarchive's random bytes).
+WIN_UNPACKER_LIBS = -static $(addprefix $(DEPS_WIN)/lib/,libarchive.a libzstd.a libmbedcrypto-verify.a \
+                    libjansson.a) -lpsapi -ladvapi32 -luser32 -lbcrypt
+# The DLLs unpacker.exe may import: anything else is a dependency a target machine lacks.
+WIN_SYSTEM_DLLS = KERNEL32.dll ADVAPI32.dll USER32.dll PSAPI.DLL msvcrt.dll bcrypt.dll \
+                  api-ms-win-crt-%
+
+.PHONY: windows
+windows: $(WIN)/unpacker.exe
+$(WIN)/unpacker.exe: $(WIN_UNPACKER_OBJ)
+	$(WIN_CC) $^ -o $@ $(WIN_UNPACKER_LIBS)
+	@bad=$$(x86_64-w64-mingw32-objdump -p $@ | sed -n 's/^\tDLL Name: //p' | \
+		grep -v -i -x $(foreach d,$(WIN_SYSTEM_DLLS),-e '$(subst %,.*,$(d))')); \
+	if [ -n "$$bad" ]; then echo "windows: $@ imports DLLs Windows does not have: $$bad"; rm -f $@; exit 1; fi
+$(WIN)/obj/%.o: %.c $(DEPS_WIN)/.complete $(B)/commit.h
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(WIN_FLAGS) $(WIN_CPPFLAGS) $(WARN) -MMD -MP -c $< -o $@
+$(WIN)/obj/compat_data.o: $(B)/compat_data.c $(DEPS_WIN)/.complete
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(WIN_FLAGS) $(WIN_CPPFLAGS) -c $< -o $@
+$(WIN)/obj/trusted_keys.o: $(B)/trusted_keys.c $(DEPS_WIN)/.complete
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(WIN_FLAGS) $(WIN_CPPFLAGS) -c $< -o $@
+-include $(patsubst %.o,%.d,$(filter $(WIN)/obj/%,$(WIN_UNPACKER_OBJ)))
+
 # The fakes of tests/tools as Windows DLLs, named as NVIDIA names them: cuDNN 9 with its graph
 # sub-library, cuDNN 8 with ops_infer, a wrong cuDNN 9 and an older cuDNN 8 (the stale copy a
 # System32 or an earlier PATH entry holds).
