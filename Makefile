@@ -100,7 +100,6 @@ COMMON_SRC   += common/platform_posix_fs.c common/platform_posix_dir.c common/pl
                 common/platform_posix_privilege.c common/platform_posix_self.c \
                 common/platform_posix_loader.c common/memfind.c \
                 common/platform_posix_tree.c common/platform_posix_lib.c common/platform_posix_process.c
-COMMON_SRC   += common/platform_posix_env.c common/platform_dir.c
 UNPACKER_SRC += unpacker/choose.c
 UNPACKER_SRC += unpacker/validate/unprivileged.c unpacker/validate/probereport.c
 UNPACKER_SRC += unpacker/validate/proberun.c
@@ -115,6 +114,7 @@ UNPACKER_SRC += unpacker/layout.c unpacker/install/install.c unpacker/install/re
                 unpacker/install/journal.c unpacker/install/prefix.c unpacker/install/policy.c \
                 unpacker/install/environment.c unpacker/install/commands.c unpacker/install/fault.c
 UNPACKER_SRC += unpacker/winpath.c unpacker/validate/pefile.c
+COMMON_SRC   += common/platform_posix_env.c common/platform_dir.c
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
@@ -321,7 +321,7 @@ WIN        = $(B)/windows
 WIN_CC    ?= x86_64-w64-mingw32-gcc
 DEPS_WIN  := $(shell sh tools/deps.sh --dir windows-x86_64)
 WIN_FLAGS  = -std=c11 -I. -I$(DEPS_WIN)/include -O2 -g -D_WIN32_WINNT=0x0601 -DUNICODE -D_UNICODE
-WIN_LIBS   = -static $(DEPS_WIN)/lib/libcmocka.a -lpsapi -ladvapi32 -luser32
+WIN_LIBS   = -static $(DEPS_WIN)/lib/libcmocka.a -lpsapi -ladvapi32 -luser32 -lversion
 # The Windows side of common/platform.h, in place of common/platform_posix*.c.
 WIN_PLATFORM = $(sort $(wildcard common/platform_win*.c)) common/platform_dir.c
 WIN_PLATFORM_H = common/platform.h common/platform_win.h common/platform_win_internal.h
@@ -367,11 +367,12 @@ WIN_UNPACKER_OBJ = $(patsubst %.c,$(WIN)/obj/%.o,$(WIN_UNPACKER_SRC)) $(WIN)/obj
 # printf is mingw's C99 one (%zu); `retain` (on the .run stub marker) means nothing in a PE.
 WIN_CPPFLAGS = -I$(B) -DLIBARCHIVE_STATIC -D_GNU_SOURCE -D__USE_MINGW_ANSI_STDIO=1 -Wno-attributes
 # Windows' own DLLs only: the C runtime (msvcrt), KERNEL32, ADVAPI32 (registry, tokens, ACLs),
-# USER32 (WM_SETTINGCHANGE), PSAPI (EnumProcessModules), BCRYPT (libarchive's random bytes).
+# USER32 (WM_SETTINGCHANGE), PSAPI (EnumProcessModules), VERSION (a DLL's version resource),
+# BCRYPT (libarchive's random bytes); winpthreads (the bundle reader's threads) links in statically.
 WIN_UNPACKER_LIBS = -static $(addprefix $(DEPS_WIN)/lib/,libarchive.a libzstd.a libmbedcrypto-verify.a \
-                    libjansson.a) -lpsapi -ladvapi32 -luser32 -lbcrypt
+                    libjansson.a) -lpthread -lpsapi -ladvapi32 -luser32 -lversion -lbcrypt
 # The DLLs unpacker.exe may import: anything else is a dependency a target machine lacks.
-WIN_SYSTEM_DLLS = KERNEL32.dll ADVAPI32.dll USER32.dll PSAPI.DLL msvcrt.dll bcrypt.dll \
+WIN_SYSTEM_DLLS = KERNEL32.dll ADVAPI32.dll USER32.dll PSAPI.DLL VERSION.dll msvcrt.dll bcrypt.dll \
                   api-ms-win-crt-%
 
 .PHONY: windows

@@ -85,3 +85,8 @@ int platform_lib_cache_find(const char *name,
 	(void)ctx;
 	return 0; /* Windows keeps no cache of DLLs: the search above is all there is */
 }
+
+const char *platform_lib_cache_program(void)
+{
+	return NULL; /* no cache, so nothing rebuilds one */
+}

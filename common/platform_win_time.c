@@ -1,9 +1,12 @@
-/* platform_win_time.c - UTC time stamps read and broken down (Windows: no strptime, no timegm) */
+/* platform_win_time.c - UTC time stamps read and broken down (Windows: no strptime, no
+ * timegm), the time of day and the clock durations are measured on */
 #include "common/platform.h"
+#include "common/platform_win_internal.h"
 
 #include <ctype.h>
 #include <string.h>
 #include <time.h>
+#include <windows.h>
 
 /* Days from 1970-01-01 to year-month-day of the proleptic Gregorian calendar, any month or
  * day number (out-of-range ones carry over, as timegm does). */
@@ -45,4 +48,26 @@ int platform_utc_time(int64_t t, struct tm *out)
 {
 	__time64_t tt = (__time64_t)t;
 	return _gmtime64_s(out, &tt) == 0 ? 0 : -1;
+}
+
+int64_t platform_time_now(void)
+{
+	FILETIME ft;
+	GetSystemTimeAsFileTime(&ft);
+	uint64_t t = ((uint64_t)ft.dwHighDateTime << 32) | ft.dwLowDateTime;
+	return (int64_t)(t / 10000000u) - INT64_C(11644473600); /* from 1601 to 1970 */
+}
+
+/* The performance counter: it only goes forward, whatever is done to the time of day. */
+double platform_monotonic_s(void)
+{
+	LARGE_INTEGER now, rate;
+	QueryPerformanceCounter(&now);
+	QueryPerformanceFrequency(&rate);
+	return (double)now.QuadPart / (double)rate.QuadPart;
+}
+
+double platform_elapsed_s(void)
+{
+	return platform_monotonic_s();
 }

@@ -23,6 +23,7 @@
 
 #include "common/platform.h"
 #include "common/platform_win.h"
+#include "common/platform_win_internal.h"
 
 static char scratch[4096];
 
@@ -535,6 +536,30 @@ static void utc_time(void **state)
 	assert_int_equal(tm.tm_sec, 56);
 }
 
+static void clocks_and_driver(void **state)
+{
+	char v[32];
+	(void)state;
+	int64_t now = platform_time_now();
+	assert_true(now > 1700000000); /* after 2023: the clock is the time of day */
+	double a = platform_monotonic_s(), b = platform_monotonic_s();
+	assert_true(b >= a);
+	assert_true(platform_elapsed_s() >= b);
+	/* the driver's number from its DLL's file version */
+	assert_int_equal(win_driver_version_of(15, 6094, v, sizeof(v)), 0);
+	assert_string_equal(v, "560.94");
+	assert_int_equal(win_driver_version_of(15, 8065, v, sizeof(v)), 0);
+	assert_string_equal(v, "580.65");
+	assert_int_equal(win_driver_version_of(14, 1000, v, sizeof(v)), 0);
+	assert_string_equal(v, "410.00");
+	assert_int_equal(win_driver_version_of(15, 6094, v, 4), -1);
+	/* Wine ships no NVIDIA driver: nothing to report, or a version if one is there */
+	if (platform_driver_version("", v, sizeof(v)) == 0)
+		assert_non_null(strchr(v, '.'));
+	assert_int_equal(platform_driver_version("C:\\some\\root", v, sizeof(v)), -1);
+	assert_null(platform_lib_cache_program());
+}
+
 /* ---- interrupts ---- */
 
 static volatile sig_atomic_t interrupted;
@@ -856,6 +881,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(links_seen_not_followed),
 		cmocka_unit_test(directories),
 		cmocka_unit_test(utc_time),
+		cmocka_unit_test(clocks_and_driver),
 		cmocka_unit_test(interrupts),
 		cmocka_unit_test(child_handles),
 		cmocka_unit_test(privileges_dropped),
