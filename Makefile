@@ -375,6 +375,10 @@ WIN_UNPACKER_LIBS = -static $(addprefix $(DEPS_WIN)/lib/,libarchive.a libzstd.a 
 WIN_SYSTEM_DLLS = KERNEL32.dll ADVAPI32.dll USER32.dll PSAPI.DLL VERSION.dll msvcrt.dll bcrypt.dll \
                   api-ms-win-crt-%
 
+# make test builds unpacker.exe (for tests/e2e/test_windows_unpacker.sh) once none of its
+# sources is PORTABLE_PENDING: until then they do not compile for Windows.
+WIN_PENDING = $(filter $(PORTABLE_PENDING),$(WIN_UNPACKER_SRC))
+
 .PHONY: windows
 windows: $(WIN)/unpacker.exe
 $(WIN)/unpacker.exe: $(WIN_UNPACKER_OBJ)
@@ -435,6 +439,7 @@ $(B)/man/%.1: docs/man/%.1.scd | $(B)/.deps-all
 ##       tests, and a short run of each fuzz target
 test: $(B)/.deps-all all man $(UNIT_TESTS) $(B)/sha256_check-arm64 $(B)/test-bin/unpacker $(B)/bundler-test-seams \
       $(WIN_UNIT) $(WIN_FAKES)
+	@$(if $(WIN_PENDING),echo "make test: no unpacker.exe yet: $(words $(WIN_PENDING)) of its files are PORTABLE_PENDING",$(MAKE) --no-print-directory windows)
 	@$(MAKE) --no-print-directory B=build-fuzz FUZZ=1 OPT=-O1 fuzz-build
 	@sh tests/run.sh $(B)
 
