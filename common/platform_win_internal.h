@@ -1,5 +1,5 @@
 /* platform_win_internal.h - what the Windows platform files share among themselves (never
- * included outside common/platform_win*.c: it names Windows types) */
+ * included outside common/platform_win*.c and tests/windows: it names Windows types) */
 #ifndef COMMON_PLATFORM_WIN_INTERNAL_H
 #define COMMON_PLATFORM_WIN_INTERNAL_H
 
