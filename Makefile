@@ -309,6 +309,7 @@ TEST_OBJ_test_trust    = $(call obj,unpacker/trust.c signing/verify.c signing/si
                          $(UNIT_CORE))
 TEST_OBJ_test_winpath  = $(call obj,unpacker/winpath.c)
 TEST_OBJ_test_pefile   = $(call obj,unpacker/validate/pefile.c)
+TEST_OBJ_test_platform_env = $(call obj,common/platform_posix_env.c)
 .SECONDEXPANSION:
 $(B)/tests/test_%: tests/unit/test_%.c $$(TEST_OBJ_test_$$*)
 	$(if $(TEST_OBJ_test_$*),,$(error $<: no TEST_OBJ_test_$* in the Makefile (the objects it links)))
