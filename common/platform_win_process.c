@@ -125,16 +125,25 @@ int platform_run(const char *prog, char *const argv[], char *const envp[],
 			goto out;
 		}
 		SetHandleInformation(read_end, HANDLE_FLAG_INHERIT, 0);
-		si.dwFlags = STARTF_USESTDHANDLES;
-		si.hStdInput = GetStdHandle(STD_INPUT_HANDLE);
-		si.hStdOutput = write_end;
-		si.hStdError = capture == PLATFORM_CAPTURE_ALL ? write_end : GetStdHandle(STD_ERROR_HANDLE);
 	}
-	/* The child inherits exactly the capture pipe and the pipes of platform_child_pipe,
+	/* Its standard streams: ours, but for what is collected. */
+	si.dwFlags = STARTF_USESTDHANDLES;
+	si.hStdInput = GetStdHandle(STD_INPUT_HANDLE);
+	si.hStdOutput = write_end ? write_end : GetStdHandle(STD_OUTPUT_HANDLE);
+	si.hStdError = capture == PLATFORM_CAPTURE_ALL ? write_end : GetStdHandle(STD_ERROR_HANDLE);
+	/* The child inherits exactly its standard streams and the pipes of platform_child_pipe,
 	 * named in a handle list: not whatever else the C runtime left inheritable. */
 	size_t n = 0;
-	if (write_end)
-		inherit[n++] = write_end;
+	HANDLE streams[3] = { si.hStdInput, si.hStdOutput, si.hStdError };
+	for (size_t i = 0; i < 3; i++) {
+		DWORD flags = 0;
+		int listed = 0;
+		for (size_t j = 0; j < n; j++)
+			listed |= inherit[j] == streams[i];
+		if (!listed && streams[i] && streams[i] != INVALID_HANDLE_VALUE &&
+		    GetHandleInformation(streams[i], &flags) && (flags & HANDLE_FLAG_INHERIT))
+			inherit[n++] = streams[i];
+	}
 	n += win_child_pipes(inherit + n, sizeof(inherit) / sizeof(inherit[0]) - n);
 	SIZE_T list_size = 0;
 	InitializeProcThreadAttributeList(NULL, 1, 0, &list_size);
