@@ -2,6 +2,8 @@
 #ifndef COMMON_ERR_H
 #define COMMON_ERR_H
 
+#include "common/format.h"
+
 #include <stdarg.h>
 
 /* The exit-code table of DESIGN.md §9. Modules return these; only main.c exits. */
@@ -28,9 +30,9 @@ struct cf_err {
 void cf_err_clear(struct cf_err *e);
 /* Record a failure (unless one is already recorded) and return its code. */
 int cf_fail(struct cf_err *e, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+	CF_PRINTF(3, 4);
 int cf_vfail(struct cf_err *e, int code, const char *fmt, va_list ap)
-	__attribute__((format(printf, 3, 0)));
+	CF_PRINTF(3, 0);
 /* The exit code of a failed file operation with this errno: a full disk or quota, or a file
  * larger than the file system holds, is "no space" (4); any other I/O or permission error is 5. */
 int cf_write_status(int err);

@@ -2,6 +2,8 @@
 #ifndef COMMON_IO_H
 #define COMMON_IO_H
 
+#include "common/format.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -11,7 +13,7 @@ void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
-char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xasprintf(const char *fmt, ...) CF_PRINTF(1, 2);
 
 /* Read up to len bytes, retrying short reads; returns bytes read (< len only at EOF) or -1. */
 ssize_t io_read_full(int fd, void *buf, size_t len);

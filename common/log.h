@@ -2,6 +2,8 @@
 #ifndef COMMON_LOG_H
 #define COMMON_LOG_H
 
+#include "common/format.h"
+
 enum log_level { LOG_ERROR = 0, LOG_WARN = 1, LOG_INFO = 2, LOG_DEBUG = 3 };
 
 /* prog names the program in every line; console_level filters the terminal only. */
@@ -9,9 +11,9 @@ void log_init(const char *prog, int console_level);
 /* Open (append) a log file; every message from now on goes there too, with a timestamp. */
 int log_open_file(const char *path);
 void log_close_file(void);
-void log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void log_msg(int level, const char *fmt, ...) CF_PRINTF(2, 3);
 /* Plain output on stdout (results), mirrored to the log file. */
-void log_out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_out(const char *fmt, ...) CF_PRINTF(1, 2);
 /* Copy a name for display: control characters become '?', so names cannot forge lines. */
 const char *log_safe(const char *s, char *buf, unsigned long size);
 

@@ -303,4 +303,25 @@ int platform_mapped_file(const void *address, char *path, size_t size, uint64_t 
  * when it was asked to run the program): 0, or -1. */
 int platform_started_file(char *path, size_t size);
 
+/* ---- the persistent environment (Windows: the registry's Environment keys) ---- */
+
+/* Whose environment: the machine's (HKLM\SYSTEM\CurrentControlSet\Control\Session Manager\
+ * Environment, for every user) or this user's (HKCU\Environment). */
+enum platform_env_scope { PLATFORM_ENV_MACHINE, PLATFORM_ENV_USER };
+/* The stored value of name, exactly as stored (a %VARIABLE% is not expanded), in *value
+ * (free() it); *expandable is 1 when it is stored as expandable (REG_EXPAND_SZ), else 0.
+ * -1 with errno ENOENT when name is not set, ENOTSUP where the system keeps no persistent
+ * environment (POSIX: the profile.d and ld.so.conf.d files do that job). */
+int platform_env_read(enum platform_env_scope scope, const char *name, char **value,
+		      int *expandable);
+/* Store value under name, as expandable or not, whatever its length (no 1024-character
+ * limit). Programs started afterwards see it once platform_env_announce has run. */
+int platform_env_write(enum platform_env_scope scope, const char *name, const char *value,
+		       int expandable);
+/* Remove name (0 when it was not set either). */
+int platform_env_delete(enum platform_env_scope scope, const char *name);
+/* Tell running programs (Explorer, new consoles) that the persistent environment changed
+ * (Windows: WM_SETTINGCHANGE "Environment" to every top-level window, 5 seconds at most). */
+int platform_env_announce(void);
+
 #endif

@@ -27,19 +27,6 @@ void platform_dir_close(struct platform_dir *d)
 		closedir((DIR *)d);
 }
 
-int platform_dir_list(const char *dir, int (*fn)(const char *name, void *ctx), void *ctx)
-{
-	struct platform_dir *d = platform_dir_open(dir);
-	const char *name;
-	int rc = 0;
-	if (!d)
-		return -1;
-	while (rc == 0 && (name = platform_dir_next(d)) != NULL)
-		rc = fn(name, ctx);
-	platform_dir_close(d);
-	return rc;
-}
-
 /* nftw passes no context: the walk in progress on this thread. */
 struct walk {
 	int (*fn)(const char *path, const struct platform_stat *st, void *ctx);

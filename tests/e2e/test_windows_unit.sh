@@ -1,7 +1,8 @@
 #!/bin/sh
 # test_windows_unit.sh - the Windows builds under Wine: every cross-built unit test
 # (build/windows/tests/*.exe: the portable modules and the Windows platform layer) and the
-# fake NVIDIA DLLs, loaded by full path with the unpacker's search flags.
+# fake NVIDIA DLLs, loaded by full path with the unpacker's search flags; the registry PATH the
+# environment test leaves, read back with Wine's own `reg query`.
 . "$CUFERRY_TOP/tests/e2e/lib.sh"
 . "$TOP/tests/e2e/winlib.sh"
 
@@ -20,8 +21,18 @@ for t in "$WIN"/tests/test_*.exe; do
 	grep -q 'PASSED' "$W/unit.log" || { cat "$W/unit.log"; fail "$(basename "$t"): no cmocka summary"; }
 	n=$((n + 1))
 done
-[ $n -ge 3 ] || fail "only $n Windows unit tests ran"
+[ $n -ge 4 ] || fail "only $n Windows unit tests ran"
 [ -z "$(ls -A "$W/outside")" ] || fail "written through the planted link: $(ls -A "$W/outside")"
+
+note "the user's PATH as test_platform_win_env.exe left it: REG_EXPAND_SZ, every character kept"
+[ -f "$W/long-path.txt" ] || fail "test_platform_win_env.exe wrote no long-path.txt"
+wine_run reg.exe query 'HKCU\Environment' /v Path > "$W/reg.out" 2>&1 ||
+	{ cat "$W/reg.out"; fail "reg query HKCU\\Environment /v Path failed"; }
+tr -d '\r' < "$W/reg.out" | sed -n 's/^ *Path *REG_EXPAND_SZ *//p' > "$W/reg.value"
+[ -s "$W/reg.value" ] || { cat "$W/reg.out"; fail "Path is not REG_EXPAND_SZ after add and remove"; }
+printf '%s\n' "$(cat "$W/long-path.txt")" | cmp -s - "$W/reg.value" ||
+	fail "Path changed: $(wc -c < "$W/long-path.txt") characters written, reg query shows $(wc -c < "$W/reg.value")"
+[ "$(wc -c < "$W/long-path.txt")" -gt 1024 ] || fail "the PATH tested is not longer than 1024 characters"
 
 note "fake DLLs load by full path, their imports from their own directory"
 F=$WIN/fakes

@@ -1,0 +1,70 @@
+#!/bin/sh
+# test_windows_unpacker.sh - build/windows/unpacker.exe (make windows) under Wine: --version,
+# --help, and verify of a windows-x86_64 bundle the bundler makes here from the fake DLLs
+# (NVIDIA's 8.3+ archive zip layout): a good one with the test key, the same one with no key
+# or the wrong key, and one with a byte changed. Skips (one line) only when unpacker.exe has
+# not been built: it links once every unpacker file speaks through common/platform.h.
+. "$CUFERRY_TOP/tests/e2e/lib.sh"
+. "$TOP/tests/e2e/winlib.sh"
+EXE=$WIN/unpacker.exe
+if [ ! -f "$EXE" ]; then
+	echo "SKIP $NAME: no $EXE (make windows builds it)"
+	exit 0
+fi
+F=$WIN/fakes
+[ -f "$F/cudnn64_8.dll" ] || fail "no fake DLLs in $F (make test builds them)"
+
+# wine_expect CODE ARGS...: unpacker.exe's exit code is CODE; its output in last.out.
+wine_expect() {
+	want=$1; shift
+	rc=0
+	wine_run "$EXE" "$@" > last.out 2>&1 || rc=$?
+	[ "$rc" -eq "$want" ] || { cat last.out >&2; fail "unpacker.exe $*: exit $rc, expected $want"; }
+}
+
+note "unpacker.exe imports only Windows' own DLLs"
+x86_64-w64-mingw32-objdump -p "$EXE" | sed -n 's/^\tDLL Name: //p' > dlls
+grep -v -i -x -e KERNEL32.dll -e ADVAPI32.dll -e USER32.dll -e PSAPI.DLL -e VERSION.dll \
+	-e msvcrt.dll -e bcrypt.dll -e 'api-ms-win-crt-.*' dlls > foreign || true
+[ ! -s foreign ] || fail "unpacker.exe imports $(tr '\n' ' ' < foreign)"
+
+note "--version and --help"
+wine_expect 0 --version
+assert_contains last.out "unpacker "
+assert_contains last.out "bundle format"
+wine_expect 0 --help
+assert_contains last.out "unpacker verify BUNDLE"
+wine_expect 1 no-such-command
+
+note "a windows-x86_64 bundle from the fake DLLs"
+stem=cudnn-windows-x86_64-8.9.7.29_cuda12-archive
+mkdir -p "z/$stem/bin" "z/$stem/include" "z/$stem/lib/x64"
+printf '#define CUDNN_MAJOR 8\n#define CUDNN_MINOR 9\n#define CUDNN_PATCHLEVEL 7\n' > "z/$stem/include/cudnn_version.h"
+cp "$F/cudnn64_8.dll" "$F/cudnn_ops_infer64_8.dll" "z/$stem/bin/"
+echo lib > "z/$stem/lib/x64/cudnn.lib"
+echo licence > "z/$stem/LICENSE"
+(cd z && py -c "
+import os, sys, zipfile
+z = zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED)
+for d, _, fs in os.walk(sys.argv[2]):
+    for f in sorted(fs): z.write(os.path.join(d, f))
+z.close()" "../$stem.zip" "$stem")
+expect 0 "$BUNDLER" create --from-archive "$stem.zip" --key "$FX/test.key" -o w8/ --level 3
+b8=w8/cudnn-8.9.7.29-cuda12-windows-x86_64.bundle
+[ -f "$b8" ] || fail "the bundler made no $b8"
+
+note "verify under Wine: trusted, untrusted, wrong key, a byte changed"
+wine_expect 0 verify "$(wine_path "$W/$b8")" --trust "$(wine_path "$FX/test.pub")"
+wine_expect 2 verify "$(wine_path "$W/$b8")"
+wine_expect 2 verify "$(wine_path "$W/$b8")" --trust "$(wine_path "$FX/other.pub")"
+cp "$b8" bad.bundle
+size=$(wc -c < bad.bundle)
+py -c "
+import sys
+p, at = sys.argv[1], int(sys.argv[2])
+b = bytearray(open(p, 'rb').read()); b[at] ^= 0x40; open(p, 'wb').write(b)" bad.bundle $((size - 100))
+rc=0
+wine_run "$EXE" verify "$(wine_path "$W/bad.bundle")" --trust "$(wine_path "$FX/test.pub")" > last.out 2>&1 || rc=$?
+[ $rc -eq 2 ] || [ $rc -eq 3 ] || { cat last.out >&2; fail "a changed byte: exit $rc, expected 3 (or 2)"; }
+[ "$(wc -l < last.out)" -le 2 ] || { cat last.out >&2; fail "a changed byte: more than one clear line"; }
+echo "ok: unpacker.exe under Wine (version, help, verify)"
