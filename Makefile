@@ -359,8 +359,7 @@ $(WIN)/tests/test_platform_win_env.exe: tests/windows/test_platform_win_env.c un
 
 ## windows: build/windows/unpacker.exe, one static PE (mingw-w64) from the unpacker's sources
 ##          with common/platform_win*.c in place of common/platform_posix*.c; it imports only
-##          Windows' own DLLs (objdump -p). `make -k windows` names every file that does not
-##          compile for Windows yet.
+##          Windows' own DLLs (objdump -p).
 WIN_UNPACKER_SRC = $(filter-out common/platform_posix%.c,$(COMMON_SRC) $(MANIFESTS_SRC) $(VERIFY_SRC) \
                    $(UNPACKER_SRC)) unpacker/main.c $(WIN_PLATFORM)
 WIN_UNPACKER_OBJ = $(patsubst %.c,$(WIN)/obj/%.o,$(WIN_UNPACKER_SRC)) $(WIN)/obj/compat_data.o \
@@ -376,10 +375,6 @@ WIN_UNPACKER_LIBS = -static $(addprefix $(DEPS_WIN)/lib/,libarchive.a libzstd.a 
 # The DLLs unpacker.exe may import: anything else is a dependency a target machine lacks.
 WIN_SYSTEM_DLLS = KERNEL32.dll ADVAPI32.dll USER32.dll PSAPI.DLL VERSION.dll msvcrt.dll bcrypt.dll \
                   api-ms-win-crt-%
-
-# make test builds unpacker.exe (for tests/e2e/test_windows_unpacker.sh) once none of its
-# sources is PORTABLE_PENDING: until then they do not compile for Windows.
-WIN_PENDING = $(filter $(PORTABLE_PENDING),$(WIN_UNPACKER_SRC))
 
 .PHONY: windows
 windows: $(WIN)/unpacker.exe
@@ -440,8 +435,7 @@ $(B)/man/%.1: docs/man/%.1.scd | $(B)/.deps-all
 ## test: unit tests (cmocka), end-to-end tests on the real cuDNN of this machine, threat
 ##       tests, and a short run of each fuzz target
 test: $(B)/.deps-all all man $(UNIT_TESTS) $(B)/sha256_check-arm64 $(B)/test-bin/unpacker $(B)/bundler-test-seams \
-      $(WIN_UNIT) $(WIN_FAKES)
-	@$(if $(WIN_PENDING),echo "make test: no unpacker.exe yet: $(words $(WIN_PENDING)) of its files are PORTABLE_PENDING",$(MAKE) --no-print-directory windows)
+      $(WIN_UNIT) $(WIN_FAKES) $(WIN)/unpacker.exe
 	@$(MAKE) --no-print-directory B=build-fuzz FUZZ=1 OPT=-O1 fuzz-build
 	@sh tests/run.sh $(B)
 

@@ -65,14 +65,4 @@ size_t win_child_pipes(HANDLE *out, size_t max);
  * five digits of c and d together, "560.94" for 32.0.15.6094; -1 when out is too small. */
 int win_driver_version_of(unsigned c, unsigned d, char *out, size_t size);
 
-/* ---- the calls wip/port-install and wip/port-validate add to common/platform.h (the same
- *      declarations there: until both are merged, this is where the Windows side finds
- *      them; delete these once common/platform.h has them) ---- */
-
-int64_t platform_time_now(void);
-double platform_elapsed_s(void);
-double platform_monotonic_s(void);
-const char *platform_lib_cache_program(void);
-int platform_driver_version(const char *root, char *out, size_t size);
-
 #endif

@@ -59,15 +59,10 @@ int64_t platform_time_now(void)
 }
 
 /* The performance counter: it only goes forward, whatever is done to the time of day. */
-double platform_monotonic_s(void)
+double platform_elapsed_s(void)
 {
 	LARGE_INTEGER now, rate;
 	QueryPerformanceCounter(&now);
 	QueryPerformanceFrequency(&rate);
 	return (double)now.QuadPart / (double)rate.QuadPart;
-}
-
-double platform_elapsed_s(void)
-{
-	return platform_monotonic_s();
 }
