@@ -254,6 +254,14 @@ expect 6 "$UNPACKER" validate --root "$R" $T $V
 assert_contains last.err "step 6 compute gpu2: .*(forward algo 0 wrong)"
 assert_contains last.out "6    compute gpu3  pass"
 
+note "a GPU that fails (the test build's CUFERRY_FAULT=gpu1 gives its probe an ordinal no machine has): named, the others report"
+printf 'gpus=3\n' > "$CONF"
+CUFERRY_FAULT=gpu1 expect 6 "$UNPACKER_SEAMS" validate --root "$R" $T $V
+assert_contains last.err "step 6 compute gpu1: "
+assert_contains last.out "6    compute gpu0  pass"
+assert_contains last.out "6    compute gpu2  pass"
+CUFERRY_FAULT=gpu1 expect 0 "$UNPACKER" validate --root "$R" $T $V
+
 note "a GPU that hangs: killed at the deadline, named"
 printf 'gpus=2\nhang_gpu=1\n' > "$CONF"
 CUFERRY_VALIDATE_TIMEOUT=3 expect 6 "$UNPACKER" validate --root "$R" $T $V

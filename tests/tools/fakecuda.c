@@ -24,7 +24,13 @@ int FAKE_API cuInit(unsigned f)
 }
 int FAKE_API cuDriverGetVersion(int *v) { *v = 13000; return 0; }
 int FAKE_API cuDeviceGetCount(int *n) { *n = (int)fake_conf("gpus", 1); return 0; }
-int FAKE_API cuDeviceGet(int *d, int i) { *d = i; return 0; }
+int FAKE_API cuDeviceGet(int *d, int i)
+{
+	if (i < 0 || i >= (int)fake_conf("gpus", 1))
+		return 101; /* CUDA_ERROR_INVALID_DEVICE, as the real driver says for an ordinal it lacks */
+	*d = i;
+	return 0;
+}
 int FAKE_API cuDeviceGetName(char *name, int len, int d) { snprintf(name, (size_t)len, d ? "Fake GPU %d (CPU)" : "Fake GPU (CPU)", d); return 0; }
 int FAKE_API cuDeviceTotalMem_v2(size_t *b, int d) { (void)d; *b = (size_t)1 << 30; return 0; }
 int FAKE_API cuDeviceGetAttribute(int *v, int a, int d) { (void)d; *v = a == 75 ? 9 : 0; return 0; }

@@ -36,6 +36,17 @@ int install_fault(const char *step, struct cf_err *e)
 #endif
 }
 
+int install_fault_here(const char *point)
+{
+#ifdef CUFERRY_TEST_SEAMS
+	const char *f = getenv("CUFERRY_FAULT");
+	return f && strcmp(f, point) == 0;
+#else
+	(void)point;
+	return 0;
+#endif
+}
+
 /* A full disk or quota is "no space" (exit 4) with its cause, wherever it strikes; any other
  * write error is an install failure (5). */
 int install_write_error(int err)

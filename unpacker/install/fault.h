@@ -7,6 +7,10 @@
 /* Test seam, compiled only into the test build (build/test-bin/unpacker, -DCUFERRY_TEST_SEAMS):
  * CUFERRY_FAULT=step fails at step, step:pause stops there. CF_OK in the shipped unpacker. */
 int install_fault(const char *step, struct cf_err *e);
+/* Test seam of the same build: 1 when CUFERRY_FAULT names this point exactly ("gpu1": the
+ * probe child of GPU 1 is given a device ordinal no machine has, so that GPU fails its check
+ * while the others run theirs, as a GPU gone bad would). 0 in the shipped unpacker. */
+int install_fault_here(const char *point);
 /* The exit code of a failed write with this errno: "no space" (4) for a full disk or quota,
  * an install failure (5) otherwise. */
 int install_write_error(int err);

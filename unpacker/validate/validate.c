@@ -17,6 +17,7 @@
 #include "common/sha256.h"
 #include "manifests/compat.h"
 #include "unpacker/validate/ldconfig.h"
+#include "unpacker/install/fault.h"
 #include "common/rootpath.h"
 #include "unpacker/selfpath.h"
 #include "unpacker/validate/probereport.h"
@@ -624,7 +625,10 @@ static void compute_all(struct run *r, const char *libcuda, size_t ngpus)
 			j->r = r;
 			j->gpu = (int)i;
 			j->graph = graph;
-			snprintf(j->idx, sizeof(j->idx), "%zu", i);
+			char point[32];
+			snprintf(point, sizeof(point), "gpu%zu", i);
+			/* test build only (CUFERRY_FAULT=gpuK): an ordinal no machine has, for GPU K */
+			snprintf(j->idx, sizeof(j->idx), "%zu", install_fault_here(point) ? (size_t)999999 : i);
 			/* QUICK: 0 both shapes, 1 the small one, 2 none (the graph job) */
 			char *const a[] = { "compute", (char *)libcuda, (char *)r->dir, r->major, j->idx,
 					    graph ? "2" : r->o->quick ? "1" : "0", graph ? "1" : "0", NULL };
