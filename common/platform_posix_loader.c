@@ -52,7 +52,8 @@ static void conf_include(struct conf_walk *w, const char *conf_sys, const char *
 	free(sys);
 	struct conf_walk inner = { w->root, w->fn, w->ctx, NULL, 0 };
 	platform_glob(full, 0, collect_match, &inner);
-	qsort(inner.matches, inner.nmatches, sizeof(char *), bytewise);
+	if (inner.nmatches) /* qsort's base may not be NULL, even for no elements */
+		qsort(inner.matches, inner.nmatches, sizeof(char *), bytewise);
 	for (size_t i = 0; i < inner.nmatches; i++) {
 		conf_file(w, inner.matches[i] + strlen(w->root), depth + 1);
 		free(inner.matches[i]);

@@ -14,6 +14,8 @@
 #include <windows.h>
 #endif
 
+#include "common/format.h"
+
 #define MAX_SECTIONS 96      /* the specification's limit for images */
 #define DIR_IMPORT 1
 #define DIR_RESOURCE 2
@@ -39,7 +41,7 @@ struct pe {
 	size_t why_size;
 };
 
-static int bad(struct pe *pe, const char *fmt, ...)
+CF_PRINTF(2, 3) static int bad(struct pe *pe, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
