@@ -290,9 +290,9 @@ TEST_OBJ_test_layout   = $(call obj,unpacker/layout.c $(UNIT_CORE))
 TEST_OBJ_test_safepath = $(call obj,unpacker/safepath.c $(MANIFESTS_SRC) $(BUNDLE_SRC) $(UNIT_CORE)) \
                          $(B)/obj/compat_data.o
 TEST_OBJ_test_sums     = $(call obj,bundler/sums.c unpacker/cli.c unpacker/env.c unpacker/modulefile.c \
-                         unpacker/layout.c unpacker/validate/ldconfig.c common/sha256.c $(UNIT_CORE))
+                         unpacker/layout.c common/sha256.c $(UNIT_CORE))
 TEST_OBJ_test_devfiles = $(call obj,bundler/devfiles.c bundler/source.c unpacker/env.c \
-                         unpacker/modulefile.c unpacker/layout.c unpacker/validate/ldconfig.c \
+                         unpacker/modulefile.c unpacker/layout.c \
                          manifests/compat.c common/bundle/entry.c common/sha256.c $(UNIT_CORE)) \
                          $(B)/obj/compat_data.o
 # The kit is the bundler's whole create path (it builds bundles itself): every bundler
@@ -304,7 +304,7 @@ TEST_LIBS_test_kit     = -lcurl
 TEST_OBJ_test_state    = $(call obj,unpacker/state.c $(MANIFESTS_SRC) $(BUNDLE_SRC) $(UNIT_CORE)) \
                          $(B)/obj/compat_data.o
 TEST_OBJ_test_cli      = $(call obj,unpacker/cli.c unpacker/modulefile.c unpacker/env.c unpacker/layout.c \
-                         unpacker/validate/ldconfig.c $(UNIT_CORE))
+                         $(UNIT_CORE))
 # trust.c with the test's own compiled-in keys (no trusted_keys.o)
 TEST_OBJ_test_trust    = $(call obj,unpacker/trust.c signing/verify.c signing/sign.c common/sha256.c \
                          $(UNIT_CORE))

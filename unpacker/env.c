@@ -10,7 +10,6 @@
 #include "common/io.h"
 #include "common/log.h"
 #include "common/platform.h"
-#include "unpacker/validate/ldconfig.h"
 #include "unpacker/layout.h"
 
 int env_system_present(const struct layout *l)
@@ -107,7 +106,7 @@ static char *env_sh_base(const char *prefix_sys, int with_ld_library_path)
 
 static int run_ldconfig(struct cf_err *e)
 {
-	const char *prog = ldconfig_program();
+	const char *prog = platform_lib_cache_program();
 	if (!prog)
 		return cf_fail(e, CF_INSTALL, "ldconfig not found");
 	char *const argv[] = { (char *)prog, NULL }, *const envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };

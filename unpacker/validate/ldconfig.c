@@ -7,11 +7,6 @@
 #include "common/io.h"
 #include "common/platform.h"
 
-const char *ldconfig_program(void)
-{
-	return platform_lib_cache_program();
-}
-
 struct unique_dirs {
 	char **seen;
 	size_t n;

@@ -4,9 +4,6 @@
 #ifndef UNPACKER_VALIDATE_LDCONFIG_H
 #define UNPACKER_VALIDATE_LDCONFIG_H
 
-/* The program that rebuilds the loader's cache (platform_lib_cache_program): env.c still
- * asks here. */
-const char *ldconfig_program(void);
 /* Each directory the loader configuration under root ("" for this system) names
  * (platform_lib_config_dirs), once, at its first place, as ldconfig takes it: a directory
  * listed by two files is reported once. */
