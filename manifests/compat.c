@@ -105,13 +105,21 @@ static int cuda_matches(const struct cuda_ver *v, size_t n, int major, int minor
 	return 0;
 }
 
-/* The most specific ">=X.Y.Z" of a cell: the one with the most components. */
-static void driver_from_cell(const char *cell, char *out, size_t size)
+/* The most specific ">=X.Y.Z" of a cell: the one with the most components. A cell that gives
+ * one minimum per package ("(cuda12 pkg); ... (cuda11 pkg)", cuDNN 8.9.7) is read for the
+ * package of cuda_major only: the other package's driver says nothing about this one. */
+static void driver_from_cell(const char *cell, int cuda_major, char *out, size_t size)
 {
+	char tag[32];
+	snprintf(tag, sizeof(tag), "(cuda%d pkg)", cuda_major);
 	int best = 0;
 	for (const char *p = strstr(cell, ">="); p; p = strstr(p + 2, ">=")) {
-		const char *q = p + 2;
-		size_t len = strspn(q, "0123456789.");
+		const char *q = p + 2, *next = strchr(q, ';');
+		size_t len = strspn(q, "0123456789."), part = next ? (size_t)(next - p) : strlen(p);
+		char segment[128];
+		snprintf(segment, sizeof(segment), "%.*s", (int)part, p);
+		if (strstr(segment, "pkg)") && !strstr(segment, tag))
+			continue;
 		while (len && q[len - 1] == '.')
 			len--;
 		int dots = 0;
@@ -162,7 +170,7 @@ int compat_check(const char *cudnn_version, const char *cuda, const char *platfo
 		size_t nv = parse_cuda_cell(cols[COL_CUDA], vers, 64);
 		if (strncmp(cols[COL_KIND], "cuda_toolkit", 12) == 0) {
 			if (nv && vers[0].major == major && !toolkit_driver[0])
-				driver_from_cell(cols[windows ? COL_MINOR_WIN : COL_MINOR_LINUX],
+				driver_from_cell(cols[windows ? COL_MINOR_WIN : COL_MINOR_LINUX], major,
 						 toolkit_driver, sizeof(toolkit_driver));
 			continue;
 		}
@@ -173,7 +181,7 @@ int compat_check(const char *cudnn_version, const char *cuda, const char *platfo
 		if (cuda_matches(vers, nv, major, minor)) {
 			supported = 1;
 			if (!out->driver_min[0])
-				driver_from_cell(cols[windows ? COL_DRV_WIN : COL_DRV_LINUX],
+				driver_from_cell(cols[windows ? COL_DRV_WIN : COL_DRV_LINUX], major,
 						 out->driver_min, sizeof(out->driver_min));
 			const char *sm = strstr(cols[COL_NOTES], "SM ");
 			if (sm && !out->sm_min[0] && isdigit((unsigned char)sm[3]))

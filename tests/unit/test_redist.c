@@ -135,6 +135,15 @@ static void test_compat_table(void **state)
 	cf_err_clear(&e);
 	assert_int_equal(compat_check("9.0.0", "13", "linux-x86_64", &c, &e), CF_INCOMPATIBLE);
 	cf_err_clear(&e);
+	/* 8.9.7 came as two packages, each with its own driver minimum */
+	assert_int_equal(compat_check("8.9.7.29", "11.8", "linux-x86_64", &c, &e), CF_OK);
+	assert_string_equal(c.driver_min, "450.80.02");
+	assert_int_equal(compat_check("8.9.7.29", "12", "linux-x86_64", &c, &e), CF_OK);
+	assert_string_equal(c.driver_min, "525.60.13");
+	assert_int_equal(compat_check("8.9.7.29", "11", "windows-x86_64", &c, &e), CF_OK);
+	assert_string_equal(c.driver_min, "452.39");
+	assert_int_equal(compat_check("8.9.7.29", "12", "windows-x86_64", &c, &e), CF_OK);
+	assert_string_equal(c.driver_min, "527.41");
 	assert_int_equal(compat_check("7.6.5", "10.2", "linux-x86_64", &c, &e), CF_OK);
 	assert_int_equal(c.known, 0);
 	assert_true(compat_version_cmp("9.27.0", "9.27.0.42") == 0);
