@@ -224,13 +224,15 @@ $(B)/test-bin/unpacker: $(filter-out $(B)/obj/unpacker/install/fault.o,$(UNPACKE
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(UNPACKER_LIBS)
 
-# The kit's read-back test flips a byte between write and verify: a bundler with the test
-# seams compiled in, for the tests only ($(B)/bundler never has them).
-$(B)/obj-seams/bundler/kit.o: bundler/kit.c $(B)/flags | $(B)/.deps
+# The read-back tests flip a byte between write and verify (kit.c: the kit's files, output.c:
+# the bundle before create's self-check), pack.c fails zstd: a bundler with the test seams
+# compiled in, for the tests only ($(B)/bundler never has them).
+BUNDLER_SEAM_OBJ = $(patsubst %,$(B)/obj-seams/bundler/%.o,kit output pack)
+$(BUNDLER_SEAM_OBJ): $(B)/obj-seams/bundler/%.o: bundler/%.c $(B)/flags | $(B)/.deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -DCUFERRY_TEST_SEAMS $(CFLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
 
-$(B)/bundler-test-seams: $(filter-out $(B)/obj/bundler/kit.o,$(BUNDLER_OBJ)) $(B)/obj-seams/bundler/kit.o
+$(B)/bundler-test-seams: $(filter-out $(patsubst $(B)/obj-seams/%,$(B)/obj/%,$(BUNDLER_SEAM_OBJ)),$(BUNDLER_OBJ)) $(BUNDLER_SEAM_OBJ)
 	$(CC) $(LDFLAGS) $^ -o $@ $(BUNDLER_LIBS)
 
 ## aarch64: the linux-sbsa unpacker, build/linux-sbsa/unpacker: cross-built (gcc-aarch64-linux-gnu)

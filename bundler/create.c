@@ -481,7 +481,8 @@ static int sign_and_write(struct job *j, struct signer *signer, int payload_fd,
 		char why[sizeof(e->msg)];
 		snprintf(why, sizeof(why), "%s", e->msg);
 		cf_err_clear(e);
-		rc = cf_fail(e, CF_INTEGRITY, "the new bundle failed its own check, nothing written: %s", why);
+		rc = cf_fail(e, CF_INTEGRITY, "%s: the new bundle failed its own check, nothing written: %s",
+			     j->out_path, why);
 		unlink(staged);
 	} else {
 		rc = write_artifacts(j, staged, e);
@@ -578,19 +579,6 @@ static int check_stub(const char *stub, struct cf_err *e)
 	return CF_OK;
 }
 
-
-/* Made if missing, and writable: said now, with the directory that is in the way. */
-static int check_output_dir(const char *dir, struct cf_err *e)
-{
-	if (io_mkdirs(dir, 0755) != 0)
-		return cf_fail(e, cf_write_status(errno), "-o: cannot make the output directory %s: %s", dir,
-			       strerror(errno));
-	if (access(dir, W_OK | X_OK) != 0)
-		return cf_fail(e, cf_write_status(errno), "-o: cannot write in %s: %s; choose another -o", dir,
-			       strerror(errno));
-	return CF_OK;
-}
-
 int create_bundle(const struct create_options *o, struct cf_err *e)
 {
 	struct job j;
@@ -621,7 +609,8 @@ int create_bundle(const struct create_options *o, struct cf_err *e)
 	/* The output's directory is made if needed ("-o dir/" names a directory: the file name
 	 * then follows the convention); the work directory sits in it, so that the bundle is
 	 * renamed into place on one file system. */
-	rc = check_output_dir(out_dir, e);
+	struct output_dir made_dir;
+	rc = output_dir_make(out_dir, &made_dir, e);
 	/* Absolute: archive entries are put under it, and a relative "../out" would read as an
 	 * entry climbing out of the extraction directory. */
 	char real_out[PATH_MAX];
@@ -644,6 +633,10 @@ int create_bundle(const struct create_options *o, struct cf_err *e)
 	tree_free(&j.tree);
 	if (j.workdir)
 		io_rmtree(j.workdir);
+	/* A failed run leaves no empty -o directory of its own making behind. */
+	if (rc != CF_OK)
+		output_dir_take_back(&made_dir);
+	output_dir_free(&made_dir);
 	signer_free(signer);
 	manifest_free(j.m);
 	free(j.workdir);

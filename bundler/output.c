@@ -19,6 +19,28 @@ char *output_part_name(const char *out_path, unsigned n)
 	return xasprintf("%s.%03u", out_path, n);
 }
 
+#ifdef CUFERRY_TEST_SEAMS
+/* Test builds only: CUFERRY_BUNDLE_FLIP=OFFSET changes one byte of the staged bundle after it
+ * was flushed, before the self-check reads it back, as a disk that returns other bytes than
+ * it was given would. A negative OFFSET counts from the end. */
+static void test_flip_byte(int fd, const char *path)
+{
+	const char *spec = getenv("CUFERRY_BUNDLE_FLIP");
+	struct stat st;
+	uint8_t c;
+	if (!spec || fstat(fd, &st) != 0)
+		return;
+	off_t off = (off_t)strtoll(spec, NULL, 10);
+	if (off < 0)
+		off += st.st_size;
+	if (off >= 0 && pread(fd, &c, 1, off) == 1) {
+		c ^= 0x20;
+		if (pwrite(fd, &c, 1, off) == 1 && fsync(fd) == 0)
+			fprintf(stderr, "cuferry-test: flipped the byte at %lld of %s\n", (long long)off, path);
+	}
+}
+#endif
+
 int output_stage(const char *out_path, const uint8_t *frame, size_t frame_len, int payload_fd,
 		 uint64_t payload_len, char **tmp_path, struct cf_err *e)
 {
@@ -33,6 +55,10 @@ int output_stage(const char *out_path, const uint8_t *frame, size_t frame_len, i
 		 lseek(payload_fd, 0, SEEK_SET) == 0 &&
 		 io_copy_fd(payload_fd, fd, payload_len) == 0 && fsync(fd) == 0;
 	int saved = errno;
+#ifdef CUFERRY_TEST_SEAMS
+	if (ok)
+		test_flip_byte(fd, tmp);
+#endif
 	close(fd);
 	if (!ok) {
 		unlink(tmp);
@@ -113,6 +139,41 @@ int output_split(const char *bundle_path, uint64_t part_size, struct output_file
 	if (rc == CF_OK)
 		io_fsync_parent(bundle_path);
 	return rc;
+}
+
+static void note_made(const char *dir, void *ctx)
+{
+	struct output_dir *d = ctx;
+	output_files_add(&d->made, &d->nmade, xstrdup(dir));
+}
+
+int output_dir_make(const char *dir, struct output_dir *d, struct cf_err *e)
+{
+	memset(d, 0, sizeof(*d));
+	if (io_mkdirs_noting(dir, 0755, note_made, d) != 0)
+		return cf_fail(e, cf_write_status(errno), "-o: cannot make the output directory %s: %s",
+			       dir, strerror(errno));
+	if (access(dir, W_OK | X_OK) != 0)
+		return cf_fail(e, cf_write_status(errno), "-o: cannot write in %s: %s; choose another -o",
+			       dir, strerror(errno));
+	return CF_OK;
+}
+
+/* rmdir refuses a directory that is not empty: whatever another program or an earlier step
+ * put there stays, and so do the directories above it. */
+void output_dir_take_back(const struct output_dir *d)
+{
+	for (size_t i = d->nmade; i > 0; i--)
+		if (rmdir(d->made[i - 1]) != 0)
+			return;
+}
+
+void output_dir_free(struct output_dir *d)
+{
+	for (size_t i = 0; i < d->nmade; i++)
+		free(d->made[i]);
+	free(d->made);
+	memset(d, 0, sizeof(*d));
 }
 
 int output_commit(const char *tmp_path, const char *out_path, struct output_files *written,

@@ -12,6 +12,21 @@
 /* FAT32 holds files of at most 4 GiB - 1: --split fat32. */
 #define OUTPUT_FAT32_MAX 4294967295ull
 
+/* The output directory: made with its missing parents when needed; a run that fails takes
+ * back the directories it made, as long as nothing else was put in them. */
+struct output_dir {
+	char **made; /* the directories this run made, outermost first */
+	size_t nmade;
+};
+
+/* Make dir if missing and check that it can be written in; said now, with the directory
+ * that is in the way. */
+int output_dir_make(const char *dir, struct output_dir *d, struct cf_err *e);
+/* After a failure: remove the directories output_dir_make made, innermost first, each only
+ * while it is empty (never one that existed before). */
+void output_dir_take_back(const struct output_dir *d);
+void output_dir_free(struct output_dir *d);
+
 /* What a run wrote (for SHA256SUMS), and stale parts it removed. */
 struct output_files {
 	char **files;

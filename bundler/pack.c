@@ -58,11 +58,25 @@ static int emit(struct packer *p, const uint8_t *data, size_t len)
 	return CF_OK;
 }
 
+#ifdef CUFERRY_TEST_SEAMS
+/* Test builds only: CUFERRY_ZSTD_FAIL=BYTES hands zstd an output buffer it must refuse once
+ * BYTES of tar have gone in, so that a compression error takes its real path. */
+static void test_break_zstd(const struct packer *p, ZSTD_outBuffer *out)
+{
+	const char *at = getenv("CUFERRY_ZSTD_FAIL");
+	if (at && p->uncompressed >= strtoull(at, NULL, 10))
+		out->pos = out->size + 1;
+}
+#endif
+
 static int compress(struct packer *p, const void *data, size_t len, ZSTD_EndDirective mode)
 {
 	ZSTD_inBuffer in = { data, len, 0 };
 	for (;;) {
 		ZSTD_outBuffer out = { p->zbuf, p->zbuf_size, 0 };
+#ifdef CUFERRY_TEST_SEAMS
+		test_break_zstd(p, &out);
+#endif
 		size_t left = ZSTD_compressStream2(p->z, &out, &in, mode);
 		if (ZSTD_isError(left))
 			return cf_fail(p->e, CF_INSTALL, "zstd: %s", ZSTD_getErrorName(left));
@@ -85,6 +99,8 @@ static int setup_zstd(struct packer *p, const struct pack_options *o)
 {
 	int threads = o->threads > 0 ? o->threads : platform_cpu_count();
 	p->z = ZSTD_createCCtx();
+	if (!p->z)
+		return cf_fail(p->e, CF_INSTALL, "zstd: cannot allocate a compression context");
 	/* nbWorkers >= 1 always: zstd's output then does not depend on the number of workers,
 	 * so the same inputs give the same bundle on any machine. */
 	size_t r = ZSTD_CCtx_setParameter(p->z, ZSTD_c_compressionLevel, o->level);

@@ -203,6 +203,12 @@ int io_replace(char *tmp, const char *path)
 
 int io_mkdirs(const char *path, unsigned mode)
 {
+	return io_mkdirs_noting(path, mode, NULL, NULL);
+}
+
+int io_mkdirs_noting(const char *path, unsigned mode, void (*made)(const char *dir, void *ctx),
+		     void *ctx)
+{
 	char *copy = xstrdup(path);
 	for (char *p = copy + 1; ; p++) {
 		if (*p == '/' || *p == '\0') {
@@ -210,6 +216,8 @@ int io_mkdirs(const char *path, unsigned mode)
 			*p = '\0';
 			if (platform_mkdir(copy, mode) == 0) {
 				platform_chmod(copy, mode); /* the mode asked for, whatever the umask */
+				if (made)
+					made(copy, ctx);
 			} else if (errno != EEXIST) {
 				free(copy);
 				return -1;

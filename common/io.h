@@ -32,6 +32,10 @@ int io_replace(char *tmp, const char *path);
 int io_copy_file_atomic(const char *from, const char *to);
 /* mkdir -p; existing directories are fine; new ones get mode whatever the umask. */
 int io_mkdirs(const char *path, unsigned mode);
+/* The same, calling made(dir, ctx) for each directory this call made (outermost first): what
+ * a failed run may take back, and only that. */
+int io_mkdirs_noting(const char *path, unsigned mode, void (*made)(const char *dir, void *ctx),
+		     void *ctx);
 /* rm -rf without following symlinks; a missing path is fine. */
 int io_rmtree(const char *path);
 /* Remove the file or link path (never a directory); one already absent is fine. */

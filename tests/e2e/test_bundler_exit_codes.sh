@@ -1,7 +1,9 @@
 #!/bin/sh
 # The bundler's exit codes (DESIGN §9, issue 9): a full disk is "no space" (4) with its cause,
 # any other I/O or permission error is 5, a source that is not there or not readable is 9;
-# none of them reads as a usage error (1). Each case leaves nothing half-written behind.
+# none of them reads as a usage error (1); a bundle that fails the bundler's own read-back is 3,
+# a compression failure 5 (both through the test-seam bundler). Each case leaves nothing
+# half-written behind, nor an empty -o directory the failed run made.
 . "$CUFERRY_TOP/tests/e2e/lib.sh"
 K=$FX/test.key
 SRC=$FX/small-src
@@ -28,12 +30,14 @@ expect 1 "$BUNDLER" create --key "$K" -o x/
 note "a source named on the command line that is not there is a usage error (checked first)"
 expect 1 "$BUNDLER" create --from-dir "$W/nonexistent" --cuda 13 --key "$K" -o out/ --level 1 -q
 assert_contains last.err "nonexistent"
+[ ! -e out ] || fail "a failed create left its -o directory out/"
 
 note "a source without cuDNN in it, a source file that cannot be read: 9"
 mkdir -p empty
 expect 9 "$BUNDLER" create --from-dir "$W/empty" --cuda 13 --key "$K" -o out/ --level 1 -q
 one_line_reason
 no_leftovers out
+[ ! -e out ] || fail "a failed create left the -o directory it made: $(ls -A out)"
 echo plain > afile
 cp -r "$SRC" unreadable
 chmod 0000 unreadable/lib/libcudnn.so.9
@@ -119,4 +123,50 @@ if ! touch ro/probe 2>/dev/null; then
 else
 	echo "(skipped: no read-only location available)"
 fi
+note "a failed create takes back the -o directories it made, and only those"
+expect 9 "$BUNDLER" create --from-dir "$W/empty" --cuda 13 --key "$K" -o new/deeper/ --level 1 -q
+[ ! -e new ] || fail "a failed create left directories it made: $(find new)"
+mkdir -p existing/kept
+echo mine > existing/kept/file
+expect 9 "$BUNDLER" create --from-dir "$W/empty" --cuda 13 --key "$K" -o existing/made/ --level 1 -q
+[ ! -e existing/made ] || fail "a failed create left existing/made/"
+[ -d existing/kept ] && [ "$(cat existing/kept/file)" = mine ] || fail "a failed create touched existing/"
+mkdir -p was-empty
+expect 9 "$BUNDLER" create --from-dir "$W/empty" --cuda 13 --key "$K" -o was-empty/ --level 1 -q
+[ -d was-empty ] || fail "a failed create removed a directory that existed before"
+
+note "the self-check reads back other bytes than were written: 3, naming the bundle, nothing kept"
+[ -x "$B/bundler-test-seams" ] || fail "the test-seam bundler is not built"
+SEAMS=$B/bundler-test-seams
+ID=cudnn-9.19.0-cuda13-linux-x86_64
+# a payload byte (near the end): the chunk with its offset; a header byte: the signature
+CUFERRY_BUNDLE_FLIP=-100 expect 3 "$SEAMS" create --from-dir "$SRC" --cuda 13 --key "$K" -o flip/ --level 1 -q
+assert_contains last.err "flipped the byte"
+assert_contains last.err "flip/$ID.bundle: the new bundle failed its own check, nothing written: payload chunk .*offset [0-9]"
+one_line_reason
+[ ! -e flip ] || fail "a bundle that failed its own check left: $(find flip)"
+mkdir -p flip2
+echo "0000000000000000000000000000000000000000000000000000000000000000  other.bundle" > flip2/SHA256SUMS
+sums_before=$(cat flip2/SHA256SUMS)
+CUFERRY_BUNDLE_FLIP=100 expect 3 "$SEAMS" create --from-dir "$SRC" --cuda 13 --key "$K" -o flip2/ --level 1 -q
+assert_contains last.err "flip2/$ID.bundle: the new bundle failed its own check"
+one_line_reason
+[ ! -e "flip2/$ID.bundle" ] || fail "a bundle that failed its own check is under its final name"
+[ "$(cat flip2/SHA256SUMS)" = "$sums_before" ] || fail "SHA256SUMS changed: $(cat flip2/SHA256SUMS)"
+no_leftovers flip2
+[ "$(ls -A flip2)" = SHA256SUMS ] || fail "left in flip2: $(ls -A flip2)"
+# The release bundler has no seam: the same variable changes nothing.
+CUFERRY_BUNDLE_FLIP=100 expect 0 "$BUNDLER" create --from-dir "$SRC" --cuda 13 --key "$K" -o flip3/ --level 1 -q
+[ -f "flip3/$ID.bundle" ] || fail "the release bundler did not write the bundle"
+
+note "zstd fails while compressing: 5, one line, nothing half-written"
+CUFERRY_ZSTD_FAIL=100000 expect 5 "$SEAMS" create --from-dir "$SRC" --cuda 13 --key "$K" -o zfail/ --level 1 -q
+assert_contains last.err "zstd: "
+one_line_reason
+[ ! -e zfail ] || fail "a failed compression left: $(find zfail)"
+mkdir -p zfail2
+CUFERRY_ZSTD_FAIL=0 expect 5 "$SEAMS" create --from-dir "$SRC" --cuda 13 --key "$K" -o zfail2/ --level 1 -q
+one_line_reason
+no_leftovers zfail2
+[ -z "$(ls -A zfail2)" ] || fail "a failed compression left: $(ls -A zfail2)"
 echo "PASS $NAME"

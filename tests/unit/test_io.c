@@ -1,6 +1,7 @@
 /* test_io.c - common/io.c where it is not covered end to end: io_copy_fd from several
  * threads at once (the bundler is threaded: no shared buffer), io_rmtree never following a
- * link, io_remove_file, and memfind, the portable memmem */
+ * link, io_remove_file, io_mkdirs_noting naming only what it made, and memfind, the portable
+ * memmem */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -122,6 +123,53 @@ static void test_rmtree_does_not_follow_links(void **state)
 	free(outside);
 }
 
+struct made_list {
+	char *dirs[4];
+	int n;
+};
+
+static void note_dir(const char *dir, void *ctx)
+{
+	struct made_list *m = ctx;
+	assert_true(m->n < 4);
+	m->dirs[m->n++] = xstrdup(dir);
+}
+
+static void made_list_free(struct made_list *m)
+{
+	for (int i = 0; i < m->n; i++)
+		free(m->dirs[i]);
+	m->n = 0;
+}
+
+/* What a failed bundler run takes back: the directories this call made, outermost first;
+ * never one that was there before, nor one reached through "..". */
+static void test_mkdirs_noting_names_only_what_it_made(void **state)
+{
+	(void)state;
+	char *dir = scratch(), *deep = xasprintf("%s/x/y", dir), *twisty = xasprintf("%s/n/../x/z", dir);
+	struct made_list m = { 0 };
+	assert_int_equal(io_mkdirs_noting(deep, 0755, note_dir, &m), 0);
+	assert_int_equal(m.n, 2);
+	char *x = xasprintf("%s/x", dir), *n = xasprintf("%s/n", dir);
+	assert_string_equal(m.dirs[0], x);
+	assert_string_equal(m.dirs[1], deep);
+	made_list_free(&m);
+	assert_int_equal(io_mkdirs_noting(deep, 0755, note_dir, &m), 0);
+	assert_int_equal(m.n, 0);
+	assert_int_equal(io_mkdirs_noting(twisty, 0755, note_dir, &m), 0);
+	assert_int_equal(m.n, 2); /* n and z; n/.. and n/../x were there */
+	assert_string_equal(m.dirs[0], n);
+	assert_string_equal(m.dirs[1], twisty);
+	made_list_free(&m);
+	assert_int_equal(io_rmtree(dir), 0);
+	free(x);
+	free(n);
+	free(twisty);
+	free(deep);
+	free(dir);
+}
+
 static void test_remove_file(void **state)
 {
 	(void)state;
@@ -196,6 +244,7 @@ int main(void)
 		cmocka_unit_test(test_copy_fd_from_threads_at_once),
 		cmocka_unit_test(test_copy_fd_of_a_length),
 		cmocka_unit_test(test_rmtree_does_not_follow_links),
+		cmocka_unit_test(test_mkdirs_noting_names_only_what_it_made),
 		cmocka_unit_test(test_remove_file),
 		cmocka_unit_test(test_read_file_to_its_end),
 		cmocka_unit_test(test_memfind),
