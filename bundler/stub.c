@@ -149,10 +149,12 @@ int stub_find(const char *platform, const char *explicit_path, char *out, size_t
 	char *dir = slash ? xasprintf("%.*s", (int)(slash - self), self) : xstrdup(".");
 	const char *exe = want == BIN_PE_X86_64 ? ".exe" : "";
 	char looked[2048] = "";
-	/* linux-sbsa and linux-aarch64 run the same AArch64 unpacker: either directory serves. */
-	const char *alias = !strcmp(platform, "linux-aarch64") ? "linux-sbsa"
-			    : !strcmp(platform, "linux-sbsa")  ? "linux-aarch64"
-							       : platform;
+	/* linux-sbsa and linux-aarch64 run the same AArch64 unpacker: either directory serves;
+	 * make windows writes the Windows one as windows/unpacker.exe. */
+	const char *alias = !strcmp(platform, "linux-aarch64")    ? "linux-sbsa"
+			    : !strcmp(platform, "linux-sbsa")     ? "linux-aarch64"
+			    : !strcmp(platform, "windows-x86_64") ? "windows"
+								  : platform;
 	int found = (want == HOST_KIND &&
 		     try_candidate(xasprintf("%s/unpacker", dir), want, out, size, looked,
 				   sizeof(looked)));

@@ -15,8 +15,8 @@ const char *selfpath_program(void);
 /* The dynamic loader's path when the program was started through it, else NULL. A child
  * that re-runs this program must then be started as LOADER PROGRAM ARGS. */
 const char *selfpath_loader(void);
-/* 1 when the ELF file at path has bytes after its image (the section header table, which
- * the linker writes last): a .run, perhaps a damaged one, rather than a bare unpacker. */
+/* 1 when the program file at path (ELF, or PE for Windows) has bytes after its image: a
+ * .run/.exe, perhaps a damaged one, rather than a bare unpacker. */
 int selfpath_carries_data(const char *path);
 
 #endif
