@@ -8,11 +8,7 @@
 # unpacker.exe has not been built (make windows).
 . "$CUFERRY_TOP/tests/e2e/lib.sh"
 . "$TOP/tests/e2e/winlib.sh"
-EXE=$WIN/unpacker.exe
-if [ ! -f "$EXE" ]; then
-	echo "SKIP $NAME: no $EXE (make windows builds it)"
-	exit 0
-fi
+need_unpacker_exe
 F=$WIN/fakes
 for f in cudnn64_9.dll cudnn64_8.dll driver531/nvcuda.dll driver472/nvcuda.dll; do
 	[ -f "$F/$f" ] || fail "no $F/$f (make windows-fakes builds it)"
@@ -36,12 +32,9 @@ set_driver() { # 531 | 472 | none
 }
 
 # unpacker.exe installs on Windows once the wininstall lane's work is merged (C:\ prefixes,
-# the Windows layout, the registry); until then it refuses a C:\ prefix. Probed once, here, on
-# a bundle that does not exist (so the probe installs nothing either way); the one place that
-# depends on it is marked "the install itself" below.
-wine_run "$EXE" install 'C:\no-such.bundle' --prefix 'C:\cuferry-probe' > probe.out 2>&1 || true
-WIN_INSTALLS=yes
-! grep -q "must be an absolute path" probe.out || WIN_INSTALLS=no
+# the Windows layout, the registry); until then it refuses a C:\ prefix. Probed once, here;
+# the one place that depends on it is marked "the install itself" below.
+probe_windows_install
 
 note "windows-x86_64 bundles of the fake DLLs (9.19 and 9.18 for CUDA 12, 8.9.5 for CUDA 11), linux-x86_64 ones"
 win_tree() { # DIR CUDNN_MAJOR MINOR PATCH DLLS...

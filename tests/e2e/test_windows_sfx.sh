@@ -7,11 +7,7 @@
 # when unpacker.exe has not been built (make windows).
 . "$CUFERRY_TOP/tests/e2e/lib.sh"
 . "$TOP/tests/e2e/winlib.sh"
-EXE=$WIN/unpacker.exe
-if [ ! -f "$EXE" ]; then
-	echo "SKIP $NAME: no $EXE (make windows builds it)"
-	exit 0
-fi
+need_unpacker_exe
 F=$WIN/fakes
 [ -f "$F/cudnn64_9.dll" ] || fail "no fake DLLs in $F (make windows-fakes builds them)"
 DRIVE_C=$WINEPREFIX_DIR/drive_c
@@ -45,12 +41,9 @@ b = bytearray(open(p, 'rb').read()); b[at] ^= 0x40; open(p, 'wb').write(b)" "$1"
 }
 
 # unpacker.exe installs on Windows once the wininstall lane's work is merged (C:\ prefixes,
-# the Windows layout, the registry); until then it refuses a C:\ prefix. Probed once, here, on
-# a bundle that does not exist (so the probe installs nothing either way); the one place that
-# depends on it is marked "the install itself" below.
-wine_run "$EXE" install 'C:\no-such.bundle' --prefix 'C:\cuferry-probe' > probe.out 2>&1 || true
-WIN_INSTALLS=yes
-! grep -q "must be an absolute path" probe.out || WIN_INSTALLS=no
+# the Windows layout, the registry); until then it refuses a C:\ prefix. Probed once, here;
+# the one place that depends on it is marked "the install itself" below.
+probe_windows_install
 
 note "a windows-x86_64 bundle of the fake DLLs, wrapped: bundler sfx and create --sfx write NAME.exe"
 mkdir -p t/bin t/include t/lib/x64
