@@ -77,6 +77,13 @@ const char *stub_extension(const char *platform)
 	return strncmp(platform, "windows", 7) == 0 ? ".exe" : ".run";
 }
 
+uint64_t stub_max_file_size(const char *platform)
+{
+	/* Windows refuses to start a program file of 4 GiB or more ("not a valid Win32
+	 * application"), whatever follows its image. */
+	return strncmp(platform, "windows", 7) == 0 ? UINT32_MAX : 0;
+}
+
 /* Whether the file carries the unpacker's marker (common/bundle/sfx.h): 1 yes, 0 no, -1 unreadable.
  * The needle is joined here at run time, so this program's own bytes never hold it. */
 static int carries_marker(const char *path)

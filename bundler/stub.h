@@ -17,6 +17,7 @@
 #define BUNDLER_STUB_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "common/err.h"
 
@@ -24,5 +25,7 @@ int stub_find(const char *platform, const char *explicit_path, char *out, size_t
 	      struct cf_err *e);
 /* ".run" or ".exe": the self-extracting file's extension for a platform. */
 const char *stub_extension(const char *platform);
+/* The largest self-extracting file the platform starts, in bytes; 0: no limit. */
+uint64_t stub_max_file_size(const char *platform);
 
 #endif

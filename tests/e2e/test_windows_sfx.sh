@@ -3,8 +3,9 @@
 # and create --sfx put build/windows/unpacker.exe in front of a windows-x86_64 bundle of the
 # fake DLLs; the .exe is still a PE that runs (--version), verifies itself, and refuses
 # (exit 2 or 3, nothing installed) when a byte of its stub, header, payload or trailer changed
-# or bytes were added after it; `x.exe /S --prefix C:\...` installs. Skips (one line) only
-# when unpacker.exe has not been built (make windows).
+# or bytes were added after it; one of 4 GiB or more (Windows would not start it) is not
+# made; `x.exe /S --prefix C:\...` installs. Skips (one line) only when unpacker.exe has not
+# been built (make windows).
 . "$CUFERRY_TOP/tests/e2e/lib.sh"
 . "$TOP/tests/e2e/winlib.sh"
 need_unpacker_exe
@@ -66,6 +67,14 @@ expect 0 "$BUNDLER" create --from-dir t --cuda 12 --platform windows-x86_64 --ke
 assert_contains last.err "the .exe installs only where the key is trusted otherwise (%ProgramData%"
 expect 4 "$BUNDLER" sfx "$b" --key "$FX/test.key" --unpacker "$UNPACKER"
 assert_contains last.err "needs an x86-64 Windows PE program"
+# Windows starts no program file of 4 GiB or more: refused before anything is written (a
+# sparse file: the header is read, the payload is not).
+cp "$b" big.bundle
+truncate -s 4G big.bundle
+expect 4 "$BUNDLER" sfx big.bundle --key "$FX/test.key" --unpacker "$EXE"
+assert_contains last.err "windows-x86_64 starts no program file over 4294967295 bytes"
+[ ! -e big.exe ] || fail "a .exe of over 4 GiB was written"
+rm -f big.bundle
 
 note "still a PE: the sections and imports of unpacker.exe; Windows ignores the overlay after them"
 x86_64-w64-mingw32-objdump -h "$EXE" | sed 1,2d > sections.exe
