@@ -2,7 +2,8 @@
  * it. Started through the dynamic loader (`/lib64/ld-linux-x86-64.so.2 ./x.run`, the way
  * around a file without its x bit), /proc/self/exe names the loader instead: then the file is
  * the one the loader mapped as the program, found in /proc/self/maps and accepted only when
- * the path opened there is the very file mapped (same device and inode). */
+ * the path opened there is the very file mapped (same device and inode). On Windows the
+ * system names it (GetModuleFileNameW, common/platform_win_self.c): a .exe starts no other way. */
 #ifndef UNPACKER_SELFPATH_H
 #define UNPACKER_SELFPATH_H
 
