@@ -335,6 +335,9 @@ WIN_UNIT   = $(WIN)/tests/test_winpath.exe $(WIN)/tests/test_pefile.exe $(WIN)/t
 WIN_FAKES  = $(addprefix $(WIN)/fakes/,nvcuda.dll cudnn_graph64_9.dll cudnn64_9.dll \
              cudnn_ops_infer64_8.dll cudnn64_8.dll wrong/cudnn64_9.dll stale/cudnn64_8.dll) \
              $(WIN)/fakes/loadfakes.exe
+# fake drivers for unpacker.exe install DIR (test_windows_choose): nvcuda.dll with the version
+# resource of a 531.79 driver (CUDA 12) and of a 472.50 one (CUDA 11 at most)
+WIN_FAKES += $(WIN)/fakes/driver531/nvcuda.dll $(WIN)/fakes/driver472/nvcuda.dll
 .PHONY: windows-unit windows-fakes
 windows-fakes: $(WIN_FAKES)
 windows-unit: $(WIN_UNIT) $(WIN_FAKES)
@@ -423,6 +426,14 @@ $(WIN)/fakes/cudnn64_8.dll: $(FAKE_CUDNN_SRC) $(WIN)/fakes/cudnn_ops_infer64_8.d
 $(WIN)/fakes/stale/cudnn64_8.dll: $(FAKE_CUDNN_SRC) $(WIN)/fakes/cudnn_ops_infer64_8.dll
 	@mkdir -p $(dir $@)
 	$(call fake_cudnn,8.2.2.26,-DFAKE_VERSION=8202,$(WIN)/fakes/cudnn_ops_infer64_8.dll.a)
+# fake_nvcuda FILEVERSION: the fake driver DLL with that version resource (Windows' driver
+# numbering: 31.0.15.3179 is driver 531.79)
+fake_nvcuda = @mkdir -p $(dir $@) && $(WIN_WINDRES) -DFAKE_V=$(subst .,$(comma),$(1)) '-DFAKE_VS=\"$(1)\"' \
+	tests/tools/fakeversion.rc -O coff -o $@.res.o && $(FAKE_WIN) -o $@ $< $@.res.o && rm -f $@.res.o
+$(WIN)/fakes/driver472/nvcuda.dll: tests/tools/fakecuda.c tests/tools/fakeconf.h tests/tools/fakeversion.rc
+	$(call fake_nvcuda,30.0.14.7250)
+$(WIN)/fakes/driver531/nvcuda.dll: tests/tools/fakecuda.c tests/tools/fakeconf.h tests/tools/fakeversion.rc
+	$(call fake_nvcuda,31.0.15.3179)
 $(WIN)/fakes/loadfakes.exe: tests/windows/loadfakes.c $(DEPS_WIN)/.complete
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(WIN_FLAGS) $(WARN) $< -o $@ -static

@@ -493,8 +493,10 @@ static int sign_and_write(struct job *j, struct signer *signer, int payload_fd,
 
 /* Keys compiled into the unpacker are PEM text in its data: a stub without the signing key's
  * base64 would refuse this bundle unless the target brings the key another way. */
-static void warn_if_stub_distrusts(const char *stub, const struct signer *signer)
+static void warn_if_stub_distrusts(const char *stub, const char *platform,
+				   const struct signer *signer)
 {
+	int windows = strcmp(stub_extension(platform), ".exe") == 0;
 	size_t spki_len, b64_len, len;
 	const uint8_t *spki = signer_spki(signer, &spki_len);
 	unsigned char b64[1024];
@@ -504,8 +506,11 @@ static void warn_if_stub_distrusts(const char *stub, const struct signer *signer
 		return;
 	if (!memmem(data, len, b64, 64))
 		log_msg(LOG_WARN, "--sfx: the embedded unpacker %s has no compiled-in key that signed "
-			"this bundle: the .run installs only where the key is trusted otherwise "
-			"(/etc/cuferry/trusted-keys, --trust); build it with make TRUSTED_KEYS=KEY.pub", stub);
+			"this bundle: the %s installs only where the key is trusted otherwise "
+			"(%s, --trust); build it with make %sTRUSTED_KEYS=KEY.pub", stub,
+			stub_extension(platform), windows ? "%ProgramData%\\cuferry\\trusted-keys"
+							  : "/etc/cuferry/trusted-keys",
+			windows ? "windows " : "");
 	free(data);
 }
 
@@ -522,7 +527,7 @@ static int build(struct job *j, struct signer *signer, struct cf_err *e)
 	if (rc == CF_OK && j->o->sfx) /* no stub for this platform: say so before compressing */
 		rc = stub_find(j->m->platform, j->o->sfx_stub, stub, sizeof(stub), e);
 	if (rc == CF_OK && j->o->sfx)
-		warn_if_stub_distrusts(stub, signer);
+		warn_if_stub_distrusts(stub, j->m->platform, signer);
 	if (rc != CF_OK)
 		return rc;
 	j->out_path = output_path(j->o, j->m);

@@ -491,6 +491,14 @@ static const char *unpacker_name(const char *platform)
 	return strncmp(platform, "windows", 7) == 0 ? "unpacker.exe" : "unpacker";
 }
 
+static int kit_has_windows(const struct kit *k)
+{
+	for (size_t i = 0; i < k->nunpackers; i++)
+		if (strncmp(k->unpackers[i].platform, "windows", 7) == 0)
+			return 1;
+	return 0;
+}
+
 /* README.txt: what is here, whose key signed it, and the exact commands. Never a key. */
 static void make_readme(struct kit *k)
 {
@@ -536,14 +544,26 @@ static void make_readme(struct kit *k)
 	       "target trusts\nonly keys compiled into its unpacker, keys in /etc/cuferry/trusted-keys, "
 	       "or a --trust /\n--trust-fingerprint that came by another channel (not copied from this "
 	       "file).\n");
+	if (kit_has_windows(k))
+		append(&t, &len, &cap, "On Windows the installed keys are in "
+		       "%%ProgramData%%\\cuferry\\trusted-keys.\n");
 	append(&t, &len, &cap, "\nON THE TARGET (from this directory)\n");
 	append(&t, &len, &cap, "  sha256sum -c SHA256SUMS                      # the stick still holds "
 	       "what was written\n");
+	if (kit_has_windows(k))
+		append(&t, &len, &cap, "  (Windows has no sha256sum: certutil -hashfile FILE SHA256 prints "
+		       "the hash to compare)\n");
 	for (size_t i = 0; i < k->nunpackers; i++) {
 		const char *p = k->unpackers[i].platform;
 		if (strncmp(p, "windows", 7) == 0) {
-			append(&t, &len, &cap, "  %s:\n    %s\\unpacker.exe install . --dry-run\n"
-			       "    %s\\unpacker.exe install . /silent\n", p, p, p);
+			/* On a stick's root the kit is E:\cuferry-kit, and install E:\ looks in there. */
+			const char *base = strrchr(k->out, '/');
+			int in_root = base && strcmp(base, "/cuferry-kit") == 0;
+			append(&t, &len, &cap, "  %s (a Command Prompt run as Administrator; E:\\ stands for %s):\n"
+			       "    E:\\%s%s\\unpacker.exe install E:\\ --dry-run\n"
+			       "    E:\\%s%s\\unpacker.exe install E:\\ /S\n", p,
+			       in_root ? "the stick" : "this directory", in_root ? "cuferry-kit\\" : "", p,
+			       in_root ? "cuferry-kit\\" : "", p);
 			continue;
 		}
 		append(&t, &len, &cap, "  %s (as root):\n    ./%s/unpacker install . --dry-run   "

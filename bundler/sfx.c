@@ -146,6 +146,19 @@ static int gather(const char *input, const struct checked *c, const struct sfx_o
 	return CF_OK;
 }
 
+/* A file the target system would not start is refused before anything is signed or written. */
+static int check_size(const struct sfx_layout *l, const char *platform, struct cf_err *e)
+{
+	uint64_t max = stub_max_file_size(platform);
+	uint64_t size = l->stub_len + l->bundle_len + SFX_BLOCK_MAX + SFX_TRAILER_LEN;
+	if (!max || size <= max)
+		return CF_OK;
+	return cf_fail(e, CF_INCOMPATIBLE, "the %s would be about %llu bytes, and %s starts no program "
+		       "file over %llu bytes: carry the .bundle and its unpacker instead",
+		       stub_extension(platform), (unsigned long long)size, platform,
+		       (unsigned long long)max);
+}
+
 int sfx_write(const char *input, const struct sfx_options *o, struct cf_err *e)
 {
 	struct checked c;
@@ -160,6 +173,8 @@ int sfx_write(const char *input, const struct sfx_options *o, struct cf_err *e)
 			     c.manifest->platform, o->platform);
 	if (rc == CF_OK)
 		rc = gather(input, &c, o, &p, e);
+	if (rc == CF_OK)
+		rc = check_size(&p.layout, c.manifest->platform, e);
 	if (rc == CF_OK && sfx_hash_range(p.stub_fd, p.layout.stub_len, stub_sha) != 0)
 		rc = cf_fail(e, cf_write_status(errno), "cannot read the stub: %s", strerror(errno));
 	if (rc == CF_OK)

@@ -77,6 +77,13 @@ const char *stub_extension(const char *platform)
 	return strncmp(platform, "windows", 7) == 0 ? ".exe" : ".run";
 }
 
+uint64_t stub_max_file_size(const char *platform)
+{
+	/* Windows refuses to start a program file of 4 GiB or more ("not a valid Win32
+	 * application"), whatever follows its image. */
+	return strncmp(platform, "windows", 7) == 0 ? UINT32_MAX : 0;
+}
+
 /* Whether the file carries the unpacker's marker (common/bundle/sfx.h): 1 yes, 0 no, -1 unreadable.
  * The needle is joined here at run time, so this program's own bytes never hold it. */
 static int carries_marker(const char *path)
@@ -149,10 +156,12 @@ int stub_find(const char *platform, const char *explicit_path, char *out, size_t
 	char *dir = slash ? xasprintf("%.*s", (int)(slash - self), self) : xstrdup(".");
 	const char *exe = want == BIN_PE_X86_64 ? ".exe" : "";
 	char looked[2048] = "";
-	/* linux-sbsa and linux-aarch64 run the same AArch64 unpacker: either directory serves. */
-	const char *alias = !strcmp(platform, "linux-aarch64") ? "linux-sbsa"
-			    : !strcmp(platform, "linux-sbsa")  ? "linux-aarch64"
-							       : platform;
+	/* linux-sbsa and linux-aarch64 run the same AArch64 unpacker: either directory serves;
+	 * make windows writes the Windows one as windows/unpacker.exe. */
+	const char *alias = !strcmp(platform, "linux-aarch64")    ? "linux-sbsa"
+			    : !strcmp(platform, "linux-sbsa")     ? "linux-aarch64"
+			    : !strcmp(platform, "windows-x86_64") ? "windows"
+								  : platform;
 	int found = (want == HOST_KIND &&
 		     try_candidate(xasprintf("%s/unpacker", dir), want, out, size, looked,
 				   sizeof(looked)));

@@ -28,6 +28,15 @@ struct machine {
 	int cublas[32];   /* per CUDA major: 0 not looked, 1 present, -1 absent */
 };
 
+/* cuBLAS's file for a CUDA major on a platform: what a cuDNN of that major loads. */
+static void cublas_file(const char *platform, int major, char *out, size_t size)
+{
+	if (strncmp(platform, "windows", 7) == 0)
+		snprintf(out, size, "cublas64_%d.dll", major);
+	else
+		snprintf(out, size, "libcublas.so.%d", major);
+}
+
 struct candidate {
 	char path[PATH_MAX];
 	char name[256];
@@ -35,7 +44,8 @@ struct candidate {
 	int eligible;
 	int major;
 	int packs;       /* the bundle carries cuBLAS */
-	int libs_here;   /* libcublas.so.<major> is on the machine */
+	int libs_here;   /* cuBLAS of its major (cublas_file) is on the machine */
+	char cublas[32]; /* that file's name */
 	char why[400];   /* why it was passed over */
 };
 
@@ -77,8 +87,30 @@ static void cache_hit(const char *path, const char *flags, void *ctx)
 	((struct lib_search *)ctx)->found = 1;
 }
 
-/* Whether libcublas.so.<major> is where the loader would find it: the ld cache of this
- * system, or under --root the image's ld.so.conf.d directories and the usual ones. */
+/* The CUDA toolkit's own library directories: Windows' installer names its directory in
+ * %CUDA_PATH% (DLLs in bin\, from CUDA 13 in bin\x64\); Linux has the usual ones. */
+static void look_in_cuda_dirs(struct machine *mc, struct lib_search *s)
+{
+	static const char *const dirs[] = { "/lib", "/lib64", "/usr/lib", "/usr/lib64",
+					    "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+					    "/usr/local/cuda/lib64", NULL };
+	const char *cuda_path = getenv("CUDA_PATH");
+	if (strncmp(mc->platform, "windows", 7) != 0) {
+		for (size_t i = 0; dirs[i]; i++)
+			look_in_dir(dirs[i], s);
+	} else if (cuda_path && *cuda_path && !*mc->root) {
+		for (int i = 0; i < 2; i++) {
+			char *dir = xasprintf("%s%s", cuda_path, i ? "\\bin\\x64" : "\\bin");
+			look_in_dir(dir, s);
+			free(dir);
+		}
+	}
+}
+
+/* Whether cuBLAS of a CUDA major is where the loader would find it. Linux: the ld cache of
+ * this system, or under --root the image's ld.so.conf.d directories and the usual ones.
+ * Windows (no cache): %CUDA_PATH%'s bin, System32, the Windows directory and the machine's
+ * and the user's PATH. */
 static int has_cublas(struct machine *mc, int major)
 {
 	if (major <= 0 || major >= 32)
@@ -86,17 +118,13 @@ static int has_cublas(struct machine *mc, int major)
 	if (mc->cublas[major])
 		return mc->cublas[major] > 0;
 	char soname[32];
-	snprintf(soname, sizeof(soname), "libcublas.so.%d", major);
+	cublas_file(mc->platform, major, soname, sizeof(soname));
 	struct lib_search s = { mc->root, soname, 0 };
 	int cache_read = 0;
-	if (!*mc->root)
+	if (!*mc->root && platform_lib_cache_program())
 		cache_read = platform_lib_cache_find(soname, cache_hit, &s) >= 0;
 	if (!cache_read) {
-		static const char *const dirs[] = { "/lib", "/lib64", "/usr/lib", "/usr/lib64",
-						    "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
-						    "/usr/local/cuda/lib64", NULL };
-		for (size_t i = 0; dirs[i]; i++)
-			look_in_dir(dirs[i], &s);
+		look_in_cuda_dirs(mc, &s);
 		platform_lib_config_dirs(mc->root, look_in_config_dir, &s);
 	}
 	mc->cublas[major] = s.found ? 1 : -1;
@@ -117,6 +145,14 @@ static int bundle_name(const char *name)
 	return 0;
 }
 
+/* dir/name; a directory given with its separator (a drive's root, E:\) gets no second one. */
+static char *in_dir(const char *dir, const char *name)
+{
+	size_t n = strlen(dir);
+	int has_sep = n && (dir[n - 1] == '/' || dir[n - 1] == '\\');
+	return xasprintf("%s%s%s", dir, has_sep ? "" : "/", name);
+}
+
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -129,7 +165,7 @@ static size_t list_bundles(const char *dir, char **names, size_t max)
 	struct platform_dir *d = platform_dir_open(dir);
 	size_t n = 0;
 	for (const char *name; d && (name = platform_dir_next(d)) != NULL;) {
-		char *path = xasprintf("%s/%s", dir, name);
+		char *path = in_dir(dir, name);
 		struct platform_stat st;
 		if (n < max && name[0] != '.' && bundle_name(name) &&
 		    platform_stat(path, &st) == 0 && st.type == PLATFORM_TYPE_FILE)
@@ -145,7 +181,8 @@ static size_t list_bundles(const char *dir, char **names, size_t max)
 
 static void display_name(const char *path, char *out, size_t size)
 {
-	const char *slash = strrchr(path, '/');
+	/* Windows paths as given (E:\kit.bundle) separate with backslashes. */
+	const char *slash = strrchr(path, '/') ? strrchr(path, '/') : strrchr(path, '\\');
 	char buf[256];
 	snprintf(out, size, "%s", log_safe(slash ? slash + 1 : path, buf, sizeof(buf)));
 }
@@ -191,6 +228,7 @@ static void judge(struct candidate *c, struct machine *mc)
 		return;
 	}
 	c->libs_here = has_cublas(mc, c->major);
+	cublas_file(mc->platform, c->major, c->cublas, sizeof(c->cublas));
 	c->eligible = 1;
 }
 
@@ -202,8 +240,8 @@ static int rank(const struct candidate *a, const struct candidate *b, char *why,
 	int a_ok = a->packs || a->libs_here, b_ok = b->packs || b->libs_here, d;
 	if (a_ok != b_ok) {
 		if (why)
-			snprintf(why, size, "needs libcublas.so.%d, which this machine does not have and the "
-				 "bundle does not carry", b_ok ? a->major : b->major);
+			snprintf(why, size, "needs %s, which this machine does not have and the "
+				 "bundle does not carry", b_ok ? a->cublas : b->cublas);
 		return b_ok - a_ok;
 	}
 	if (a->major != b->major) {
@@ -243,7 +281,9 @@ static void describe_machine(const struct machine *mc, char *out, size_t size)
 	for (int major = 1; major < 32; major++)
 		if (mc->cublas[major] > 0) {
 			size_t used = strlen(cublas);
-			snprintf(cublas + used, sizeof(cublas) - used, "%slibcublas.so.%d", used ? ", " : "", major);
+			char file[32];
+			cublas_file(mc->platform, major, file, sizeof(file));
+			snprintf(cublas + used, sizeof(cublas) - used, "%s%s", used ? ", " : "", file);
 		}
 	char driver[96];
 	if (!mc->driver[0])
@@ -285,7 +325,7 @@ int choose_bundle(const char *path, const struct choose_options *o, char *chosen
 	if (io_is_dir(path)) {
 		n = list_bundles(dir, names, MAX_CANDIDATES);
 		if (n == 0) {
-			char *inside = xasprintf("%s/cuferry-kit", path);
+			char *inside = in_dir(path, "cuferry-kit");
 			if (io_is_dir(inside)) {
 				free(dir);
 				dir = inside;
@@ -328,8 +368,8 @@ int choose_bundle(const char *path, const struct choose_options *o, char *chosen
 			b->packs ? (b->libs_here ? ", carries CUDA libraries" : ", carries the CUDA libraries "
 				    "this machine lacks") : b->libs_here ? ", uses this machine's CUDA libraries" : "");
 		if (!b->packs && !b->libs_here)
-			log_msg(LOG_WARN, "libcublas.so.%d is neither on this machine nor in %s: cuDNN will "
-				"not find it (validation reports it)", b->major, b->name);
+			log_msg(LOG_WARN, "%s is neither on this machine nor in %s: cuDNN will "
+				"not find it (validation reports it)", b->cublas, b->name);
 		for (size_t i = 0; i < n; i++)
 			if (i != best && c[i].eligible)
 				rank(&c[i], b, c[i].why, sizeof(c[i].why));

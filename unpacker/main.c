@@ -29,9 +29,10 @@
  * "retain" keeps it through --gc-sections (the glibc-floor link drops unreferenced data). */
 __attribute__((used, retain)) static const char stub_marker[] = SFX_STUB_MARKER_HEAD SFX_STUB_MARKER_TAIL;
 
-/* A .run carries its bundle: with no BUNDLE argument, install from our own file (found
- * also when the dynamic loader started us), also when its trailer is gone or damaged (bytes
- * after the program's image): that is then refused as untrusted (2), not a usage error.
+/* A .run (.exe on Windows) carries its bundle: with no BUNDLE argument, install from our own
+ * file (found also when the dynamic loader started us), also when its trailer is gone or
+ * damaged (bytes after the program's image, ELF or PE): that is then refused as untrusted
+ * (2), not a usage error.
  * Whatever file is read, its stub-signature block is verified before anything else: only a
  * .run that trusted keys signed, stub included, is ever installed from. */
 static const char *self_bundle(void)

@@ -2,7 +2,8 @@
  * it. Started through the dynamic loader (`/lib64/ld-linux-x86-64.so.2 ./x.run`, the way
  * around a file without its x bit), /proc/self/exe names the loader instead: then the file is
  * the one the loader mapped as the program, found in /proc/self/maps and accepted only when
- * the path opened there is the very file mapped (same device and inode). */
+ * the path opened there is the very file mapped (same device and inode). On Windows the
+ * system names it (GetModuleFileNameW, common/platform_win_self.c): a .exe starts no other way. */
 #ifndef UNPACKER_SELFPATH_H
 #define UNPACKER_SELFPATH_H
 
@@ -15,8 +16,8 @@ const char *selfpath_program(void);
 /* The dynamic loader's path when the program was started through it, else NULL. A child
  * that re-runs this program must then be started as LOADER PROGRAM ARGS. */
 const char *selfpath_loader(void);
-/* 1 when the ELF file at path has bytes after its image (the section header table, which
- * the linker writes last): a .run, perhaps a damaged one, rather than a bare unpacker. */
+/* 1 when the program file at path (ELF, or PE for Windows) has bytes after its image: a
+ * .run/.exe, perhaps a damaged one, rather than a bare unpacker. */
 int selfpath_carries_data(const char *path);
 
 #endif

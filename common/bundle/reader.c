@@ -109,8 +109,8 @@ static int detect_sfx(struct bundle_input *b, int fd, uint64_t file_size, struct
 		/* A program without the trailer: a .run with bytes added at its end, or no .run. */
 		return memcmp(head, "\177ELF", 4) == 0 || memcmp(head, "MZ", 2) == 0
 			       ? cf_fail(e, CF_TRUST, "%s: a program without a self-extracting "
-					 "trailer at its end (bytes added after it, or not a .run)",
-					 b->parts[0].path)
+					 "trailer at its end (bytes added after it, or not a %s)",
+					 b->parts[0].path, head[0] == 'M' ? ".exe" : ".run")
 			       : CF_OK;
 	int rc = sfx_trailer_parse(tail, file_size, &b->layout, e);
 	if (rc != CF_OK)
