@@ -164,12 +164,16 @@ char *layout_install_report(const char *install_dir)
 
 char *layout_failed_dir(const struct layout *l, const char *name, const char *stamp)
 {
-	return xasprintf("%s/failed/%s-%s", l->meta, name, stamp);
+	/* name's last component only, whichever separator a caller split it on. */
+	for (const char *c = name; *c; c++)
+		if (platform_is_separator(*c))
+			name = c + 1;
+	return xasprintf("%s%cfailed%c%s-%s", l->meta, l->sep, l->sep, name, stamp);
 }
 
 char *layout_failed_report(const char *failed_dir)
 {
-	return xasprintf("%s/" REPORT, failed_dir);
+	return xasprintf("%s%c" REPORT, failed_dir, platform_dir_separator());
 }
 
 char *layout_current_sys(const char *prefix_sys, char sep)
