@@ -8,8 +8,7 @@
 #
 # Wine reads every file as the user's, so an Administrator's install is refused by the shipped
 # unpacker.exe (shown below); the rest runs the tests' build with CUFERRY_FAULT=no-acl, which
-# skips only that ownership check. Not shown here: a second install while the lock is held
-# (the Windows test build cannot pause inside an install for a test to hold it).
+# skips only that ownership check.
 . "$CUFERRY_TOP/tests/e2e/lib.sh"
 . "$TOP/tests/e2e/winlib.sh"
 EXE=$WIN/unpacker.exe
@@ -164,6 +163,34 @@ reg_is "$MKEY" PATH "REG_EXPAND_SZ $I8\\bin;$M0"
 reg_is "$MKEY" CUDNN_PATH "REG_SZ $I8"
 [ ! -e "$C/cf/cudnn/$D9" ] || fail "the rolled-back install left $D9"
 grep -q "\"current\": \"$D8\"" "$C/cf/cudnn/.cuferry/state.json" || fail "rollback: current is not $D8"
+
+note "one install at a time (exit 8); a crash after the registry was written is undone by the next run"
+# The test build waits at env:pause (after the registry was written) until its standard input
+# ends; winrun.sh execs Wine, so $! is the unpacker.exe process itself.
+mkfifo hold
+CUFERRY_FAULT=no-acl,env:pause sh "$TOP/tests/tools/winrun.sh" "$WINEPREFIX_DIR" "$SEAMS" install \
+	"$B9" --prefix "$P" --trust "$K" --no-validate < hold > paused.out 2>&1 &
+held=$!
+exec 3> hold
+i=0
+until grep -q "paused at env" paused.out; do
+	kill -0 $held 2>/dev/null || { cat paused.out >&2; fail "the paused install ended"; }
+	i=$((i + 1))
+	[ $i -lt 600 ] || fail "the install never reached env:pause"
+	sleep 0.5
+done
+u 8 install "$B8" --prefix "$P" --trust "$K" --no-validate
+assert_contains last.out "another unpacker holds"
+reg_is "$MKEY" PATH "REG_EXPAND_SZ $I9\\bin;$M0"
+kill -9 $held
+wait $held 2>/dev/null || true
+exec 3>&-
+u 1 use "$D9" --prefix "$P"
+assert_contains last.out "rolling back an install of $D9"
+reg_is "$MKEY" PATH "REG_EXPAND_SZ $I8\\bin;$M0"
+reg_is "$MKEY" CUDNN_PATH "REG_SZ $I8"
+[ ! -e "$C/cf/cudnn/$D9" ] || fail "the crashed install left $D9"
+grep -q "\"current\": \"$D8\"" "$C/cf/cudnn/.cuferry/state.json" || fail "recovery: current is not $D8"
 
 note "a corrupt bundle exits 3 and leaves the install and the registry as they were"
 cp "$B9" bad.bundle

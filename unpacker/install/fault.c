@@ -9,7 +9,8 @@
 
 /* The seam's pause stops this process with SIGSTOP, straight, not through common/platform.h:
  * it exists only in the test build, whose tests (POSIX shell: kill -9 of the stopped
- * unpacker) run on Linux alone, so no platform needs a call for it. */
+ * unpacker) need no platform call for it. Windows, without SIGSTOP, waits for the end of
+ * standard input instead (tests/e2e/test_windows_install.sh). */
 #ifdef CUFERRY_TEST_SEAMS
 #include <signal.h>
 #endif
@@ -42,8 +43,13 @@ int install_fault(const char *step, struct cf_err *e)
 		return CF_OK;
 	if (strncmp(f + n, ":pause", 6) == 0 && (f[n + 6] == '\0' || f[n + 6] == ',')) {
 		fprintf(stderr, "cuferry-fault: paused at %s\n", step);
-#ifdef SIGSTOP /* POSIX only: Windows has no stopped state for a test to kill -9 from */
+#ifdef SIGSTOP
 		raise(SIGSTOP);
+#else
+		/* Windows has no stopped state: wait until the test closes our standard input (or
+		 * kills us meanwhile, as kill -9 does a stopped one). */
+		while (getchar() != EOF)
+			;
 #endif
 		return CF_OK;
 	}

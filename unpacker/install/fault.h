@@ -5,7 +5,8 @@
 #include "common/err.h"
 
 /* Test seam, compiled only into the test build (build/test-bin/unpacker, -DCUFERRY_TEST_SEAMS):
- * CUFERRY_FAULT=step fails at step, step:pause stops there. CF_OK in the shipped unpacker. */
+ * CUFERRY_FAULT=step fails at step, step:pause stops there (Windows: waits there until its
+ * standard input ends). CF_OK in the shipped unpacker. */
 int install_fault(const char *step, struct cf_err *e);
 /* Test seam of the same build: 1 when CUFERRY_FAULT names this point exactly ("gpu1": the
  * probe child of GPU 1 is given a device ordinal no machine has, so that GPU fails its check
