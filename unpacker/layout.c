@@ -84,8 +84,9 @@ void layout_init(struct layout *l, const char *root, const char *prefix)
 	l->state_prev = xasprintf("%s%cstate.prev.json", l->meta, sep);
 	l->journal = xasprintf("%s%cjournal.json", l->meta, sep);
 	l->lock = xasprintf("%s%clock", l->meta, sep);
-	/* Windows has no link to switch: state.json alone names the current install. */
-	l->current = l->registry ? NULL : xasprintf("%s/" CURRENT, l->prefix);
+	/* Never made on Windows, which has no link to switch: state.json names the current
+	 * install there (state_current_install). */
+	l->current = xasprintf("%s%c" CURRENT, l->prefix, sep);
 	l->env_before = xasprintf("%s%cenv-before.json", l->meta, sep);
 	l->modulefiles = xasprintf("%s%cmodulefiles", l->meta, sep);
 	l->ldconf = xasprintf("%s" LAYOUT_LDCONF_DIR "/" LDCONF_NAME, root);
@@ -205,6 +206,18 @@ char *layout_install_bin_sys(const char *install_sys)
 char *layout_trust_dir(const char *root)
 {
 	return windows() ? shared_data("trusted-keys") : xasprintf("%s/etc/cuferry/trusted-keys", root);
+}
+
+char *layout_user_log(void)
+{
+	if (windows()) {
+		char *dir = known_folder(PLATFORM_FOLDER_USER_DATA);
+		char *path = xasprintf("%s\\cuferry\\unpacker.log", dir);
+		free(dir);
+		return path;
+	}
+	const char *home = getenv("HOME");
+	return home ? xasprintf("%s/.local/state/cuferry/unpacker.log", home) : NULL;
 }
 
 char *layout_system_log(void)

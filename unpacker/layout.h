@@ -21,7 +21,8 @@ struct layout {
 	char *state_prev;    /* PREFIX/.cuferry/state.prev.json: state.json before this run */
 	char *journal;       /* PREFIX/.cuferry/journal.json */
 	char *lock;          /* PREFIX/.cuferry/lock */
-	char *current;       /* PREFIX/current; NULL where there are no links (Windows) */
+	char *current;       /* PREFIX/current; never made where there are no links (registry
+			      * set: Windows), where state_current_install() says what is current */
 	char *env_before;    /* PREFIX/.cuferry/env-before.json: the environment files before */
 	char *modulefiles;   /* PREFIX/.cuferry/modulefiles: the module directories written */
 	char *ldconf;        /* ROOT/etc/ld.so.conf.d/00-cuferry-cudnn.conf */
@@ -82,6 +83,9 @@ char *layout_trust_dir(const char *root);
 /* The log of silent runs as the system sees it (--root goes in front): /var/log/cuferry/
  * unpacker.log; Windows %ProgramData%\cuferry\unpacker.log. */
 char *layout_system_log(void);
+/* The log of a user's silent runs: ~/.local/state/cuferry/unpacker.log (NULL without HOME);
+ * Windows %LOCALAPPDATA%\cuferry\unpacker.log. */
+char *layout_user_log(void);
 
 /* HOME/.config/cuferry/cudnn.sh: the user's environment snippet (--env=user). */
 char *layout_user_env(const char *home);

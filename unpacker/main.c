@@ -90,8 +90,8 @@ static int open_log(const struct cli *c, struct cf_err *e)
 	} else if (c->silent && (platform_is_admin() || *c->root)) {
 		path = layout_system_log();
 		root = c->root;
-	} else if (c->silent && getenv("HOME")) {
-		path = xasprintf("%s/.local/state/cuferry/unpacker.log", getenv("HOME"));
+	} else if (c->silent) {
+		path = layout_user_log();
 	}
 	if (!path)
 		return CF_OK;
