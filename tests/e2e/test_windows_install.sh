@@ -223,4 +223,10 @@ note "--no-env writes nothing"
 u 0 install "$B8" --prefix "$P" --no-env --trust "$K" --no-validate
 reg_is "$MKEY" PATH "REG_EXPAND_SZ $M0"
 reg_is "$MKEY" CUDNN_PATH absent
+note "the default prefix of an Administrator: %ProgramFiles%/cuferry/cudnn"
+u 0 install "$B9" /S --trust "$K" --no-validate --no-env
+[ -f "$C/Program Files/cuferry/cudnn/$D9/bin/cudnn64_9.dll" ] || fail "no $D9 in %ProgramFiles%"
+u 0 list
+assert_contains last.out "\\* $D9"
+reg_is "$MKEY" PATH "REG_EXPAND_SZ $M0"
 echo "ok: unpacker.exe installs under Wine (layout, registry PATH/CUDNN_PATH, rollback)"
