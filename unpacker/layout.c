@@ -28,16 +28,16 @@ const char layout_install_meta_rel[] = META;
 const char layout_install_header_rel[] = META "/header.bin";
 const char layout_install_report_rel[] = META "/" REPORT;
 
-/* A Windows known folder, with the name Windows gives it when the process is not told. */
+/* A Windows known folder; when the process is not told, Windows' own default for the
+ * machine's (a user's data then goes to the machine's ProgramData, which is no worse than
+ * guessing a profile path). */
 static char *known_folder(enum platform_folder which)
 {
-	static const char *const fallback[] = { "C:\\Program Files", "C:\\ProgramData",
-						"C:\\ProgramData" };
+	static const char *const fallback[] = { [PLATFORM_FOLDER_PROGRAMS] = "C:\\Program Files",
+						[PLATFORM_FOLDER_USER_DATA] = "C:\\ProgramData",
+						[PLATFORM_FOLDER_SHARED_DATA] = "C:\\ProgramData" };
 	char dir[4096];
-	if (platform_known_folder(which, dir, sizeof(dir)) != 0)
-		return xstrdup(which == PLATFORM_FOLDER_PROGRAMS ? fallback[0]
-			       : which == PLATFORM_FOLDER_USER_DATA ? fallback[1] : fallback[2]);
-	return xstrdup(dir);
+	return xstrdup(platform_known_folder(which, dir, sizeof(dir)) == 0 ? dir : fallback[which]);
 }
 
 /* Windows: where the shared data lives, ProgramData\cuferry\NAME. */

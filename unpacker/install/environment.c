@@ -24,7 +24,7 @@ int environment_write_modulefiles(const struct layout *p, const struct install_o
 	char *module_dir = o->modulefiles ? xstrdup(o->modulefiles)
 			   : !p->registry && !o->no_env && !o->env_user && platform_is_admin()
 				   ? modulefile_site_dir(p->root)
-									      : NULL;
+				   : NULL;
 	int rc = CF_OK;
 	if (module_dir) {
 		rc = modulefile_install(p, module_dir, dir, e);
