@@ -85,6 +85,38 @@ static int installs_load(const struct layout *l, struct installs *in, struct cf_
 	return CF_OK;
 }
 
+/* 1 when scope's PATH holds the bin directory of any install of the prefix, or of dir (one
+ * being removed, already gone from state.json). */
+static int holds_ours(const struct layout *l, enum platform_env_scope scope, const char *dir)
+{
+	struct installs in;
+	struct cf_err ignored = { 0 };
+	char *path = NULL;
+	int expandable, found = 0;
+	if (installs_load(l, &in, &ignored) != CF_OK)
+		return 0;
+	if (dir) {
+		char *install = layout_install_sys(l->prefix_sys, dir);
+		in.bins[in.nbins++] = layout_install_bin_sys(install);
+		free(install);
+	}
+	if (platform_env_read(scope, PATH_NAME, &path, &expandable) == 0)
+		for (size_t i = 0; i < in.nbins && !found; i++)
+			found = winpath_contains(path, in.bins[i]);
+	free(path);
+	installs_free(&in);
+	return found;
+}
+
+enum platform_env_scope regenv_scope_in_use(const struct layout *l, int env_user, const char *dir)
+{
+	enum platform_env_scope scope = regenv_scope(env_user);
+	if (scope == PLATFORM_ENV_MACHINE && !holds_ours(l, PLATFORM_ENV_MACHINE, dir) &&
+	    holds_ours(l, PLATFORM_ENV_USER, dir))
+		return PLATFORM_ENV_USER;
+	return scope;
+}
+
 int regenv_present(const struct layout *l, enum platform_env_scope scope)
 {
 	struct installs in;

@@ -12,6 +12,10 @@
 /* Whose environment: the machine's for an Administrator, the user's otherwise or when the
  * user's was asked for (--env=user). */
 enum platform_env_scope regenv_scope(int env_user);
+/* For use and uninstall: regenv_scope, but the user's when an Administrator's prefix is on
+ * the user's PATH and not on the machine's (it was installed with --env=user). dir: an
+ * install being removed (no longer in state.json) that counts as the prefix's, or NULL. */
+enum platform_env_scope regenv_scope_in_use(const struct layout *l, int env_user, const char *dir);
 /* 1 when PATH holds the current install's bin directory and CUDNN_PATH names it. */
 int regenv_present(const struct layout *l, enum platform_env_scope scope);
 /* Point PATH and CUDNN_PATH at the current install of state.json (one write each, only what

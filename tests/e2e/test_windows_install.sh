@@ -45,7 +45,8 @@ reg_get() {
 reg_set() { wine_run reg add "$1" /v "$2" /t "$3" /d "$4" /f > /dev/null 2>&1 || fail "reg add $2"; }
 reg_is() {
 	got=$(reg_get "$1" "$2")
-	[ "$got" = "$3" ] || fail "$1 $2: '$got', expected '$3'"
+	[ "$got" = "$3" ] || { printf '%s %s:\n  got      %s\n  expected %s\n' "$1" "$2" "$got" "$3" >&2
+		fail "the registry's $2 is not as expected"; }
 }
 
 # make_bundle MAJOR VERSION DLLS...: a windows-x86_64 bundle of the fakes (NVIDIA's archive zip).
@@ -208,14 +209,19 @@ u 0 uninstall "$D8" --prefix "$P" --force
 reg_is "$MKEY" PATH "REG_EXPAND_SZ $M0"
 reg_is "$MKEY" CUDNN_PATH absent
 
-note "--env=user: the user's PATH and CUDNN_PATH, the machine's untouched"
+note "--env=user: the user's PATH and CUDNN_PATH, the machine's untouched (use, uninstall follow)"
 U='C:\cfu\cudnn'
 u 0 install "$B8" --prefix "$U" --env=user --trust "$K" --no-validate
 reg_is "$UKEY" PATH "REG_EXPAND_SZ $U\\$D8\\bin;$U0"
 reg_is "$UKEY" CUDNN_PATH "REG_SZ $U\\$D8"
 reg_is "$MKEY" PATH "REG_EXPAND_SZ $M0"
 reg_is "$MKEY" CUDNN_PATH absent
-u 0 uninstall "$D8" --prefix "$U" --env=user --force
+u 0 install "$B9" --prefix "$U" --env=user --trust "$K" --no-validate
+u 0 use "$D8" --prefix "$U"
+reg_is "$UKEY" PATH "REG_EXPAND_SZ $U\\$D8\\bin;$U0"
+reg_is "$MKEY" PATH "REG_EXPAND_SZ $M0"
+u 0 uninstall "$D9" --prefix "$U"
+u 0 uninstall "$D8" --prefix "$U" --force
 reg_is "$UKEY" PATH "REG_EXPAND_SZ $U0"
 reg_is "$UKEY" CUDNN_PATH absent
 

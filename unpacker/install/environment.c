@@ -142,7 +142,7 @@ int environment_remove(const struct layout *p, const struct install_options *o, 
 	if (o->no_env)
 		return CF_OK;
 	if (p->registry)
-		return regenv_remove(p, regenv_scope(o->env_user), dir, e);
+		return regenv_remove(p, regenv_scope_in_use(p, o->env_user, dir), dir, e);
 	return platform_is_admin() ? env_remove_system(p, e) : CF_OK;
 }
 
@@ -150,5 +150,6 @@ int environment_follow_current(const struct layout *p, const struct install_opti
 			       struct cf_err *e)
 {
 	/* Linux: the files name PREFIX/current, which the link switch already moved. */
-	return p->registry && !o->no_env ? regenv_write(p, regenv_scope(o->env_user), e) : CF_OK;
+	return p->registry && !o->no_env ? regenv_write(p, regenv_scope_in_use(p, o->env_user, NULL), e)
+					 : CF_OK;
 }
