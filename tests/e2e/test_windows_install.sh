@@ -235,4 +235,8 @@ u 0 install "$B9" /S --trust "$K" --no-validate --no-env
 u 0 list
 assert_contains last.out "\\* $D9"
 reg_is "$MKEY" PATH "REG_EXPAND_SZ $M0"
+note "a prefix with spaces and parentheses, given with '/'"
+u 0 install "$B8" --prefix 'C:/Program Files (x86)/cf test/cudnn' --no-env --trust "$K" --no-validate
+assert_contains last.out 'into C:\\Program Files (x86)\\cf test\\cudnn\\'"$D8"
+[ -f "$C/Program Files (x86)/cf test/cudnn/$D8/bin/cudnn64_8.dll" ] || fail "no $D8 under Program Files (x86)"
 echo "ok: unpacker.exe installs under Wine (layout, registry PATH/CUDNN_PATH, rollback)"
