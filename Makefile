@@ -115,6 +115,7 @@ UNPACKER_SRC += unpacker/layout.c unpacker/install/install.c unpacker/install/re
                 unpacker/install/journal.c unpacker/install/prefix.c unpacker/install/policy.c \
                 unpacker/install/environment.c unpacker/install/commands.c unpacker/install/fault.c
 UNPACKER_SRC += unpacker/winpath.c unpacker/validate/pefile.c
+UNPACKER_SRC += unpacker/regenv.c
 COMMON_SRC   += common/platform_posix_env.c common/platform_dir.c
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
@@ -289,7 +290,7 @@ TEST_OBJ_test_redist   = $(call obj,manifests/redist.c manifests/compat.c bundle
 TEST_OBJ_test_ldconfig = $(call obj,unpacker/validate/ldconfig.c $(UNIT_CORE))
 TEST_OBJ_test_mapped   = $(call obj,unpacker/validate/mapped.c $(UNIT_CORE))
 TEST_OBJ_test_layout   = $(call obj,unpacker/layout.c $(UNIT_CORE))
-TEST_OBJ_test_safepath = $(call obj,unpacker/safepath.c $(MANIFESTS_SRC) $(BUNDLE_SRC) $(UNIT_CORE)) \
+TEST_OBJ_test_safepath = $(call obj,unpacker/safepath.c unpacker/install/fault.c $(MANIFESTS_SRC) $(BUNDLE_SRC) $(UNIT_CORE)) \
                          $(B)/obj/compat_data.o
 TEST_OBJ_test_sums     = $(call obj,bundler/sums.c unpacker/cli.c unpacker/env.c unpacker/modulefile.c \
                          unpacker/layout.c common/sha256.c $(UNIT_CORE))
@@ -300,15 +301,15 @@ TEST_OBJ_test_devfiles = $(call obj,bundler/devfiles.c bundler/source.c unpacker
 # The kit is the bundler's whole create path (it builds bundles itself): every bundler
 # module but main, and libcurl.
 TEST_OBJ_test_kit      = $(LIB_OBJ) $(call obj,$(SIGN_SRC) $(filter-out bundler/main.c,$(BUNDLER_SRC)) \
-                         unpacker/choose.c unpacker/bundletrust.c unpacker/trust.c) \
+                         unpacker/choose.c unpacker/bundletrust.c unpacker/trust.c unpacker/layout.c) \
                          $(B)/obj/trusted_keys.o
 TEST_LIBS_test_kit     = -lcurl
-TEST_OBJ_test_state    = $(call obj,unpacker/state.c $(MANIFESTS_SRC) $(BUNDLE_SRC) $(UNIT_CORE)) \
+TEST_OBJ_test_state    = $(call obj,unpacker/state.c unpacker/layout.c $(MANIFESTS_SRC) $(BUNDLE_SRC) $(UNIT_CORE)) \
                          $(B)/obj/compat_data.o
 TEST_OBJ_test_cli      = $(call obj,unpacker/cli.c unpacker/modulefile.c unpacker/env.c unpacker/layout.c \
                          $(UNIT_CORE))
 # trust.c with the test's own compiled-in keys (no trusted_keys.o)
-TEST_OBJ_test_trust    = $(call obj,unpacker/trust.c signing/verify.c signing/sign.c common/sha256.c \
+TEST_OBJ_test_trust    = $(call obj,unpacker/trust.c unpacker/layout.c signing/verify.c signing/sign.c common/sha256.c \
                          $(UNIT_CORE))
 TEST_OBJ_test_winpath  = $(call obj,unpacker/winpath.c)
 TEST_OBJ_test_pefile   = $(call obj,unpacker/validate/pefile.c)
@@ -399,6 +400,17 @@ $(WIN)/obj/trusted_keys.o: $(B)/trusted_keys.c $(DEPS_WIN)/.complete
 	$(WIN_CC) $(WIN_FLAGS) $(WIN_CPPFLAGS) -c $< -o $@
 -include $(patsubst %.o,%.d,$(filter $(WIN)/obj/%,$(WIN_UNPACKER_OBJ)))
 
+# The tests' unpacker.exe, as $(B)/test-bin/unpacker: install/fault.c with its test seams
+# (CUFERRY_FAULT=env fails an install after the registry was written; no-acl lets Wine, which
+# reads every file as the user's, install as an Administrator). The shipped one has none.
+$(WIN)/obj-seams/unpacker/install/fault.o: unpacker/install/fault.c $(DEPS_WIN)/.complete $(B)/commit.h
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(WIN_FLAGS) $(WIN_CPPFLAGS) -DCUFERRY_TEST_SEAMS $(WARN) -c $< -o $@
+$(WIN)/test-bin/unpacker.exe: $(filter-out $(WIN)/obj/unpacker/install/fault.o,$(WIN_UNPACKER_OBJ)) \
+		$(WIN)/obj-seams/unpacker/install/fault.o
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $^ -o $@ $(WIN_UNPACKER_LIBS)
+
 # The fakes of tests/tools as Windows DLLs, named as NVIDIA names them: cuDNN 9 with its graph
 # sub-library, cuDNN 8 with ops_infer, a wrong cuDNN 9 and an older cuDNN 8 (the stale copy a
 # System32 or an earlier PATH entry holds).
@@ -448,7 +460,7 @@ $(B)/man/%.1: docs/man/%.1.scd | $(B)/.deps-all
 ## test: unit tests (cmocka), end-to-end tests on the real cuDNN of this machine, threat
 ##       tests, and a short run of each fuzz target
 test: $(B)/.deps-all all man $(UNIT_TESTS) $(B)/sha256_check-arm64 $(B)/test-bin/unpacker $(B)/bundler-test-seams \
-      $(WIN_UNIT) $(WIN_FAKES) $(WIN)/unpacker.exe
+      $(WIN_UNIT) $(WIN_FAKES) $(WIN)/unpacker.exe $(WIN)/test-bin/unpacker.exe
 	@$(MAKE) --no-print-directory B=build-fuzz FUZZ=1 OPT=-O1 fuzz-build
 	@sh tests/run.sh $(B)
 

@@ -153,7 +153,10 @@ int io_fsync_dir(const char *path)
 int io_fsync_parent(const char *path)
 {
 	char *copy = xstrdup(path);
-	char *slash = strrchr(copy, '/');
+	char *slash = NULL;
+	for (char *c = copy; *c; c++)
+		if (platform_is_separator(*c))
+			slash = c;
 	int rc;
 	if (!slash)
 		rc = io_fsync_dir(".");
@@ -210,8 +213,12 @@ int io_mkdirs_noting(const char *path, unsigned mode, void (*made)(const char *d
 		     void *ctx)
 {
 	char *copy = xstrdup(path);
-	for (char *p = copy + 1; ; p++) {
-		if (*p == '/' || *p == '\0') {
+	/* Windows: "C:\" exists, and mkdir of "C:" would name the drive's current directory. */
+	size_t skip = copy[0] && copy[1] == ':' && platform_path_is_absolute(copy) ? 3 : 1;
+	if (strlen(copy) < skip)
+		skip = strlen(copy);
+	for (char *p = copy + skip; ; p++) {
+		if (platform_is_separator(*p) || *p == '\0') {
 			char saved = *p;
 			*p = '\0';
 			if (platform_mkdir(copy, mode) == 0) {

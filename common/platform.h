@@ -324,4 +324,27 @@ int platform_env_delete(enum platform_env_scope scope, const char *name);
  * (Windows: WM_SETTINGCHANGE "Environment" to every top-level window, 5 seconds at most). */
 int platform_env_announce(void);
 
+/* ---- how this system spells paths, and the folders it keeps (DESIGN.md §6) ---- */
+
+/* The separator this system writes its own paths with: '/' (POSIX) or '\\' (Windows, whose
+ * absolute paths start with a drive, "C:\", and which has no links an install could switch:
+ * there state.json names the current install). */
+char platform_dir_separator(void);
+/* 1 when c separates directories in this system's paths ('/' everywhere, '\\' on Windows). */
+int platform_is_separator(char c);
+/* 1 when path is absolute as this system reads it (POSIX "/…"; Windows "C:\…" or "C:/…"). */
+int platform_path_is_absolute(const char *path);
+/* The folders Windows keeps per machine and per user. */
+enum platform_folder {
+	PLATFORM_FOLDER_PROGRAMS,    /* %ProgramFiles%: programs, for every user */
+	PLATFORM_FOLDER_USER_DATA,   /* %LOCALAPPDATA%: this user's programs and data */
+	PLATFORM_FOLDER_SHARED_DATA, /* %ProgramData%: data for every user (trust, log) */
+};
+/* The folder in out, without a trailing separator: 0, or -1 (ENOTSUP on POSIX, whose places
+ * are fixed paths; ENOENT when the system does not say). */
+int platform_known_folder(enum platform_folder which, char *out, size_t size);
+/* The permission bits a regular file given mode (platform_file_finish) reports afterwards:
+ * POSIX mode & 07777; Windows keeps only "read-only", so 0444 or 0644. */
+unsigned platform_file_mode_kept(unsigned mode);
+
 #endif

@@ -40,3 +40,32 @@ int platform_env_announce(void)
 	errno = ENOTSUP;
 	return -1;
 }
+
+char platform_dir_separator(void)
+{
+	return '/';
+}
+
+int platform_is_separator(char c)
+{
+	return c == '/';
+}
+
+int platform_path_is_absolute(const char *path)
+{
+	return path[0] == '/';
+}
+
+int platform_known_folder(enum platform_folder which, char *out, size_t size)
+{
+	(void)which;
+	if (size)
+		out[0] = '\0';
+	errno = ENOTSUP;
+	return -1;
+}
+
+unsigned platform_file_mode_kept(unsigned mode)
+{
+	return mode & 07777;
+}

@@ -135,3 +135,39 @@ int platform_env_announce(void)
 			    SMTO_ABORTIFHUNG, 5000, &result);
 	return 0;
 }
+
+char platform_dir_separator(void)
+{
+	return '\\';
+}
+
+int platform_is_separator(char c)
+{
+	return c == '/' || c == '\\';
+}
+
+int platform_path_is_absolute(const char *path)
+{
+	return win_is_absolute(path);
+}
+
+/* The process's own variables, as Windows sets them at log-on: no shell32 import (the
+ * unpacker imports only kernel32, advapi32 and the few others its test lists). */
+int platform_known_folder(enum platform_folder which, char *out, size_t size)
+{
+	static const wchar_t *const names[] = { L"ProgramFiles", L"LOCALAPPDATA", L"ProgramData" };
+	wchar_t w[32768];
+	DWORD n = GetEnvironmentVariableW(names[which], w, 32768);
+	if (n == 0 || n >= 32768)
+		return errno = ENOENT, -1;
+	while (n > 3 && (w[n - 1] == L'\\' || w[n - 1] == L'/'))
+		w[--n] = L'\0';
+	if (win_narrow(w, out, size) != 0 || !win_is_absolute(out))
+		return errno = ENOENT, -1;
+	return 0;
+}
+
+unsigned platform_file_mode_kept(unsigned mode)
+{
+	return mode & 0200 ? 0644 : 0444; /* as platform_stat reports the read-only attribute */
+}

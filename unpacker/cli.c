@@ -200,6 +200,12 @@ int cli_parse(int argc, char **argv, struct cli *c, char *why, size_t why_size)
 		c->verb = "install";
 	if (!c->root)
 		c->root = "";
+	/* An image's system paths (/etc, /var) mean nothing to Windows, whose places are the
+	 * registry and known folders: refused, never half applied. */
+	if (*c->root && platform_dir_separator() == '\\') {
+		snprintf(why, why_size, "--root prepares Linux images: on Windows give --prefix (or /D=) instead");
+		return 1;
+	}
 	return contradiction(c, why, why_size);
 }
 

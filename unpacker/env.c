@@ -45,7 +45,7 @@ static char *shell_quote(const char *value, const char *shell)
 	return out;
 }
 
-static char *env_sh_base(const char *prefix_sys, int with_ld_library_path);
+static char *env_sh_base(const char *cudnn_path, int with_ld_library_path);
 
 /* The lines that put DIR (under $CUDNN_PATH) in front of VAR for builders (pkg-config,
  * CMake), only when the install has it (older bundles carry no such files), never
@@ -61,11 +61,12 @@ static char *builder_lines(const char *var, const char *dir, const char *marker)
 			 marker, var, dir, var, dir, var, var, var);
 }
 
-char *env_sh_snippet(const char *prefix_sys, int with_ld_library_path)
+/* The snippet for CUDNN_PATH=cudnn_path (PREFIX/current on Linux). */
+static char *sh_snippet_at(const char *cudnn_path, int with_ld_library_path)
 {
 	char *pc = builder_lines("PKG_CONFIG_PATH", "/lib/pkgconfig", "lib/pkgconfig");
 	char *cmake = builder_lines("CMAKE_PREFIX_PATH", "", "lib/cmake/CUDNN");
-	char *text = env_sh_base(prefix_sys, with_ld_library_path);
+	char *text = env_sh_base(cudnn_path, with_ld_library_path);
 	char *all = xasprintf("%s%s%s", text, pc, cmake);
 	free(pc);
 	free(cmake);
@@ -73,11 +74,17 @@ char *env_sh_snippet(const char *prefix_sys, int with_ld_library_path)
 	return all;
 }
 
-static char *env_sh_base(const char *prefix_sys, int with_ld_library_path)
+char *env_sh_snippet(const char *prefix_sys, int with_ld_library_path)
 {
 	char *current = layout_current_sys(prefix_sys, '/');
-	char *quoted = shell_quote(current, "sh");
+	char *text = sh_snippet_at(current, with_ld_library_path);
 	free(current);
+	return text;
+}
+
+static char *env_sh_base(const char *cudnn_path, int with_ld_library_path)
+{
+	char *quoted = shell_quote(cudnn_path, "sh");
 	/* ${VAR:+:$VAR} adds a separator only when VAR is set and not empty: an empty element
 	 * would put the current directory on the search path. */
 	char *text = xasprintf(
@@ -180,6 +187,13 @@ int env_migrate_legacy(const struct layout *l, struct cf_err *e)
 	return rc == CF_OK && !*l->root ? run_ldconfig(e) : rc;
 }
 
+int env_before_save(const struct layout *l, const char *text, struct cf_err *e)
+{
+	if (!text || io_write_file_atomic(l->env_before, text, strlen(text), 0600) != 0)
+		return cf_fail(e, CF_INSTALL, "%s: %s", l->env_before, strerror(errno));
+	return CF_OK;
+}
+
 /* The snapshot: {"ldconf": text|null, "ldconf_legacy": …, "profile": …}, null = absent. */
 static const char *snapshot_roles[] = { "ldconf", "ldconf_legacy", "profile" };
 
@@ -208,8 +222,8 @@ int env_snapshot_save(const struct layout *l, struct cf_err *e)
 		}
 	}
 	char *dump = rc == CF_OK ? json_dumps(o, JSON_SORT_KEYS) : NULL;
-	if (rc == CF_OK && (!dump || io_write_file_atomic(l->env_before, dump, strlen(dump), 0600) != 0))
-		rc = cf_fail(e, CF_INSTALL, "%s: %s", l->env_before, strerror(errno));
+	if (rc == CF_OK)
+		rc = env_before_save(l, dump, e);
 	free(dump);
 	json_decref(o);
 	return rc;
@@ -268,33 +282,31 @@ int env_user_present(void)
 	return present;
 }
 
-/* The prefix's own directory separator: never a Windows one glued to a Linux path. */
-static char prefix_separator(const char *prefix_sys)
+/* The path's own directory separator: never a Windows one glued to a Linux path. */
+static char path_separator(const char *path)
 {
-	return strchr(prefix_sys, '\\') ? '\\' : '/';
+	return strchr(path, '\\') ? '\\' : '/';
 }
 
-int env_print(const char *prefix_sys, const char *shell, struct cf_err *e)
+int env_print(const char *cudnn_path, const char *shell, struct cf_err *e)
 {
 	if (!shell || strcmp(shell, "sh") == 0) {
-		char *sh = env_sh_snippet(prefix_sys, 1);
+		char *sh = sh_snippet_at(cudnn_path, 1);
 		log_out("%s", sh);
 		free(sh);
 	} else if (strcmp(shell, "ps") == 0) {
-		/* PowerShell runs on Linux too: the prefix's own separator, and the platform's
+		/* PowerShell runs on Linux too: the path's own separator, and the platform's
 		 * PATH separator, never a Windows one glued to a Linux path. */
-		char sep = prefix_separator(prefix_sys);
-		char *current = layout_current_sys(prefix_sys, sep), *q = shell_quote(current, "ps");
+		char sep = path_separator(cudnn_path), *q = shell_quote(cudnn_path, "ps");
 		log_out("$env:CUDNN_PATH = %s\n"
 			"if (Test-Path \"$env:CUDNN_PATH%cbin\") { $env:PATH = \"$env:CUDNN_PATH%cbin\" + "
 			"[IO.Path]::PathSeparator + $env:PATH }\n", q, sep, sep);
-		free(current);
 		free(q);
 	} else if (strcmp(shell, "cmd") == 0) {
-		char sep = prefix_separator(prefix_sys), *q = shell_quote(prefix_sys, "cmd");
-		log_out("set \"CUDNN_PATH=%s%c%s\"\n"
+		char sep = path_separator(cudnn_path), *q = shell_quote(cudnn_path, "cmd");
+		log_out("set \"CUDNN_PATH=%s\"\n"
 			"if exist \"%%CUDNN_PATH%%%cbin\" set \"PATH=%%CUDNN_PATH%%%cbin;%%PATH%%\"\n", q,
-			sep, layout_current_name, sep, sep);
+			sep, sep);
 		free(q);
 	} else {
 		return cf_fail(e, CF_USAGE, "--shell must be sh, ps or cmd");

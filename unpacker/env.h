@@ -24,12 +24,16 @@ int env_migrate_legacy(const struct layout *l, struct cf_err *e);
  * so that env_snapshot_restore can put back exactly that after a failed install. */
 int env_snapshot_save(const struct layout *l, struct cf_err *e);
 int env_snapshot_restore(const struct layout *l, struct cf_err *e);
+/* Write text (a snapshot, NULL when it could not be made) as PREFIX/.cuferry/env-before.json:
+ * the one writer of that file (the files' snapshot here, the registry's in regenv.c). */
+int env_before_save(const struct layout *l, const char *text, struct cf_err *e);
 /* ~/.config/cuferry/cudnn.sh for a normal user (--env=user). */
 int env_write_user(const char *prefix_sys, char *written, size_t size, struct cf_err *e);
 /* 1 when ~/.config/cuferry/cudnn.sh exists. */
 int env_user_present(void);
-/* The lines that make PREFIX/current usable in a shell: sh, ps or cmd. */
-int env_print(const char *prefix_sys, const char *shell, struct cf_err *e);
+/* The lines that make the current install usable in a shell (sh, ps or cmd): cudnn_path is
+ * what CUDNN_PATH names (PREFIX/current; Windows PREFIX\DIR: state_current_install). */
+int env_print(const char *cudnn_path, const char *shell, struct cf_err *e);
 /* Write one environment file (0644, its directory made): the one writer every environment
  * file goes through (profile.d, ld.so.conf.d, the user snippet, modulefiles). */
 int env_write_file(const char *path, const char *text, struct cf_err *e);

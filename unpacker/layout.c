@@ -28,10 +28,43 @@ const char layout_install_meta_rel[] = META;
 const char layout_install_header_rel[] = META "/header.bin";
 const char layout_install_report_rel[] = META "/" REPORT;
 
+/* A Windows known folder; when the process is not told, Windows' own default for the
+ * machine's (a user's data then goes to the machine's ProgramData, which is no worse than
+ * guessing a profile path). */
+static char *known_folder(enum platform_folder which)
+{
+	static const char *const fallback[] = { [PLATFORM_FOLDER_PROGRAMS] = "C:\\Program Files",
+						[PLATFORM_FOLDER_USER_DATA] = "C:\\ProgramData",
+						[PLATFORM_FOLDER_SHARED_DATA] = "C:\\ProgramData" };
+	char dir[4096];
+	return xstrdup(platform_known_folder(which, dir, sizeof(dir)) == 0 ? dir : fallback[which]);
+}
+
+/* Windows: where the shared data lives, ProgramData\cuferry\NAME. */
+static char *shared_data(const char *name)
+{
+	char *dir = known_folder(PLATFORM_FOLDER_SHARED_DATA);
+	char *path = xasprintf("%s\\cuferry\\%s", dir, name);
+	free(dir);
+	return path;
+}
+
+static int windows(void)
+{
+	return platform_dir_separator() == '\\';
+}
+
 char *layout_default_prefix(const char *root, const char *prefix)
 {
 	if (prefix)
 		return xstrdup(prefix);
+	if (windows()) {
+		char *dir = known_folder(platform_is_admin() ? PLATFORM_FOLDER_PROGRAMS
+							     : PLATFORM_FOLDER_USER_DATA);
+		char *path = xasprintf("%s\\cuferry\\cudnn", dir);
+		free(dir);
+		return path;
+	}
 	const char *home = getenv("HOME");
 	if (platform_is_admin() || *root || !home || !*home)
 		return xstrdup("/opt/cudnn");
@@ -40,17 +73,22 @@ char *layout_default_prefix(const char *root, const char *prefix)
 
 void layout_init(struct layout *l, const char *root, const char *prefix)
 {
+	char sep = platform_dir_separator();
 	l->root = root;
+	l->sep = sep;
+	l->registry = windows();
 	l->prefix_sys = layout_default_prefix(root, prefix);
 	l->prefix = xasprintf("%s%s", root, l->prefix_sys);
-	l->meta = xasprintf("%s/" META, l->prefix);
-	l->state = xasprintf("%s/" STATE, l->meta);
-	l->state_prev = xasprintf("%s/state.prev.json", l->meta);
-	l->journal = xasprintf("%s/journal.json", l->meta);
-	l->lock = xasprintf("%s/lock", l->meta);
-	l->current = xasprintf("%s/" CURRENT, l->prefix);
-	l->env_before = xasprintf("%s/env-before.json", l->meta);
-	l->modulefiles = xasprintf("%s/modulefiles", l->meta);
+	l->meta = xasprintf("%s%c" META, l->prefix, sep);
+	l->state = xasprintf("%s%c" STATE, l->meta, sep);
+	l->state_prev = xasprintf("%s%cstate.prev.json", l->meta, sep);
+	l->journal = xasprintf("%s%cjournal.json", l->meta, sep);
+	l->lock = xasprintf("%s%clock", l->meta, sep);
+	/* Never made on Windows, which has no link to switch: state.json names the current
+	 * install there (state_current_install). */
+	l->current = xasprintf("%s%c" CURRENT, l->prefix, sep);
+	l->env_before = xasprintf("%s%cenv-before.json", l->meta, sep);
+	l->modulefiles = xasprintf("%s%cmodulefiles", l->meta, sep);
 	l->ldconf = xasprintf("%s" LAYOUT_LDCONF_DIR "/" LDCONF_NAME, root);
 	l->ldconf_legacy = xasprintf("%s" LAYOUT_LDCONF_DIR "/" LDCONF_LEGACY_NAME, root);
 	l->profile = xasprintf("%s" LAYOUT_PROFILE_DIR "/" PROFILE_NAME, root);
@@ -76,12 +114,12 @@ void layout_free(struct layout *l)
 
 char *layout_under(const struct layout *l, const char *name)
 {
-	return xasprintf("%s/%s", l->prefix, name);
+	return xasprintf("%s%c%s", l->prefix, l->sep, name);
 }
 
 char *layout_staging_template(const struct layout *l)
 {
-	return xasprintf("%s/" STAGING "XXXXXX", l->prefix);
+	return xasprintf("%s%c" STAGING "XXXXXX", l->prefix, l->sep);
 }
 
 char *layout_backup_name(const char *dir, long pid)
@@ -127,12 +165,16 @@ char *layout_install_report(const char *install_dir)
 
 char *layout_failed_dir(const struct layout *l, const char *name, const char *stamp)
 {
-	return xasprintf("%s/failed/%s-%s", l->meta, name, stamp);
+	/* name's last component only, whichever separator a caller split it on. */
+	for (const char *c = name; *c; c++)
+		if (platform_is_separator(*c))
+			name = c + 1;
+	return xasprintf("%s%cfailed%c%s-%s", l->meta, l->sep, l->sep, name, stamp);
 }
 
 char *layout_failed_report(const char *failed_dir)
 {
-	return xasprintf("%s/" REPORT, failed_dir);
+	return xasprintf("%s%c" REPORT, failed_dir, platform_dir_separator());
 }
 
 char *layout_current_sys(const char *prefix_sys, char sep)
@@ -147,7 +189,40 @@ char *layout_current_lib_sys(const char *prefix_sys)
 
 char *layout_state_of(const char *root, const char *prefix_sys)
 {
-	return xasprintf("%s%s/" META "/" STATE, root, prefix_sys);
+	char sep = platform_dir_separator();
+	return xasprintf("%s%s%c" META "%c" STATE, root, prefix_sys, sep, sep);
+}
+
+char *layout_install_sys(const char *prefix_sys, const char *dir)
+{
+	return xasprintf("%s%c%s", prefix_sys, platform_dir_separator(), dir);
+}
+
+char *layout_install_bin_sys(const char *install_sys)
+{
+	return xasprintf("%s%cbin", install_sys, platform_dir_separator());
+}
+
+char *layout_trust_dir(const char *root)
+{
+	return windows() ? shared_data("trusted-keys") : xasprintf("%s/etc/cuferry/trusted-keys", root);
+}
+
+char *layout_user_log(void)
+{
+	if (windows()) {
+		char *dir = known_folder(PLATFORM_FOLDER_USER_DATA);
+		char *path = xasprintf("%s\\cuferry\\unpacker.log", dir);
+		free(dir);
+		return path;
+	}
+	const char *home = getenv("HOME");
+	return home ? xasprintf("%s/.local/state/cuferry/unpacker.log", home) : NULL;
+}
+
+char *layout_system_log(void)
+{
+	return windows() ? shared_data("unpacker.log") : xstrdup("/var/log/cuferry/unpacker.log");
 }
 
 char *layout_user_env(const char *home)

@@ -11,6 +11,9 @@
 
 struct layout {
 	const char *root;    /* "" or --root DIR: every path below has it in front */
+	char sep;            /* the system's directory separator: '/', Windows '\\' */
+	int registry;        /* Windows: no current link (state.json names the current install)
+			      * and the environment lives in the registry, not in files */
 	char *prefix_sys;    /* /opt/cudnn: what the system sees */
 	char *prefix;        /* ROOT/opt/cudnn: where we write */
 	char *meta;          /* PREFIX/.cuferry */
@@ -18,7 +21,8 @@ struct layout {
 	char *state_prev;    /* PREFIX/.cuferry/state.prev.json: state.json before this run */
 	char *journal;       /* PREFIX/.cuferry/journal.json */
 	char *lock;          /* PREFIX/.cuferry/lock */
-	char *current;       /* PREFIX/current */
+	char *current;       /* PREFIX/current; never made where there are no links (registry
+			      * set: Windows), where state_current_install() says what is current */
 	char *env_before;    /* PREFIX/.cuferry/env-before.json: the environment files before */
 	char *modulefiles;   /* PREFIX/.cuferry/modulefiles: the module directories written */
 	char *ldconf;        /* ROOT/etc/ld.so.conf.d/00-cuferry-cudnn.conf */
@@ -26,11 +30,13 @@ struct layout {
 	char *profile;       /* ROOT/etc/profile.d/cuferry-cudnn.sh */
 };
 
-/* prefix: as the system sees it, NULL for the default (layout_default_prefix). */
+/* prefix: as the system sees it, NULL for the default (layout_default_prefix). On Windows the
+ * paths are written with '\\' and there is no --root. */
 void layout_init(struct layout *l, const char *root, const char *prefix);
 void layout_free(struct layout *l);
 /* The prefix as the system sees it: prefix when given, else /opt/cudnn for root (or under
- * --root), ~/.local/opt/cudnn for a user. */
+ * --root), ~/.local/opt/cudnn for a user; Windows: %ProgramFiles%\cuferry\cudnn for an
+ * Administrator, else %LOCALAPPDATA%\cuferry\cudnn. */
 char *layout_default_prefix(const char *root, const char *prefix);
 
 /* PREFIX/name: an install directory, a staging or backup directory. */
@@ -67,6 +73,19 @@ char *layout_current_sys(const char *prefix_sys, char sep);
 char *layout_current_lib_sys(const char *prefix_sys);
 /* state.json of the prefix prefix_sys under root (for readers that build no layout). */
 char *layout_state_of(const char *root, const char *prefix_sys);
+
+/* PREFIX_SYS/DIR, an install directory as the system sees it, and its bin directory (what
+ * the Windows PATH holds). */
+char *layout_install_sys(const char *prefix_sys, const char *dir);
+char *layout_install_bin_sys(const char *install_sys);
+/* The trust directory: ROOT/etc/cuferry/trusted-keys; Windows %ProgramData%\cuferry\trusted-keys. */
+char *layout_trust_dir(const char *root);
+/* The log of silent runs as the system sees it (--root goes in front): /var/log/cuferry/
+ * unpacker.log; Windows %ProgramData%\cuferry\unpacker.log. */
+char *layout_system_log(void);
+/* The log of a user's silent runs: ~/.local/state/cuferry/unpacker.log (NULL without HOME);
+ * Windows %LOCALAPPDATA%\cuferry\unpacker.log. */
+char *layout_user_log(void);
 
 /* HOME/.config/cuferry/cudnn.sh: the user's environment snippet (--env=user). */
 char *layout_user_env(const char *home);

@@ -19,6 +19,7 @@
 #include "unpacker/help.h"
 #include "unpacker/install/commands.h"
 #include "unpacker/install/install.h"
+#include "unpacker/layout.h"
 #include "unpacker/install/opened.h"
 #include "unpacker/validate/probe.h"
 #include "unpacker/selfpath.h"
@@ -84,25 +85,30 @@ static int open_log(const struct cli *c, struct cf_err *e)
 	const char *root = "";
 	if (c->log_file) {
 		char cwd[4096];
-		path = c->log_file[0] == '/' || platform_current_dir(cwd, sizeof(cwd)) != 0
-			       ? xstrdup(c->log_file) : xasprintf("%s/%s", cwd, c->log_file);
+		path = platform_path_is_absolute(c->log_file) || platform_current_dir(cwd, sizeof(cwd)) != 0
+			       ? xstrdup(c->log_file)
+			       : xasprintf("%s%c%s", cwd, platform_dir_separator(), c->log_file);
 	} else if (c->silent && (platform_is_admin() || *c->root)) {
-		path = xstrdup("/var/log/cuferry/unpacker.log");
+		path = layout_system_log();
 		root = c->root;
-	} else if (c->silent && getenv("HOME")) {
-		path = xasprintf("%s/.local/state/cuferry/unpacker.log", getenv("HOME"));
+	} else if (c->silent) {
+		path = layout_user_log();
 	}
 	if (!path)
 		return CF_OK;
-	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	char *dir = xstrdup(path), *slash = NULL;
+	for (char *at = dir; *at; at++)
+		if (platform_is_separator(*at))
+			slash = at;
 	if (slash)
 		*slash = '\0';
-	int rc = path[0] == '/' ? safepath_check_log_dir(root, dir, e) : CF_OK;
+	int absolute = platform_path_is_absolute(path);
+	int rc = absolute ? safepath_check_log_dir(root, dir, e) : CF_OK;
 	char *full = xasprintf("%s%s", root, path), *full_dir = xasprintf("%s%s", root, dir);
 	if (rc == CF_OK) {
 		io_mkdirs(full_dir, 0755);
 		/* Again once it exists: one planted between the check and mkdir is caught here. */
-		rc = path[0] == '/' ? safepath_check_log_dir(root, dir, e) : CF_OK;
+		rc = absolute ? safepath_check_log_dir(root, dir, e) : CF_OK;
 	}
 	if (rc == CF_OK) {
 		if (log_open_file(full) != 0)
@@ -194,8 +200,8 @@ static void summarize(const struct cli *c, const struct install_result *r)
 		if (r->env_added)
 			log_out("  environment added: %s\n", r->env_note);
 	} else {
-		log_out("installed %s (cuDNN %s for CUDA %s) into %s/%s\n", r->bundle_id, r->version,
-			r->cuda_variant, r->prefix, r->dir);
+		log_out("installed %s (cuDNN %s for CUDA %s) into %s%c%s\n", r->bundle_id, r->version,
+			r->cuda_variant, r->prefix, platform_dir_separator(), r->dir);
 		log_out("  signed by %s; %llu files, %llu bytes verified while written\n", r->signers,
 			(unsigned long long)r->files, (unsigned long long)r->bytes);
 		if (r->kept_current)
@@ -330,8 +336,9 @@ int main(int argc, char **argv)
 		log_msg(LOG_ERROR, "%s", why);
 		return finish(&c, rc, &e, &r, started);
 	}
+	char *prefix = c.prefix ? safepath_prefix_native(c.prefix) : NULL;
 	struct install_options o = {
-		.root = c.root, .prefix = c.prefix, .no_env = c.no_env, .env_user = c.env_user,
+		.root = c.root, .prefix = prefix, .no_env = c.no_env, .env_user = c.env_user,
 		.allow_downgrade = c.allow_downgrade, .keep_current = c.keep_current, .allow_expired = c.allow_expired, .force = c.force,
 		.progress = !c.silent, .no_validate = c.no_validate, .require_gpu = c.require_gpu,
 		.keep_failed = c.keep_failed, .gpu = c.gpu, .quick_validate = c.quick,
@@ -347,5 +354,6 @@ int main(int argc, char **argv)
 		rc = dispatch(&c, &o, &r, &e);
 	if (rc != 0)
 		log_msg(LOG_ERROR, "%s", e.msg);
+	free(prefix);
 	return finish(&c, rc, &e, &r, started);
 }

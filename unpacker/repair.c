@@ -42,7 +42,7 @@ static const char *differs(int tree, const struct manifest_file *f, int hashes)
 		why = "not a regular file";
 	} else if (st.size != f->size) {
 		why = "size differs";
-	} else if (st.mode != f->mode) {
+	} else if (st.mode != platform_file_mode_kept(f->mode)) {
 		why = "mode differs";
 	} else if (hashes) {
 		int fd = platform_open_at(dirfd, name, PLATFORM_OPEN_READ, 0);

@@ -11,13 +11,43 @@
 #include "common/io.h"
 #include "common/log.h"
 #include "common/platform.h"
+#include "unpacker/install/fault.h"
+
+#define PREFIX_LETTERS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+@-"
+
+/* Windows (DESIGN.md §6): a drive, then components of the same letters plus space and
+ * parentheses ("C:\Program Files (x86)\cuferry"), separated by '\' (or '/', normalized by
+ * safepath_prefix_native). UNC, \\?\, relative and drive-relative ("C:x") paths are refused:
+ * the transaction's renames and the registry PATH need a plain local path. */
+static const char *windows_prefix_problem(const char *prefix)
+{
+	size_t n = strlen(prefix);
+	if (!platform_path_is_absolute(prefix))
+		return "it must be an absolute path with a drive (C:\\...): not relative, not "
+		       "drive-relative, not UNC (\\\\server) or \\\\?\\";
+	if (prefix[3 + strspn(prefix + 3, PREFIX_LETTERS " ()\\/")] != '\0')
+		return "only letters, digits, space and . _ + @ ( ) - \\ are allowed";
+	if (n <= 3)
+		return "it must not be a drive's root";
+	for (const char *c = prefix + 2; *c;) {
+		size_t len = strcspn(c + 1, "\\/");
+		if (len == 0 || (len == 1 && c[1] == '.') || (len == 2 && c[1] == '.' && c[2] == '.') ||
+		    c[len] == ' ' || c[len] == '.')
+			return "it must be normalized (no empty, . or .. component, no trailing "
+			       "separator, no name ending in a space or a dot)";
+		c += len + 1;
+	}
+	return n >= PATH_MAX / 2 ? "it is too long" : NULL;
+}
 
 int safepath_prefix_rule(const char *prefix, char *why, size_t size)
 {
-	const char *allowed = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+@/-";
+	const char *allowed = PREFIX_LETTERS "/";
 	size_t n = strlen(prefix);
 	const char *bad = NULL;
-	if (prefix[0] != '/')
+	if (platform_dir_separator() == '\\')
+		bad = windows_prefix_problem(prefix);
+	else if (prefix[0] != '/')
 		bad = "it must be an absolute path";
 	else if (prefix[strspn(prefix, allowed)] != '\0')
 		bad = "only letters, digits and . _ + @ / - are allowed";
@@ -36,6 +66,15 @@ int safepath_prefix_rule(const char *prefix, char *why, size_t size)
 
 /* sshd's StrictModes: root-owned, no write for group or others; a sticky root-owned
  * directory only when the name below it exists already (and passes in turn). */
+char *safepath_prefix_native(const char *prefix)
+{
+	char *copy = xstrdup(prefix), sep = platform_dir_separator();
+	for (char *c = copy; *c; c++)
+		if (platform_is_separator(*c))
+			*c = sep;
+	return copy;
+}
+
 static int owner_ok(const char *dir, const struct platform_stat *st, int next_exists,
 		    int system_group_ok, const char *what, struct cf_err *e)
 {
@@ -138,9 +177,48 @@ static int walk(char **pathp, size_t image_from, const char *what, int system_gr
 	return cf_fail(e, CF_INCOMPATIBLE, "%s: too many symbolic links", what);
 }
 
+/* Windows: every existing directory from below the drive's root down to dir, never a reparse
+ * point (a link or junction could send the write anywhere), and, for an Administrator,
+ * admin-owned (owner Administrators, SYSTEM or TrustedInstaller; nobody else may write). The
+ * drive's root is not asked: Windows lets every user create folders in C:\ (as /tmp lets
+ * everyone create names), and what matters is that nothing below it is theirs. A directory
+ * that does not exist yet is created by us, under one that passed. */
+static int walk_windows(const char *dir, const char *what, struct cf_err *e)
+{
+	int admin = platform_is_admin() && !install_fault_here("no-acl");
+	char *path = xstrdup(dir);
+	int rc = CF_OK;
+	for (size_t end = 3, n = strlen(path); rc == CF_OK && end <= n; end++) {
+		if (end < n && !platform_is_separator(path[end]))
+			continue;
+		char saved = path[end];
+		path[end] = '\0';
+		struct platform_stat st;
+		if (platform_lstat(path, &st) != 0) {
+			if (errno != ENOENT)
+				rc = cf_fail(e, CF_INCOMPATIBLE, "%s: %s: %s", what, path, strerror(errno));
+			break;
+		}
+		if (st.type == PLATFORM_TYPE_LINK)
+			rc = cf_fail(e, CF_INCOMPATIBLE, "%s: %s is a link or junction: refusing to write "
+				     "through it", what, path);
+		else if (st.type != PLATFORM_TYPE_DIR)
+			rc = cf_fail(e, CF_INCOMPATIBLE, "%s: %s is not a directory", what, path);
+		else if (admin && platform_is_admin_owned(path) != 0)
+			rc = cf_fail(e, CF_INCOMPATIBLE, "%s: %s is not owned by Administrators or SYSTEM, "
+				     "or others may write to it: they could change what an Administrator "
+				     "installs (choose a directory only Administrators can write)", what, path);
+		path[end] = saved;
+	}
+	free(path);
+	return rc;
+}
+
 static int check_dir(const char *root, const char *sys_dir, const char *what, int system_group_ok,
 		     struct cf_err *e)
 {
+	if (platform_dir_separator() == '\\')
+		return walk_windows(sys_dir, what, e); /* no --root on Windows */
 	char *abs_root;
 	if (!*root) {
 		abs_root = xstrdup("");

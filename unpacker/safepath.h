@@ -9,8 +9,12 @@
 #include "common/err.h"
 
 /* 0 when prefix is absolute, normalized (no "//", ".", "..", trailing '/') and made only of
- * [A-Za-z0-9._+@/-]; otherwise -1 with a one-line reason in why (a usage error). */
+ * [A-Za-z0-9._+@/-]; otherwise -1 with a one-line reason in why (a usage error). On Windows:
+ * a drive ("C:\"), '\' or '/' between components, and space and parentheses besides. */
 int safepath_prefix_rule(const char *prefix, char *why, size_t size);
+/* A prefix that passed the rule, written with this system's own separator (Windows: every '/'
+ * becomes '\'; POSIX: unchanged). Free it. */
+char *safepath_prefix_native(const char *prefix);
 
 /* Check the directory sys_dir (as the system sees it) under root ("" or --root DIR) before
  * anything is written there. Inside root, every existing component must be a real directory,

@@ -7,8 +7,10 @@
 #include <string.h>
 
 #include "common/io.h"
+#include "common/platform.h"
 #include "manifests/manifest.h"
 #include "manifests/compat.h"
+#include "unpacker/layout.h"
 
 #define STATE_FORMAT "cuferry-state-1"
 
@@ -191,4 +193,19 @@ void state_set_current(struct state *s, const char *dir)
 {
 	free(s->current);
 	s->current = dup_or_null(dir);
+}
+
+char *state_current_install(const char *root, const char *prefix_sys)
+{
+	char *path = layout_state_of(root, prefix_sys), *dir = NULL;
+	struct state s;
+	struct cf_err ignored = { 0 };
+	if (state_load(path, &s, &ignored) == CF_OK) {
+		if (s.current)
+			dir = platform_dir_separator() == '\\' ? layout_install_sys(prefix_sys, s.current)
+							       : layout_current_sys(prefix_sys, '/');
+		state_free(&s);
+	}
+	free(path);
+	return dir;
 }

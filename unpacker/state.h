@@ -41,5 +41,10 @@ int state_seen_counter(const struct state *s, const char *id, uint64_t *counter)
 void state_record(struct state *s, const struct state_bundle *b);
 void state_remove(struct state *s, const char *dir);
 void state_set_current(struct state *s, const char *dir);
+/* Where the current install is, as the system sees it, for every reader of "current"
+ * (validate, doctor, env): PREFIX/current (the link) on POSIX; on Windows, which has no link,
+ * PREFIX\DIR with DIR from state.json. NULL when nothing is current (or the state cannot be
+ * read). prefix_sys as the system sees it, root "" or --root. Free it. */
+char *state_current_install(const char *root, const char *prefix_sys);
 
 #endif

@@ -11,6 +11,7 @@
 #include "common/platform.h"
 #include "common/sha256.h"
 #include "signing/verify.h"
+#include "unpacker/layout.h"
 
 extern const char *const trusted_keys_pem[]; /* make TRUSTED_KEYS=a.pub,b.pub */
 extern const unsigned trusted_threshold;     /* make TRUSTED_THRESHOLD=N */
@@ -116,7 +117,7 @@ static int load_trust_entry(const char *name, void *ctx)
 /* The trust directory counts only if an unprivileged user could not have put keys there. */
 static int load_trust_dir(struct trust *t, const char *root, struct cf_err *e)
 {
-	char *dir = xasprintf("%s/etc/cuferry/trusted-keys", root);
+	char *dir = layout_trust_dir(root);
 	char *threshold = xasprintf("%s/threshold", dir);
 	int rc = CF_OK;
 	struct platform_stat st;
@@ -213,9 +214,13 @@ int trust_check_sigs(const struct trust *t, const uint8_t digest[32],
 	uint8_t counted[FRAME_MAX_SIGS][32];
 	unsigned good = 0;
 	signers[0] = '\0';
-	if (t->nkeys == 0 && t->nfingerprints == 0)
-		return cf_fail(e, CF_TRUST, "no trusted key is configured (compile one in, install one "
-			       "in /etc/cuferry/trusted-keys, or pass --trust KEY.pub)");
+	if (t->nkeys == 0 && t->nfingerprints == 0) {
+		char *dir = layout_trust_dir("");
+		cf_fail(e, CF_TRUST, "no trusted key is configured (compile one in, install one in %s, "
+			"or pass --trust KEY.pub)", dir);
+		free(dir);
+		return e->code;
+	}
 	for (uint32_t i = 0; i < nsigs; i++) {
 		const struct frame_sig *s = &sigs[i];
 		uint8_t id[32];

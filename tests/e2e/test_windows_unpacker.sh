@@ -43,12 +43,7 @@ printf '#define CUDNN_MAJOR 8\n#define CUDNN_MINOR 9\n#define CUDNN_PATCHLEVEL 7
 cp "$F/cudnn64_8.dll" "$F/cudnn_ops_infer64_8.dll" "z/$stem/bin/"
 echo lib > "z/$stem/lib/x64/cudnn.lib"
 echo licence > "z/$stem/LICENSE"
-(cd z && py -c "
-import os, sys, zipfile
-z = zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED)
-for d, _, fs in os.walk(sys.argv[2]):
-    for f in sorted(fs): z.write(os.path.join(d, f))
-z.close()" "../$stem.zip" "$stem")
+(cd z && py "$TOP/tests/tools/zipdir.py" "../$stem.zip" "$stem")
 expect 0 "$BUNDLER" create --from-archive "$stem.zip" --key "$FX/test.key" -o w8/ --level 3
 b8=w8/cudnn-8.9.7.29-cuda12-windows-x86_64.bundle
 [ -f "$b8" ] || fail "the bundler made no $b8"

@@ -58,7 +58,7 @@ int use_installed(const struct install_options *o, const char *id, struct cf_err
 	int lock = -1;
 	layout_init(&p, o->root, o->prefix);
 	int rc = open_installed(&p, id, &lock, &st, &b, e);
-	if (rc == CF_OK && platform_switch_link(p.current, b->dir) != 0)
+	if (rc == CF_OK && journal_set_current(&p, b->dir) != 0)
 		rc = cf_fail(e, CF_INSTALL, "%s: %s", p.current, strerror(errno));
 	if (rc == CF_OK) {
 		state_set_current(&st, b->dir);
@@ -70,7 +70,9 @@ int use_installed(const struct install_options *o, const char *id, struct cf_err
 	}
 	if (rc == CF_OK)
 		rc = environment_migrate(&p, o, e);
-	if (rc == CF_OK && o->env_user && !o->no_env && !env_user_present()) {
+	if (rc == CF_OK)
+		rc = environment_follow_current(&p, o, e);
+	if (rc == CF_OK && o->env_user && !o->no_env && !p.registry && !env_user_present()) {
 		char written[512];
 		rc = env_write_user(p.prefix_sys, written, sizeof(written), e);
 		if (rc == CF_OK)
@@ -107,9 +109,8 @@ int uninstall_installed(const struct install_options *o, const char *id, struct 
 		}
 		if (rc == CF_OK && io_rmtree(dir) != 0)
 			rc = cf_fail(e, CF_INSTALL, "%s: %s", dir, strerror(errno));
-		if (rc == CF_OK && is_current && platform_is_admin() && !o->no_env) {
-			rc = env_remove_system(&p, e);
-		}
+		if (rc == CF_OK && is_current)
+			rc = environment_remove(&p, o, name, e);
 		if (rc == CF_OK)
 			rc = modulefile_remove(&p, name, e);
 		if (rc == CF_OK && is_current)
@@ -163,13 +164,16 @@ int env_command(const struct install_options *o, const char *shell, struct cf_er
 	if (rc == CF_OK && !st.current)
 		rc = cf_fail(e, CF_USAGE, "nothing is installed in %s: install a bundle first (or give "
 			     "--prefix)", p.prefix);
-	if (rc == CF_OK && o->env_user) {
+	if (rc == CF_OK && o->env_user && !p.registry) {
 		char written[512];
 		rc = env_write_user(p.prefix_sys, written, sizeof(written), e);
 		if (rc == CF_OK)
 			log_out("wrote %s: source it from ~/.profile\n", written);
 	} else if (rc == CF_OK) {
-		rc = env_print(p.prefix_sys, shell, e);
+		char *current = state_current_install(p.root, p.prefix_sys);
+		rc = current ? env_print(current, shell, e)
+			     : cf_fail(e, CF_USAGE, "nothing is current in %s", p.prefix);
+		free(current);
 	}
 	state_free(&st);
 	layout_free(&p);

@@ -10,7 +10,11 @@
 #include "common/platform.h"
 #include "unpacker/env.h"
 #include "unpacker/modulefile.h"
+#include "unpacker/regenv.h"
 #include "unpacker/validate/validate.h"
+
+/* Windows keeps the environment in the registry (p->registry), Linux in files: every choice
+ * between the two is made here, in the functions below. */
 
 /* Modulefiles: into --modulefiles DIR, or into the site's Lmod directory when Lmod is there
  * and the system environment is written (root, no --no-env). */
@@ -18,8 +22,9 @@ int environment_write_modulefiles(const struct layout *p, const struct install_o
 				  const char *dir, struct install_result *r, struct cf_err *e)
 {
 	char *module_dir = o->modulefiles ? xstrdup(o->modulefiles)
-			   : !o->no_env && !o->env_user && platform_is_admin() ? modulefile_site_dir(p->root)
-									      : NULL;
+			   : !p->registry && !o->no_env && !o->env_user && platform_is_admin()
+				   ? modulefile_site_dir(p->root)
+				   : NULL;
 	int rc = CF_OK;
 	if (module_dir) {
 		rc = modulefile_install(p, module_dir, dir, e);
@@ -48,7 +53,7 @@ int environment_validate_mode(const struct layout *p, const struct install_optio
 /* An ld.so.conf.d file under the old name (it sorted after NVIDIA's) takes the new one. */
 int environment_migrate(const struct layout *p, const struct install_options *o, struct cf_err *e)
 {
-	if (o->no_env || o->env_user || !platform_is_admin())
+	if (p->registry || o->no_env || o->env_user || !platform_is_admin())
 		return CF_OK;
 	return env_migrate_legacy(p, e);
 }
@@ -61,7 +66,7 @@ int environment_add_missing(const struct layout *p, const struct install_options
 	if (o->no_env)
 		return CF_OK;
 	int rc = CF_OK;
-	if (o->env_user) {
+	if (o->env_user && !p->registry) {
 		char written[512];
 		if (env_user_present())
 			return CF_OK;
@@ -69,6 +74,12 @@ int environment_add_missing(const struct layout *p, const struct install_options
 		snprintf(r->env_note, sizeof(r->env_note), "written to %.400s: source it from ~/.profile",
 			 written);
 		environment_note_paths(r, written, "");
+	} else if (p->registry) {
+		if (!environment_present(p, o)) {
+			rc = environment_write(p, o, r, e);
+			r->env_added = rc == CF_OK;
+		}
+		return rc;
 	} else if (platform_is_admin()) {
 		if (!env_system_present(p)) {
 			rc = env_write_system(p, e);
@@ -82,4 +93,63 @@ int environment_add_missing(const struct layout *p, const struct install_options
 	}
 	r->env_added = rc == CF_OK;
 	return rc;
+}
+
+int environment_transactional(const struct layout *p, const struct install_options *o)
+{
+	return !o->no_env && (p->registry || (!o->env_user && platform_is_admin()));
+}
+
+int environment_present(const struct layout *p, const struct install_options *o)
+{
+	return p->registry ? regenv_present(p, regenv_scope(o->env_user)) : env_system_present(p);
+}
+
+int environment_snapshot_save(const struct layout *p, const struct install_options *o,
+			      struct cf_err *e)
+{
+	return p->registry ? regenv_snapshot_save(p, regenv_scope(o->env_user), e)
+			   : env_snapshot_save(p, e);
+}
+
+int environment_write(const struct layout *p, const struct install_options *o,
+		      struct install_result *r, struct cf_err *e)
+{
+	if (p->registry) {
+		int machine = regenv_scope(o->env_user) == PLATFORM_ENV_MACHINE;
+		snprintf(r->env_note, sizeof(r->env_note), "PATH and CUDNN_PATH in the %s environment "
+			 "(registry)", machine ? "machine" : "user");
+		environment_note_paths(r, machine ? "HKLM\\SYSTEM\\CurrentControlSet\\Control\\Session "
+					 "Manager\\Environment" : "HKCU\\Environment", "");
+		return regenv_write(p, regenv_scope(o->env_user), e);
+	}
+	snprintf(r->env_note, sizeof(r->env_note), "%s and %s", p->ldconf, p->profile);
+	environment_note_paths(r, p->ldconf, p->profile);
+	return env_write_system(p, e);
+}
+
+int environment_rollback(const struct layout *p, int saved, struct cf_err *e)
+{
+	if (saved && io_exists(p->env_before))
+		return p->registry ? regenv_snapshot_restore(p, e) : env_snapshot_restore(p, e);
+	/* Not saved: the registry was not written yet (the save comes first); the files may be. */
+	return saved || p->registry ? CF_OK : env_remove_system(p, e);
+}
+
+int environment_remove(const struct layout *p, const struct install_options *o, const char *dir,
+		       struct cf_err *e)
+{
+	if (o->no_env)
+		return CF_OK;
+	if (p->registry)
+		return regenv_remove(p, regenv_scope_in_use(p, o->env_user, dir), dir, e);
+	return platform_is_admin() ? env_remove_system(p, e) : CF_OK;
+}
+
+int environment_follow_current(const struct layout *p, const struct install_options *o,
+			       struct cf_err *e)
+{
+	/* Linux: the files name PREFIX/current, which the link switch already moved. */
+	return p->registry && !o->no_env ? regenv_write(p, regenv_scope_in_use(p, o->env_user, NULL), e)
+					 : CF_OK;
 }

@@ -22,4 +22,26 @@ int environment_migrate(const struct layout *p, const struct install_options *o,
 int environment_add_missing(const struct layout *p, const struct install_options *o,
 			    struct install_result *r, struct cf_err *e);
 
+/* 1 when the install writes the environment as part of its transaction (saved before, put
+ * back on rollback): as root on Linux (ld.so.conf.d, profile.d), always on Windows (the
+ * machine's or the user's registry PATH and CUDNN_PATH), never with --no-env. */
+int environment_transactional(const struct layout *p, const struct install_options *o);
+/* 1 when that environment is there (and, on Windows, points at the current install). */
+int environment_present(const struct layout *p, const struct install_options *o);
+/* Save it exactly as it is now (PREFIX/.cuferry/env-before.json). */
+int environment_snapshot_save(const struct layout *p, const struct install_options *o,
+			      struct cf_err *e);
+/* Write it for the current install of state.json, and say where in r. */
+int environment_write(const struct layout *p, const struct install_options *o,
+		      struct install_result *r, struct cf_err *e);
+/* Rollback: what was saved goes back (saved: the snapshot was written). */
+int environment_rollback(const struct layout *p, int saved, struct cf_err *e);
+/* Uninstall of the current install DIR: its environment goes (Linux: the files, as root). */
+int environment_remove(const struct layout *p, const struct install_options *o, const char *dir,
+		       struct cf_err *e);
+/* After 'use': the environment follows the new current (Windows: one registry write each
+ * for PATH and CUDNN_PATH; Linux: nothing, the current link did it). */
+int environment_follow_current(const struct layout *p, const struct install_options *o,
+			       struct cf_err *e);
+
 #endif

@@ -9,24 +9,48 @@
 
 /* The seam's pause stops this process with SIGSTOP, straight, not through common/platform.h:
  * it exists only in the test build, whose tests (POSIX shell: kill -9 of the stopped
- * unpacker) run on Linux alone, so no platform needs a call for it. */
+ * unpacker) need no platform call for it. Windows, without SIGSTOP, waits for the end of
+ * standard input instead (tests/e2e/test_windows_install.sh). */
 #ifdef CUFERRY_TEST_SEAMS
 #include <signal.h>
 #endif
 
+#ifdef CUFERRY_TEST_SEAMS
+/* CUFERRY_FAULT is a comma-separated list ("no-acl,env"): the item that starts with name
+ * (followed by nothing, ',' or ':'), or NULL. */
+static const char *fault_item(const char *name)
+{
+	const char *f = getenv("CUFERRY_FAULT");
+	size_t n = strlen(name);
+	for (; f && *f; f += strcspn(f, ",") + (f[strcspn(f, ",")] == ',')) {
+		if (strncmp(f, name, n) == 0 && (f[n] == '\0' || f[n] == ',' || f[n] == ':'))
+			return f;
+	}
+	return NULL;
+}
+#endif
+
 /* Test seam, compiled only into the test build (build/test-bin/unpacker, -DCUFERRY_TEST_SEAMS):
  * CUFERRY_FAULT=step fails there, step:pause stops there so a test can kill -9. The shipped
- * unpacker ignores the variable. Even where present it can only make an install fail. */
+ * unpacker ignores the variable. Even where present it can only make an install fail (but for
+ * "no-acl", install_fault_here's Wine-only allowance). */
 int install_fault(const char *step, struct cf_err *e)
 {
 #ifdef CUFERRY_TEST_SEAMS
-	const char *f = getenv("CUFERRY_FAULT");
+	const char *f = fault_item(step);
 	size_t n = strlen(step);
-	if (!f || strncmp(f, step, n) != 0 || (f[n] != '\0' && f[n] != ':'))
+	if (!f)
 		return CF_OK;
-	if (strcmp(f + n, ":pause") == 0) {
+	if (strncmp(f + n, ":pause", 6) == 0 && (f[n + 6] == '\0' || f[n + 6] == ',')) {
 		fprintf(stderr, "cuferry-fault: paused at %s\n", step);
+#ifdef SIGSTOP
 		raise(SIGSTOP);
+#else
+		/* Windows has no stopped state: wait until the test closes our standard input (or
+		 * kills us meanwhile, as kill -9 does a stopped one). */
+		while (getchar() != EOF)
+			;
+#endif
 		return CF_OK;
 	}
 	return cf_fail(e, CF_INSTALL, "injected failure at %s (CUFERRY_FAULT)", step);
@@ -39,8 +63,8 @@ int install_fault(const char *step, struct cf_err *e)
 int install_fault_here(const char *point)
 {
 #ifdef CUFERRY_TEST_SEAMS
-	const char *f = getenv("CUFERRY_FAULT");
-	return f && strcmp(f, point) == 0;
+	const char *f = fault_item(point);
+	return f && (f[strlen(point)] == '\0' || f[strlen(point)] == ',');
 #else
 	(void)point;
 	return 0;

@@ -43,7 +43,7 @@ static int commit_install(const struct layout *p, const struct install_options *
 		rc = cf_fail(e, CF_INSTALL, "%s: %s", target, strerror(errno));
 	if (rc == CF_OK)
 		rc = install_fault("renamed", e);
-	if (rc == CF_OK && !o->keep_current && platform_switch_link(p->current, j->target) != 0)
+	if (rc == CF_OK && !o->keep_current && journal_set_current(p, j->target) != 0)
 		rc = cf_fail(e, CF_INSTALL, "%s: %s", p->current, strerror(errno));
 	if (rc == CF_OK)
 		rc = install_fault("switched", e);
@@ -62,16 +62,14 @@ static int commit_install(const struct layout *p, const struct install_options *
 	t = platform_elapsed_s();
 	if (rc == CF_OK && o->keep_current) {
 		r->kept_current = 1;
-	} else if (rc == CF_OK && !o->no_env && !o->env_user && platform_is_admin()) {
-		j->env_created = !env_system_present(p);
-		rc = env_snapshot_save(p, e);
+	} else if (rc == CF_OK && environment_transactional(p, o)) {
+		j->env_created = !environment_present(p, o);
+		rc = environment_snapshot_save(p, o, e);
 		j->env_saved = rc == CF_OK;
 		if (rc == CF_OK)
 			rc = journal_write(p, j, e);
 		if (rc == CF_OK)
-			rc = env_write_system(p, e);
-		snprintf(r->env_note, sizeof(r->env_note), "%s and %s", p->ldconf, p->profile);
-		environment_note_paths(r, p->ldconf, p->profile);
+			rc = environment_write(p, o, r, e);
 	} else if (rc == CF_OK && !o->no_env) {
 		char written[512];
 		if (o->env_user)

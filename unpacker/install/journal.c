@@ -70,7 +70,7 @@ static int journal_read(const struct layout *p, struct journal *j)
 /* A name recovery may remove: one component directly inside the prefix, nothing else. */
 static int plain_name(const char *name, int (*kind)(const char *name))
 {
-	return name && *name && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, "..") &&
+	return name && *name && !strchr(name, '/') && !strchr(name, '\\') && strcmp(name, ".") && strcmp(name, "..") &&
 	       !layout_is_meta(name) && (!kind || kind(name));
 }
 
@@ -79,7 +79,10 @@ static int plain_name(const char *name, int (*kind)(const char *name))
  * (another directory, a path with '/') is refused before a single file is removed. */
 static int journal_names_ok(const struct layout *p, struct journal *j)
 {
-	const char *base = j->staging ? strrchr(j->staging, '/') : NULL;
+	const char *base = NULL;
+	for (const char *c = j->staging; c && *c; c++)
+		if (platform_is_separator(*c))
+			base = c;
 	if (!plain_name(j->target, NULL) || (j->backup && !plain_name(j->backup, layout_is_backup)) ||
 	    (j->previous_current && !plain_name(j->previous_current, NULL)) ||
 	    (j->staging && (!base || !plain_name(base + 1, layout_is_staging))))
@@ -97,6 +100,8 @@ static int journal_names_ok(const struct layout *p, struct journal *j)
 int journal_set_current(const struct layout *p, const char *dir)
 {
 	char now[1024];
+	if (p->registry)
+		return 0; /* no link on this system (Windows): state.json alone says what is current */
 	ssize_t n = platform_readlink(p->current, now, sizeof(now));
 	if (dir && n > 0 && (size_t)n == strlen(dir) && memcmp(now, dir, (size_t)n) == 0)
 		return 0; /* already so: nothing to put back (and nothing to fail on a full disk) */
@@ -142,11 +147,9 @@ int journal_rollback(const struct layout *p, const struct journal *j, struct cf_
 	}
 	if (j->env_saved || j->env_created) {
 		struct cf_err ignored = { 0 };
-		/* Exactly what was there: names (the old ld.so.conf.d one too) and contents. */
-		if (j->env_saved && io_exists(p->env_before))
-			bad |= env_snapshot_restore(p, &ignored) != CF_OK;
-		else if (!j->env_saved)
-			bad |= env_remove_system(p, &ignored) != CF_OK;
+		/* Exactly what was there: names (the old ld.so.conf.d one too) and contents; on
+		 * Windows PATH and CUDNN_PATH, their type, or their absence. */
+		bad |= environment_rollback(p, j->env_saved, &ignored) != CF_OK;
 	}
 	bad |= modulefiles_rollback(p, j) != CF_OK;
 	if (!bad)

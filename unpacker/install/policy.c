@@ -56,7 +56,7 @@ int policy_check(const struct install_options *o, const struct manifest *m,
 int policy_check_env_dirs(const struct layout *p, const struct install_options *o, struct cf_err *e)
 {
 	static const char *const dirs[] = { LAYOUT_LDCONF_DIR, LAYOUT_PROFILE_DIR };
-	if (o->no_env || o->env_user || !platform_is_admin())
+	if (p->registry || o->no_env || o->env_user || !platform_is_admin())
 		return CF_OK;
 	for (size_t i = 0; i < 2; i++)
 		if (safepath_check_dir(p->root, dirs[i], "the environment directory", e) != CF_OK)

@@ -1,0 +1,242 @@
+#!/bin/sh
+# test_windows_install.sh - install, re-run, repair, list, use, env, uninstall and rollback of
+# windows-x86_64 bundles (made here from the fake DLLs) by unpacker.exe under Wine, in a private
+# WINEPREFIX: the prefix rule, the layout (no current link: state.json names it), the registry
+# PATH and CUDNN_PATH (machine scope as an Administrator, user scope with --env=user) kept
+# byte for byte and REG_EXPAND_SZ around our one entry, and put back exactly by a rollback.
+# Validation is not run (--no-validate): it is another module's work on Windows.
+#
+# Wine reads every file as the user's, so an Administrator's install is refused by the shipped
+# unpacker.exe (shown below); the rest runs the tests' build with CUFERRY_FAULT=no-acl, which
+# skips only that ownership check.
+. "$CUFERRY_TOP/tests/e2e/lib.sh"
+. "$TOP/tests/e2e/winlib.sh"
+EXE=$WIN/unpacker.exe
+SEAMS=$WIN/test-bin/unpacker.exe
+if [ ! -f "$EXE" ] || [ ! -f "$SEAMS" ]; then
+	echo "SKIP $NAME: no $EXE or $SEAMS (make windows $SEAMS builds them)"
+	exit 0
+fi
+F=$WIN/fakes
+[ -f "$F/cudnn64_9.dll" ] || fail "no fake DLLs in $F (make windows-fakes builds them)"
+K=$(wine_path "$FX/test.pub")
+C=$WINEPREFIX_DIR/drive_c
+MKEY='HKLM\SYSTEM\CurrentControlSet\Control\Session Manager\Environment'
+UKEY='HKCU\Environment'
+
+# run_as EXE CODE ARGS...: exit code CODE, output in last.out.
+run_as() {
+	exe=$1 want=$2; shift 2
+	rc=0
+	wine_run "$exe" "$@" > last.out 2>&1 || rc=$?
+	[ "$rc" -eq "$want" ] || { cat last.out >&2; fail "unpacker.exe $*: exit $rc, expected $want"; }
+}
+# u CODE ARGS...: the tests' build, with Wine's missing owners allowed (CUFERRY_FAULT=no-acl
+# and whatever FAULT adds).
+u() {
+	CUFERRY_FAULT="no-acl${FAULT:+,$FAULT}" run_as "$SEAMS" "$@"
+}
+
+# reg_get KEY NAME: "TYPE VALUE" as stored, or "absent".
+reg_get() {
+	wine_run reg query "$1" /v "$2" > reg.out 2>/dev/null || { echo absent; return 0; }
+	tr -d '\r' < reg.out | sed -n "s/^    $2    \(REG_[A-Z_]*\)    \(.*\)\$/\1 \2/p"
+}
+reg_set() { wine_run reg add "$1" /v "$2" /t "$3" /d "$4" /f > /dev/null 2>&1 || fail "reg add $2"; }
+reg_is() {
+	got=$(reg_get "$1" "$2")
+	[ "$got" = "$3" ] || { printf '%s %s:\n  got      %s\n  expected %s\n' "$1" "$2" "$got" "$3" >&2
+		fail "the registry's $2 is not as expected"; }
+}
+
+# make_bundle MAJOR VERSION DLLS...: a windows-x86_64 bundle of the fakes (NVIDIA's archive zip).
+make_bundle() {
+	major=$1 version=$2; shift 2
+	stem=cudnn-windows-x86_64-${version}_cuda12-archive
+	mkdir -p "z/$stem/bin" "z/$stem/include" "z/$stem/lib/x64"
+	printf '#define CUDNN_MAJOR %s\n#define CUDNN_MINOR %s\n#define CUDNN_PATCHLEVEL %s\n' \
+		"$major" "$(echo "$version" | cut -d. -f2)" "$(echo "$version" | cut -d. -f3)" \
+		> "z/$stem/include/cudnn_version.h"
+	for d in "$@"; do cp "$F/$d" "z/$stem/bin/"; done
+	echo lib > "z/$stem/lib/x64/cudnn.lib"
+	echo licence > "z/$stem/LICENSE"
+	(cd z && py "$TOP/tests/tools/zipdir.py" "../$stem.zip" "$stem")
+	expect 0 "$BUNDLER" create --from-archive "$stem.zip" --key "$FX/test.key" -o out/ --level 3
+}
+
+note "two windows-x86_64 bundles from the fake DLLs"
+make_bundle 8 8.9.7.29 cudnn64_8.dll cudnn_ops_infer64_8.dll
+make_bundle 9 9.19.0.56 cudnn64_9.dll cudnn_graph64_9.dll
+B8=out/cudnn-8.9.7.29-cuda12-windows-x86_64.bundle
+B9=out/cudnn-9.19.0.56-cuda12-windows-x86_64.bundle
+[ -f "$B8" ] && [ -f "$B9" ] || fail "the bundler made no $B8 / $B9"
+D8=cudnn-8.9.7.29-cuda12
+D9=cudnn-9.19.0.56-cuda12
+P='C:\cf\cudnn'
+I8="$P\\$D8" I9="$P\\$D9"
+
+note "PATH longer than 1024 characters, with %USERPROFILE%/bin, machine and user scope"
+m0=$(reg_get "$MKEY" PATH)
+case $m0 in "REG_EXPAND_SZ "*) ;; *) fail "Wine's machine PATH: '$m0'" ;; esac
+long=''
+i=0
+while [ $i -lt 60 ]; do long="$long;C:\\Tools\\package-$i\\bin"; i=$((i + 1)); done
+M0="${m0#REG_EXPAND_SZ };%USERPROFILE%\\bin$long;%ProgramFiles%\\Common Files\\x"
+U0="%USERPROFILE%\\bin;%LOCALAPPDATA%\\Programs\\tool$long"
+[ ${#M0} -gt 1024 ] && [ ${#U0} -gt 1024 ] || fail "the PATH values are too short"
+reg_set "$MKEY" PATH REG_EXPAND_SZ "$M0"
+reg_set "$UKEY" PATH REG_EXPAND_SZ "$U0"
+reg_is "$MKEY" PATH "REG_EXPAND_SZ $M0"
+reg_is "$MKEY" CUDNN_PATH absent
+
+note "a bad prefix is a usage error (1)"
+for bad in 'relative\cudnn' '\\server\share\cudnn' 'C:cudnn' '\\?\C:\cudnn' 'C:\a\..\cudnn' \
+	'C:\a;b' 'C:\a%x' 'C:\' 'C:\a\'; do
+	run_as "$EXE" 1 install "$B8" --trust "$K" --no-validate --prefix "$bad"
+	assert_contains last.out "prefix"
+done
+run_as "$EXE" 1 list --root 'C:\img'
+assert_contains last.out "on Windows give --prefix"
+
+note "the shipped unpacker.exe refuses a prefix Wine says the user owns (exit 4)"
+run_as "$EXE" 4 install "$B8" --trust "$K" --no-validate --prefix "$P"
+assert_contains last.out "not owned by Administrators"
+[ ! -e "$C/cf/cudnn/$D8" ] || fail "the refused install left $D8"
+
+note "the trust directory is %ProgramData%/cuferry/trusted-keys (refused: Wine's owner)"
+mkdir -p "$C/ProgramData/cuferry/trusted-keys"
+cp "$FX/test.pub" "$C/ProgramData/cuferry/trusted-keys/"
+u 2 install "$B8" --no-validate --prefix "$P"
+assert_contains last.out 'C:\\ProgramData\\cuferry\\trusted-keys'
+rm -rf "$C/ProgramData/cuferry/trusted-keys"
+
+note "install /S /D= with a relative bundle path and /log="
+u 0 install "$B8" /S "/D=$P" --trust "$K" --no-validate '/log=C:\cf\install.log'
+[ -f "$C/cf/cudnn/$D8/bin/cudnn64_8.dll" ] || fail "no $D8\\bin\\cudnn64_8.dll"
+[ -s "$C/cf/install.log" ] || fail "/log= wrote no C:\\cf\\install.log"
+[ ! -e "$C/cf/cudnn/current" ] || fail "a current link on Windows"
+grep -q "\"current\": \"$D8\"" "$C/cf/cudnn/.cuferry/state.json" || fail "state.json: current is not $D8"
+reg_is "$MKEY" PATH "REG_EXPAND_SZ $I8\\bin;$M0"
+reg_is "$MKEY" CUDNN_PATH "REG_SZ $I8"
+reg_is "$UKEY" PATH "REG_EXPAND_SZ $U0"
+
+note "re-run (absolute path, /silent: the log in %ProgramData%): a no-op that says so"
+u 0 install "$(wine_path "$W/$B8")" /silent --prefix "$P" --trust "$K" --no-validate
+[ -s "$C/ProgramData/cuferry/unpacker.log" ] || fail "/silent wrote no %ProgramData%\\cuferry\\unpacker.log"
+u 0 install "$B8" --prefix "$P" --trust "$K" --no-validate
+assert_contains last.out "nothing to do"
+reg_is "$MKEY" PATH "REG_EXPAND_SZ $I8\\bin;$M0"
+
+note "a changed installed file is put back by a re-run with --repair"
+dll=$C/cf/cudnn/$D8/bin/cudnn64_8.dll
+py -c "
+import sys
+b = bytearray(open(sys.argv[1], 'rb').read()); b[200] ^= 1; open(sys.argv[1], 'wb').write(b)" "$dll"
+u 0 install "$B8" --prefix "$P" --trust "$K" --no-validate --repair
+assert_contains last.out "repaired"
+cmp -s "$dll" "$F/cudnn64_8.dll" || fail "--repair did not put cudnn64_8.dll back"
+
+note "a second bundle takes current; PATH and CUDNN_PATH follow, every other entry kept"
+u 0 install "$B9" --prefix "$P" --trust "$K" --no-validate
+reg_is "$MKEY" PATH "REG_EXPAND_SZ $I9\\bin;$M0"
+reg_is "$MKEY" CUDNN_PATH "REG_SZ $I9"
+u 0 list --prefix "$P"
+assert_contains last.out "\\* $D9"
+assert_contains last.out "  $D8"
+
+note "use switches PATH and CUDNN_PATH; env prints the Windows lines"
+u 0 use "$D8" --prefix 'C:/cf/cudnn'
+reg_is "$MKEY" PATH "REG_EXPAND_SZ $I8\\bin;$M0"
+reg_is "$MKEY" CUDNN_PATH "REG_SZ $I8"
+u 0 env --shell ps --prefix "$P"
+assert_contains last.out "\$env:CUDNN_PATH = 'C:\\\\cf\\\\cudnn\\\\$D8'"
+assert_contains last.out "\$env:PATH = \"\$env:CUDNN_PATH\\\\bin\""
+u 0 env --shell cmd --prefix "$P"
+assert_contains last.out "set \"CUDNN_PATH=C:\\\\cf\\\\cudnn\\\\$D8\""
+assert_contains last.out 'set "PATH=%CUDNN_PATH%\\bin;%PATH%"'
+
+note "a failure after the registry was written rolls it back byte for byte"
+u 0 uninstall "$D9" --prefix "$P"
+[ ! -e "$C/cf/cudnn/$D9" ] || fail "uninstall left $D9"
+FAULT=env u 5 install "$B9" --prefix "$P" --trust "$K" --no-validate
+assert_contains last.out "injected failure at env"
+reg_is "$MKEY" PATH "REG_EXPAND_SZ $I8\\bin;$M0"
+reg_is "$MKEY" CUDNN_PATH "REG_SZ $I8"
+[ ! -e "$C/cf/cudnn/$D9" ] || fail "the rolled-back install left $D9"
+grep -q "\"current\": \"$D8\"" "$C/cf/cudnn/.cuferry/state.json" || fail "rollback: current is not $D8"
+
+note "one install at a time (exit 8); a crash after the registry was written is undone by the next run"
+# The test build waits at env:pause (after the registry was written) until its standard input
+# ends; winrun.sh execs Wine, so $! is the unpacker.exe process itself.
+mkfifo hold
+CUFERRY_FAULT=no-acl,env:pause sh "$TOP/tests/tools/winrun.sh" "$WINEPREFIX_DIR" "$SEAMS" install \
+	"$B9" --prefix "$P" --trust "$K" --no-validate < hold > paused.out 2>&1 &
+held=$!
+exec 3> hold
+i=0
+until grep -q "paused at env" paused.out; do
+	kill -0 $held 2>/dev/null || { cat paused.out >&2; fail "the paused install ended"; }
+	i=$((i + 1))
+	[ $i -lt 600 ] || fail "the install never reached env:pause"
+	sleep 0.5
+done
+u 8 install "$B8" --prefix "$P" --trust "$K" --no-validate
+assert_contains last.out "another unpacker holds"
+reg_is "$MKEY" PATH "REG_EXPAND_SZ $I9\\bin;$M0"
+kill -9 $held
+wait $held 2>/dev/null || true
+exec 3>&-
+u 1 use "$D9" --prefix "$P"
+assert_contains last.out "rolling back an install of $D9"
+reg_is "$MKEY" PATH "REG_EXPAND_SZ $I8\\bin;$M0"
+reg_is "$MKEY" CUDNN_PATH "REG_SZ $I8"
+[ ! -e "$C/cf/cudnn/$D9" ] || fail "the crashed install left $D9"
+grep -q "\"current\": \"$D8\"" "$C/cf/cudnn/.cuferry/state.json" || fail "recovery: current is not $D8"
+
+note "a corrupt bundle exits 3 and leaves the install and the registry as they were"
+cp "$B9" bad.bundle
+printf 'XXXX' | dd of=bad.bundle bs=1 seek=$(($(wc -c < bad.bundle) - 100)) conv=notrunc 2>/dev/null
+rc=0
+CUFERRY_FAULT=no-acl wine_run "$SEAMS" install bad.bundle --prefix "$P" --trust "$K" --no-validate > last.out 2>&1 || rc=$?
+[ $rc -eq 3 ] || [ $rc -eq 2 ] || { cat last.out >&2; fail "a corrupt bundle: exit $rc, expected 3 (or 2)"; }
+reg_is "$MKEY" PATH "REG_EXPAND_SZ $I8\\bin;$M0"
+reg_is "$MKEY" CUDNN_PATH "REG_SZ $I8"
+[ -f "$dll" ] && [ ! -e "$C/cf/cudnn/$D9" ] || fail "the corrupt bundle changed the install"
+
+note "uninstall of the current one: refused without --force; with it PATH is back as it was"
+u 1 uninstall "$D8" --prefix "$P"
+u 0 uninstall "$D8" --prefix "$P" --force
+reg_is "$MKEY" PATH "REG_EXPAND_SZ $M0"
+reg_is "$MKEY" CUDNN_PATH absent
+
+note "--env=user: the user's PATH and CUDNN_PATH, the machine's untouched (use, uninstall follow)"
+U='C:\cfu\cudnn'
+u 0 install "$B8" --prefix "$U" --env=user --trust "$K" --no-validate
+reg_is "$UKEY" PATH "REG_EXPAND_SZ $U\\$D8\\bin;$U0"
+reg_is "$UKEY" CUDNN_PATH "REG_SZ $U\\$D8"
+reg_is "$MKEY" PATH "REG_EXPAND_SZ $M0"
+reg_is "$MKEY" CUDNN_PATH absent
+u 0 install "$B9" --prefix "$U" --env=user --trust "$K" --no-validate
+u 0 use "$D8" --prefix "$U"
+reg_is "$UKEY" PATH "REG_EXPAND_SZ $U\\$D8\\bin;$U0"
+reg_is "$MKEY" PATH "REG_EXPAND_SZ $M0"
+u 0 uninstall "$D9" --prefix "$U"
+u 0 uninstall "$D8" --prefix "$U" --force
+reg_is "$UKEY" PATH "REG_EXPAND_SZ $U0"
+reg_is "$UKEY" CUDNN_PATH absent
+
+note "--no-env writes nothing"
+u 0 install "$B8" --prefix "$P" --no-env --trust "$K" --no-validate
+reg_is "$MKEY" PATH "REG_EXPAND_SZ $M0"
+reg_is "$MKEY" CUDNN_PATH absent
+note "the default prefix of an Administrator: %ProgramFiles%/cuferry/cudnn"
+u 0 install "$B9" /S --trust "$K" --no-validate --no-env
+[ -f "$C/Program Files/cuferry/cudnn/$D9/bin/cudnn64_9.dll" ] || fail "no $D9 in %ProgramFiles%"
+u 0 list
+assert_contains last.out "\\* $D9"
+reg_is "$MKEY" PATH "REG_EXPAND_SZ $M0"
+note "a prefix with spaces and parentheses, given with '/'"
+u 0 install "$B8" --prefix 'C:/Program Files (x86)/cf test/cudnn' --no-env --trust "$K" --no-validate
+assert_contains last.out 'into C:\\Program Files (x86)\\cf test\\cudnn\\'"$D8"
+[ -f "$C/Program Files (x86)/cf test/cudnn/$D8/bin/cudnn64_8.dll" ] || fail "no $D8 under Program Files (x86)"
+echo "ok: unpacker.exe installs under Wine (layout, registry PATH/CUDNN_PATH, rollback)"
