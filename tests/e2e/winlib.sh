@@ -32,12 +32,3 @@ need_unpacker_exe() {
 		exit 0
 	fi
 }
-
-# probe_windows_install: WIN_INSTALLS=yes when unpacker.exe takes a C:\ prefix (the Windows
-# install exists), no while it still refuses one as not absolute. Asked on a bundle that does
-# not exist, so the probe installs nothing either way.
-probe_windows_install() {
-	wine_run "$EXE" install 'C:\no-such.bundle' --prefix 'C:\cuferry-probe' > "$W/probe.out" 2>&1 || true
-	WIN_INSTALLS=yes
-	! grep -q "must be an absolute path" "$W/probe.out" || WIN_INSTALLS=no
-}
