@@ -31,7 +31,7 @@ static int remove_privileges(HANDLE token, char *why, size_t size)
 		return say(why, size, "cannot read this process's privileges");
 	}
 	LUID traverse;
-	LookupPrivilegeValueW(NULL, SE_CHANGE_NOTIFY_NAME, &traverse);
+	LookupPrivilegeValueW(NULL, L"SeChangeNotifyPrivilege", &traverse);
 	DWORD kept = 0;
 	for (DWORD i = 0; i < privs->PrivilegeCount; i++) {
 		LUID id = privs->Privileges[i].Luid;

@@ -17,6 +17,12 @@ int safepath_prefix_rule(const char *prefix, char *why, size_t size)
 	const char *allowed = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+@/-";
 	size_t n = strlen(prefix);
 	const char *bad = NULL;
+	/* SEAM (winvalidate, until the Windows install brings its own rule): on Windows a drive
+	 * path (C:\...) without "..", so that validate and doctor can name an install. */
+	int drive = ((prefix[0] | 32) >= 'a' && (prefix[0] | 32) <= 'z') && prefix[1] == ':' &&
+		    prefix[2] == '\\';
+	if (drive && strncmp(platform_name(), "windows-", 8) == 0 && !strstr(prefix, ".."))
+		return 0;
 	if (prefix[0] != '/')
 		bad = "it must be an absolute path";
 	else if (prefix[strspn(prefix, allowed)] != '\0')
