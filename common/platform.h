@@ -346,5 +346,9 @@ int platform_system_lib_dir(char *out, size_t size);
  * LD_LIBRARY_PATH; the program's own directory aside), so the answer is read as files; 0 where
  * the loader's cache and the caller's environment decide (POSIX: asked of a child). */
 int platform_lib_search_is_dirs(void);
+/* After platform_drop_privileges: what this process still holds, read back from the system,
+ * in out (Windows: the privileges left and the integrity level): 0, or -1 where the user id
+ * (platform_user_id) says it all (POSIX). */
+int platform_privilege_report(char *out, size_t size);
 
 #endif

@@ -51,12 +51,16 @@ has "gets the install (C:\good\cudnn-9.19.0.56-cuda13\bin\cudnn64_9.dll, through
 
 note "the probe child runs restricted: what Wine shows of it"
 tr -d '\r' < "$C/good/cudnn-9.19.0.56-cuda13/.cuferry/report.json" > report.json
-py - report.json <<'PY' || fail "report.json: no probe_uid in step 2"
+# The token read back in the child: every privilege removed but bypass-traverse (Windows and
+# Wine); the integrity level is Low on Windows, and Wine has none to lower (it says so).
+py - report.json > rights.txt <<'PY' || fail "report.json: no probe_rights in step 2"
 import json, sys
 checks = json.load(open(sys.argv[1]))["validation"]["checks"]
 lib = [c for c in checks if c["check"] == "library"][0]
-print("probe child: uid %s, restricted %s" % (lib["probe_uid"], lib.get("restricted")))
+print("probe child: uid %s, %s" % (lib["probe_uid"], lib["probe_rights"]))
 PY
+cat rights.txt
+grep -q "1 privilege left (SeChangeNotifyPrivilege)" rights.txt || fail "the probe child kept privileges: $(cat rights.txt)"
 
 note "the wrong cuDNN: step 6 fails (exit 6)"
 win_fake_install "$C/wrong" "$bw"

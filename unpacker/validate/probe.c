@@ -109,6 +109,9 @@ static int probe_library(char **a)
 	cudnn_version_text(v, got, sizeof(got));
 	json_t *o = probe_result("library", "pass", "");
 	json_object_set_new(o, "probe_uid", json_integer((json_int_t)platform_user_id()));
+	char held[640];
+	if (platform_privilege_report(held, sizeof(held)) == 0)
+		json_object_set_new(o, "probe_rights", json_string(held));
 	json_object_set_new(o, "cudnn_version", json_string(got));
 	json_object_set_new(o, "cudart_version", json_integer((json_int_t)cudart));
 	const char *bad = NULL;
