@@ -330,7 +330,7 @@ WIN_PLATFORM = $(sort $(wildcard common/platform_win*.c)) common/platform_dir.c
 WIN_PLATFORM_H = common/platform.h common/platform_win.h common/platform_win_internal.h
 # Portable tests run twice: natively (UNIT_TESTS) and as .exe under Wine, with what they test.
 WIN_UNIT   = $(WIN)/tests/test_winpath.exe $(WIN)/tests/test_pefile.exe $(WIN)/tests/test_platform_win.exe \
-             $(WIN)/tests/test_platform_win_env.exe
+             $(WIN)/tests/test_platform_win_env.exe $(WIN)/tests/test_platform_win_child.exe
 WIN_FAKES  = $(addprefix $(WIN)/fakes/,nvcuda.dll cudnn_graph64_9.dll cudnn64_9.dll \
              cudnn_ops_infer64_8.dll cudnn64_8.dll wrong/cudnn64_9.dll stale/cudnn64_8.dll \
              zlib/zlibwapi.dll zlib/cudnn64_8.dll) $(WIN)/fakes/loadfakes.exe
@@ -351,6 +351,9 @@ $(WIN)/tests/test_pefile.exe: tests/unit/test_pefile.c unpacker/validate/pefile.
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
 $(WIN)/tests/test_platform_win.exe: tests/windows/test_platform_win.c $(WIN_PLATFORM) $(WIN_PLATFORM_H) $(DEPS_WIN)/.complete
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
+$(WIN)/tests/test_platform_win_child.exe: tests/windows/test_platform_win_child.c $(WIN_PLATFORM) $(WIN_PLATFORM_H) $(DEPS_WIN)/.complete
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
 $(WIN)/tests/test_platform_win_env.exe: tests/windows/test_platform_win_env.c unpacker/winpath.c $(WIN_PLATFORM) \

@@ -113,8 +113,13 @@ wine_expect 6 doctor --prefix 'C:\v8'
 
 has 'C:\CUDA\v11.4\bin\cudnn64_8.dll'
 win_machine_path '%SystemRoot%\system32;%SystemRoot%'
+# off PATH but the toolkit's own directory: listed, not loaded
+wine_run reg.exe add 'HKLM\SYSTEM\CurrentControlSet\Control\Session Manager\Environment' \
+	/v CUDA_PATH /t REG_SZ /d 'C:\CUDA\v11.4' /f > /dev/null 2>&1 || fail "reg add CUDA_PATH failed"
 wine_expect 0 doctor --prefix 'C:\v8'
 has "the installed copy wins"
+has 'C:\CUDA\v11.4\bin\cudnn64_8.dll'
+has '%CUDA_PATH%\bin'
 
 note "cuDNN 8 importing zlibwapi.dll: step 4 names it when missing, passes with --add-file"
 win_archive_zip zz "$s8" "8 9 7" "$F/zlib/cudnn64_8.dll" "$F/cudnn_ops_infer64_8.dll"
