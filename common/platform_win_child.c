@@ -16,8 +16,11 @@
 #include <windows.h>
 
 /* The write ends made for children; a slot whose handle was closed since no longer says
- * HANDLE_FLAG_INHERIT (a value reused for another handle is not inheritable either). */
-static HANDLE pipes[16];
+ * HANDLE_FLAG_INHERIT (a value reused for another handle is not inheritable either). One list
+ * per thread: probes started at once from several threads (validation's steps 2-4 beside each
+ * GPU's step 6) each give their child only their own pipe, so no child holds another's
+ * write end open, and each parent sees its end of file when its own child ends. */
+static __thread HANDLE pipes[16];
 
 size_t win_child_pipes(HANDLE *out, size_t max)
 {

@@ -6,11 +6,13 @@
 #ifndef UNPACKER_VALIDATE_DLLSEARCH_H
 #define UNPACKER_VALIDATE_DLLSEARCH_H
 
-#include <limits.h>
 #include <stddef.h>
 
+/* Room for a path: Windows paths may pass MAX_PATH (260, mingw's PATH_MAX) with \\?\. */
+#define DLLSEARCH_PATH 4096
+
 struct dll_hit {
-	char path[PATH_MAX * 2];
+	char path[DLLSEARCH_PATH];
 	const char *source; /* "System32", "Windows", "HKLM" (the machine's PATH), "HKCU" (the user's) */
 };
 

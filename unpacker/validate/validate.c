@@ -352,7 +352,7 @@ static void check_library(struct run *r)
  * directory, the registry's PATH): the copy a program loading name gets, read as files. */
 static void check_resolution_dirs(struct run *r, const char *name, const char *mine)
 {
-	struct dll_hit hit;
+	struct dll_hit hit = { .source = NULL };
 	char got[sizeof(hit.path)], version[64] = "?", why[5 * PATH_MAX];
 	if (dllsearch_first(name, &hit) != 0) {
 		snprintf(why, sizeof(why), "a program loading %s finds none in System32, the Windows "
@@ -590,7 +590,7 @@ static int dll_imports(const char *file, void *ctx)
 		d->imports++;
 		char *in_bin = xasprintf("%s/%s", d->bin, name), advice[600];
 		struct platform_stat st;
-		struct dll_hit hit;
+		struct dll_hit hit = { .source = NULL };
 		if (platform_stat(in_bin, &st) == 0 && st.type == PLATFORM_TYPE_FILE) {
 			json_object_set_new(d->libs, name, json_string(in_bin));
 		} else if (dllsearch_first(name, &hit) == 0) {

@@ -18,7 +18,7 @@
 #define MAX_COPIES 128
 
 struct dll_copy {
-	char path[PATH_MAX * 2]; /* as the system names the file (links resolved) */
+	char path[DLLSEARCH_PATH]; /* as the system names the file (links resolved) */
 	char version[64];
 	char where[512];         /* every place that lists it: System32, the user's PATH, … */
 	int native;              /* a 64-bit DLL: one a 64-bit program can load */
@@ -41,7 +41,7 @@ static int is_cudnn_dll(const char *name)
 static int add_file(const char *name, void *ctx)
 {
 	struct dll_survey *s = ctx;
-	char real[PATH_MAX * 2];
+	char real[DLLSEARCH_PATH];
 	if (!is_cudnn_dll(name))
 		return 0;
 	char *path = xasprintf("%s\\%s", s->dir, name);
@@ -127,7 +127,7 @@ int windoctor_run(const struct install_options *o, struct cf_err *e)
 	struct layout l;
 	layout_init(&l, o->root, o->prefix);
 	struct dll_survey *s = xcalloc(1, sizeof(*s));
-	char major[16], name[64], ours[PATH_MAX * 2] = "", got[PATH_MAX * 2] = "";
+	char major[16], name[64], ours[DLLSEARCH_PATH] = "", got[DLLSEARCH_PATH] = "";
 	char *dir = current_install(&l, major, sizeof(major));
 	gpuapi_cudnn_name(major, name, sizeof(name));
 	if (dir) {
@@ -140,7 +140,7 @@ int windoctor_run(const struct install_options *o, struct cf_err *e)
 	}
 	dllsearch_dirs(survey_search, s);
 	survey_cuda_path(s);
-	struct dll_hit hit;
+	struct dll_hit hit = { .source = NULL };
 	int found = dllsearch_first(name, &hit) == 0 && platform_realpath(hit.path, got, sizeof(got)) == 0;
 	const struct dll_copy *winner = NULL;
 	for (size_t i = 0; found && i < s->n; i++)
