@@ -116,6 +116,7 @@ UNPACKER_SRC += unpacker/layout.c unpacker/install/install.c unpacker/install/re
                 unpacker/install/environment.c unpacker/install/commands.c unpacker/install/fault.c
 UNPACKER_SRC += unpacker/winpath.c unpacker/validate/pefile.c
 UNPACKER_SRC += unpacker/regenv.c
+UNPACKER_SRC += unpacker/validate/dllsearch.c unpacker/validate/windoctor.c
 COMMON_SRC   += common/platform_posix_env.c common/platform_dir.c
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
@@ -332,10 +333,10 @@ WIN_PLATFORM = $(sort $(wildcard common/platform_win*.c)) common/platform_dir.c
 WIN_PLATFORM_H = common/platform.h common/platform_win.h common/platform_win_internal.h
 # Portable tests run twice: natively (UNIT_TESTS) and as .exe under Wine, with what they test.
 WIN_UNIT   = $(WIN)/tests/test_winpath.exe $(WIN)/tests/test_pefile.exe $(WIN)/tests/test_platform_win.exe \
-             $(WIN)/tests/test_platform_win_env.exe
+             $(WIN)/tests/test_platform_win_env.exe $(WIN)/tests/test_platform_win_child.exe
 WIN_FAKES  = $(addprefix $(WIN)/fakes/,nvcuda.dll cudnn_graph64_9.dll cudnn64_9.dll \
-             cudnn_ops_infer64_8.dll cudnn64_8.dll wrong/cudnn64_9.dll stale/cudnn64_8.dll) \
-             $(WIN)/fakes/loadfakes.exe
+             cudnn_ops_infer64_8.dll cudnn64_8.dll wrong/cudnn64_9.dll stale/cudnn64_8.dll \
+             zlib/zlibwapi.dll zlib/cudnn64_8.dll) $(WIN)/fakes/loadfakes.exe
 # fake drivers for unpacker.exe install DIR (test_windows_choose): nvcuda.dll with the version
 # resource of a 531.79 driver (CUDA 12) and of a 472.50 one (CUDA 11 at most)
 WIN_FAKES += $(WIN)/fakes/driver531/nvcuda.dll $(WIN)/fakes/driver472/nvcuda.dll
@@ -356,6 +357,9 @@ $(WIN)/tests/test_pefile.exe: tests/unit/test_pefile.c unpacker/validate/pefile.
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
 $(WIN)/tests/test_platform_win.exe: tests/windows/test_platform_win.c $(WIN_PLATFORM) $(WIN_PLATFORM_H) $(DEPS_WIN)/.complete
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
+$(WIN)/tests/test_platform_win_child.exe: tests/windows/test_platform_win_child.c $(WIN_PLATFORM) $(WIN_PLATFORM_H) $(DEPS_WIN)/.complete
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
 $(WIN)/tests/test_platform_win_env.exe: tests/windows/test_platform_win_env.c unpacker/winpath.c $(WIN_PLATFORM) \
@@ -422,9 +426,9 @@ fake_cudnn = $(WIN_WINDRES) -DFAKE_V=$(subst .,$(comma),$(1)) '-DFAKE_VS=\"$(1)\
 	tests/tools/fakeversion.rc -O coff -o $@.res.o && \
 	$(FAKE_WIN) $(2) -o $@ tests/tools/fakecudnn.c unpacker/validate/convref.c $@.res.o $(3) && rm -f $@.res.o
 FAKE_CUDNN_SRC = tests/tools/fakecudnn.c tests/tools/fakeconf.h unpacker/validate/convref.c tests/tools/fakeversion.rc
-$(WIN)/fakes/nvcuda.dll: tests/tools/fakecuda.c tests/tools/fakeconf.h
-	@mkdir -p $(dir $@)
-	$(FAKE_WIN) -o $@ $<
+# nvcuda.dll with a driver's version resource: 32.0.15.8180 is driver 581.80.
+$(WIN)/fakes/nvcuda.dll: tests/tools/fakecuda.c tests/tools/fakeconf.h tests/tools/fakeversion.rc
+	$(call fake_nvcuda,32.0.15.8180)
 $(WIN)/fakes/cudnn_graph64_9.dll $(WIN)/fakes/cudnn_ops_infer64_8.dll: tests/tools/fakegraph.c
 	@mkdir -p $(dir $@)
 	$(FAKE_WIN) -o $@ $< -Wl,--out-implib,$@.a
@@ -434,10 +438,16 @@ $(WIN)/fakes/wrong/cudnn64_9.dll: $(FAKE_CUDNN_SRC) $(WIN)/fakes/cudnn_graph64_9
 	@mkdir -p $(dir $@)
 	$(call fake_cudnn,9.19.0.56,-DFAKE_WRONG,$(WIN)/fakes/cudnn_graph64_9.dll.a)
 $(WIN)/fakes/cudnn64_8.dll: $(FAKE_CUDNN_SRC) $(WIN)/fakes/cudnn_ops_infer64_8.dll
-	$(call fake_cudnn,8.9.7.29,-DFAKE_VERSION=8907,$(WIN)/fakes/cudnn_ops_infer64_8.dll.a)
+	$(call fake_cudnn,8.9.7.29,-DFAKE_VERSION=8907 -DFAKE_CUDART=12000,$(WIN)/fakes/cudnn_ops_infer64_8.dll.a)
 $(WIN)/fakes/stale/cudnn64_8.dll: $(FAKE_CUDNN_SRC) $(WIN)/fakes/cudnn_ops_infer64_8.dll
 	@mkdir -p $(dir $@)
-	$(call fake_cudnn,8.2.2.26,-DFAKE_VERSION=8202,$(WIN)/fakes/cudnn_ops_infer64_8.dll.a)
+	$(call fake_cudnn,8.2.2.26,-DFAKE_VERSION=8202 -DFAKE_CUDART=12000,$(WIN)/fakes/cudnn_ops_infer64_8.dll.a)
+# cuDNN 8 importing zlibwapi.dll, as NVIDIA's Windows builds of 8.x do, and that tiny DLL.
+$(WIN)/fakes/zlib/zlibwapi.dll: tests/tools/fakezlib.c
+	@mkdir -p $(dir $@)
+	$(FAKE_WIN) -o $@ $< -Wl,--out-implib,$@.a
+$(WIN)/fakes/zlib/cudnn64_8.dll: $(FAKE_CUDNN_SRC) $(WIN)/fakes/cudnn_ops_infer64_8.dll $(WIN)/fakes/zlib/zlibwapi.dll
+	$(call fake_cudnn,8.9.7.29,-DFAKE_VERSION=8907 -DFAKE_CUDART=12000 -DFAKE_ZLIB,$(WIN)/fakes/cudnn_ops_infer64_8.dll.a $(WIN)/fakes/zlib/zlibwapi.dll.a)
 # fake_nvcuda FILEVERSION: the fake driver DLL with that version resource (Windows' driver
 # numbering: 31.0.15.3179 is driver 531.79)
 fake_nvcuda = @mkdir -p $(dir $@) && $(WIN_WINDRES) -DFAKE_V=$(subst .,$(comma),$(1)) '-DFAKE_VS=\"$(1)\"' \

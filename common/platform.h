@@ -346,5 +346,31 @@ int platform_known_folder(enum platform_folder which, char *out, size_t size);
 /* The permission bits a regular file given mode (platform_file_finish) reports afterwards:
  * POSIX mode & 07777; Windows keeps only "read-only", so 0444 or 0644. */
 unsigned platform_file_mode_kept(unsigned mode);
+/* ---- the probe child on every system: its report pipe named on its command line, its clean
+ *      environment, and where the system keeps its own libraries ---- */
+
+/* The text that names write_end (from platform_child_pipe) on a child's command line (POSIX:
+ * the descriptor's number; Windows: the inherited HANDLE's value, a C runtime descriptor
+ * meaning nothing in another process): 0, or -1. */
+int platform_child_handle_arg(int write_end, char *out, size_t size);
+/* In the child: the handle a parent named with platform_child_handle_arg, as a handle of this
+ * process (>= 3, never a standard stream), or -1 when arg names no open pipe or file. */
+int platform_inherited_handle(const char *arg);
+/* The environment a child gets before anything the caller adds, as "NAME=value" strings ending
+ * with NULL (static): POSIX PATH=/usr/bin:/bin; Windows SystemRoot and PATH=System32 alone. */
+const char *const *platform_clean_env(void);
+/* The directory of the system's own libraries, where the GPU driver puts the library programs
+ * load (Windows: System32, for nvcuda.dll), in out: 0, or -1 where the loader's cache finds
+ * the driver instead (POSIX). */
+int platform_system_lib_dir(char *out, size_t size);
+/* 1 where a program that loads a library by name gets the first file of that name along
+ * platform_lib_config_dirs("") and nothing else decides (Windows: no loader cache, no
+ * LD_LIBRARY_PATH; the program's own directory aside), so the answer is read as files; 0 where
+ * the loader's cache and the caller's environment decide (POSIX: asked of a child). */
+int platform_lib_search_is_dirs(void);
+/* After platform_drop_privileges: what this process still holds, read back from the system,
+ * in out (Windows: the privileges left and the integrity level): 0, or -1 where the user id
+ * (platform_user_id) says it all (POSIX). */
+int platform_privilege_report(char *out, size_t size);
 
 #endif

@@ -3,6 +3,9 @@
 #include "common/platform.h"
 
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -31,4 +34,25 @@ void platform_close_other_handles(int keep)
 unsigned long platform_user_id(void)
 {
 	return (unsigned long)getuid();
+}
+
+int platform_child_handle_arg(int write_end, char *out, size_t size)
+{
+	int n = snprintf(out, size, "%d", write_end);
+	return n > 0 && (size_t)n < size ? 0 : -1;
+}
+
+int platform_inherited_handle(const char *arg)
+{
+	char *end = NULL;
+	long fd = strtol(arg, &end, 10);
+	if (fd < 3 || fd > INT_MAX || !end || *end || !platform_handle_valid((int)fd))
+		return -1;
+	return (int)fd;
+}
+
+const char *const *platform_clean_env(void)
+{
+	static const char *const env[] = { "PATH=/usr/bin:/bin", NULL };
+	return env;
 }

@@ -141,3 +141,15 @@ int platform_lib_cache_find(const char *name,
 	free(child.output);
 	return child.exited && child.exit_code == 0 ? found : -1;
 }
+
+int platform_system_lib_dir(char *out, size_t size)
+{
+	(void)out;
+	(void)size;
+	return -1; /* the driver's libcuda.so.1 is found through the loader's cache */
+}
+
+int platform_lib_search_is_dirs(void)
+{
+	return 0; /* the ld cache and LD_LIBRARY_PATH decide */
+}

@@ -63,3 +63,10 @@ int platform_drop_privileges(char *why, size_t size)
 				(unsigned)user), -1;
 	return 0;
 }
+
+int platform_privilege_report(char *out, size_t size)
+{
+	(void)out;
+	(void)size;
+	return -1; /* the report's probe_uid says it: nobody, when the parent was root */
+}

@@ -95,9 +95,20 @@ int win_narrow(const wchar_t *w, char *out, size_t size)
 	return 0;
 }
 
+/* The C runtime reports a descriptor that is not open (EBADF) through its invalid-parameter
+ * handler, which may end the process: ours only lets the call fail, as POSIX does. */
+static void quiet_invalid_parameter(const wchar_t *expression, const wchar_t *function,
+				    const wchar_t *file, unsigned int line, uintptr_t reserved)
+{
+	(void)expression, (void)function, (void)file, (void)line, (void)reserved;
+}
+
 HANDLE win_handle(int fd)
 {
-	return (HANDLE)_get_osfhandle(fd);
+	static volatile LONG quiet;
+	if (!InterlockedExchange(&quiet, 1))
+		_set_invalid_parameter_handler(quiet_invalid_parameter);
+	return fd < 0 ? INVALID_HANDLE_VALUE : (HANDLE)_get_osfhandle(fd);
 }
 
 int win_fd(HANDLE h, int flags)

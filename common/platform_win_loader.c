@@ -90,3 +90,15 @@ const char *platform_lib_cache_program(void)
 {
 	return NULL; /* no cache, so nothing rebuilds one */
 }
+
+int platform_system_lib_dir(char *out, size_t size)
+{
+	wchar_t w[MAX_PATH + 1];
+	UINT n = GetSystemDirectoryW(w, MAX_PATH + 1);
+	return n > 0 && n <= MAX_PATH && win_narrow(w, out, size) == 0 ? 0 : -1;
+}
+
+int platform_lib_search_is_dirs(void)
+{
+	return 1; /* System32, the Windows directory, then PATH: files, in that order */
+}

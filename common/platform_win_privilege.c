@@ -31,7 +31,7 @@ static int remove_privileges(HANDLE token, char *why, size_t size)
 		return say(why, size, "cannot read this process's privileges");
 	}
 	LUID traverse;
-	LookupPrivilegeValueW(NULL, SE_CHANGE_NOTIFY_NAME, &traverse);
+	LookupPrivilegeValueW(NULL, L"SeChangeNotifyPrivilege", &traverse);
 	DWORD kept = 0;
 	for (DWORD i = 0; i < privs->PrivilegeCount; i++) {
 		LUID id = privs->Privileges[i].Luid;
@@ -90,4 +90,45 @@ int platform_drop_privileges(char *why, size_t size)
 	}
 	CloseHandle(token);
 	return rc;
+}
+
+/* What the token still holds, read back from it: the privileges not removed, by name, and the
+ * integrity level. */
+int platform_privilege_report(char *out, size_t size)
+{
+	HANDLE token;
+	if (!OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &token))
+		return -1;
+	DWORD n = 0;
+	GetTokenInformation(token, TokenPrivileges, NULL, 0, &n);
+	TOKEN_PRIVILEGES *privs = n ? malloc(n) : NULL;
+	if (!privs || !GetTokenInformation(token, TokenPrivileges, privs, n, &n)) {
+		free(privs);
+		CloseHandle(token);
+		return -1;
+	}
+	char names[512] = "";
+	DWORD kept = 0;
+	for (DWORD i = 0; i < privs->PrivilegeCount; i++) {
+		if (privs->Privileges[i].Attributes & SE_PRIVILEGE_REMOVED)
+			continue;
+		wchar_t w[64];
+		char name[64];
+		DWORD len = 64;
+		if (!LookupPrivilegeNameW(NULL, &privs->Privileges[i].Luid, w, &len) ||
+		    win_narrow(w, name, sizeof(name)) != 0)
+			snprintf(name, sizeof(name), "?");
+		size_t used = strlen(names);
+		snprintf(names + used, sizeof(names) - used, "%s%s", kept++ ? ", " : "", name);
+	}
+	free(privs);
+	DWORD level = integrity_of(token);
+	CloseHandle(token);
+	const char *word = level == 0xFFFFFFFFu ? "unknown"
+			   : level <= SECURITY_MANDATORY_LOW_RID ? "Low"
+			   : level < SECURITY_MANDATORY_HIGH_RID ? "Medium" : "High or System";
+	snprintf(out, size, "%lu privilege%s left (%s), integrity %s%s", (unsigned long)kept,
+		 kept == 1 ? "" : "s", kept ? names : "none", word,
+		 integrity_unkept() ? " (Wine keeps no integrity levels)" : "");
+	return 0;
 }

@@ -5,6 +5,7 @@
 # and --add-file (zlibwapi.dll): packed in bin/, hashed in the manifest, refused when unsafe
 # or already there.
 . "$CUFERRY_TOP/tests/e2e/lib.sh"
+. "$TOP/tests/e2e/winlib.sh"
 F=$B/windows/fakes
 [ -f "$F/cudnn64_9.dll" ] || fail "no fake DLLs in $F (make test builds them)"
 
@@ -62,19 +63,8 @@ payload_matches "$b8" bin/zlibwapi.dll user/zlibwapi.dll
 payload_matches "$b8" bin/cudnn64_8.dll "$F/cudnn64_8.dll"
 
 note "9.18+ CUDA 13 zip: DLLs under bin/x64/ are packed in bin/"
-# The fixtures' CUDA 13 list comes from this machine's (Linux) toolkit: a mirror whose list
-# also names each component for windows-x86_64, as NVIDIA's does.
-mkdir -p m13/cuda/redist
-py - "$FX/file-mirror/cuda/redist/redistrib_13.0.2.json" m13/cuda/redist/redistrib_13.0.2.json <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-for k, v in d.items():
-    if isinstance(v, dict) and "linux-x86_64" in v:
-        w = dict(v["linux-x86_64"])
-        w["relative_path"] = w["relative_path"].replace("linux-x86_64", "windows-x86_64").replace(".tar.xz", ".zip")
-        v["windows-x86_64"] = w
-json.dump(d, open(sys.argv[2], "w"))
-PY
+# The fixtures' CUDA 13 list comes from this machine's (Linux) toolkit (winlib.sh).
+win_mirror13 m13
 stem=cudnn-windows-x86_64-9.19.0.56_cuda13-archive
 archive_zip z9 "$stem" "9 19 0" bin/x64 "$F/cudnn64_9.dll" "$F/cudnn_graph64_9.dll"
 # under a restrictive umask too

@@ -6,21 +6,9 @@
 # not been built: it links once every unpacker file speaks through common/platform.h.
 . "$CUFERRY_TOP/tests/e2e/lib.sh"
 . "$TOP/tests/e2e/winlib.sh"
-EXE=$WIN/unpacker.exe
-if [ ! -f "$EXE" ]; then
-	echo "SKIP $NAME: no $EXE (make windows builds it)"
-	exit 0
-fi
+need_unpacker_exe
 F=$WIN/fakes
 [ -f "$F/cudnn64_8.dll" ] || fail "no fake DLLs in $F (make test builds them)"
-
-# wine_expect CODE ARGS...: unpacker.exe's exit code is CODE; its output in last.out.
-wine_expect() {
-	want=$1; shift
-	rc=0
-	wine_run "$EXE" "$@" > last.out 2>&1 || rc=$?
-	[ "$rc" -eq "$want" ] || { cat last.out >&2; fail "unpacker.exe $*: exit $rc, expected $want"; }
-}
 
 note "unpacker.exe imports only Windows' own DLLs"
 x86_64-w64-mingw32-objdump -p "$EXE" | sed -n 's/^\tDLL Name: //p' > dlls

@@ -23,12 +23,90 @@ wine_stop() {
 }
 CLEANUP="$CLEANUP wine_stop;"
 
-# need_unpacker_exe: EXE is build/windows/unpacker.exe; without it the test says SKIP, the one
-# reason a Windows test may skip (make windows builds it).
+# win_fake_install PREFIX BUNDLE: what `unpacker.exe install --prefix` leaves in PREFIX (a
+# directory of this machine, seen by Wine through Z: or the prefix's drive_c), laid out here
+# for the tests of validate and doctor: PREFIX/cudnn-<version>-cuda<N>/ with the bundle's files
+# and .cuferry/header.bin (the bundle's signed frame, as the install writes it), and
+# PREFIX/.cuferry/state.json naming it current (Windows has no `current` link).
+win_fake_install() {
+	_stem=$(basename "$2" .bundle)
+	_dir=${_stem%-windows-x86_64}
+	_ver=${_dir#cudnn-}
+	_ver=${_ver%-cuda*}
+	mkdir -p "$1/$_dir/.cuferry" "$1/.cuferry"
+	_frame=$(py -c "
+import struct, sys
+d = open(sys.argv[1], 'rb').read(8)
+print(8 + struct.unpack('<I', d[4:8])[0])" "$2")
+	head -c "$_frame" "$2" > "$1/$_dir/.cuferry/header.bin"
+	tail -c +"$((_frame + 1))" "$2" | zstd -dcq | tar -xf - -C "$1/$_dir" ||
+		fail "win_fake_install: cannot unpack $2"
+	cat > "$1/.cuferry/state.json" <<JSON
+{"format": "cuferry-state-1", "current": "$_dir", "bundles": [{"id": "$_stem", "dir": "$_dir",
+ "version": "$_ver", "cuda_variant": "${_dir##*-cuda}", "counter": 1}], "seen": {}}
+JSON
+}
+
+# win_archive_zip DIR STEM "MAJOR MINOR PATCH" DLL...: NVIDIA's 8.3+ Windows archive layout in
+# DIR (include/cudnn_version.h, bin/ with the DLLs, lib/x64/, LICENSE), zipped as ./STEM.zip.
+win_archive_zip() {
+	_d=$1 _s=$2 _v=$3; shift 3
+	mkdir -p "$_d/$_s/bin" "$_d/$_s/include" "$_d/$_s/lib/x64"
+	# shellcheck disable=SC2086
+	printf '#define CUDNN_MAJOR %s\n#define CUDNN_MINOR %s\n#define CUDNN_PATCHLEVEL %s\n' $_v \
+		> "$_d/$_s/include/cudnn_version.h"
+	cp "$@" "$_d/$_s/bin/"
+	echo lib > "$_d/$_s/lib/x64/cudnn.lib"
+	echo licence > "$_d/$_s/LICENSE"
+	(cd "$_d" && py -c "
+import os, sys, zipfile
+z = zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED)
+for d, _, fs in os.walk(sys.argv[2]):
+    for f in sorted(fs): z.write(os.path.join(d, f))
+z.close()" "../$_s.zip" "$_s")
+}
+
+# win_mirror13 DIR: a file:// mirror in DIR whose CUDA 13 list also names each component for
+# windows-x86_64, as NVIDIA's does (the fixtures' list comes from a Linux toolkit).
+win_mirror13() {
+	mkdir -p "$1/cuda/redist"
+	py - "$FX/file-mirror/cuda/redist/redistrib_13.0.2.json" "$1/cuda/redist/redistrib_13.0.2.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k, v in d.items():
+    if isinstance(v, dict) and "linux-x86_64" in v:
+        w = dict(v["linux-x86_64"])
+        w["relative_path"] = w["relative_path"].replace("linux-x86_64", "windows-x86_64").replace(".tar.xz", ".zip")
+        v["windows-x86_64"] = w
+json.dump(d, open(sys.argv[2], "w"))
+PY
+}
+
+# win_user_path VALUE: this prefix's user PATH (HKCU\Environment), stored REG_EXPAND_SZ as the
+# Windows install stores it; win_machine_path VALUE: the machine's (HKLM).
+win_user_path() {
+	wine_run reg.exe add 'HKCU\Environment' /v Path /t REG_EXPAND_SZ /d "$1" /f > /dev/null 2>&1 ||
+		fail "reg add HKCU\\Environment Path failed"
+}
+win_machine_path() {
+	wine_run reg.exe add 'HKLM\SYSTEM\CurrentControlSet\Control\Session Manager\Environment' \
+		/v Path /t REG_EXPAND_SZ /d "$1" /f > /dev/null 2>&1 || fail "reg add HKLM Path failed"
+}
+
+# need_unpacker_exe: EXE=build/windows/unpacker.exe, or a SKIP line when it was not built (the
+# one thing these tests cannot do without).
 need_unpacker_exe() {
 	EXE=$WIN/unpacker.exe
 	if [ ! -f "$EXE" ]; then
 		echo "SKIP $NAME: no $EXE (make windows builds it)"
 		exit 0
 	fi
+}
+
+# wine_expect CODE ARGS...: unpacker.exe's exit code is CODE; its output in last.out.
+wine_expect() {
+	want=$1; shift
+	rc=0
+	wine_run "$EXE" "$@" > last.out 2>&1 || rc=$?
+	[ "$rc" -eq "$want" ] || { cat last.out >&2; fail "unpacker.exe $*: exit $rc, expected $want"; }
 }

@@ -3,6 +3,7 @@
  * out host memory). Build variants drive validation's failure paths:
  *   -DFAKE_VERSION=91400  wrong version      -DFAKE_NO_CUDART  a missing symbol
  *   -DFAKE_WRONG          wrong numbers      -DFAKE_CRASH      a crash inside cuDNN
+ *   -DFAKE_CUDART=12000   built for CUDA 12  -DFAKE_ZLIB       imports zlibwapi.dll (Windows)
  * and at run time, through FAKE_CONF (fakeconf.h): fwd_off_algo=A (forward algorithm A off by
  * a little at one element), bwd_filter_off=1, bad_gpu=G (GPU G's forward off), hang_gpu=G,
  * fast=1 (return at once, results unwritten: make bench times validation's own CPU work).
@@ -58,9 +59,21 @@ int fake_graph_marker(void); /* from libcudnn_graph.so.9: makes it a real depend
 struct tensor { int n, c, h, w; };
 struct conv { int ph, pw, sh, sw; };
 
-size_t FAKE_API cudnnGetVersion(void) { return FAKE_VERSION + 0 * (size_t)fake_graph_marker(); }
+#ifndef FAKE_CUDART
+#define FAKE_CUDART 13000
+#endif
+#ifdef FAKE_ZLIB
+/* -DFAKE_ZLIB (Windows): imports zlibwapi.dll as NVIDIA's cuDNN 8 for Windows does, a real
+ * import the loader must resolve (fakezlib.c). */
+const char *__stdcall zlibVersion(void);
+#define FAKE_ZLIB_USE (0 * (size_t)zlibVersion())
+#else
+#define FAKE_ZLIB_USE 0
+#endif
+
+size_t FAKE_API cudnnGetVersion(void) { return FAKE_VERSION + 0 * (size_t)fake_graph_marker() + FAKE_ZLIB_USE; }
 #ifndef FAKE_NO_CUDART
-size_t FAKE_API cudnnGetCudartVersion(void) { return 13000; }
+size_t FAKE_API cudnnGetCudartVersion(void) { return FAKE_CUDART; }
 #endif
 const char *FAKE_API cudnnGetErrorString(int s) { return s ? "CUDNN_STATUS_BAD_PARAM (fake)" : "CUDNN_STATUS_SUCCESS"; }
 int FAKE_API cudnnCreate(void **h) { *h = malloc(1); return 0; }

@@ -22,6 +22,7 @@
 #include "unpacker/leftovers.h"
 #include "unpacker/validate/gpuapi.h"
 #include "unpacker/validate/proberun.h"
+#include "unpacker/validate/windoctor.h"
 #include "unpacker/state.h"
 
 #define MAX_COPIES 128
@@ -615,6 +616,10 @@ static void print_copies(const struct survey *s, const struct copy *main_winner)
 
 int doctor_run(const struct install_options *o, struct cf_err *e)
 {
+	/* Where DLLs are found as files along System32 and PATH (Windows): no ld cache, no
+	 * LD_LIBRARY_PATH, no package lists; that survey is its own. */
+	if (!*o->root && platform_lib_search_is_dirs())
+		return windoctor_run(o, e);
 	struct survey *s = xcalloc(1, sizeof(*s));
 	struct layout l;
 	layout_init(&l, o->root, o->prefix);

@@ -101,13 +101,23 @@ const char *gpuapi_cuda_error(const struct cuda_api *api, int status)
 #define CUDNN_IN_INSTALL CUDNN_DIR "\\" CUDNN_NAME
 #define SUBLIBRARY_PREFIX "cudnn_"
 #define SUBLIBRARY_SUFFIX "64_%s.dll"
+#define CUDNN_FILES "cudnn"
+#define SEPARATOR '\\'
+#define DRIVER_NAME "nvcuda.dll"
 #else
 #define CUDNN_DIR "%s/lib"
 #define CUDNN_NAME "libcudnn.so.%s"
 #define CUDNN_IN_INSTALL CUDNN_DIR "/" CUDNN_NAME
 #define SUBLIBRARY_PREFIX "libcudnn_"
 #define SUBLIBRARY_SUFFIX ".so.%s"
+#define CUDNN_FILES "libcudnn"
+#define SEPARATOR '/'
+#define DRIVER_NAME "libcuda.so.1"
 #endif
+
+const char gpuapi_cudnn_files[] = CUDNN_FILES;
+const char gpuapi_driver_name[] = DRIVER_NAME;
+const char gpuapi_separator = SEPARATOR;
 
 void gpuapi_cudnn_name(const char *major, char *out, size_t size)
 {

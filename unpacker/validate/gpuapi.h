@@ -180,5 +180,11 @@ char *gpuapi_cudnn_dir(const char *dir);
 /* 1 when name is one of the sub-libraries of cuDNN major version major, as the library
  * directory names them: "libcudnn_graph.so.9" (Windows: "cudnn_graph64_9.dll"). */
 int gpuapi_cudnn_sublibrary(const char *name, const char *major);
+/* What every file name of cuDNN's libraries starts with: "libcudnn" (Windows: "cudnn"). */
+extern const char gpuapi_cudnn_files[];
+/* The driver's library, as programs load it by name: "libcuda.so.1" (Windows: "nvcuda.dll"). */
+extern const char gpuapi_driver_name[];
+/* The separator of the paths the system gives back (realpath, loaded modules): '/' ('\\'). */
+extern const char gpuapi_separator;
 
 #endif

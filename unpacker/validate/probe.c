@@ -99,7 +99,7 @@ static int probe_library(char **a)
 		return 1;
 	}
 	char *in = gpuapi_cudnn_dir(real);
-	snprintf(libdir, sizeof(libdir), "%s/", in);
+	snprintf(libdir, sizeof(libdir), "%s%c", in, gpuapi_separator);
 	free(in);
 	if (!load_cudnn(path, &api, &failure)) {
 		probe_emit(failure);
@@ -109,6 +109,9 @@ static int probe_library(char **a)
 	cudnn_version_text(v, got, sizeof(got));
 	json_t *o = probe_result("library", "pass", "");
 	json_object_set_new(o, "probe_uid", json_integer((json_int_t)platform_user_id()));
+	char held[640];
+	if (platform_privilege_report(held, sizeof(held)) == 0)
+		json_object_set_new(o, "probe_rights", json_string(held));
 	json_object_set_new(o, "cudnn_version", json_string(got));
 	json_object_set_new(o, "cudart_version", json_integer((json_int_t)cudart));
 	const char *bad = NULL;
@@ -134,7 +137,7 @@ static int probe_library(char **a)
 	}
 	if (d)
 		platform_dir_close(d);
-	static const char *const cudnn_libs[] = { "libcudnn", NULL };
+	static const char *const cudnn_libs[] = { gpuapi_cudnn_files, NULL };
 	json_t *libs = mapped_libraries(cudnn_libs, MAPPED_REAL);
 	size_t i;
 	json_t *p;
@@ -276,13 +279,12 @@ int probe_main(int argc, char **argv)
 		{ "driver", "driver", 1, probe_driver }, { "version", "library", 1, probe_version },
 		{ "compute", "compute", 6, probe_compute },
 	};
-	char *end = NULL;
-	long fd = argc >= 2 ? strtol(argv[0], &end, 10) : -1;
-	if (fd < 3 || fd > INT_MAX || !end || *end || !platform_handle_valid((int)fd)) {
+	int fd = argc >= 2 ? platform_inherited_handle(argv[0]) : -1;
+	if (fd < 0) {
 		fprintf(stderr, "unpacker: bad internal probe\n");
 		return 2;
 	}
-	report_fd = (int)fd;
+	report_fd = fd;
 	/* Only the report pipe and the standard streams stay open: a library in this child must
 	 * not reach the parent's files or another probe's pipe. */
 	platform_close_other_handles(report_fd);

@@ -28,14 +28,20 @@ int probe_run(const char *ldpath, int timeout, char *const args[], json_t **line
 	      size_t size)
 {
 	const char *self = platform_self_path();
-	char *env[4], fdarg[16];
+	char *env[8], fdarg[32];
 	int nenv = 0, rp[2];
 	*lines = json_array();
 	/* The child inherits the write end, and closes every other handle. */
 	if (!self || platform_child_pipe(&rp[0], &rp[1], PROBE_REPORT_MAX) != 0)
 		return snprintf(why, size, "cannot start a probe: %s", strerror(errno)), -1;
-	snprintf(fdarg, sizeof(fdarg), "%d", rp[1]);
-	env[nenv++] = "PATH=/usr/bin:/bin";
+	if (platform_child_handle_arg(rp[1], fdarg, sizeof(fdarg)) != 0) {
+		int saved = errno;
+		platform_close(rp[0]);
+		platform_close(rp[1]);
+		return snprintf(why, size, "cannot start a probe: %s", strerror(saved)), -1;
+	}
+	for (const char *const *base = platform_clean_env(); *base && nenv < 6; base++)
+		env[nenv++] = (char *)*base;
 	char *ld = ldpath[0] ? xasprintf("LD_LIBRARY_PATH=%s", ldpath) : NULL;
 	if (ld)
 		env[nenv++] = ld;

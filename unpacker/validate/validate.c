@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "common/bundle/frame.h"
@@ -24,6 +25,8 @@
 #include "unpacker/validate/proberun.h"
 #include "unpacker/trust.h"
 #include "unpacker/validate/gpuapi.h"
+#include "unpacker/validate/dllsearch.h"
+#include "unpacker/validate/pefile.h"
 
 /* Seconds a probe may take; CUFERRY_VALIDATE_TIMEOUT overrides both (probe_timeout). */
 #define PROBE_TIMEOUT 60
@@ -345,6 +348,41 @@ static void check_library(struct run *r)
 	probe_step(r, 2, "library", PROBE_TIMEOUT, args);
 }
 
+/* Step 3 where the system's search is directories of files (Windows: System32, the Windows
+ * directory, the registry's PATH): the copy a program loading name gets, read as files. */
+static void check_resolution_dirs(struct run *r, const char *name, const char *mine)
+{
+	struct dll_hit hit = { .source = NULL };
+	char got[sizeof(hit.path)], version[64] = "?", why[5 * PATH_MAX];
+	if (dllsearch_first(name, &hit) != 0) {
+		snprintf(why, sizeof(why), "a program loading %s finds none in System32, the Windows "
+			 "directory or on the machine's or the user's PATH: the install's bin\\ is not "
+			 "on PATH", name);
+		add(r, 3, "resolution", "fail", why);
+		return;
+	}
+	if (platform_realpath(hit.path, got, sizeof(got)) != 0)
+		snprintf(got, sizeof(got), "%s", hit.path);
+	dllsearch_version(got, version, sizeof(version));
+	int system = strcmp(hit.source, "HKLM") != 0 && strcmp(hit.source, "HKCU") != 0;
+	if (strcmp(got, mine) == 0)
+		snprintf(why, sizeof(why), "a program loading %s gets the install (%s, through %s)", name,
+			 got, dllsearch_source_text(hit.source));
+	else if (system)
+		snprintf(why, sizeof(why), "a program loading %s gets %s (version %s) in %s, not the "
+			 "install: a copy there always comes before every PATH entry; remove or rename "
+			 "it (unpacker doctor lists every copy)", name, got, version,
+			 dllsearch_source_text(hit.source));
+	else
+		snprintf(why, sizeof(why), "a program loading %s gets %s (version %s), which comes "
+			 "earlier on %s than the install's bin\\: remove that copy or its PATH entry "
+			 "(unpacker doctor lists every copy)", name, got, version,
+			 dllsearch_source_text(hit.source));
+	json_t *o = add(r, 3, "resolution", strcmp(got, mine) == 0 ? "pass" : "fail", why);
+	json_object_set_new(o, "path", json_string(got));
+	json_object_set_new(o, "version", json_string(version));
+}
+
 static void check_resolution(struct run *r, int is_current)
 {
 	char mine[PATH_MAX], why[PATH_MAX + 600], got_real[PATH_MAX], name[64];
@@ -358,6 +396,13 @@ static void check_resolution(struct run *r, int is_current)
 	gpuapi_cudnn_name(r->major, name, sizeof(name));
 	json_t *o;
 	const char *got, *version = NULL;
+	if (!*r->o->layout->root && platform_lib_search_is_dirs()) {
+		if (ok)
+			check_resolution_dirs(r, name, mine);
+		else
+			add(r, 3, "resolution", "fail", "the install's library is missing");
+		return;
+	}
 	if (*r->o->layout->root) {
 		/* The image's loader configuration, read as files: nothing of the image is loaded. */
 		struct search *s = xmalloc(sizeof(*s));
@@ -485,8 +530,104 @@ static int root_is_image(const char *root)
 	return 0;
 }
 
+/* Where a DLL the install's DLLs import comes from, and what to do when it is missing. */
+static void dll_advice(const struct run *r, const char *name, const char *importer, char *out,
+		       size_t size)
+{
+	static const char *const cuda[] = { "cublas64_", "cublasLt64_", "cudart64_", "nvrtc64_",
+					    "nvrtc-builtins64_", NULL };
+	if (strcasecmp(name, "zlibwapi.dll") == 0) {
+		snprintf(out, size, "%s missing (imported by %s): cuDNN 8 needs zlib built for Windows; "
+			 "get zlibwapi.dll from NVIDIA's zlib page (cuDNN installation guide) and carry it "
+			 "with 'bundler create --add-file zlibwapi.dll'", name, importer);
+		return;
+	}
+	for (size_t i = 0; cuda[i]; i++) {
+		size_t n = strlen(cuda[i]);
+		if (strncasecmp(name, cuda[i], n) != 0)
+			continue;
+		int major = atoi(name + n);
+		snprintf(out, size, "%s missing (imported by %s): CUDA %d's %.*s, from the CUDA toolkit "
+			 "or a bundle made --with-cuda-libs%s%s", name, importer, major, (int)(n - 3),
+			 cuda[i], major != atoi(r->m->cuda_variant) ? "; this bundle is for CUDA " : "",
+			 major != atoi(r->m->cuda_variant) ? r->m->cuda_variant : "");
+		return;
+	}
+	snprintf(out, size, "%s missing (imported by %s)", name, importer);
+}
+
+struct dll_deps {
+	const struct run *r;
+	const char *bin;
+	char why[2048];
+	json_t *libs;
+	size_t imports;
+};
+
+/* One DLL of the install's bin\: each import found in bin\, System32 or on PATH. */
+static int dll_imports(const char *file, void *ctx)
+{
+	struct dll_deps *d = ctx;
+	size_t n = strlen(file);
+	if (n < 4 || strcasecmp(file + n - 4, ".dll") != 0)
+		return 0;
+	char *path = xasprintf("%s/%s", d->bin, file), pe_why[256];
+	struct pe_info info;
+	if (pe_parse_file(path, &info, pe_why, sizeof(pe_why)) != 0) {
+		size_t used = strlen(d->why);
+		snprintf(d->why + used, sizeof(d->why) - used, "%s%s: %s", used ? "; " : "", file, pe_why);
+		json_object_set_new(d->libs, file, json_null());
+		free(path);
+		return 0;
+	}
+	for (size_t i = 0; i < info.import_count; i++) {
+		const char *name = info.imports[i].name;
+		if (json_object_get(d->libs, name))
+			continue;
+		/* api-ms-win-… and ext-ms-…: API sets the system maps to its own DLLs */
+		if (strncasecmp(name, "api-ms-", 7) == 0 || strncasecmp(name, "ext-ms-", 7) == 0)
+			continue;
+		d->imports++;
+		char *in_bin = xasprintf("%s/%s", d->bin, name), advice[600];
+		struct platform_stat st;
+		struct dll_hit hit = { .source = NULL };
+		if (platform_stat(in_bin, &st) == 0 && st.type == PLATFORM_TYPE_FILE) {
+			json_object_set_new(d->libs, name, json_string(in_bin));
+		} else if (dllsearch_first(name, &hit) == 0) {
+			json_object_set_new(d->libs, name, json_string(hit.path));
+		} else {
+			json_object_set_new(d->libs, name, json_null());
+			dll_advice(d->r, name, file, advice, sizeof(advice));
+			size_t used = strlen(d->why);
+			snprintf(d->why + used, sizeof(d->why) - used, "%s%s", used ? "; " : "", advice);
+		}
+		free(in_bin);
+	}
+	pe_info_free(&info);
+	free(path);
+	return 0;
+}
+
+/* Step 4 where DLLs are found as files (Windows): the installed DLLs' import tables. */
+static void check_deps_dirs(struct run *r)
+{
+	struct dll_deps d = { .r = r, .bin = gpuapi_cudnn_dir(r->dir), .libs = json_object() };
+	platform_dir_list(d.bin, dll_imports, &d);
+	char pass[256];
+	snprintf(pass, sizeof(pass), "every DLL the install's DLLs import (%zu) is in its bin\\, "
+		 "System32 or on PATH", d.imports);
+	json_t *o = add(r, 4, "dependencies", d.why[0] ? "fail" : "pass", d.why[0] ? d.why : pass);
+	json_object_set_new(o, "libraries", d.libs);
+	json_object_set_new(o, "how", json_string("the DLLs' import tables, each name found as a file, not loaded"));
+	free((char *)d.bin);
+}
+
 static void check_deps(struct run *r)
 {
+	if (!*r->o->layout->root && platform_lib_search_is_dirs()) {
+		check_deps_dirs(r);
+		return;
+	}
 	if (*r->o->layout->root && !root_is_image(r->o->layout->root)) {
 		add(r, 4, "dependencies", "skip", "not checked: the root has no system library directories "
 		    "(lib, usr/lib): it is not an OS image whose loader could be asked");
@@ -529,8 +670,14 @@ static int find_libcuda(char *out, size_t size)
 					    "/usr/lib64", "/usr/lib", "/lib/x86_64-linux-gnu",
 					    "/usr/local/nvidia/lib64", "/usr/local/nvidia/lib",
 					    "/usr/lib/wsl/lib", NULL };
-	char real[PATH_MAX];
+	char real[PATH_MAX], system[PATH_MAX - 32];
 	const char *named = getenv("CUFERRY_LIBCUDA");
+	/* Where the driver installs its library among the system's own (Windows: System32's
+	 * nvcuda.dll), that copy and no other. */
+	if (platform_system_lib_dir(system, sizeof(system)) == 0) {
+		snprintf(out, size, "%s%c%s", system, gpuapi_separator, gpuapi_driver_name);
+		return platform_realpath(out, real, sizeof(real));
+	}
 	if (named && named[0] == '/') {
 		snprintf(out, size, "%s", named);
 		return platform_realpath(named, real, sizeof(real));
@@ -669,7 +816,10 @@ static void check_driver_and_compute(struct run *r)
 	char libcuda[PATH_MAX], version[64], why[1024];
 	if (find_libcuda(libcuda, sizeof(libcuda)) != 0) {
 		const char *skip = r->o->require_gpu ? "fail" : "skip";
-		add(r, 5, "driver", skip, "no NVIDIA driver (libcuda.so.1 not found): the GPU was not checked");
+		char none[128];
+		snprintf(none, sizeof(none), "no NVIDIA driver (%s not found): the GPU was not checked",
+			 gpuapi_driver_name);
+		add(r, 5, "driver", skip, none);
 		add(r, 6, "compute", skip, "no NVIDIA driver: the GPU was not checked");
 		r->incompatible |= r->o->require_gpu;
 		return;
