@@ -4,7 +4,9 @@
 # WINEPREFIX: the prefix rule, the layout (no current link: state.json names it), the registry
 # PATH and CUDNN_PATH (machine scope as an Administrator, user scope with --env=user) kept
 # byte for byte and REG_EXPAND_SZ around our one entry, and put back exactly by a rollback.
-# Validation is not run (--no-validate): it is another module's work on Windows.
+# Most cases pass --no-validate (quicker); the last ones validate: cuDNN 8 for CUDA 12 passes
+# steps 1-6 on the fake nvcuda.dll in System32, and a bundle whose DLL answers for another CUDA
+# (step 2 fails) is rolled back: the previous install current again, the registry exact.
 #
 # Wine reads every file as the user's, so an Administrator's install is refused by the shipped
 # unpacker.exe (shown below); the rest runs the tests' build with CUFERRY_FAULT=no-acl, which
@@ -239,4 +241,22 @@ note "a prefix with spaces and parentheses, given with '/'"
 u 0 install "$B8" --prefix 'C:/Program Files (x86)/cf test/cudnn' --no-env --trust "$K" --no-validate
 assert_contains last.out 'into C:\\Program Files (x86)\\cf test\\cudnn\\'"$D8"
 [ -f "$C/Program Files (x86)/cf test/cudnn/$D8/bin/cudnn64_8.dll" ] || fail "no $D8 under Program Files (x86)"
+note "install with validation: cuDNN 8 passes steps 1-6 on the fake driver in System32"
+cp "$F/nvcuda.dll" "$C/windows/system32/nvcuda.dll"
+V='C:\cv\cudnn'
+u 0 install "$B8" --prefix "$V" --trust "$K" --quick-validate
+assert_contains last.out "validation: all checks passed"
+grep -q '"step": 6' "$C/cv/cudnn/$D8/.cuferry/report.json" || fail "report.json has no step 6"
+reg_is "$MKEY" PATH "REG_EXPAND_SZ $V\\$D8\\bin;$M0"
+run_as "$EXE" 0 validate --prefix "$V" --trust "$K" --quick-validate
+note "a failed validation rolls back: the fake cudnn64_9.dll answers for CUDA 13, the bundle says 12"
+u 6 install "$B9" --prefix "$V" --trust "$K" --quick-validate
+assert_contains last.out "step 2"
+reg_is "$MKEY" PATH "REG_EXPAND_SZ $V\\$D8\\bin;$M0"
+reg_is "$MKEY" CUDNN_PATH "REG_SZ $V\\$D8"
+[ ! -e "$C/cv/cudnn/$D9" ] || fail "the failed validation left $D9"
+grep -q "\"current\": \"$D8\"" "$C/cv/cudnn/.cuferry/state.json" || fail "after the failed validation current is not $D8"
+ls "$C/cv/cudnn/.cuferry/failed/" | grep -q "^$D9-" || fail "no failed report kept for $D9"
+u 0 uninstall "$D8" --prefix "$V" --force
+reg_is "$MKEY" PATH "REG_EXPAND_SZ $M0"
 echo "ok: unpacker.exe installs under Wine (layout, registry PATH/CUDNN_PATH, rollback)"

@@ -1,7 +1,7 @@
 #!/bin/sh
-# test_windows_validate.sh - `unpacker.exe validate` and `doctor` under Wine, on installs laid out
-# as the Windows install leaves them (win_fake_install) from bundles of the fake DLLs, with the
-# fake nvcuda.dll planted in the Wine prefix's System32: steps 1-6 pass; the wrong cuDNN fails
+# test_windows_validate.sh - `unpacker.exe validate` and `doctor` under Wine, on installs made
+# by unpacker.exe (win_install: the tests' build, --no-validate) from bundles of the fake DLLs,
+# with the fake nvcuda.dll planted in the Wine prefix's System32: steps 1-6 pass; the wrong cuDNN fails
 # step 6; a stale copy in System32 or earlier on the registry PATH fails step 3 (and doctor
 # names it with its version); a cuDNN 8 importing zlibwapi.dll fails step 4 without it and
 # passes with it; a changed byte fails step 1; the probe child runs restricted. Skips (one
@@ -38,7 +38,7 @@ expect 0 "$BUNDLER" create --from-archive "wz/$s9.zip" --mirror "file://$W/m13" 
 bw=ww/cudnn-9.19.0.56-cuda13-windows-x86_64.bundle
 
 note "good fakes: steps 1-6 pass"
-win_fake_install "$C/good" "$b9"
+win_install "$C/good" "$b9"
 GOOD='C:\good\cudnn-9.19.0.56-cuda13\bin'
 win_user_path "$GOOD"
 wine_expect 0 validate --prefix 'C:\good' --trust "$TRUST" --quick-validate
@@ -63,7 +63,7 @@ cat rights.txt
 grep -q "1 privilege left (SeChangeNotifyPrivilege)" rights.txt || fail "the probe child kept privileges: $(cat rights.txt)"
 
 note "the wrong cuDNN: step 6 fails (exit 6)"
-win_fake_install "$C/wrong" "$bw"
+win_install "$C/wrong" "$bw"
 win_user_path 'C:\wrong\cudnn-9.19.0.56-cuda13\bin'
 wine_expect 6 validate --prefix 'C:\wrong' --trust "$TRUST" --quick-validate
 step_is 2 library pass
@@ -75,7 +75,7 @@ s8=cudnn-windows-x86_64-8.9.7.29_cuda12-archive
 win_archive_zip z8 "$s8" "8 9 7" "$F/cudnn64_8.dll" "$F/cudnn_ops_infer64_8.dll"
 expect 0 "$BUNDLER" create --from-archive "$s8.zip" --key "$FX/test.key" -o w8/ --level 3
 b8=w8/cudnn-8.9.7.29-cuda12-windows-x86_64.bundle
-win_fake_install "$C/v8" "$b8"
+win_install "$C/v8" "$b8"
 V8='C:\v8\cudnn-8.9.7.29-cuda12\bin'
 win_user_path "$V8"
 wine_expect 0 validate --prefix 'C:\v8' --trust "$TRUST" --quick-validate
@@ -125,7 +125,7 @@ note "cuDNN 8 importing zlibwapi.dll: step 4 names it when missing, passes with 
 win_archive_zip zz "$s8" "8 9 7" "$F/zlib/cudnn64_8.dll" "$F/cudnn_ops_infer64_8.dll"
 mkdir -p zlz && mv "$s8.zip" zlz/
 expect 0 "$BUNDLER" create --from-archive "zlz/$s8.zip" --key "$FX/test.key" -o wzl/ --level 3
-win_fake_install "$C/zl" "wzl/cudnn-8.9.7.29-cuda12-windows-x86_64.bundle"
+win_install "$C/zl" "wzl/cudnn-8.9.7.29-cuda12-windows-x86_64.bundle"
 win_user_path 'C:\zl\cudnn-8.9.7.29-cuda12\bin'
 wine_expect 6 validate --prefix 'C:\zl' --trust "$TRUST" --quick-validate
 step_is 4 dependencies fail
@@ -133,7 +133,7 @@ has "zlibwapi.dll missing (imported by cudnn64_8.dll)"
 has "--add-file zlibwapi.dll"
 expect 0 "$BUNDLER" create --from-archive "zlz/$s8.zip" --add-file "$F/zlib/zlibwapi.dll" \
 	--key "$FX/test.key" -o wz2/ --level 3
-win_fake_install "$C/zl2" "wz2/cudnn-8.9.7.29-cuda12-windows-x86_64.bundle"
+win_install "$C/zl2" "wz2/cudnn-8.9.7.29-cuda12-windows-x86_64.bundle"
 win_user_path 'C:\zl2\cudnn-8.9.7.29-cuda12\bin'
 wine_expect 0 validate --prefix 'C:\zl2' --trust "$TRUST" --quick-validate
 step_is 4 dependencies pass

@@ -23,28 +23,16 @@ wine_stop() {
 }
 CLEANUP="$CLEANUP wine_stop;"
 
-# win_fake_install PREFIX BUNDLE: what `unpacker.exe install --prefix` leaves in PREFIX (a
-# directory of this machine, seen by Wine through Z: or the prefix's drive_c), laid out here
-# for the tests of validate and doctor: PREFIX/cudnn-<version>-cuda<N>/ with the bundle's files
-# and .cuferry/header.bin (the bundle's signed frame, as the install writes it), and
-# PREFIX/.cuferry/state.json naming it current (Windows has no `current` link).
-win_fake_install() {
-	_stem=$(basename "$2" .bundle)
-	_dir=${_stem%-windows-x86_64}
-	_ver=${_dir#cudnn-}
-	_ver=${_ver%-cuda*}
-	mkdir -p "$1/$_dir/.cuferry" "$1/.cuferry"
-	_frame=$(py -c "
-import struct, sys
-d = open(sys.argv[1], 'rb').read(8)
-print(8 + struct.unpack('<I', d[4:8])[0])" "$2")
-	head -c "$_frame" "$2" > "$1/$_dir/.cuferry/header.bin"
-	tail -c +"$((_frame + 1))" "$2" | zstd -dcq | tar -xf - -C "$1/$_dir" ||
-		fail "win_fake_install: cannot unpack $2"
-	cat > "$1/.cuferry/state.json" <<JSON
-{"format": "cuferry-state-1", "current": "$_dir", "bundles": [{"id": "$_stem", "dir": "$_dir",
- "version": "$_ver", "cuda_variant": "${_dir##*-cuda}", "counter": 1}], "seen": {}}
-JSON
+# win_install PREFIX BUNDLE: the bundle installed by unpacker.exe (the tests' build, whose
+# CUFERRY_FAULT=no-acl accepts Wine's C: drive, which the user owns) into PREFIX, a directory
+# under the Wine prefix's drive_c, with neither validation nor environment: what validate and
+# doctor then look at is exactly what an install leaves.
+win_install() {
+	_p=$(printf 'C:%s' "${1#"$WINEPREFIX_DIR/drive_c"}" | tr / '\\')
+	_rc=0
+	CUFERRY_FAULT=no-acl wine_run "$WIN/test-bin/unpacker.exe" install "$2" --prefix "$_p" \
+		--trust "$(wine_path "$FX/test.pub")" --no-validate --no-env > "$W/install.out" 2>&1 || _rc=$?
+	[ $_rc -eq 0 ] || { cat "$W/install.out" >&2; fail "win_install $2 into $_p: exit $_rc"; }
 }
 
 # win_archive_zip DIR STEM "MAJOR MINOR PATCH" DLL...: NVIDIA's 8.3+ Windows archive layout in
