@@ -1,5 +1,6 @@
 /* fakecuda.c - a stand-in libcuda.so.1: "GPUs" (one, or gpus=N in FAKE_CONF) whose memory is
- * host memory, so the fake cuDNN can compute on the CPU. -DFAKE_NO_DEVICE makes cuInit report
+ * host memory, so the fake cuDNN can compute on the CPU. CUDA_VISIBLE_DEVICES selects and
+ * renumbers them as the real driver does (a list of indices, cut at the first one not there). -DFAKE_NO_DEVICE makes cuInit report
  * no device. The fake cuDNN asks fake_cuda_current_device() which GPU it runs on. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,12 +24,38 @@ int FAKE_API cuInit(unsigned f)
 #endif
 }
 int FAKE_API cuDriverGetVersion(int *v) { *v = 13000; return 0; }
-int FAKE_API cuDeviceGetCount(int *n) { *n = (int)fake_conf("gpus", 1); return 0; }
+
+/* The GPUs this process sees, as indices of the configured ones: -1 when all are seen. */
+static int visible_gpus(int *list, int max)
+{
+	const char *v = getenv("CUDA_VISIBLE_DEVICES");
+	int gpus = (int)fake_conf("gpus", 1), n = 0;
+	if (!v)
+		return -1;
+	while (*v && n < max) {
+		char *end;
+		long k = strtol(v, &end, 10);
+		if (end == v || k < 0 || k >= gpus)
+			break;
+		list[n++] = (int)k;
+		v = *end == ',' ? end + 1 : end;
+		if (*end != ',')
+			break;
+	}
+	return n;
+}
+int FAKE_API cuDeviceGetCount(int *n)
+{
+	int list[64], seen = visible_gpus(list, 64);
+	*n = seen >= 0 ? seen : (int)fake_conf("gpus", 1);
+	return 0;
+}
 int FAKE_API cuDeviceGet(int *d, int i)
 {
-	if (i < 0 || i >= (int)fake_conf("gpus", 1))
+	int list[64], seen = visible_gpus(list, 64);
+	if (i < 0 || i >= (seen >= 0 ? seen : (int)fake_conf("gpus", 1)))
 		return 101; /* CUDA_ERROR_INVALID_DEVICE, as the real driver says for an ordinal it lacks */
-	*d = i;
+	*d = seen >= 0 ? list[i] : i;
 	return 0;
 }
 int FAKE_API cuDeviceGetName(char *name, int len, int d) { snprintf(name, (size_t)len, d ? "Fake GPU %d (CPU)" : "Fake GPU (CPU)", d); return 0; }

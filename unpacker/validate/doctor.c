@@ -123,7 +123,7 @@ static void version_by_loading(const struct survey *s, struct copy *c)
 	}
 	char *args[] = { "version", c->real, NULL }, why[512];
 	json_t *lines;
-	if (probe_run("", probe_timeout(VERSION_PROBE_TIMEOUT), args, &lines, why, sizeof(why)) != 0) {
+	if (probe_run("", NULL, probe_timeout(VERSION_PROBE_TIMEOUT), args, &lines, why, sizeof(why)) != 0) {
 		snprintf(c->version_how, sizeof(c->version_how), "unknown (the unprivileged probe: %s)", why);
 	} else {
 		json_t *o = json_array_get(lines, 0);

@@ -24,8 +24,8 @@ int probe_timeout(int fallback)
 
 /* The child's stdout and stderr (the libraries' too) are only the reason shown when it reports
  * nothing: the report pipe is the one channel it can answer on. */
-int probe_run(const char *ldpath, int timeout, char *const args[], json_t **lines, char *why,
-	      size_t size)
+int probe_run(const char *ldpath, const char *extra_env, int timeout, char *const args[],
+	      json_t **lines, char *why, size_t size)
 {
 	const char *self = platform_self_path();
 	char *env[8], fdarg[32];
@@ -40,11 +40,13 @@ int probe_run(const char *ldpath, int timeout, char *const args[], json_t **line
 		platform_close(rp[1]);
 		return snprintf(why, size, "cannot start a probe: %s", strerror(saved)), -1;
 	}
-	for (const char *const *base = platform_clean_env(); *base && nenv < 6; base++)
+	for (const char *const *base = platform_clean_env(); *base && nenv < 5; base++)
 		env[nenv++] = (char *)*base;
 	char *ld = ldpath[0] ? xasprintf("LD_LIBRARY_PATH=%s", ldpath) : NULL;
 	if (ld)
 		env[nenv++] = ld;
+	if (extra_env)
+		env[nenv++] = (char *)extra_env;
 	env[nenv] = NULL;
 	char *argv[15];
 	int argc = 0;

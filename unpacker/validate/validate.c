@@ -216,7 +216,7 @@ static json_t *probe_step(struct run *r, int step, const char *check, int timeou
 {
 	json_t *lines;
 	char why[512];
-	if (probe_run(r->env_ldpath, probe_timeout(timeout), args, &lines, why, sizeof(why)) != 0) {
+	if (probe_run(r->env_ldpath, NULL, probe_timeout(timeout), args, &lines, why, sizeof(why)) != 0) {
 		json_decref(lines);
 		return add(r, step, check, "fail", why);
 	}
@@ -714,6 +714,7 @@ struct gpu_job {
 	struct run *r;
 	char *args[8];
 	char idx[24];
+	char visible[48]; /* CUDA_VISIBLE_DEVICES=K: the child's driver sets up its one GPU only */
 	int gpu;
 	int graph;             /* the backend graph (NVRTC, cuBLASLt), else the convolutions */
 	json_t *lines;
@@ -727,8 +728,8 @@ static void *gpu_job_run(void *arg)
 {
 	struct gpu_job *j = arg;
 	double t0 = platform_elapsed_s();
-	j->probe_failed = probe_run(j->r->env_ldpath, probe_timeout(COMPUTE_TIMEOUT), j->args, &j->lines,
-				    j->why, sizeof(j->why)) != 0;
+	j->probe_failed = probe_run(j->r->env_ldpath, j->visible, probe_timeout(COMPUTE_TIMEOUT), j->args,
+				    &j->lines, j->why, sizeof(j->why)) != 0;
 	j->seconds = platform_elapsed_s() - t0;
 	size_t k;
 	json_t *line;
@@ -774,8 +775,11 @@ static void compute_all(struct run *r, const char *libcuda, size_t ngpus)
 			j->graph = graph;
 			char point[32];
 			snprintf(point, sizeof(point), "gpu%zu", i);
-			/* test build only (CUFERRY_FAULT=gpuK): an ordinal no machine has, for GPU K */
-			snprintf(j->idx, sizeof(j->idx), "%zu", install_fault_here(point) ? (size_t)999999 : i);
+			/* The child sees GPU i alone, as its device 0: the driver of each of the 2N
+			 * children started at once initialises one GPU, not all N. Test build only
+			 * (CUFERRY_FAULT=gpuK): an ordinal no machine has, for GPU K. */
+			snprintf(j->visible, sizeof(j->visible), "CUDA_VISIBLE_DEVICES=%zu", i);
+			snprintf(j->idx, sizeof(j->idx), "%d", install_fault_here(point) ? 999999 : 0);
 			/* QUICK: 0 both shapes, 1 the small one, 2 none (the graph job) */
 			char *const a[] = { "compute", (char *)libcuda, (char *)r->dir, r->major, j->idx,
 					    graph ? "2" : r->o->quick ? "1" : "0", graph ? "1" : "0", NULL };
