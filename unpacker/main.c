@@ -207,7 +207,7 @@ static void summarize(const struct cli *c, const struct install_result *r)
 		if (r->kept_current)
 			log_out("  current unchanged (--keep-current): 'unpacker use %s' switches to it\n", r->dir);
 		else
-			log_out("  current -> %s\n", r->dir);
+			log_out("  %s%s\n", layout_current_label(), r->dir);
 		if (r->env_note[0])
 			log_out("  environment: %s\n", r->env_note);
 	}

@@ -116,6 +116,9 @@ note "install /S /D= with a relative bundle path and /log="
 u 0 install "$B8" /S "/D=$P" --trust "$K" --no-validate '/log=C:\cf\install.log'
 [ -f "$C/cf/cudnn/$D8/bin/cudnn64_8.dll" ] || fail "no $D8\\bin\\cudnn64_8.dll"
 [ -s "$C/cf/install.log" ] || fail "/log= wrote no C:\\cf\\install.log"
+# Windows has no current link: the summary does not draw one.
+assert_contains last.out "^  current: $D8"
+! grep -q 'current ->' last.out || fail "the summary shows a 'current ->' link on Windows"
 [ ! -e "$C/cf/cudnn/current" ] || fail "a current link on Windows"
 grep -q "\"current\": \"$D8\"" "$C/cf/cudnn/.cuferry/state.json" || fail "state.json: current is not $D8"
 reg_is "$MKEY" PATH "REG_EXPAND_SZ $I8\\bin;$M0"
@@ -148,6 +151,7 @@ assert_contains last.out "  $D8"
 
 note "use switches PATH and CUDNN_PATH; env prints the Windows lines"
 u 0 use "$D8" --prefix 'C:/cf/cudnn'
+assert_contains last.out "^current: $D8"
 reg_is "$MKEY" PATH "REG_EXPAND_SZ $I8\\bin;$M0"
 reg_is "$MKEY" CUDNN_PATH "REG_SZ $I8"
 u 0 env --shell ps --prefix "$P"
@@ -156,6 +160,30 @@ assert_contains last.out "\$env:PATH = \"\$env:CUDNN_PATH\\\\bin\""
 u 0 env --shell cmd --prefix "$P"
 assert_contains last.out "set \"CUDNN_PATH=C:\\\\cf\\\\cudnn\\\\$D8\""
 assert_contains last.out 'set "PATH=%CUDNN_PATH%\\bin;%PATH%"'
+# No --shell: cmd's lines (a Command Prompt), never sh's with LD_LIBRARY_PATH.
+u 0 env --prefix "$P"
+assert_contains last.out "set \"CUDNN_PATH=C:\\\\cf\\\\cudnn\\\\$D8\""
+! grep -q 'LD_LIBRARY_PATH\|export' last.out || fail "env on Windows printed sh lines"
+
+note "the help says what Windows does: no current link, the registry's PATH, cmd lines"
+run_as "$EXE" 0 help install
+assert_contains last.out 'state.json names it'
+assert_contains last.out "registry"
+! grep -q 'PREFIX/current\|--root\|X.run' last.out || fail "help install shows Linux-only things on Windows"
+run_as "$EXE" 0 env --help
+assert_contains last.out "cmd (the default)"
+! grep -q '~/.config' last.out || fail "help env names ~/.config on Windows"
+run_as "$EXE" 0 help use
+! grep -q '~/.config' last.out || fail "help use names ~/.config on Windows"
+
+note "install DIR (a kit) named without its last separator, from another directory: Windows paths"
+mkdir -p "kit dir"
+cp "$B8" "$B9" "kit dir/"
+(cd / && CUFERRY_FAULT=no-acl wine_run "$SEAMS" install "$(wine_path "$W/kit dir")" --dry-run \
+	--trust "$K" > "$W/last.out" 2>&1) || fail "install KIT --dry-run from / failed"
+assert_contains last.out "no CUDA libraries (cublas64_\*.dll) found"
+assert_contains last.out "would install $(wine_path "$W/kit dir" | sed 's/\\/\\\\/g')\\\\$(basename "$B9")"
+! grep -q 'kit dir/' last.out || fail "a kit's bundle named with '/' on Windows"
 
 note "a failure after the registry was written rolls it back byte for byte"
 u 0 uninstall "$D9" --prefix "$P"
@@ -249,6 +277,15 @@ assert_contains last.out "validation: all checks passed"
 grep -q '"step": 6' "$C/cv/cudnn/$D8/.cuferry/report.json" || fail "report.json has no step 6"
 reg_is "$MKEY" PATH "REG_EXPAND_SZ $V\\$D8\\bin;$M0"
 run_as "$EXE" 0 validate --prefix "$V" --trust "$K" --quick-validate
+# README's two commands: the fingerprint given to install is not remembered, so validate
+# needs it again (without it, and with no key installed, step 1 fails: exit 6).
+FPR=$(py -c "
+import base64, hashlib, sys
+pem = open(sys.argv[1]).read().split('-----')[2]
+print(hashlib.sha256(base64.b64decode(pem)).hexdigest())" "$FX/test.pub")
+run_as "$EXE" 6 validate --prefix "$V" --quick-validate
+assert_contains last.out "signature"
+run_as "$EXE" 0 validate --prefix "$V" --trust-fingerprint "$FPR" --quick-validate
 note "a failed validation rolls back: the fake cudnn64_9.dll answers for CUDA 13, the bundle says 12"
 u 6 install "$B9" --prefix "$V" --trust "$K" --quick-validate
 assert_contains last.out "step 2"
