@@ -223,6 +223,38 @@ reg_is "$MKEY" CUDNN_PATH "REG_SZ $I8"
 [ ! -e "$C/cf/cudnn/$D9" ] || fail "the crashed install left $D9"
 grep -q "\"current\": \"$D8\"" "$C/cf/cudnn/.cuferry/state.json" || fail "recovery: current is not $D8"
 
+note "Ctrl-C after the registry was written: exit 5, the registry and current as they were"
+# Wine turns SIGINT to the process into a console CTRL_C_EVENT, which SetConsoleCtrlHandler's
+# handler sees; the paused install then goes on to its next check and rolls back.
+rm -f hold
+mkfifo hold
+CUFERRY_FAULT=no-acl,env:pause sh "$TOP/tests/tools/winrun.sh" "$WINEPREFIX_DIR" "$SEAMS" install \
+	"$B9" --prefix "$P" --trust "$K" --no-validate < hold > paused.out 2>&1 &
+held=$!
+exec 3> hold
+i=0
+until grep -q "paused at env" paused.out; do
+	kill -0 $held 2>/dev/null || { cat paused.out >&2; fail "the paused install ended"; }
+	i=$((i + 1))
+	[ $i -lt 600 ] || fail "the install never reached env:pause"
+	sleep 0.5
+done
+reg_is "$MKEY" PATH "REG_EXPAND_SZ $I9\\bin;$M0"
+kill -INT $held
+# The handler runs on a thread Wine starts for the event and leaves nothing to poll for: give
+# it time (no duration is asserted; a late delivery fails below as "exit 0").
+sleep 5
+exec 3>&-
+rc=0
+wait $held || rc=$?
+[ $rc -eq 5 ] || { cat paused.out >&2; fail "Ctrl-C: exit $rc, expected 5"; }
+assert_contains paused.out "interrupted"
+reg_is "$MKEY" PATH "REG_EXPAND_SZ $I8\\bin;$M0"
+reg_is "$MKEY" CUDNN_PATH "REG_SZ $I8"
+[ ! -e "$C/cf/cudnn/$D9" ] || fail "the interrupted install left $D9"
+grep -q "\"current\": \"$D8\"" "$C/cf/cudnn/.cuferry/state.json" || fail "after Ctrl-C current is not $D8"
+ls -a "$C/cf/cudnn" | grep -q '^\.staging-' && fail "Ctrl-C left a staging directory"
+
 note "a corrupt bundle exits 3 and leaves the install and the registry as they were"
 cp "$B9" bad.bundle
 printf 'XXXX' | dd of=bad.bundle bs=1 seek=$(($(wc -c < bad.bundle) - 100)) conv=notrunc 2>/dev/null
