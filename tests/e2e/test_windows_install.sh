@@ -195,21 +195,27 @@ reg_is "$MKEY" CUDNN_PATH "REG_SZ $I8"
 [ ! -e "$C/cf/cudnn/$D9" ] || fail "the rolled-back install left $D9"
 grep -q "\"current\": \"$D8\"" "$C/cf/cudnn/.cuferry/state.json" || fail "rollback: current is not $D8"
 
+# pause_install_of_b9: the test build installs $B9 into $P and waits at env:pause (after the
+# registry was written) until its standard input (fd 3 here) ends; winrun.sh execs Wine, so
+# $held is the unpacker.exe process itself.
+pause_install_of_b9() {
+	rm -f hold
+	mkfifo hold
+	CUFERRY_FAULT=no-acl,env:pause sh "$TOP/tests/tools/winrun.sh" "$WINEPREFIX_DIR" "$SEAMS" \
+		install "$B9" --prefix "$P" --trust "$K" --no-validate < hold > paused.out 2>&1 &
+	held=$!
+	exec 3> hold
+	i=0
+	until grep -q "paused at env" paused.out; do
+		kill -0 $held 2>/dev/null || { cat paused.out >&2; fail "the paused install ended"; }
+		i=$((i + 1))
+		[ $i -lt 600 ] || fail "the install never reached env:pause"
+		sleep 0.5
+	done
+}
+
 note "one install at a time (exit 8); a crash after the registry was written is undone by the next run"
-# The test build waits at env:pause (after the registry was written) until its standard input
-# ends; winrun.sh execs Wine, so $! is the unpacker.exe process itself.
-mkfifo hold
-CUFERRY_FAULT=no-acl,env:pause sh "$TOP/tests/tools/winrun.sh" "$WINEPREFIX_DIR" "$SEAMS" install \
-	"$B9" --prefix "$P" --trust "$K" --no-validate < hold > paused.out 2>&1 &
-held=$!
-exec 3> hold
-i=0
-until grep -q "paused at env" paused.out; do
-	kill -0 $held 2>/dev/null || { cat paused.out >&2; fail "the paused install ended"; }
-	i=$((i + 1))
-	[ $i -lt 600 ] || fail "the install never reached env:pause"
-	sleep 0.5
-done
+pause_install_of_b9
 u 8 install "$B8" --prefix "$P" --trust "$K" --no-validate
 assert_contains last.out "another unpacker holds"
 reg_is "$MKEY" PATH "REG_EXPAND_SZ $I9\\bin;$M0"
@@ -226,19 +232,7 @@ grep -q "\"current\": \"$D8\"" "$C/cf/cudnn/.cuferry/state.json" || fail "recove
 note "Ctrl-C after the registry was written: exit 5, the registry and current as they were"
 # Wine turns SIGINT to the process into a console CTRL_C_EVENT, which SetConsoleCtrlHandler's
 # handler sees; the paused install then goes on to its next check and rolls back.
-rm -f hold
-mkfifo hold
-CUFERRY_FAULT=no-acl,env:pause sh "$TOP/tests/tools/winrun.sh" "$WINEPREFIX_DIR" "$SEAMS" install \
-	"$B9" --prefix "$P" --trust "$K" --no-validate < hold > paused.out 2>&1 &
-held=$!
-exec 3> hold
-i=0
-until grep -q "paused at env" paused.out; do
-	kill -0 $held 2>/dev/null || { cat paused.out >&2; fail "the paused install ended"; }
-	i=$((i + 1))
-	[ $i -lt 600 ] || fail "the install never reached env:pause"
-	sleep 0.5
-done
+pause_install_of_b9
 reg_is "$MKEY" PATH "REG_EXPAND_SZ $I9\\bin;$M0"
 kill -INT $held
 # The handler runs on a thread Wine starts for the event and leaves nothing to poll for: give
