@@ -261,7 +261,11 @@ reg_is "$MKEY" CUDNN_PATH "REG_SZ $I8"
 
 note "uninstall of the current one: refused without --force; with it PATH is back as it was"
 u 1 uninstall "$D8" --prefix "$P"
+# A read-only file (copied from read-only media, or marked by hand; Wine shows a file without
+# write permission as FILE_ATTRIBUTE_READONLY) does not stop the removal half-way.
+chmod 444 "$dll" "$C/cf/cudnn/$D8/LICENSE"
 u 0 uninstall "$D8" --prefix "$P" --force
+[ ! -e "$C/cf/cudnn/$D8" ] || fail "uninstall left $D8 (a read-only file in it)"
 reg_is "$MKEY" PATH "REG_EXPAND_SZ $M0"
 reg_is "$MKEY" CUDNN_PATH absent
 
