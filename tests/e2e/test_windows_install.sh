@@ -285,6 +285,13 @@ u 0 uninstall "$D8" --prefix "$U" --force
 reg_is "$UKEY" PATH "REG_EXPAND_SZ $U0"
 reg_is "$UKEY" CUDNN_PATH absent
 
+note "uninstall with the prefix in another case: PATH and CUDNN_PATH both go"
+u 0 install "$B8" --prefix 'c:\cfcase\cudnn' --trust "$K" --no-validate
+reg_is "$MKEY" CUDNN_PATH "REG_SZ c:\\cfcase\\cudnn\\$D8"
+u 0 uninstall "$D8" --prefix 'C:\CFCASE\CUDNN' --force
+reg_is "$MKEY" PATH "REG_EXPAND_SZ $M0"
+reg_is "$MKEY" CUDNN_PATH absent
+
 note "--no-env writes nothing"
 u 0 install "$B8" --prefix "$P" --no-env --trust "$K" --no-validate
 reg_is "$MKEY" PATH "REG_EXPAND_SZ $M0"
