@@ -4,6 +4,33 @@
 #include <string.h>
 
 #include "common/platform.h"
+#include "unpacker/cli.h"
+
+static const char windows_usage[] =
+	"usage: unpacker [install] BUNDLE|PART.001|X.exe [--prefix DIR | /D=DIR] [--trust K.pub]...\n"
+	"                [--trust-fingerprint HEX]... [/S | /silent] [/log=FILE | --log FILE]\n"
+	"                [--json FILE] [--no-env | --env=user] [--allow-downgrade | --keep-current]\n"
+	"                [--allow-expired] [--no-validate | --require-gpu] [--keep-failed] [--gpu N]\n"
+	"                [--repair] [--quick-validate]\n"
+	"       unpacker [install] DIR [--dry-run] [--cuda MAJOR] [--platform P] ...   the bundle\n"
+	"                of a kit (E:\\) that fits (--platform: as if on P, with --dry-run)\n"
+	"       unpacker verify BUNDLE [--trust K.pub]...   signature and every hash; installs nothing\n"
+	"       unpacker validate [ID] [--gpu N] [--require-gpu] [--quick-validate] [--trust K.pub]...\n"
+	"       unpacker list | use ID | uninstall ID [--force] | env [--shell cmd|ps|sh] | doctor\n"
+	"       unpacker --version | help [COMMAND] | COMMAND --help\n"
+	"Windows-style switches: /silent /S /quiet /log=FILE /prefix=DIR /D=DIR /?\n"
+	"exit codes: 0 ok, 1 usage, 2 trust, 3 integrity, 4 incompatible, 5 install failed,\n"
+	"            6 validation failed, 7 policy, 8 busy, 10 rollback failed\n";
+
+static int on_windows(void)
+{
+	return platform_dir_separator() == '\\';
+}
+
+const char *unpacker_usage(void)
+{
+	return on_windows() ? windows_usage : cli_usage;
+}
 
 /* text: as on Linux; windows: where Windows differs (no current link, the registry's PATH, no
  * --root, no ~/.config), else NULL for the same text. */
@@ -97,7 +124,7 @@ static const struct {
 
 const char *unpacker_help_for(const char *command)
 {
-	int windows = platform_dir_separator() == '\\';
+	int windows = on_windows();
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(commands[i].name, command) == 0)
 			return windows && commands[i].windows ? commands[i].windows : commands[i].text;

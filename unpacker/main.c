@@ -255,7 +255,7 @@ static int dispatch(const struct cli *c, struct install_options *o, struct insta
 	if (!strcmp(v, "env"))
 		return env_command(o, c->shell, e);
 	if (!strcmp(v, "help")) {
-		const char *text = c->arg ? unpacker_help_for(c->arg) : cli_usage;
+		const char *text = c->arg ? unpacker_help_for(c->arg) : unpacker_usage();
 		if (!text)
 			return cf_fail(e, CF_USAGE, "unknown command '%s' (commands: install verify validate "
 				       "list use uninstall env doctor help)", c->arg);
@@ -312,8 +312,8 @@ int main(int argc, char **argv)
 		return finish(&c, CF_OK, &e, &r, started);
 	}
 	if (c.help) {
-		const char *text = c.verb_given ? unpacker_help_for(c.verb) : cli_usage;
-		fputs(text ? text : cli_usage, stdout);
+		const char *text = c.verb_given ? unpacker_help_for(c.verb) : unpacker_usage();
+		fputs(text ? text : unpacker_usage(), stdout);
 		c.verb = "help";
 		return finish(&c, CF_OK, &e, &r, started);
 	}

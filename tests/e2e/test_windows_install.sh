@@ -166,6 +166,9 @@ assert_contains last.out "set \"CUDNN_PATH=C:\\\\cf\\\\cudnn\\\\$D8\""
 ! grep -q 'LD_LIBRARY_PATH\|export' last.out || fail "env on Windows printed sh lines"
 
 note "the help says what Windows does: no current link, the registry's PATH, cmd lines"
+run_as "$EXE" 0 --help
+assert_contains last.out 'X.exe'
+! grep -q -- '--root\|X.run\|--modulefiles' last.out || fail "--help shows Linux-only options on Windows"
 run_as "$EXE" 0 help install
 assert_contains last.out 'state.json names it'
 assert_contains last.out "registry"
