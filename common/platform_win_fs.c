@@ -492,14 +492,38 @@ int platform_mkdir(const char *path, unsigned mode)
 	ON_PATH(path, CreateDirectoryW(w, NULL));
 }
 
+/* DeleteFileW and RemoveDirectoryW refuse what has the read-only attribute (a file copied
+ * from read-only media, or marked by hand), where POSIX looks only at the parent directory:
+ * an uninstall would stop half-way. Clear the attribute of the one entry being removed and
+ * try again (never on a reparse point, whose attributes could be its target's); put it back
+ * when the removal still fails. */
+static BOOL remove_wide(const wchar_t *w, int directory)
+{
+	if (directory ? RemoveDirectoryW(w) : DeleteFileW(w))
+		return TRUE;
+	DWORD e = GetLastError(), attributes = GetFileAttributesW(w);
+	if (e == ERROR_ACCESS_DENIED && attributes != INVALID_FILE_ATTRIBUTES &&
+	    (attributes & FILE_ATTRIBUTE_READONLY) && !(attributes & FILE_ATTRIBUTE_REPARSE_POINT)) {
+		DWORD cleared = attributes & ~(DWORD)FILE_ATTRIBUTE_READONLY;
+		if (SetFileAttributesW(w, cleared ? cleared : FILE_ATTRIBUTE_NORMAL)) {
+			if (directory ? RemoveDirectoryW(w) : DeleteFileW(w))
+				return TRUE;
+			e = GetLastError();
+			SetFileAttributesW(w, attributes);
+		}
+	}
+	SetLastError(e);
+	return FALSE;
+}
+
 int platform_rmdir(const char *path)
 {
-	ON_PATH(path, RemoveDirectoryW(w));
+	ON_PATH(path, remove_wide(w, 1));
 }
 
 int platform_unlink(const char *path)
 {
-	ON_PATH(path, DeleteFileW(w));
+	ON_PATH(path, remove_wide(w, 0));
 }
 
 static int rename_wide(const wchar_t *from, const wchar_t *to)
@@ -545,7 +569,7 @@ int platform_unlink_at(int dir, const char *name)
 				  (attributes & FILE_ATTRIBUTE_DIRECTORY) &&
 				  (attributes & FILE_ATTRIBUTE_REPARSE_POINT)
 			  ? RemoveDirectoryW(w)
-			  : DeleteFileW(w);
+			  : remove_wide(w, 0);
 	DWORD e = GetLastError();
 	free(w);
 	return ok ? 0 : win_fail(e);

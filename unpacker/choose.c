@@ -145,12 +145,14 @@ static int bundle_name(const char *name)
 	return 0;
 }
 
-/* dir/name; a directory given with its separator (a drive's root, E:\) gets no second one. */
+/* dir/name with the system's separator (never "C:\\kit/x.bundle" on Windows); a directory given
+ * with its separator (a drive's root, E:\) gets no second one. */
 static char *in_dir(const char *dir, const char *name)
 {
 	size_t n = strlen(dir);
 	int has_sep = n && (dir[n - 1] == '/' || dir[n - 1] == '\\');
-	return xasprintf("%s%s%s", dir, has_sep ? "" : "/", name);
+	const char sep[2] = { platform_dir_separator(), 0 };
+	return xasprintf("%s%s%s", dir, has_sep ? "" : sep, name);
 }
 
 static int by_name(const void *a, const void *b)
@@ -275,6 +277,13 @@ static int rank(const struct candidate *a, const struct candidate *b, char *why,
 	return strcmp(a->name, b->name);
 }
 
+/* What "no cuBLAS here" is called on the platform: its file's name, not Linux's on Windows. */
+static const char *no_cublas_note(const char *platform)
+{
+	return strncmp(platform, "windows", 7) == 0 ? "no CUDA libraries (cublas64_*.dll) found"
+						    : "no CUDA libraries (libcublas) found";
+}
+
 static void describe_machine(const struct machine *mc, char *out, size_t size)
 {
 	char cublas[128] = "";
@@ -293,7 +302,7 @@ static void describe_machine(const struct machine *mc, char *out, size_t size)
 	else
 		snprintf(driver, sizeof(driver), "driver %s", mc->driver);
 	snprintf(out, size, "%s, %s, %s", mc->platform, driver,
-		 cublas[0] ? cublas : "no CUDA libraries (libcublas) found");
+		 cublas[0] ? cublas : no_cublas_note(mc->platform));
 }
 
 static int setup_machine(struct machine *mc, const struct choose_options *o, struct cf_err *e)

@@ -290,7 +290,11 @@ static char path_separator(const char *path)
 
 int env_print(const char *cudnn_path, const char *shell, struct cf_err *e)
 {
-	if (!shell || strcmp(shell, "sh") == 0) {
+	/* No --shell: the shell of the install's own system (cmd for a Windows path), never sh
+	 * lines with LD_LIBRARY_PATH for a Command Prompt. */
+	if (!shell)
+		shell = path_separator(cudnn_path) == '\\' ? "cmd" : "sh";
+	if (strcmp(shell, "sh") == 0) {
 		char *sh = sh_snippet_at(cudnn_path, 1);
 		log_out("%s", sh);
 		free(sh);

@@ -31,8 +31,9 @@ int env_before_save(const struct layout *l, const char *text, struct cf_err *e);
 int env_write_user(const char *prefix_sys, char *written, size_t size, struct cf_err *e);
 /* 1 when ~/.config/cuferry/cudnn.sh exists. */
 int env_user_present(void);
-/* The lines that make the current install usable in a shell (sh, ps or cmd): cudnn_path is
- * what CUDNN_PATH names (PREFIX/current; Windows PREFIX\DIR: state_current_install). */
+/* The lines that make the current install usable in a shell (sh, ps or cmd; NULL: cmd for a
+ * Windows path, else sh): cudnn_path is what CUDNN_PATH names (PREFIX/current; Windows
+ * PREFIX\DIR: state_current_install). */
 int env_print(const char *cudnn_path, const char *shell, struct cf_err *e);
 /* Write one environment file (0644, its directory made): the one writer every environment
  * file goes through (profile.d, ld.so.conf.d, the user snippet, modulefiles). */

@@ -54,6 +54,11 @@ static int windows(void)
 	return platform_dir_separator() == '\\';
 }
 
+const char *layout_current_label(void)
+{
+	return windows() ? "current: " : "current -> ";
+}
+
 char *layout_default_prefix(const char *root, const char *prefix)
 {
 	if (prefix)

@@ -51,6 +51,9 @@ int layout_is_backup(const char *name);
 int layout_is_meta(const char *name);    /* .cuferry */
 int layout_is_current(const char *name); /* current */
 extern const char layout_current_name[];  /* current */
+/* How a summary names the install made current: "current -> " where the current link points
+ * at it, "current: " where state.json alone names it (Windows has no link). */
+const char *layout_current_label(void);
 /* A repair writes NAME.cuferry-repair beside an installed file, then renames it over it. */
 extern const char layout_repair_suffix[];
 int layout_is_repair_temp(const char *name);

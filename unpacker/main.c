@@ -207,7 +207,7 @@ static void summarize(const struct cli *c, const struct install_result *r)
 		if (r->kept_current)
 			log_out("  current unchanged (--keep-current): 'unpacker use %s' switches to it\n", r->dir);
 		else
-			log_out("  current -> %s\n", r->dir);
+			log_out("  %s%s\n", layout_current_label(), r->dir);
 		if (r->env_note[0])
 			log_out("  environment: %s\n", r->env_note);
 	}
@@ -255,7 +255,7 @@ static int dispatch(const struct cli *c, struct install_options *o, struct insta
 	if (!strcmp(v, "env"))
 		return env_command(o, c->shell, e);
 	if (!strcmp(v, "help")) {
-		const char *text = c->arg ? unpacker_help_for(c->arg) : cli_usage;
+		const char *text = c->arg ? unpacker_help_for(c->arg) : unpacker_usage();
 		if (!text)
 			return cf_fail(e, CF_USAGE, "unknown command '%s' (commands: install verify validate "
 				       "list use uninstall env doctor help)", c->arg);
@@ -312,8 +312,8 @@ int main(int argc, char **argv)
 		return finish(&c, CF_OK, &e, &r, started);
 	}
 	if (c.help) {
-		const char *text = c.verb_given ? unpacker_help_for(c.verb) : cli_usage;
-		fputs(text ? text : cli_usage, stdout);
+		const char *text = c.verb_given ? unpacker_help_for(c.verb) : unpacker_usage();
+		fputs(text ? text : unpacker_usage(), stdout);
 		c.verb = "help";
 		return finish(&c, CF_OK, &e, &r, started);
 	}

@@ -196,9 +196,12 @@ int regenv_remove(const struct layout *l, enum platform_env_scope scope, const c
 	    platform_env_write(scope, PATH_NAME, updated, expandable) != 0)
 		rc = cf_fail(e, CF_INSTALL, "cannot write the %s PATH: %s", scope_name(scope),
 			     strerror(errno));
-	/* CUDNN_PATH goes only when it names this install: someone else's value stays. */
+	/* CUDNN_PATH goes only when it names this install: someone else's value stays. Compared as
+	 * PATH's entries are (c:\x and C:\X are one directory), or a prefix given in another case
+	 * would take the PATH entry and leave CUDNN_PATH naming a removed directory. */
 	if (rc == CF_OK && platform_env_read(scope, CUDNN_NAME, &cudnn, &cudnn_expandable) == 0 &&
-	    strcmp(cudnn, install) == 0 && platform_env_delete(scope, CUDNN_NAME) != 0)
+	    winpath_same_dir(cudnn, strlen(cudnn), install, strlen(install)) &&
+	    platform_env_delete(scope, CUDNN_NAME) != 0)
 		rc = cf_fail(e, CF_INSTALL, "cannot remove the %s %s: %s", scope_name(scope),
 			     CUDNN_NAME, strerror(errno));
 	if (rc == CF_OK)

@@ -81,7 +81,7 @@ assert_contains last.out "dry run: would install"
 note "driver 531.79 (CUDA 12), no cuBLAS here: 9.19 for CUDA 12 that carries it; the others passed over"
 set_driver 531
 choose 0 "$KIT" $TRUST_WIN
-assert_contains last.out "driver 531.79 (CUDA 12 and older), no CUDA libraries (libcublas) found"
+assert_contains last.out "driver 531.79 (CUDA 12 and older), no CUDA libraries (cublas64_\*.dll) found"
 chose cudnn-9.19.0-cuda12-cudalibs-windows-x86_64.bundle
 assert_contains last.out "(the driver's CUDA), carries the CUDA libraries this machine lacks"
 assert_contains last.out "cudnn-9.19.0-cuda12-windows-x86_64.bundle: needs cublas64_12.dll, which this machine does not have"

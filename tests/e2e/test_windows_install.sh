@@ -116,6 +116,9 @@ note "install /S /D= with a relative bundle path and /log="
 u 0 install "$B8" /S "/D=$P" --trust "$K" --no-validate '/log=C:\cf\install.log'
 [ -f "$C/cf/cudnn/$D8/bin/cudnn64_8.dll" ] || fail "no $D8\\bin\\cudnn64_8.dll"
 [ -s "$C/cf/install.log" ] || fail "/log= wrote no C:\\cf\\install.log"
+# Windows has no current link: the summary does not draw one.
+assert_contains last.out "^  current: $D8"
+! grep -q 'current ->' last.out || fail "the summary shows a 'current ->' link on Windows"
 [ ! -e "$C/cf/cudnn/current" ] || fail "a current link on Windows"
 grep -q "\"current\": \"$D8\"" "$C/cf/cudnn/.cuferry/state.json" || fail "state.json: current is not $D8"
 reg_is "$MKEY" PATH "REG_EXPAND_SZ $I8\\bin;$M0"
@@ -148,6 +151,7 @@ assert_contains last.out "  $D8"
 
 note "use switches PATH and CUDNN_PATH; env prints the Windows lines"
 u 0 use "$D8" --prefix 'C:/cf/cudnn'
+assert_contains last.out "^current: $D8"
 reg_is "$MKEY" PATH "REG_EXPAND_SZ $I8\\bin;$M0"
 reg_is "$MKEY" CUDNN_PATH "REG_SZ $I8"
 u 0 env --shell ps --prefix "$P"
@@ -156,6 +160,33 @@ assert_contains last.out "\$env:PATH = \"\$env:CUDNN_PATH\\\\bin\""
 u 0 env --shell cmd --prefix "$P"
 assert_contains last.out "set \"CUDNN_PATH=C:\\\\cf\\\\cudnn\\\\$D8\""
 assert_contains last.out 'set "PATH=%CUDNN_PATH%\\bin;%PATH%"'
+# No --shell: cmd's lines (a Command Prompt), never sh's with LD_LIBRARY_PATH.
+u 0 env --prefix "$P"
+assert_contains last.out "set \"CUDNN_PATH=C:\\\\cf\\\\cudnn\\\\$D8\""
+! grep -q 'LD_LIBRARY_PATH\|export' last.out || fail "env on Windows printed sh lines"
+
+note "the help says what Windows does: no current link, the registry's PATH, cmd lines"
+run_as "$EXE" 0 --help
+assert_contains last.out 'X.exe'
+! grep -q -- '--root\|X.run\|--modulefiles' last.out || fail "--help shows Linux-only options on Windows"
+run_as "$EXE" 0 help install
+assert_contains last.out 'state.json names it'
+assert_contains last.out "registry"
+! grep -q 'PREFIX/current\|--root\|X.run' last.out || fail "help install shows Linux-only things on Windows"
+run_as "$EXE" 0 env --help
+assert_contains last.out "cmd (the default)"
+! grep -q '~/.config' last.out || fail "help env names ~/.config on Windows"
+run_as "$EXE" 0 help use
+! grep -q '~/.config' last.out || fail "help use names ~/.config on Windows"
+
+note "install DIR (a kit) named without its last separator, from another directory: Windows paths"
+mkdir -p "kit dir"
+cp "$B8" "$B9" "kit dir/"
+(cd / && CUFERRY_FAULT=no-acl wine_run "$SEAMS" install "$(wine_path "$W/kit dir")" --dry-run \
+	--trust "$K" > "$W/last.out" 2>&1) || fail "install KIT --dry-run from / failed"
+assert_contains last.out "no CUDA libraries (cublas64_\*.dll) found"
+assert_contains last.out "would install $(wine_path "$W/kit dir" | sed 's/\\/\\\\/g')\\\\$(basename "$B9")"
+! grep -q 'kit dir/' last.out || fail "a kit's bundle named with '/' on Windows"
 
 note "a failure after the registry was written rolls it back byte for byte"
 u 0 uninstall "$D9" --prefix "$P"
@@ -167,21 +198,27 @@ reg_is "$MKEY" CUDNN_PATH "REG_SZ $I8"
 [ ! -e "$C/cf/cudnn/$D9" ] || fail "the rolled-back install left $D9"
 grep -q "\"current\": \"$D8\"" "$C/cf/cudnn/.cuferry/state.json" || fail "rollback: current is not $D8"
 
+# pause_install_of_b9: the test build installs $B9 into $P and waits at env:pause (after the
+# registry was written) until its standard input (fd 3 here) ends; winrun.sh execs Wine, so
+# $held is the unpacker.exe process itself.
+pause_install_of_b9() {
+	rm -f hold
+	mkfifo hold
+	CUFERRY_FAULT=no-acl,env:pause sh "$TOP/tests/tools/winrun.sh" "$WINEPREFIX_DIR" "$SEAMS" \
+		install "$B9" --prefix "$P" --trust "$K" --no-validate < hold > paused.out 2>&1 &
+	held=$!
+	exec 3> hold
+	i=0
+	until grep -q "paused at env" paused.out; do
+		kill -0 $held 2>/dev/null || { cat paused.out >&2; fail "the paused install ended"; }
+		i=$((i + 1))
+		[ $i -lt 600 ] || fail "the install never reached env:pause"
+		sleep 0.5
+	done
+}
+
 note "one install at a time (exit 8); a crash after the registry was written is undone by the next run"
-# The test build waits at env:pause (after the registry was written) until its standard input
-# ends; winrun.sh execs Wine, so $! is the unpacker.exe process itself.
-mkfifo hold
-CUFERRY_FAULT=no-acl,env:pause sh "$TOP/tests/tools/winrun.sh" "$WINEPREFIX_DIR" "$SEAMS" install \
-	"$B9" --prefix "$P" --trust "$K" --no-validate < hold > paused.out 2>&1 &
-held=$!
-exec 3> hold
-i=0
-until grep -q "paused at env" paused.out; do
-	kill -0 $held 2>/dev/null || { cat paused.out >&2; fail "the paused install ended"; }
-	i=$((i + 1))
-	[ $i -lt 600 ] || fail "the install never reached env:pause"
-	sleep 0.5
-done
+pause_install_of_b9
 u 8 install "$B8" --prefix "$P" --trust "$K" --no-validate
 assert_contains last.out "another unpacker holds"
 reg_is "$MKEY" PATH "REG_EXPAND_SZ $I9\\bin;$M0"
@@ -195,6 +232,26 @@ reg_is "$MKEY" CUDNN_PATH "REG_SZ $I8"
 [ ! -e "$C/cf/cudnn/$D9" ] || fail "the crashed install left $D9"
 grep -q "\"current\": \"$D8\"" "$C/cf/cudnn/.cuferry/state.json" || fail "recovery: current is not $D8"
 
+note "Ctrl-C after the registry was written: exit 5, the registry and current as they were"
+# Wine turns SIGINT to the process into a console CTRL_C_EVENT, which SetConsoleCtrlHandler's
+# handler sees; the paused install then goes on to its next check and rolls back.
+pause_install_of_b9
+reg_is "$MKEY" PATH "REG_EXPAND_SZ $I9\\bin;$M0"
+kill -INT $held
+# The handler runs on a thread Wine starts for the event and leaves nothing to poll for: give
+# it time (no duration is asserted; a late delivery fails below as "exit 0").
+sleep 5
+exec 3>&-
+rc=0
+wait $held || rc=$?
+[ $rc -eq 5 ] || { cat paused.out >&2; fail "Ctrl-C: exit $rc, expected 5"; }
+assert_contains paused.out "interrupted"
+reg_is "$MKEY" PATH "REG_EXPAND_SZ $I8\\bin;$M0"
+reg_is "$MKEY" CUDNN_PATH "REG_SZ $I8"
+[ ! -e "$C/cf/cudnn/$D9" ] || fail "the interrupted install left $D9"
+grep -q "\"current\": \"$D8\"" "$C/cf/cudnn/.cuferry/state.json" || fail "after Ctrl-C current is not $D8"
+ls -a "$C/cf/cudnn" | grep -q '^\.staging-' && fail "Ctrl-C left a staging directory"
+
 note "a corrupt bundle exits 3 and leaves the install and the registry as they were"
 cp "$B9" bad.bundle
 printf 'XXXX' | dd of=bad.bundle bs=1 seek=$(($(wc -c < bad.bundle) - 100)) conv=notrunc 2>/dev/null
@@ -207,7 +264,11 @@ reg_is "$MKEY" CUDNN_PATH "REG_SZ $I8"
 
 note "uninstall of the current one: refused without --force; with it PATH is back as it was"
 u 1 uninstall "$D8" --prefix "$P"
+# A read-only file (copied from read-only media, or marked by hand; Wine shows a file without
+# write permission as FILE_ATTRIBUTE_READONLY) does not stop the removal half-way.
+chmod 444 "$dll" "$C/cf/cudnn/$D8/LICENSE"
 u 0 uninstall "$D8" --prefix "$P" --force
+[ ! -e "$C/cf/cudnn/$D8" ] || fail "uninstall left $D8 (a read-only file in it)"
 reg_is "$MKEY" PATH "REG_EXPAND_SZ $M0"
 reg_is "$MKEY" CUDNN_PATH absent
 
@@ -226,6 +287,13 @@ u 0 uninstall "$D9" --prefix "$U"
 u 0 uninstall "$D8" --prefix "$U" --force
 reg_is "$UKEY" PATH "REG_EXPAND_SZ $U0"
 reg_is "$UKEY" CUDNN_PATH absent
+
+note "uninstall with the prefix in another case: PATH and CUDNN_PATH both go"
+u 0 install "$B8" --prefix 'c:\cfcase\cudnn' --trust "$K" --no-validate
+reg_is "$MKEY" CUDNN_PATH "REG_SZ c:\\cfcase\\cudnn\\$D8"
+u 0 uninstall "$D8" --prefix 'C:\CFCASE\CUDNN' --force
+reg_is "$MKEY" PATH "REG_EXPAND_SZ $M0"
+reg_is "$MKEY" CUDNN_PATH absent
 
 note "--no-env writes nothing"
 u 0 install "$B8" --prefix "$P" --no-env --trust "$K" --no-validate
@@ -249,6 +317,15 @@ assert_contains last.out "validation: all checks passed"
 grep -q '"step": 6' "$C/cv/cudnn/$D8/.cuferry/report.json" || fail "report.json has no step 6"
 reg_is "$MKEY" PATH "REG_EXPAND_SZ $V\\$D8\\bin;$M0"
 run_as "$EXE" 0 validate --prefix "$V" --trust "$K" --quick-validate
+# README's two commands: the fingerprint given to install is not remembered, so validate
+# needs it again (without it, and with no key installed, step 1 fails: exit 6).
+FPR=$(py -c "
+import base64, hashlib, sys
+pem = open(sys.argv[1]).read().split('-----')[2]
+print(hashlib.sha256(base64.b64decode(pem)).hexdigest())" "$FX/test.pub")
+run_as "$EXE" 6 validate --prefix "$V" --quick-validate
+assert_contains last.out "signature"
+run_as "$EXE" 0 validate --prefix "$V" --trust-fingerprint "$FPR" --quick-validate
 note "a failed validation rolls back: the fake cudnn64_9.dll answers for CUDA 13, the bundle says 12"
 u 6 install "$B9" --prefix "$V" --trust "$K" --quick-validate
 assert_contains last.out "step 2"

@@ -341,7 +341,10 @@ static void files_and_metadata(void **state)
 	assert_null(strstr(path, "XXXXXX"));
 	assert_int_equal(platform_write(fd, "x", 1), 1);
 	platform_close(fd);
+	/* removed although read-only, as POSIX unlink does (an uninstall must not stop there) */
+	assert_int_equal(platform_chmod(path, 0444), 0);
 	assert_int_equal(platform_unlink(path), 0);
+	assert_int_equal(platform_stat(path, &st), -1);
 	assert_true(platform_error_is_no_space(ENOSPC));
 	assert_false(platform_error_is_no_space(EIO));
 }
@@ -379,6 +382,9 @@ static void inside_a_tree(void **state)
 		assert_int_equal(platform_open_at(tree, bad[i], PLATFORM_OPEN_READ, 0), -1);
 		assert_int_equal(errno, EINVAL);
 	}
+	char old_path[4200];
+	snprintf(old_path, sizeof(old_path), "%s\\state.old", dir);
+	assert_int_equal(platform_chmod(old_path, 0444), 0); /* read-only: removed all the same */
 	assert_int_equal(platform_unlink_at(tree, "state.old"), 0);
 	assert_int_equal(platform_stat_at(tree, "state.old", &st), -1);
 	platform_tree_close(tree);

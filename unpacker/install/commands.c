@@ -12,6 +12,7 @@
 #include "unpacker/install/environment.h"
 #include "unpacker/install/journal.h"
 #include "unpacker/install/prefix.h"
+#include "unpacker/layout.h"
 #include "unpacker/state.h"
 #include "unpacker/validate/validate.h"
 
@@ -66,7 +67,7 @@ int use_installed(const struct install_options *o, const char *id, struct cf_err
 		if (rc == CF_OK)
 			rc = modulefile_set_default(&p, b->dir, e);
 		if (rc == CF_OK)
-			log_out("current -> %s\n", b->dir);
+			log_out("%s%s\n", layout_current_label(), b->dir);
 	}
 	if (rc == CF_OK)
 		rc = environment_migrate(&p, o, e);
