@@ -168,26 +168,12 @@ reg_is "$MKEY" CUDNN_PATH "REG_SZ $I8"
 grep -q "\"current\": \"$D8\"" "$C/cf/cudnn/.cuferry/state.json" || fail "rollback: current is not $D8"
 
 note "one install at a time (exit 8); a crash after the registry was written is undone by the next run"
-# The test build waits at env:pause (after the registry was written) until its standard input
-# ends; winrun.sh execs Wine, so $! is the unpacker.exe process itself.
-mkfifo hold
-CUFERRY_FAULT=no-acl,env:pause sh "$TOP/tests/tools/winrun.sh" "$WINEPREFIX_DIR" "$SEAMS" install \
-	"$B9" --prefix "$P" --trust "$K" --no-validate < hold > paused.out 2>&1 &
-held=$!
-exec 3> hold
-i=0
-until grep -q "paused at env" paused.out; do
-	kill -0 $held 2>/dev/null || { cat paused.out >&2; fail "the paused install ended"; }
-	i=$((i + 1))
-	[ $i -lt 600 ] || fail "the install never reached env:pause"
-	sleep 0.5
-done
+# The test build waits at env:pause (after the registry was written).
+win_pause env "$SEAMS" install "$B9" --prefix "$P" --trust "$K" --no-validate
 u 8 install "$B8" --prefix "$P" --trust "$K" --no-validate
 assert_contains last.out "another unpacker holds"
 reg_is "$MKEY" PATH "REG_EXPAND_SZ $I9\\bin;$M0"
-kill -9 $held
-wait $held 2>/dev/null || true
-exec 3>&-
+win_kill_paused
 u 1 use "$D9" --prefix "$P"
 assert_contains last.out "rolling back an install of $D9"
 reg_is "$MKEY" PATH "REG_EXPAND_SZ $I8\\bin;$M0"
