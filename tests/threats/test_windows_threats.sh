@@ -153,9 +153,9 @@ note "Windows spellings: each name in the signed manifest, then in the payload o
 k=0
 # shellcheck disable=SC2016 # the names are literal, $DATA too
 for name in 'include\..\..\..\outside\x' '..\outside\x' 'C:\outside\x' 'C:/outside/x' '\outside\x' \
-	'\\server\share\x' '//server/share/x' 'C:x' 'bin/cudnn64_9.dll:evil' 'bin/cudnn64_9.dll::$DATA' \
-	CON include/nul.txt COM1 include/CON.h 'bin/cudnn64_9.dll.' 'bin/cudnn64_9.dll ' \
-	'bin/cudnn64_9.dll. .' INCLUDE/CUDNN_VERSION.H; do
+	'\\server\share\x' '//server/share/x' '\\?\C:\outside\x' 'C:x' 'bin/cudnn64_9.dll:evil' \
+	'bin/cudnn64_9.dll::$DATA' CON include/nul.txt COM1 include/CON.h 'bin/cudnn64_9.dll.' 'bin/cudnn64_9.dll ' \
+	'bin/cudnn64_9.dll. .' 'bin./cudnn64_9.dll' 'bin/CUDNN6~1.DLL' INCLUDE/CUDNN_VERSION.H; do
 	k=$((k + 1))
 	# a name differing only in case is a fine name alone: hostile only beside the listed one
 	if [ "$name" != INCLUDE/CUDNN_VERSION.H ]; then
