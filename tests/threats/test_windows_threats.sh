@@ -61,6 +61,7 @@ u() {
 # against $BASE (the snapshot taken after the last deliberate change).
 run_case() {
 	id=$1 threat=$2 behaviour=$3 code=$4 bundle=$5; shift 5
+	reason=
 	for mode in interactive silent; do
 		if [ $mode = silent ]; then
 			rm -f "$C/cf/s.log"
@@ -68,6 +69,7 @@ run_case() {
 		else
 			u "$code" install "$bundle" --prefix "$P" --trust "$K" "$@"
 		fi
+		[ "$code" -ne 0 ] || [ $mode = silent ] || reason=$(head -n 1 "$W/last.out" | tr -d '\r')
 		if [ "$code" -ne 0 ]; then
 			one_line_reason
 			[ $mode = silent ] || reason=$(grep error "$W/last.err" | tr -d '\r')
@@ -176,6 +178,25 @@ wforge c400.bundle --counter 50 --bundle-id t-base
 run_case replay_lower_counter "a replay of a lower counter (the installed bundle's id)" "$T7" 7 c400.bundle --no-validate
 wforge expired.bundle --expires 2020-01-01T00:00:00Z --bundle-id t-exp --version 9.20.0.2
 run_case expired "an expired bundle" "$T7" 7 expired.bundle --no-validate
+run_case same_counter "the installed bundle again" "nothing to do: exit 0, nothing changes" 0 base.bundle \
+	--no-validate
+assert_contains last.out "nothing to do"
+wforge bomb.bundle --case bomb
+run_case bomb "an entry claiming 4 GiB of zeros (a 32-bit long on Windows would read 0)" \
+	"refused at its header, nothing of it written; $T3" 3 bomb.bundle --no-validate
+
+note "the clock earlier than the newest install's creation"
+cp "$C/cf/cudnn/.cuferry/state.json" state.saved
+py - "$C/cf/cudnn/.cuferry/state.json" <<'PY'
+import json, sys
+p = sys.argv[1]; s = json.load(open(p)); s["newest_created"] = "2099-01-01T00:00:00Z"
+json.dump(s, open(p, "w"), indent=2)
+PY
+rebase
+wforge later.bundle --bundle-id t-clock
+run_case clock_behind "a clock earlier than the last install's created" "$T7" 7 later.bundle --no-validate
+cp state.saved "$C/cf/cudnn/.cuferry/state.json"
+rebase
 
 note "the lock held by another install (exit 8); its staging undone by the next run"
 win_pause extract "$SEAMS" install good.bundle --prefix "$P" --trust "$K" --no-validate --no-env
