@@ -252,9 +252,15 @@ static int check_files(const struct manifest *m, struct cf_err *e)
 			}
 		}
 	}
+	/* Windows bundles carry no links (DESIGN §6): the unpacker could not make one there and
+	 * would find out only half way through the payload. */
+	int linkless = strncmp(m->platform, "windows", 7) == 0;
 	for (size_t i = 0; i < m->nfiles && rc == CF_OK; i++)
 		if (m->files[i].type == MF_SYMLINK)
-			rc = check_symlink(m, &m->files[i], e);
+			rc = linkless ? cf_fail(e, CF_INTEGRITY, "symlink '%s' in a %s bundle "
+						"(Windows bundles carry no links)",
+						m->files[i].path, m->platform)
+				      : check_symlink(m, &m->files[i], e);
 	return rc;
 }
 

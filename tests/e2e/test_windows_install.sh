@@ -198,33 +198,13 @@ reg_is "$MKEY" CUDNN_PATH "REG_SZ $I8"
 [ ! -e "$C/cf/cudnn/$D9" ] || fail "the rolled-back install left $D9"
 grep -q "\"current\": \"$D8\"" "$C/cf/cudnn/.cuferry/state.json" || fail "rollback: current is not $D8"
 
-# pause_install_of_b9: the test build installs $B9 into $P and waits at env:pause (after the
-# registry was written) until its standard input (fd 3 here) ends; winrun.sh execs Wine, so
-# $held is the unpacker.exe process itself.
-pause_install_of_b9() {
-	rm -f hold
-	mkfifo hold
-	CUFERRY_FAULT=no-acl,env:pause sh "$TOP/tests/tools/winrun.sh" "$WINEPREFIX_DIR" "$SEAMS" \
-		install "$B9" --prefix "$P" --trust "$K" --no-validate < hold > paused.out 2>&1 &
-	held=$!
-	exec 3> hold
-	i=0
-	until grep -q "paused at env" paused.out; do
-		kill -0 $held 2>/dev/null || { cat paused.out >&2; fail "the paused install ended"; }
-		i=$((i + 1))
-		[ $i -lt 600 ] || fail "the install never reached env:pause"
-		sleep 0.5
-	done
-}
-
 note "one install at a time (exit 8); a crash after the registry was written is undone by the next run"
-pause_install_of_b9
+# The test build waits at env:pause (after the registry was written).
+win_pause env "$SEAMS" install "$B9" --prefix "$P" --trust "$K" --no-validate
 u 8 install "$B8" --prefix "$P" --trust "$K" --no-validate
 assert_contains last.out "another unpacker holds"
 reg_is "$MKEY" PATH "REG_EXPAND_SZ $I9\\bin;$M0"
-kill -9 $held
-wait $held 2>/dev/null || true
-exec 3>&-
+win_kill_paused
 u 1 use "$D9" --prefix "$P"
 assert_contains last.out "rolling back an install of $D9"
 reg_is "$MKEY" PATH "REG_EXPAND_SZ $I8\\bin;$M0"
@@ -235,17 +215,18 @@ grep -q "\"current\": \"$D8\"" "$C/cf/cudnn/.cuferry/state.json" || fail "recove
 note "Ctrl-C after the registry was written: exit 5, the registry and current as they were"
 # Wine turns SIGINT to the process into a console CTRL_C_EVENT, which SetConsoleCtrlHandler's
 # handler sees; the paused install then goes on to its next check and rolls back.
-pause_install_of_b9
+win_pause env "$SEAMS" install "$B9" --prefix "$P" --trust "$K" --no-validate
 reg_is "$MKEY" PATH "REG_EXPAND_SZ $I9\\bin;$M0"
 kill -INT $held
 # The handler runs on a thread Wine starts for the event and leaves nothing to poll for: give
 # it time (no duration is asserted; a late delivery fails below as "exit 0").
 sleep 5
 exec 3>&-
+rm -f "$W/hold"
 rc=0
 wait $held || rc=$?
-[ $rc -eq 5 ] || { cat paused.out >&2; fail "Ctrl-C: exit $rc, expected 5"; }
-assert_contains paused.out "interrupted"
+[ $rc -eq 5 ] || { cat "$W/paused.out" >&2; fail "Ctrl-C: exit $rc, expected 5"; }
+assert_contains "$W/paused.out" "interrupted"
 reg_is "$MKEY" PATH "REG_EXPAND_SZ $I8\\bin;$M0"
 reg_is "$MKEY" CUDNN_PATH "REG_SZ $I8"
 [ ! -e "$C/cf/cudnn/$D9" ] || fail "the interrupted install left $D9"

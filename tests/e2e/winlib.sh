@@ -98,3 +98,30 @@ wine_expect() {
 	wine_run "$EXE" "$@" > last.out 2>&1 || rc=$?
 	[ "$rc" -eq "$want" ] || { cat last.out >&2; fail "unpacker.exe $*: exit $rc, expected $want"; }
 }
+
+# win_pause STEP EXE ARGS...: EXE (the tests' build) started in the background with
+# CUFERRY_FAULT=no-acl,STEP:pause and waiting there, the install's lock held, until
+# win_kill_paused; on Windows the pause waits for the end of standard input, and winrun.sh
+# execs Wine, so $held is the unpacker.exe process itself.
+win_pause() {
+	_step=$1; shift
+	mkfifo "$W/hold"
+	CUFERRY_FAULT=no-acl,$_step:pause sh "$TOP/tests/tools/winrun.sh" "$WINEPREFIX_DIR" "$@" \
+		< "$W/hold" > "$W/paused.out" 2>&1 &
+	held=$!
+	exec 3> "$W/hold"
+	_i=0
+	until grep -q "paused at $_step" "$W/paused.out"; do
+		kill -0 "$held" 2>/dev/null || { cat "$W/paused.out" >&2; fail "the paused install ended"; }
+		_i=$((_i + 1))
+		[ $_i -lt 600 ] || fail "the install never reached $_step:pause"
+		sleep 0.5
+	done
+}
+# win_kill_paused: the paused unpacker.exe killed (kill -9), as a crash would end it.
+win_kill_paused() {
+	kill -9 "$held"
+	wait "$held" 2>/dev/null || true
+	exec 3>&-
+	rm -f "$W/hold"
+}

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """security_md.py BUILD FUZZ_BUILD - write docs/SECURITY.md from real runs: the threat table
-from BUILD/threat-results.tsv (tests/threats/test_threats.sh), the fuzzing record from
+from BUILD/threat-results*.tsv (tests/threats/test_*threats.sh, test_review.sh), the fuzzing record from
 FUZZ_BUILD/fuzz-record.tsv (tests/fuzz/run.sh), and the lint verdict (make lint)."""
 import collections
 import datetime
@@ -122,6 +122,16 @@ section("threat-results-sfx.tsv", "Self-extracting files",
         "`tests/threats/test_sfx_threats.sh`: damaged or forged `.run` files, each refused (exit 2) "
         "by `unpacker verify`, by both install modes and, where the stub still runs, by the `.run` "
         "itself; nothing is written.")
+section("threat-results-windows.tsv", "Windows (unpacker.exe under Wine)",
+        "`tests/threats/test_windows_threats.sh`: the cases above that apply to Windows and the "
+        "Windows spellings of a path escape (`..\\`, `C:\\…`, `\\…`, UNC, `C:x`, alternate "
+        "data streams, device names, a trailing dot or space, names differing only in case), "
+        "each in the signed manifest and in the payload only, against `unpacker.exe` in a "
+        "private Wine prefix, interactive and `/S`. Beside the four assertions the registry's "
+        "PATH and `CUDNN_PATH` (machine and user) must be unchanged. Wine reads every file as "
+        "the user's: the installs run the test build with `CUFERRY_FAULT=no-acl`, and one case "
+        "shows the shipped `unpacker.exe` refusing for that reason. Not shown under Wine: real "
+        "ACLs, junctions and symbolic links on NTFS (Wine has none).")
 p("More cases live in `tests/e2e/` (trust, hostile entries, transactions with injected "
   "failures and kills, validation failure paths).")
 p("")

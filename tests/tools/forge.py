@@ -8,8 +8,11 @@ unpacker's own rules stand between them and the disk.
 
 usage: forge.py --key K.key [--key K2.key ...] --out B.bundle [--case NAME] [--outside DIR]
                 [--counter N] [--expires ISO] [--created ISO] [--platform P] [--salt S]
-                [--bundle-id ID] [--version V]
+                [--bundle-id ID] [--version V] [--name NAME] [--tar-name NAME]
        forge.py --list
+
+With --platform windows-*, the bundle is laid out as NVIDIA's Windows archives are (bin/ with
+the DLL, include/, no links): the cases then aim at the same entries there.
 """
 import argparse
 import hashlib
@@ -46,6 +49,10 @@ CASES = {
     # signed manifest fields outside their allow-lists (issue 11, finding 10)
     "version_slash": 3, "bundle_id_newline": 3, "created_unpadded": 3, "cuferry_entry": 3,
 }
+# Cases that mean something only with --platform windows-* (listed only with it: the Linux tests
+# run --list's cases with the default platform): a signed manifest listing a link, which Windows
+# bundles never carry (on Linux the same bundle is valid).
+WINDOWS_CASES = {"listed_symlink": 3}
 
 
 def run(cmd, data=None):
@@ -79,17 +86,34 @@ def entry(name, data=b"", mode=0o644, kind=tarfile.REGTYPE, link="", size=None):
     return info, data
 
 
-def base_tree(salt):
-    a = b"cuferry test library " + salt.encode() + b"\n" * 3000
+def is_windows(args):
+    return args.platform.startswith("windows")
+
+
+def lib_name(args):
+    """The library entry most cases aim at."""
+    return "bin/cudnn64_9.dll" if is_windows(args) else "lib/libcudnn.so.9"
+
+
+def link_name(args):
+    """The symbolic link of the tree: on Windows, where bundles have none, a name unlisted."""
+    return "bin/cudnn64.dll" if is_windows(args) else "lib/libcudnn.so"
+
+
+def base_tree(args):
+    a = b"cuferry test library " + args.salt.encode() + b"\n" * 3000
     h = b"#define CUDNN_MAJOR 9\n"
-    return [("include/cudnn_version.h", h, 0o644), ("lib/libcudnn.so.9", a, 0o755)]
+    return [("include/cudnn_version.h", h, 0o644), (lib_name(args), a, 0o755)]
 
 
 def build(args):
-    files = base_tree(args.salt)
+    files = base_tree(args)
     if args.name is not None:
         files = [(args.name if p == "include/cudnn_version.h" else p, d, m) for p, d, m in files]
-    if args.case == "case_collision":
+    if args.case == "case_collision" and is_windows(args):
+        # the second would overwrite the first on NTFS, directory and name alike
+        files += [("bin/a.dll", b"lower", 0o644), ("BIN/A.DLL", b"upper", 0o644)]
+    elif args.case == "case_collision":
         files += [("lib/F.dll", b"upper", 0o644), ("lib/f.dll", b"lower", 0o644)]
     if args.case == "cuferry_entry":
         files += [(".cuferry/report.json", b"{}", 0o644)]
@@ -99,62 +123,74 @@ def build(args):
         manifest_files.append({"path": path, "type": "file", "size": len(data),
                                "mode": "%04o" % mode, "sha256": hashlib.sha256(data).hexdigest()})
         entries.append(entry(path, data, mode))
-    manifest_files.append({"path": "lib/libcudnn.so", "type": "symlink", "target": "libcudnn.so.9"})
-    entries.append(entry("lib/libcudnn.so", kind=tarfile.SYMTYPE, link="libcudnn.so.9", mode=0o777))
+    if not is_windows(args) or args.case == "listed_symlink":
+        link, target = link_name(args), os.path.basename(lib_name(args))
+        manifest_files.append({"path": link, "type": "symlink", "target": target})
+        entries.append(entry(link, kind=tarfile.SYMTYPE, link=target, mode=0o777))
     manifest_files.sort(key=lambda f: f["path"].encode())
     entries.sort(key=lambda e: e[0].name.encode())
     return manifest_files, entries
 
 
-def mutate_entries(case, entries, outside):
+def mutate_entries(args, entries):
     """Payload defects: the manifest stays valid, the tar does not match it."""
-    lib = [e for e in entries if e[0].name == "lib/libcudnn.so.9"][0]
+    case, outside, libname, linkname = args.case, args.outside, lib_name(args), link_name(args)
+    if args.tar_name is not None:
+        return [entry(args.tar_name, d, i.mode) if i.name == "include/cudnn_version.h" else (i, d)
+                for i, d in entries]
+    lib = [e for e in entries if e[0].name == libname][0]
     rest = [e for e in entries if e is not lib]
     data = lib[1]
+
+    def swap(*new):
+        """new in the library's place, so that only the intended defect shows (on Linux the
+        library sorts last; on Windows bin/ sorts first)."""
+        return [x for e in entries for x in (new if e is lib else (e,))]
     if case == "dotdot":
         return [entry("lib/../../../../outside/x", data, 0o755)] + rest
     if case == "absolute":
         return [entry(outside + "/abs", data, 0o755)] + rest
     if case == "symlink_then_write":
-        return rest[:1] + [entry("lib/libcudnn.so", kind=tarfile.SYMTYPE, link=outside),
-                           entry("lib/libcudnn.so/planted", data, 0o644), lib]
+        return [e for e in swap(entry(linkname, kind=tarfile.SYMTYPE, link=outside),
+                                entry(linkname + "/planted", data, 0o644), lib)
+                if e[0].name != linkname or e[0].linkname == outside]
     if case == "symlink_out":
-        return [e for e in entries if e[0].name != "lib/libcudnn.so"] + \
-            [entry("lib/libcudnn.so", kind=tarfile.SYMTYPE, link="../../../../outside/target")]
+        return [e for e in entries if e[0].name != linkname] + \
+            [entry(linkname, kind=tarfile.SYMTYPE, link="../../../../outside/target")]
     if case == "hardlink_abs":
-        return rest + [entry("lib/libcudnn.so.9", kind=tarfile.LNKTYPE, link=outside + "/target")]
+        return swap(entry(libname, kind=tarfile.LNKTYPE, link=outside + "/target"))
     if case == "hardlink_dotdot":
-        return rest + [entry("lib/libcudnn.so.9", kind=tarfile.LNKTYPE, link="../../outside/target")]
+        return swap(entry(libname, kind=tarfile.LNKTYPE, link="../../outside/target"))
     if case == "chardev":
-        info, _ = entry("lib/libcudnn.so.9", kind=tarfile.CHRTYPE, mode=0o666)
+        info, _ = entry(libname, kind=tarfile.CHRTYPE, mode=0o666)
         info.devmajor, info.devminor = 1, 3
-        return rest + [(info, b"")]
+        return swap((info, b""))
     if case == "fifo":
-        return rest + [entry("lib/libcudnn.so.9", kind=tarfile.FIFOTYPE)]
+        return swap(entry(libname, kind=tarfile.FIFOTYPE))
     if case == "setuid":
-        return rest + [entry("lib/libcudnn.so.9", data, 0o4755)]
+        return swap(entry(libname, data, 0o4755))
     if case == "duplicate":
         return entries + [lib]
     if case == "dir_then_file":
-        return [entry("lib/libcudnn.so.9", kind=tarfile.DIRTYPE, mode=0o755)] + entries
+        return [entry(libname, kind=tarfile.DIRTYPE, mode=0o755)] + entries
     if case == "extra":
         return entries + [entry("lib/zz-extra", b"extra", 0o644)]
     if case == "missing":
         return rest
     if case == "size_lie":
-        return rest + [entry("lib/libcudnn.so.9", data + b"more", 0o755)]
+        return swap(entry(libname, data + b"more", 0o755))
     if case == "hash_lie":
-        return rest + [entry("lib/libcudnn.so.9", bytes([data[0] ^ 1]) + data[1:], 0o755)]
+        return swap(entry(libname, bytes([data[0] ^ 1]) + data[1:], 0o755))
     if case == "sparse":
-        info, d = entry("lib/libcudnn.so.9", data, 0o755)
+        info, d = entry(libname, data, 0o755)
         info.pax_headers = {"GNU.sparse.major": "1", "GNU.sparse.minor": "0",
-                            "GNU.sparse.name": "lib/libcudnn.so.9",
+                            "GNU.sparse.name": libname,
                             "GNU.sparse.realsize": str(len(data))}
-        return rest + [(info, d)]
+        return swap((info, d))
     return entries
 
 
-def bomb_payload(entries):
+def bomb_payload(entries, libname):
     """The library entry's header claims 4 GiB; 4 GiB of zeros stream through zstd (never held
     in memory); the manifest still says the real, small size."""
     zeros = 4 << 30
@@ -165,7 +201,7 @@ def bomb_payload(entries):
     reader.start()
     total = 0
     for info, data in entries:
-        if info.name == "lib/libcudnn.so.9":
+        if info.name == libname:
             info.size = zeros
             hdr = info.tobuf(format=tarfile.PAX_FORMAT)
             proc.stdin.write(hdr)
@@ -215,19 +251,20 @@ def main():
     ap.add_argument("--bundle-id")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--name", help="rename include/cudnn_version.h to this (hostile) name")
+    ap.add_argument("--tar-name", help="the same, in the payload only: the manifest stays valid")
     ap.add_argument("--fuzz-seed", action="store_true",
                     help="write [u32 n][manifest][tar] for tests/fuzz/fuzz_unpack.c instead")
     args = ap.parse_args()
     if args.list:
-        for name, code in CASES.items():
+        for name, code in dict(CASES, **(WINDOWS_CASES if is_windows(args) else {})).items():
             print(name, code)
         return
     case = args.case
     files, entries = build(args)
-    entries = mutate_entries(case, entries, args.outside)
+    entries = mutate_entries(args, entries)
     if case == "bomb":
         tar = b""
-        tar_len, payload = bomb_payload(entries)
+        tar_len, payload = bomb_payload(entries, lib_name(args))
     else:
         tar = tar_bytes(entries)
         tar_len = len(tar)
@@ -253,7 +290,9 @@ def main():
         "requires": {"driver_min": "580.65.06", "compute_capability_min": "7.5"},
         "payload": {"compressed_size": len(payload_signed), "uncompressed_size": tar_len,
                     "chunk_size": CHUNK, "chunk_sha256": chunks},
-        "files": files, "env": {"PATH": [], "LD_LIBRARY_PATH": ["lib"]},
+        "files": files,
+        "env": {"PATH": ["bin"], "LD_LIBRARY_PATH": []} if is_windows(args) else
+        {"PATH": [], "LD_LIBRARY_PATH": ["lib"]},
     }
     if case == "version_slash":
         manifest["cudnn"]["version"] = "9.19.0.56/lib"

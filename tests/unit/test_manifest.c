@@ -105,6 +105,19 @@ static const struct {
 	{ "pipe|x", 0 },
 	{ "lt<", 0 },
 	{ "quote\"", 0 },
+	/* Windows spellings of the same escapes, and names NTFS would change or redirect */
+	{ "..\\x", 0 },
+	{ "bin\\..\\..\\x", 0 },
+	{ "C:\\outside\\x", 0 },
+	{ "\\outside\\x", 0 },
+	{ "\\\\server\\share\\x", 0 },
+	{ "C:x", 0 },
+	{ "bin/cudnn64_9.dll:evil", 0 },
+	{ "bin/x.dll::$DATA", 0 },
+	{ "nul.txt", 0 },
+	{ "COM1", 0 },
+	{ "bin/x.dll.", 0 },
+	{ "bin/x.dll ", 0 },
 };
 
 static void test_pathrule_hostile_table(void **state)
@@ -220,6 +233,25 @@ static void test_manifest_case_and_dir_conflicts(void **state)
 	manifest_free(m);
 }
 
+static void test_manifest_windows_bundle_has_no_links(void **state)
+{
+	(void)state;
+	struct cf_err e = { 0 };
+	struct manifest *m = sample();
+	manifest_set(&m->platform, "windows-x86_64");
+	assert_int_equal(manifest_validate(m, &e), CF_INTEGRITY);
+	assert_non_null(strstr(e.msg, "no links"));
+	manifest_free(m);
+	cf_err_clear(&e);
+	m = sample();
+	manifest_set(&m->platform, "windows-x86_64");
+	for (size_t i = 0; i < m->nfiles; i++)
+		if (m->files[i].type == MF_SYMLINK)
+			m->files[i].type = MF_FILE, m->files[i].mode = 0644;
+	assert_int_equal(manifest_validate(m, &e), CF_OK);
+	manifest_free(m);
+}
+
 static void test_manifest_chunk_count_must_match(void **state)
 {
 	(void)state;
@@ -239,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_manifest_strict_errors),
 		cmocka_unit_test(test_manifest_case_and_dir_conflicts),
 		cmocka_unit_test(test_manifest_chunk_count_must_match),
+		cmocka_unit_test(test_manifest_windows_bundle_has_no_links),
 	};
 	return cmocka_run_group_tests_name("manifest", tests, NULL, NULL);
 }

@@ -185,9 +185,15 @@ int journal_recover(const struct layout *p, int *recovered, struct cf_err *e)
 	struct journal j;
 	int r = journal_read(p, &j);
 	*recovered = 0;
-	if (r == -1)
-		return errno == ENOENT ? (remove_stale_staging(p), CF_OK)
-				       : cf_fail(e, CF_INSTALL, "%s: %s", p->journal, strerror(errno));
+	if (r == -1) {
+		if (errno != ENOENT)
+			return cf_fail(e, CF_INSTALL, "%s: %s", p->journal, strerror(errno));
+		/* A run killed while it staged (before its journal) changed nothing else but the
+		 * copy of state.json it keeps for a rollback. */
+		remove_stale_staging(p);
+		platform_unlink(p->state_prev);
+		return CF_OK;
+	}
 	if (r == 0 && !journal_names_ok(p, &j)) {
 		journal_free(&j);
 		return cf_fail(e, CF_ROLLBACK, "%s names paths this program never makes: refusing to "
