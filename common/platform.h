@@ -36,6 +36,11 @@ int platform_lock(const char *path, int *handle);
 void platform_unlock(int handle);
 /* 0 when path (file or directory) is owned by root and not writable by group or others. */
 int platform_is_admin_owned(const char *path);
+/* For a directory ABOVE one written to as an administrator: POSIX, the same as
+ * platform_is_admin_owned; Windows, others may also hold create-only rights there (add
+ * entries, as every user may in %ProgramData% and C:\), never delete, rename or re-permission
+ * what is there. 0 when guarded so. */
+int platform_is_admin_guarded(const char *path);
 
 /* ---- a tree being written from untrusted names: no link inside it is ever followed ---- */
 

@@ -121,3 +121,8 @@ int platform_is_admin_owned(const char *path)
 		return -1;
 	return 0;
 }
+
+int platform_is_admin_guarded(const char *path)
+{
+	return platform_is_admin_owned(path); /* POSIX has no create-only right */
+}

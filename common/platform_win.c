@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 #include <windows.h>
 
 /* ---- conversions ---- */
@@ -287,11 +288,20 @@ int win_trusted_sid(PSID sid)
 	return same;
 }
 
-int platform_win_admin_only(void *security_descriptor)
+/* What an entry for anyone but Administrators, SYSTEM or TrustedInstaller may not hold on an
+ * admin-owned object: writing, deleting, re-permissioning or taking it over. */
+#define WIN_WRITES                                                                               \
+	(FILE_WRITE_DATA | FILE_APPEND_DATA | FILE_WRITE_EA | FILE_WRITE_ATTRIBUTES |             \
+	 FILE_DELETE_CHILD | DELETE | WRITE_DAC | WRITE_OWNER | GENERIC_WRITE | GENERIC_ALL)
+/* On a directory, FILE_WRITE_DATA and FILE_APPEND_DATA are FILE_ADD_FILE and
+ * FILE_ADD_SUBDIRECTORY: what %ProgramData% (Users:(CI)(WD,AD,WEA,WA)) and C:\ (Authenticated
+ * Users:(AD)) give every user, so that each may create entries there, as /tmp lets them. */
+#define WIN_CREATE_ONLY (FILE_ADD_FILE | FILE_ADD_SUBDIRECTORY | FILE_WRITE_EA | FILE_WRITE_ATTRIBUTES)
+
+/* 0 when the descriptor's owner is trusted, it has a DACL, and no allow entry that applies to
+ * the object gives anyone else a right in forbidden; -1 (EPERM) otherwise. */
+static int only_trusted_may(void *security_descriptor, DWORD forbidden)
 {
-	const DWORD writes = FILE_WRITE_DATA | FILE_APPEND_DATA | FILE_WRITE_EA |
-			     FILE_WRITE_ATTRIBUTES | FILE_DELETE_CHILD | DELETE | WRITE_DAC |
-			     WRITE_OWNER | GENERIC_WRITE | GENERIC_ALL;
 	PSID owner = NULL;
 	PACL dacl = NULL;
 	BOOL present = FALSE, defaulted;
@@ -308,7 +318,7 @@ int platform_win_admin_only(void *security_descriptor)
 			continue; /* for what is created below, not for this object */
 		if (ace->AceType == ACCESS_ALLOWED_ACE_TYPE) {
 			ACCESS_ALLOWED_ACE *allow = (ACCESS_ALLOWED_ACE *)ace;
-			if ((allow->Mask & writes) && !win_trusted_sid((PSID)&allow->SidStart))
+			if ((allow->Mask & forbidden) && !win_trusted_sid((PSID)&allow->SidStart))
 				ok = 0;
 		} else if (ace->AceType != ACCESS_DENIED_ACE_TYPE) {
 			ok = 0; /* object or callback entries: not understood, so not trusted */
@@ -321,7 +331,18 @@ int platform_win_admin_only(void *security_descriptor)
 	return 0;
 }
 
-int platform_is_admin_owned(const char *path)
+int platform_win_admin_only(void *security_descriptor)
+{
+	return only_trusted_may(security_descriptor, WIN_WRITES);
+}
+
+int platform_win_admin_guarded(void *security_descriptor)
+{
+	return only_trusted_may(security_descriptor, WIN_WRITES & ~(DWORD)WIN_CREATE_ONLY);
+}
+
+/* The owner and DACL of path (never through a reparse point), judged by rule. */
+static int path_passes(const char *path, int (*rule)(void *security_descriptor))
 {
 	wchar_t *w = win_wide(path);
 	if (!w)
@@ -338,7 +359,34 @@ int platform_is_admin_owned(const char *path)
 	CloseHandle(h);
 	if (e != ERROR_SUCCESS)
 		return win_fail(e);
-	int rc = platform_win_admin_only(sd);
+	int rc = rule(sd);
 	LocalFree(sd);
 	return rc;
+}
+
+int platform_is_admin_owned(const char *path)
+{
+	return path_passes(path, platform_win_admin_only);
+}
+
+int platform_is_admin_guarded(const char *path)
+{
+	return path_passes(path, platform_win_admin_guarded);
+}
+
+void *platform_win_dir_descriptor(unsigned mode, int owner_administrators)
+{
+	/* Protected (P): nothing inherited from the parent, whose entries may let users create,
+	 * write or (C:\'s CREATOR OWNER and Authenticated Users entries) modify what is below.
+	 * Full control for SYSTEM and Administrators; Users read and execute (0x1200a9) when
+	 * others may read; all of it inherited by what is created inside. */
+	wchar_t sddl[160];
+	swprintf(sddl, 160, L"%lsD:P(A;OICI;FA;;;SY)(A;OICI;FA;;;BA)%ls",
+		 owner_administrators ? L"O:BA" : L"", (mode & 005) ? L"(A;OICI;0x1200a9;;;BU)" : L"");
+	PSECURITY_DESCRIPTOR sd = NULL;
+	if (!ConvertStringSecurityDescriptorToSecurityDescriptorW(sddl, SDDL_REVISION_1, &sd, NULL)) {
+		win_fail(GetLastError());
+		return NULL;
+	}
+	return sd;
 }

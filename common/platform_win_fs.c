@@ -7,6 +7,7 @@
  * SYSTEM or TrustedInstaller, else the owner SID's last sub-authority (the RID). Device and
  * inode are the volume serial number and the file index. */
 #include "common/platform.h"
+#include "common/platform_win.h"
 #include "common/platform_win_internal.h"
 
 #include <aclapi.h>
@@ -486,10 +487,36 @@ ssize_t platform_readlink_at(int dir, const char *name, char *out, size_t size)
 		return ok_ ? 0 : win_fail(e_);                       \
 	} while (0)
 
+/* An Administrator's directory with a mode nobody else may write (0755, 0700: the prefix,
+ * .cuferry, the log and trust directories) gets its own protected DACL
+ * (platform_win_dir_descriptor) instead of inheriting the parent's: %ProgramData% passes on
+ * Users:(CI)(WD,AD,WEA,WA) and C:\ Authenticated Users:(OI)(CI)(IO)(M), which would let every
+ * user write into what cuferry made, and the ownership check refuse it. Anyone else's (a
+ * user's install under %LOCALAPPDATA%) inherits from the parent as Windows intends. */
 int platform_mkdir(const char *path, unsigned mode)
 {
-	(void)mode; /* the new directory's permissions come from its parent's ACL */
-	ON_PATH(path, CreateDirectoryW(w, NULL));
+	if ((mode & 022) || !platform_is_admin())
+		ON_PATH(path, CreateDirectoryW(w, NULL));
+	wchar_t *w = win_wide(path);
+	if (!w)
+		return -1;
+	SECURITY_ATTRIBUTES sa = { sizeof(sa), NULL, FALSE };
+	BOOL ok = FALSE;
+	DWORD e = ERROR_INVALID_OWNER;
+	/* Owner Administrators, as for an elevated token; a token that may not name that group
+	 * owner (ERROR_INVALID_OWNER: SYSTEM without it, say) gets its own default owner. */
+	for (int owner = 1; !ok && owner >= 0 && e == ERROR_INVALID_OWNER; owner--) {
+		sa.lpSecurityDescriptor = platform_win_dir_descriptor(mode, owner);
+		if (!sa.lpSecurityDescriptor) {
+			e = ERROR_NOT_ENOUGH_MEMORY;
+			break;
+		}
+		ok = CreateDirectoryW(w, &sa);
+		e = GetLastError();
+		LocalFree(sa.lpSecurityDescriptor);
+	}
+	free(w);
+	return ok ? 0 : win_fail(e);
 }
 
 /* DeleteFileW and RemoveDirectoryW refuse what has the read-only attribute (a file copied

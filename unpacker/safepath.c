@@ -177,12 +177,23 @@ static int walk(char **pathp, size_t image_from, const char *what, int system_gr
 	return cf_fail(e, CF_INCOMPATIBLE, "%s: too many symbolic links", what);
 }
 
+/* dir's own directory ends at end: only separators follow. */
+static int is_last_component(const char *dir, size_t end)
+{
+	return dir[end + strspn(dir + end, "\\/")] == '\0';
+}
+
 /* Windows: every existing directory from below the drive's root down to dir, never a reparse
  * point (a link or junction could send the write anywhere), and, for an Administrator,
- * admin-owned (owner Administrators, SYSTEM or TrustedInstaller; nobody else may write). The
- * drive's root is not asked: Windows lets every user create folders in C:\ (as /tmp lets
- * everyone create names), and what matters is that nothing below it is theirs. A directory
- * that does not exist yet is created by us, under one that passed. */
+ * owned by Administrators, SYSTEM or TrustedInstaller. dir itself must be admin-owned: nobody
+ * else may write to it at all. A directory above it may also let others create entries
+ * (%ProgramData% lets every user add files and folders, as /tmp does), but never delete,
+ * rename or re-permission what is there (platform_is_admin_guarded): such a user can add a
+ * sibling, but cannot replace the next component, and a component they create first is theirs
+ * and is refused by the owner check (the walk runs again once our directories are made). The
+ * drive's root is not asked: what matters is that nothing below it is theirs. A directory that
+ * does not exist yet is created by us (with its own protected DACL, platform_mkdir), under
+ * one that passed. */
 static int walk_windows(const char *dir, const char *what, struct cf_err *e)
 {
 	int admin = platform_is_admin() && !install_fault_here("no-acl");
@@ -204,7 +215,8 @@ static int walk_windows(const char *dir, const char *what, struct cf_err *e)
 				     "through it", what, path);
 		else if (st.type != PLATFORM_TYPE_DIR)
 			rc = cf_fail(e, CF_INCOMPATIBLE, "%s: %s is not a directory", what, path);
-		else if (admin && platform_is_admin_owned(path) != 0)
+		else if (admin && (is_last_component(dir, end) ? platform_is_admin_owned(path)
+							       : platform_is_admin_guarded(path)) != 0)
 			rc = cf_fail(e, CF_INCOMPATIBLE, "%s: %s is not owned by Administrators or SYSTEM, "
 				     "or others may write to it: they could change what an Administrator "
 				     "installs (choose a directory only Administrators can write)", what, path);

@@ -8,9 +8,10 @@
 # steps 1-6 on the fake nvcuda.dll in System32, and a bundle whose DLL answers for another CUDA
 # (step 2 fails) is rolled back: the previous install current again, the registry exact.
 #
-# Wine reads every file as the user's, so an Administrator's install is refused by the shipped
-# unpacker.exe (shown below); the rest runs the tests' build with CUFERRY_FAULT=no-acl, which
-# skips only that ownership check.
+# Wine reads every file as the user's and keeps no DACL, so an Administrator's install is
+# refused by the shipped unpacker.exe (shown below), even in a directory it made itself with its
+# own protected DACL; the rest runs the tests' build with CUFERRY_FAULT=no-acl, which skips only
+# that ownership check.
 . "$CUFERRY_TOP/tests/e2e/lib.sh"
 . "$TOP/tests/e2e/winlib.sh"
 EXE=$WIN/unpacker.exe
@@ -101,8 +102,11 @@ run_as "$EXE" 1 list --root 'C:\img'
 assert_contains last.out "on Windows give --prefix"
 
 note "the shipped unpacker.exe refuses a prefix Wine says the user owns (exit 4)"
+[ ! -e "$C/cf" ] || fail "C:\\cf exists before the first install"
 run_as "$EXE" 4 install "$B8" --trust "$K" --no-validate --prefix "$P"
-assert_contains last.out "not owned by Administrators"
+# It made C:\cf itself (with a DACL only Administrators may write), then checked again: Wine
+# reads it back as the user's, so the second check refuses it as the directory above the prefix.
+assert_contains last.out 'C:\\cf is not owned by Administrators'
 [ ! -e "$C/cf/cudnn/$D8" ] || fail "the refused install left $D8"
 
 note "the trust directory is %ProgramData%/cuferry/trusted-keys (refused: Wine's owner)"

@@ -178,6 +178,149 @@ static void admin_owned_acl(void **state)
 	assert_int_equal(errno, ENOENT);
 }
 
+static int admin_guarded(const wchar_t *sddl)
+{
+	PSECURITY_DESCRIPTOR sd;
+	if (!ConvertStringSecurityDescriptorToSecurityDescriptorW(sddl, SDDL_REVISION_1, &sd, NULL))
+		fail_msg("bad SDDL in the test: %ls", sddl);
+	int rc = platform_win_admin_guarded(sd);
+	LocalFree(sd);
+	return rc;
+}
+
+#define TRUSTED_INSTALLER L"S-1-5-80-956008885-3418522649-1831038044-1853292631-2271478464"
+
+/* The rule for a directory ABOVE the one written to, on the default descriptors of real
+ * Windows directories (Wine has none of them), written as SDDL from icacls' output:
+ * - %ProgramData%, Windows 11 (github.com/tox-dev/platformdirs/issues/344): SYSTEM and
+ *   Administrators (OI)(CI)(F), CREATOR OWNER (OI)(CI)(IO)(F), Users (OI)(CI)(RX) and
+ *   Users (CI)(WD,AD,WEA,WA); owned by SYSTEM;
+ * - %ProgramFiles% (its usual icacls listing; owner TrustedInstaller, as
+ *   github.com/p0dalirius/smbclient-ng/pull/118 shows): TrustedInstaller (F) and (CI)(IO)(F),
+ *   SYSTEM and Administrators (M) and (OI)(CI)(IO)(F), Users and both application package
+ *   groups (RX) and (OI)(CI)(IO)(GR,GE), CREATOR OWNER (OI)(CI)(IO)(F);
+ * - C:\ on Windows 10 (DISA STIG V-63373, quoted in
+ *   github.com/mitre/microsoft-windows-10-stig-baseline/issues/22): Administrators and SYSTEM
+ *   (OI)(CI)(F), Users (OI)(CI)(RX), Authenticated Users (OI)(CI)(IO)(M) and (AD) (the
+ *   mandatory label is in the SACL, not read here); and on Windows Server 2022
+ *   (github.com/moby/buildkit/issues/4731): Users (CI)(AD) and (CI)(IO)(WD), Everyone (RX). */
+static void admin_guarded_acl(void **state)
+{
+	static const wchar_t *const program_data =
+		L"O:SYD:PAI(A;OICI;FA;;;SY)(A;OICI;FA;;;BA)(A;OICIIO;FA;;;CO)(A;OICI;0x1200a9;;;BU)"
+		L"(A;CI;0x116;;;BU)";
+	static const wchar_t *const program_files =
+		L"O:" TRUSTED_INSTALLER L"D:PAI(A;;FA;;;" TRUSTED_INSTALLER L")(A;CIIO;GA;;;"
+		TRUSTED_INSTALLER L")(A;;0x1301bf;;;SY)(A;OICIIO;GA;;;SY)(A;;0x1301bf;;;BA)"
+		L"(A;OICIIO;GA;;;BA)(A;;0x1200a9;;;BU)(A;OICIIO;GXGR;;;BU)(A;OICIIO;GA;;;CO)"
+		L"(A;;0x1200a9;;;AC)(A;OICIIO;GXGR;;;AC)(A;;0x1200a9;;;S-1-15-2-2)"
+		L"(A;OICIIO;GXGR;;;S-1-15-2-2)";
+	static const wchar_t *const drive_root =
+		L"O:SYD:PAI(A;OICI;FA;;;BA)(A;OICI;FA;;;SY)(A;OICI;0x1200a9;;;BU)"
+		L"(A;OICIIO;SDGXGWGR;;;AU)(A;;0x100004;;;AU)";
+	static const wchar_t *const server_drive_root =
+		L"O:SYD:PAI(A;OICI;FA;;;BA)(A;OICI;FA;;;SY)(A;OICIIO;FA;;;CO)(A;OICI;0x1200a9;;;BU)"
+		L"(A;CI;0x4;;;BU)(A;CIIO;0x2;;;BU)(A;;0x1200a9;;;WD)";
+	(void)state;
+	/* users may create entries there: fine above the prefix, never as the prefix itself */
+	assert_int_equal(admin_guarded(program_data), 0);
+	assert_int_equal(admin_only(program_data), -1);
+	assert_int_equal(admin_guarded(drive_root), 0);
+	assert_int_equal(admin_only(drive_root), -1);
+	assert_int_equal(admin_guarded(server_drive_root), 0);
+	assert_int_equal(admin_only(server_drive_root), -1);
+	/* %ProgramFiles% lets nobody else write: both rules pass it */
+	assert_int_equal(admin_guarded(program_files), 0);
+	assert_int_equal(admin_only(program_files), 0);
+	/* Users:(M), Everyone:(DC) (delete child), a user's delete, change the DACL, take
+	 * ownership, generic write or all: they could replace or re-permission what is below */
+	assert_int_equal(admin_guarded(L"O:SYD:P(A;OICI;FA;;;SY)(A;OICI;FA;;;BA)(A;OICI;0x1301bf;;;BU)"), -1);
+	assert_int_equal(errno, EPERM);
+	assert_int_equal(admin_guarded(L"O:SYD:P(A;OICI;FA;;;SY)(A;;0x40;;;WD)"), -1);
+	assert_int_equal(admin_guarded(L"O:SYD:P(A;OICI;FA;;;SY)(A;;SD;;;BU)"), -1);
+	assert_int_equal(admin_guarded(L"O:SYD:P(A;OICI;FA;;;SY)(A;;WD;;;BU)"), -1);
+	assert_int_equal(admin_guarded(L"O:SYD:P(A;OICI;FA;;;SY)(A;;WO;;;AU)"), -1);
+	assert_int_equal(admin_guarded(L"O:SYD:P(A;OICI;FA;;;SY)(A;;GW;;;BU)"), -1);
+	assert_int_equal(admin_guarded(L"O:SYD:P(A;OICI;FA;;;SY)(A;;GA;;;BU)"), -1);
+	/* create-only rights, but owned by a user (one who made the directory first): refused;
+	 * no owner, or no DACL: refused */
+	assert_int_equal(admin_guarded(L"O:S-1-5-21-1-2-3-1000D:PAI(A;OICI;FA;;;SY)(A;OICI;FA;;;BA)"
+				       L"(A;CI;0x116;;;BU)"), -1);
+	assert_int_equal(admin_guarded(L"D:P(A;OICI;FA;;;SY)"), -1);
+	assert_int_equal(admin_guarded(L"O:SY"), -1);
+	/* a real directory here: Wine says the user owns it; a missing one is ENOENT */
+	char path[4096];
+	in_scratch(path, sizeof(path), "guarded");
+	CreateDirectoryA(path, NULL);
+	assert_int_equal(platform_is_admin_guarded(path), -1);
+	in_scratch(path, sizeof(path), "absent");
+	errno = 0;
+	assert_int_equal(platform_is_admin_guarded(path), -1);
+	assert_int_equal(errno, ENOENT);
+}
+
+/* The descriptor's DACL (and owner) as SDDL, into out. */
+static void sddl_of(void *sd, wchar_t *out, size_t size)
+{
+	wchar_t *text;
+	if (!ConvertSecurityDescriptorToStringSecurityDescriptorW(
+		    sd, SDDL_REVISION_1, OWNER_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION, &text, NULL))
+		fail_msg("cannot write the descriptor as SDDL");
+	snwprintf(out, size, L"%ls", text);
+	LocalFree(text);
+}
+
+/* What an Administrator's mkdir gives a directory: protected, Administrators' own, admin-only;
+ * Users may read 0755's, not 0700's. Wine does not keep a descriptor (every file reads back
+ * as the user's, with a DACL made from its Unix mode), so the directory's own is not shown. */
+static void directory_descriptor(void **state)
+{
+	wchar_t text[512];
+	SECURITY_DESCRIPTOR_CONTROL control;
+	DWORD revision;
+	(void)state;
+	void *sd = platform_win_dir_descriptor(0755, 1);
+	assert_non_null(sd);
+	assert_int_equal(platform_win_admin_only(sd), 0);
+	assert_true(GetSecurityDescriptorControl(sd, &control, &revision));
+	assert_true(control & SE_DACL_PROTECTED);
+	sddl_of(sd, text, 512);
+	assert_non_null(wcsstr(text, L"O:BA"));
+	assert_non_null(wcsstr(text, L"(A;OICI;0x1200a9;;;BU)"));
+	LocalFree(sd);
+	sd = platform_win_dir_descriptor(0700, 1);
+	assert_non_null(sd);
+	assert_int_equal(platform_win_admin_only(sd), 0);
+	sddl_of(sd, text, 512);
+	assert_null(wcsstr(text, L";BU)"));
+	LocalFree(sd);
+	/* without the owner (a token that may not name Administrators): the creator's default */
+	sd = platform_win_dir_descriptor(0755, 0);
+	assert_non_null(sd);
+	sddl_of(sd, text, 512);
+	assert_null(wcsstr(text, L"O:"));
+	LocalFree(sd);
+	/* and the directories are made, as an Administrator or not, nested or not */
+	char path[4096];
+	const char *made[] = { "made-0755\\inner-0700", "made-0755", "made-0777" };
+	for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++) {
+		in_scratch(path, sizeof(path), made[i]);
+		RemoveDirectoryA(path); /* left by an earlier run */
+	}
+	in_scratch(path, sizeof(path), "made-0755");
+	assert_int_equal(platform_mkdir(path, 0755), 0);
+	in_scratch(path, sizeof(path), "made-0755\\inner-0700");
+	assert_int_equal(platform_mkdir(path, 0700), 0);
+	assert_int_equal(platform_mkdir(path, 0700), -1);
+	assert_int_equal(errno, EEXIST);
+	in_scratch(path, sizeof(path), "made-0777");
+	assert_int_equal(platform_mkdir(path, 0777), 0);
+	in_scratch(path, sizeof(path), "no-such-dir\\made");
+	assert_int_equal(platform_mkdir(path, 0755), -1);
+	assert_int_equal(errno, ENOENT);
+	print_message("platform_is_admin here: %d\n", platform_is_admin());
+}
+
 static const char *fakes(void)
 {
 	const char *f = getenv("CUFERRY_WIN_FAKES");
@@ -880,6 +1023,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(planted_link_refused),
 		cmocka_unit_test(lock_and_space),
 		cmocka_unit_test(admin_owned_acl),
+		cmocka_unit_test(admin_guarded_acl),
+		cmocka_unit_test(directory_descriptor),
 		cmocka_unit_test(libraries),
 		cmocka_unit_test(children),
 		cmocka_unit_test(files_and_metadata),
