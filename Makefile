@@ -302,7 +302,8 @@ TEST_OBJ_test_devfiles = $(call obj,bundler/devfiles.c bundler/source.c unpacker
 # The kit is the bundler's whole create path (it builds bundles itself): every bundler
 # module but main, and libcurl.
 TEST_OBJ_test_kit      = $(LIB_OBJ) $(call obj,$(SIGN_SRC) $(filter-out bundler/main.c,$(BUNDLER_SRC)) \
-                         unpacker/choose.c unpacker/bundletrust.c unpacker/trust.c unpacker/layout.c) \
+                         unpacker/choose.c unpacker/bundletrust.c unpacker/trust.c unpacker/layout.c \
+                         unpacker/install/fault.c) \
                          $(B)/obj/trusted_keys.o
 TEST_LIBS_test_kit     = -lcurl
 TEST_OBJ_test_state    = $(call obj,unpacker/state.c unpacker/layout.c $(MANIFESTS_SRC) $(BUNDLE_SRC) $(UNIT_CORE)) \
@@ -310,7 +311,7 @@ TEST_OBJ_test_state    = $(call obj,unpacker/state.c unpacker/layout.c $(MANIFES
 TEST_OBJ_test_cli      = $(call obj,unpacker/cli.c unpacker/modulefile.c unpacker/env.c unpacker/layout.c \
                          $(UNIT_CORE))
 # trust.c with the test's own compiled-in keys (no trusted_keys.o)
-TEST_OBJ_test_trust    = $(call obj,unpacker/trust.c unpacker/layout.c signing/verify.c signing/sign.c common/sha256.c \
+TEST_OBJ_test_trust    = $(call obj,unpacker/trust.c unpacker/layout.c unpacker/install/fault.c signing/verify.c signing/sign.c common/sha256.c \
                          $(UNIT_CORE))
 TEST_OBJ_test_winpath  = $(call obj,unpacker/winpath.c)
 TEST_OBJ_test_pefile   = $(call obj,unpacker/validate/pefile.c)

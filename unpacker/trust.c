@@ -11,6 +11,7 @@
 #include "common/platform.h"
 #include "common/sha256.h"
 #include "signing/verify.h"
+#include "unpacker/install/fault.h"
 #include "unpacker/layout.h"
 
 extern const char *const trusted_keys_pem[]; /* make TRUSTED_KEYS=a.pub,b.pub */
@@ -114,13 +115,42 @@ static int load_trust_entry(const char *name, void *ctx)
 	return rc;
 }
 
+/* The directory that holds the trust directory (/etc/cuferry, %ProgramData%\cuferry): whoever
+ * may rename or remove entries there can take the trust directory away, and its threshold with
+ * it, leaving fewer signatures required than the site asked for. Where it exists it must be
+ * admin-guarded (others may at most add entries: %ProgramData% lets every user create one, so a
+ * user could have made %ProgramData%\cuferry before any administrator did). */
+static int check_trust_parent(const char *dir, struct cf_err *e)
+{
+	char *parent = xstrdup(dir);
+	size_t n = strlen(parent);
+	while (n && !platform_is_separator(parent[n - 1]))
+		n--;
+	parent[n ? n - 1 : 0] = '\0';
+	struct platform_stat st;
+	int rc = CF_OK;
+	/* test build only (CUFERRY_FAULT=no-acl): Wine reads every file as the user's */
+	if (parent[0] && platform_lstat(parent, &st) == 0 && !install_fault_here("no-acl") &&
+	    (st.type != PLATFORM_TYPE_DIR || platform_is_admin_guarded(parent) != 0))
+		rc = cf_fail(e, CF_TRUST, "%s is not a directory owned by root (Administrators) that only "
+			     "they may change: the trust directory in it cannot be trusted, nor its absence "
+			     "(chown root / chmod go-w it, or on Windows give it to Administrators)", parent);
+	free(parent);
+	return rc;
+}
+
 /* The trust directory counts only if an unprivileged user could not have put keys there. */
 static int load_trust_dir(struct trust *t, const char *root, struct cf_err *e)
 {
 	char *dir = layout_trust_dir(root);
 	char *threshold = xasprintf("%s/threshold", dir);
-	int rc = CF_OK;
+	int rc = check_trust_parent(dir, e);
 	struct platform_stat st;
+	if (rc != CF_OK) {
+		free(dir);
+		free(threshold);
+		return rc;
+	}
 	if (platform_stat(dir, &st) != 0 || st.type != PLATFORM_TYPE_DIR ||
 	    platform_access(dir, PLATFORM_CAN_READ) != 0) {
 		free(dir);

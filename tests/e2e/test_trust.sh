@@ -51,6 +51,19 @@ assert_contains last.err "no trusted key is configured"
 mv threshold.saved troot/etc/cuferry/trusted-keys/threshold
 chmod 755 troot/etc/cuferry/trusted-keys
 
+note "the directory above it writable by others: the trust directory could be taken away with its"
+note "threshold, so neither it nor its absence is believed (exit 2)"
+chmod 777 troot/etc/cuferry
+expect 2 "$UNPACKER" verify both.bundle --root "$W/troot" --trust "$FX/test.pub"
+assert_contains last.err "etc/cuferry is not a directory owned by root"
+one_line_reason
+mv troot/etc/cuferry/trusted-keys gone
+expect 2 "$UNPACKER" verify both.bundle --root "$W/troot" --trust "$FX/test.pub"
+assert_contains last.err "nor its absence"
+mv gone troot/etc/cuferry/trusted-keys
+chmod 755 troot/etc/cuferry
+expect 0 "$UNPACKER" verify both.bundle --root "$W/troot"
+
 for c in payload_bitflip appended_byte appended_frame; do
 	note "$c: exit 3, nothing installed"
 	$FORGE --key "$FX/test.key" --out $c.bundle --case $c
