@@ -10,6 +10,7 @@ struct cli {
 	const char *verb;      /* install, verify, validate, list, use, uninstall, env, doctor, help */
 	const char *arg;       /* BUNDLE or ID */
 	const char *prefix;
+	const char *prefix_option; /* how the prefix was given: "--prefix", "/D" or "/prefix" */
 	const char *root;
 	const char *log_file;
 	const char *json_file;

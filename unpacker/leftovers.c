@@ -24,7 +24,7 @@ static unsigned long long tree_bytes(const char *path)
 	struct platform_dir *d = platform_dir_open(path);
 	const char *name;
 	while (d && (name = platform_dir_next(d)) != NULL) {
-		char *child = xasprintf("%s/%s", path, name);
+		char *child = xasprintf("%s%c%s", path, platform_dir_separator(), name);
 		sum += tree_bytes(child);
 		free(child);
 	}
@@ -45,7 +45,7 @@ static int repair_files(const char *dir, int depth)
 	const char *name;
 	int n = 0;
 	while (d && (name = platform_dir_next(d)) != NULL) {
-		char *child = xasprintf("%s/%s", dir, name);
+		char *child = xasprintf("%s%c%s", dir, platform_dir_separator(), name);
 		struct platform_stat st;
 		if (layout_is_repair_temp(name))
 			n += report("of an interrupted repair", child);
@@ -65,7 +65,7 @@ int leftovers_report(const struct layout *l)
 	struct platform_dir *d = platform_dir_open(prefix);
 	const char *name;
 	while (d && (name = platform_dir_next(d)) != NULL) {
-		char *path = xasprintf("%s/%s", prefix, name);
+		char *path = layout_under(l, name);
 		if (layout_is_staging(name))
 			n += report("staging of an interrupted run", path);
 		else if (layout_is_backup(name))

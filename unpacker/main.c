@@ -331,12 +331,16 @@ int main(int argc, char **argv)
 		log_msg(LOG_ERROR, "%s", e.msg);
 		return finish(&c, e.code, &e, &r, started);
 	}
-	if (c.prefix && safepath_prefix_rule(c.prefix, why, sizeof(why)) != 0) {
+	char *given = c.prefix ? safepath_prefix_trim(c.prefix) : NULL;
+	if (given && safepath_prefix_rule_as(given, c.prefix_option ? c.prefix_option : "--prefix",
+					     why, sizeof(why)) != 0) {
+		free(given);
 		rc = cf_fail(&e, CF_USAGE, "%s", why);
 		log_msg(LOG_ERROR, "%s", why);
 		return finish(&c, rc, &e, &r, started);
 	}
-	char *prefix = c.prefix ? safepath_prefix_native(c.prefix) : NULL;
+	char *prefix = given ? safepath_prefix_native(given) : NULL;
+	free(given);
 	struct install_options o = {
 		.root = c.root, .prefix = prefix, .no_env = c.no_env, .env_user = c.env_user,
 		.allow_downgrade = c.allow_downgrade, .keep_current = c.keep_current, .allow_expired = c.allow_expired, .force = c.force,
