@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "common/bundle/reader.h"
-#include "common/bundle/sfx.h"
 #include "common/io.h"
 #include "common/log.h"
 #include "common/platform.h"
@@ -141,25 +140,14 @@ static int has_suffix(const char *name, const char *suffix)
 }
 
 /* A .run or .exe is a bundle only when it ends in a self-extractor's trailer: a directory of
- * programs (C:\Windows, /usr/bin) holds no bundles, rather than many untrusted ones. */
-static int ends_in_sfx_trailer(const char *path, const struct platform_stat *st)
-{
-	uint8_t trailer[SFX_TRAILER_LEN];
-	int fd = st->size >= SFX_TRAILER_LEN ? platform_open(path, PLATFORM_OPEN_READ, 0) : -1;
-	int tagged = fd >= 0 &&
-		     platform_pread(fd, trailer, sizeof(trailer), st->size - SFX_TRAILER_LEN) ==
-			     (ssize_t)sizeof(trailer) &&
-		     sfx_trailer_tagged(trailer) == 0;
-	if (fd >= 0)
-		platform_close(fd);
-	return tagged;
-}
-
-static int bundle_file(const char *name, const char *path, const struct platform_stat *st)
+ * programs (C:\Windows, /usr/bin) holds no bundles, rather than many untrusted ones. (One whose
+ * trailer was cut off is then not seen either: nothing is installed from it either way.) */
+static int bundle_file(const char *name, const char *path)
 {
 	if (has_suffix(name, ".bundle") || has_suffix(name, ".001"))
 		return 1;
-	return (has_suffix(name, ".run") || has_suffix(name, ".exe")) && ends_in_sfx_trailer(path, st);
+	return (has_suffix(name, ".run") || has_suffix(name, ".exe")) &&
+	       bundle_file_has_sfx_trailer(path);
 }
 
 /* dir/name with the system's separator (never "C:\\kit/x.bundle" on Windows); a directory given
@@ -187,7 +175,7 @@ static size_t list_bundles(const char *dir, char **names, size_t max)
 		char *path = in_dir(dir, name);
 		struct platform_stat st;
 		if (n < max && name[0] != '.' && platform_stat(path, &st) == 0 &&
-		    st.type == PLATFORM_TYPE_FILE && bundle_file(name, path, &st))
+		    st.type == PLATFORM_TYPE_FILE && bundle_file(name, path))
 			names[n++] = path;
 		else
 			free(path);

@@ -8,6 +8,7 @@
 
 #include "common/io.h"
 #include "common/log.h"
+#include "unpacker/cli.h"
 #include "unpacker/layout.h"
 #include "common/platform.h"
 #include "unpacker/state.h"
@@ -83,9 +84,9 @@ int leftovers_report(const struct layout *l)
 		const char *opts = *root ? " --root " : "";
 		int loaded = state_load(state_path, &st, &ignored) == 0;
 		if (loaded && st.current)
-			log_out("  clean up: unpacker use %s%s%s --prefix %s (takes the lock, finishes or "
+			log_out("  clean up: %s use %s%s%s --prefix %s (takes the lock, finishes or "
 				"rolls back the interrupted run and removes what it left)\n",
-				st.current, opts, root, prefix_sys);
+				cli_program_name(), st.current, opts, root, prefix_sys);
 		else
 			log_out("  clean up: run the interrupted install again (it takes the lock, rolls "
 				"back or finishes, and removes what was left)\n");

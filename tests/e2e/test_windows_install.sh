@@ -249,6 +249,8 @@ reg_is "$MKEY" CUDNN_PATH "REG_SZ $I8"
 
 note "uninstall of the current one: refused without --force; with it PATH is back as it was"
 u 1 uninstall "$D8" --prefix "$P"
+# The command to type is named as the program was started.
+assert_contains last.out "'unpacker.exe use' another first"
 # A read-only file (copied from read-only media, or marked by hand; Wine shows a file without
 # write permission as FILE_ATTRIBUTE_READONLY) does not stop the removal half-way.
 chmod 444 "$dll" "$C/cf/cudnn/$D8/LICENSE"
@@ -353,6 +355,13 @@ u 0 uninstall "$D8" --prefix "$H" --force
 ! ls -a "$C/cfh/cudnn" | grep -q '^\.old-' || fail "uninstall left a .old-* directory"
 reg_is "$MKEY" PATH "REG_EXPAND_SZ $M0"
 reg_is "$MKEY" CUDNN_PATH absent
+# What a removal that failed half-way leaves: doctor names it with Windows separators, and the
+# next run that takes the lock removes it.
+mkdir -p "$C/cfh/cudnn/.old-$D8-77/bin"
+CUFERRY_FAULT=no-acl wine_run "$SEAMS" doctor --prefix "$H" > last.out 2>&1 || true
+assert_contains last.out "leftover backup of an interrupted run *C:\\\\cfh\\\\cudnn\\\\.old-$D8-77 "
+u 0 install "$B8" --prefix "$H" --no-env --trust "$K" --no-validate
+[ ! -e "$C/cfh/cudnn/.old-$D8-77" ] || fail "the next run left .old-$D8-77"
 
 note "a user PATH that was absent: install then uninstall leaves it absent, not empty"
 wine_run reg delete "$UKEY" /v PATH /f > /dev/null 2>&1 || fail "reg delete the user PATH"

@@ -8,6 +8,7 @@
 #include "common/io.h"
 #include "common/log.h"
 #include "common/platform.h"
+#include "unpacker/cli.h"
 #include "unpacker/env.h"
 #include "unpacker/install/environment.h"
 #include "unpacker/install/journal.h"
@@ -47,7 +48,8 @@ static int open_installed(const struct layout *p, const char *id, int *lock, str
 		rc = state_load(p->state, st, e);
 	*b = rc == CF_OK ? state_find(st, id) : NULL;
 	if (rc == CF_OK && !*b)
-		rc = cf_fail(e, CF_USAGE, "'%s' is not installed in %s (see 'unpacker list')", id, p->prefix);
+		rc = cf_fail(e, CF_USAGE, "'%s' is not installed in %s (see '%s list')", id, p->prefix,
+			     cli_program_name());
 	return rc;
 }
 
@@ -133,8 +135,8 @@ int uninstall_installed(const struct install_options *o, const char *id, struct 
 	int rc = open_installed(&p, id, &lock, &st, &b, e);
 	int is_current = rc == CF_OK && st.current && strcmp(st.current, b->dir) == 0;
 	if (rc == CF_OK && is_current && !o->force)
-		rc = cf_fail(e, CF_USAGE, "'%s' is the current cuDNN; 'unpacker use' another first, or "
-			     "--force", b->dir);
+		rc = cf_fail(e, CF_USAGE, "'%s' is the current cuDNN; '%s use' another first, or "
+			     "--force", b->dir, cli_program_name());
 	if (rc == CF_OK) {
 		char *name = xstrdup(b->dir), *dir = layout_under(&p, name);
 		char *backup_name = layout_backup_name(name, platform_process_id());
@@ -163,8 +165,8 @@ int uninstall_installed(const struct install_options *o, const char *id, struct 
 		if (rc == CF_OK && is_current)
 			rc = modulefile_set_default(&p, NULL, e);
 		if (rc == CF_OK && io_rmtree(backup) != 0)
-			log_msg(LOG_WARN, "could not remove all of %s (%s): 'unpacker doctor' lists it, "
-				"the next run removes it", backup, strerror(errno));
+			log_msg(LOG_WARN, "could not remove all of %s (%s): '%s doctor' lists it, the "
+				"next run removes it", backup, strerror(errno), cli_program_name());
 		if (rc == CF_OK)
 			log_out("removed %s\n", name);
 		free(backup);
@@ -188,8 +190,9 @@ int validate_command(const struct install_options *o, const char *id, struct cf_
 	const char *want = id ? id : st.current;
 	struct state_bundle *b = rc == CF_OK && want ? state_find(&st, want) : NULL;
 	if (rc == CF_OK && !b)
-		rc = cf_fail(e, CF_USAGE, id ? "'%s' is not installed in %s (see 'unpacker list')"
-					     : "%snothing is current in %s", id ? id : "", p.prefix);
+		rc = id ? cf_fail(e, CF_USAGE, "'%s' is not installed in %s (see '%s list')", id, p.prefix,
+				  cli_program_name())
+			: cf_fail(e, CF_USAGE, "nothing is current in %s", p.prefix);
 	char *dir = b ? layout_under(&p, b->dir) : NULL;
 	if (rc == CF_OK && dir)
 		rc = validate_load_manifest(dir, &m, e);
