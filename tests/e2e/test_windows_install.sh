@@ -379,13 +379,15 @@ u 0 install "$B8" '/D=C:\cfd\cudnn\' --no-env --trust "$K" --no-validate
 u 0 uninstall "$D8" '/D=C:\cfd\cudnn\' --force
 [ ! -e "$C/cfd/cudnn/$D8" ] || fail "uninstall /D=...\\ left $D8"
 
-note "a prefix of about 200 characters installs (no 260-character limit: \\?\ paths)"
+note "a prefix of about 200 characters installs and validates (no 260-character limit: \\?\ paths)"
 LP='C:\cflong'
 for part in first-directory-of-a-long-prefix second-directory-of-a-long-prefix \
 	third-directory-of-a-long-prefix fourth-directory-of-a-long-prefix \
 	fifth-directory-of-a-long-prefix sixth-directory-of-a-long-prefix cudnn; do LP="$LP\\$part"; done
 [ ${#LP} -ge 190 ] || fail "the long prefix is only ${#LP} characters"
-u 0 install "$B8" --prefix "$LP" --trust "$K" --no-validate
+# Validated too: the installed DLL's full path is past MAX_PATH (260).
+u 0 install "$B8" --prefix "$LP" --trust "$K" --quick-validate
+assert_contains last.out "validation: all checks passed"
 LPU=$C/$(printf '%s' "${LP#C:\\}" | tr '\\' /)
 [ -f "$LPU/$D8/bin/cudnn64_8.dll" ] || fail "no $D8 under the long prefix"
 reg_is "$MKEY" PATH "REG_EXPAND_SZ $LP\\$D8\\bin;$M0"
