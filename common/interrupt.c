@@ -28,8 +28,6 @@ int interrupt_check(struct cf_err *e)
 	int kind = received;
 	if (!kind)
 		return CF_OK;
-	return cf_fail(e, CF_INSTALL, "interrupted by %s: stopped and cleaned up; run the command "
-		       "again to finish", kind == PLATFORM_INTERRUPT_INT    ? "SIGINT"
-					  : kind == PLATFORM_INTERRUPT_TERM ? "SIGTERM"
-									    : "SIGHUP");
+	return cf_fail(e, CF_INSTALL, "interrupted %s: stopped and cleaned up; run the command again "
+		       "to finish", platform_interrupt_name(kind));
 }

@@ -253,6 +253,9 @@ enum platform_interrupt {
  * the kind in a volatile sig_atomic_t. A blocked read then returns EINTR where the system
  * can do that. */
 void platform_on_interrupt(void (*handler)(int kind));
+/* How a message says which interrupt came, after "interrupted ": "by SIGINT" (POSIX),
+ * "(Ctrl-C)" (Windows, where there are no signals to name). */
+const char *platform_interrupt_name(int kind);
 /* A crash (a bad memory access, an illegal instruction, an abort) ends this process with the
  * system's own report, whatever handler a library or a sanitizer installed before. */
 void platform_crash_default(void);

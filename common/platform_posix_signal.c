@@ -25,6 +25,12 @@ void platform_on_interrupt(void (*handler)(int kind))
 		sigaction(sigs[i], &sa, NULL);
 }
 
+const char *platform_interrupt_name(int kind)
+{
+	return kind == PLATFORM_INTERRUPT_INT ? "by SIGINT" : kind == PLATFORM_INTERRUPT_TERM ? "by SIGTERM"
+											       : "by SIGHUP";
+}
+
 void platform_crash_default(void)
 {
 	static const int fatal[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };

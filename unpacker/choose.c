@@ -38,7 +38,7 @@ static void cublas_file(const char *platform, int major, char *out, size_t size)
 }
 
 struct candidate {
-	char path[PATH_MAX];
+	const char *path; /* the kit's file (names[] of choose_bundle owns it) */
 	char name[256];
 	struct manifest *m;
 	int eligible;
@@ -133,16 +133,21 @@ static int has_cublas(struct machine *mc, int major)
 
 /* ---- the candidates ---- */
 
-static int bundle_name(const char *name)
+static int has_suffix(const char *name, const char *suffix)
 {
-	size_t n = strlen(name);
-	static const char *const suffixes[] = { ".bundle", ".001", ".run", ".exe", NULL };
-	for (size_t i = 0; suffixes[i]; i++) {
-		size_t m = strlen(suffixes[i]);
-		if (n > m && strcmp(name + n - m, suffixes[i]) == 0)
-			return 1;
-	}
-	return 0;
+	size_t n = strlen(name), m = strlen(suffix);
+	return n > m && strcmp(name + n - m, suffix) == 0;
+}
+
+/* A .run or .exe is a bundle only when it ends in a self-extractor's trailer: a directory of
+ * programs (C:\Windows, /usr/bin) holds no bundles, rather than many untrusted ones. (One whose
+ * trailer was cut off is then not seen either: nothing is installed from it either way.) */
+static int bundle_file(const char *name, const char *path)
+{
+	if (has_suffix(name, ".bundle") || has_suffix(name, ".001"))
+		return 1;
+	return (has_suffix(name, ".run") || has_suffix(name, ".exe")) &&
+	       bundle_file_has_sfx_trailer(path);
 }
 
 /* dir/name with the system's separator (never "C:\\kit/x.bundle" on Windows); a directory given
@@ -169,8 +174,8 @@ static size_t list_bundles(const char *dir, char **names, size_t max)
 	for (const char *name; d && (name = platform_dir_next(d)) != NULL;) {
 		char *path = in_dir(dir, name);
 		struct platform_stat st;
-		if (n < max && name[0] != '.' && bundle_name(name) &&
-		    platform_stat(path, &st) == 0 && st.type == PLATFORM_TYPE_FILE)
+		if (n < max && name[0] != '.' && platform_stat(path, &st) == 0 &&
+		    st.type == PLATFORM_TYPE_FILE && bundle_file(name, path))
 			names[n++] = path;
 		else
 			free(path);
@@ -357,7 +362,7 @@ int choose_bundle(const char *path, const struct choose_options *o, char *chosen
 	rc = trust_load(t, &o->trust, e);
 	size_t best = n, trusted = 0;
 	for (size_t i = 0; rc == CF_OK && i < n; i++) {
-		snprintf(c[i].path, sizeof(c[i].path), "%s", names[i]);
+		c[i].path = names[i];
 		display_name(names[i], c[i].name, sizeof(c[i].name));
 		if (read_candidate(&c[i], t) != CF_OK)
 			continue;

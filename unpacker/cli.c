@@ -49,8 +49,10 @@ static int windows_switch(const char *a, struct cli *c)
 		return c->help = 1;
 	if ((v = value_of(a, "/log")))
 		return c->log_file = v, 1;
-	if ((v = value_of(a, "/prefix")) || (v = value_of(a, "/D")))
-		return c->prefix = v, 1;
+	if ((v = value_of(a, "/prefix")))
+		return c->prefix = v, c->prefix_option = "/prefix", 1;
+	if ((v = value_of(a, "/D")))
+		return c->prefix = v, c->prefix_option = "/D", 1;
 	return 0; /* any other /argument is a path */
 }
 
@@ -104,8 +106,11 @@ static int long_option(const char *a, int *i, int argc, char **argv, struct cli 
 		{ "--modulefiles", &c->modulefiles },
 	};
 	for (size_t k = 0; k < sizeof(values) / sizeof(values[0]); k++)
-		if ((r = takes_value(a, values[k].name, i, argc, argv, values[k].out)) != 0)
+		if ((r = takes_value(a, values[k].name, i, argc, argv, values[k].out)) != 0) {
+			if (values[k].out == &c->prefix)
+				c->prefix_option = "--prefix";
 			return r;
+		}
 	if ((r = takes_value(a, "--gpu", i, argc, argv, &v)) != 0) {
 		/* digits only: strtol alone takes "" (as 0), " 3" and "+3" */
 		long n = r > 0 && *v && v[strspn(v, "0123456789")] == '\0' ? strtol(v, NULL, 10) : -1;
@@ -161,9 +166,27 @@ static int contradiction(const struct cli *c, char *why, size_t size)
 	return 0;
 }
 
+static const char *program_name = "unpacker";
+
+const char *cli_program_name(void)
+{
+	return program_name;
+}
+
+static void set_program_name(const char *argv0)
+{
+	const char *name = argv0;
+	for (const char *p = argv0; p && *p; p++)
+		if (platform_is_separator(*p))
+			name = p + 1;
+	if (name && *name)
+		program_name = name;
+}
+
 int cli_parse(int argc, char **argv, struct cli *c, char *why, size_t why_size)
 {
 	memset(c, 0, sizeof(*c));
+	set_program_name(argc > 0 ? argv[0] : NULL);
 	c->gpu = -1;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];

@@ -10,6 +10,7 @@ struct cli {
 	const char *verb;      /* install, verify, validate, list, use, uninstall, env, doctor, help */
 	const char *arg;       /* BUNDLE or ID */
 	const char *prefix;
+	const char *prefix_option; /* how the prefix was given: "--prefix", "/D" or "/prefix" */
 	const char *root;
 	const char *log_file;
 	const char *json_file;
@@ -29,6 +30,10 @@ struct cli {
 	int gpu; /* -1: all */
 };
 
+/* The name the program was started as (argv[0] without its directory: "unpacker",
+ * "unpacker.exe", a self-extractor's own name), for messages that tell the user a command to
+ * type; "unpacker" before cli_parse. */
+const char *cli_program_name(void);
 /* 0 ok; otherwise 1 with a one-line reason in why. */
 int cli_parse(int argc, char **argv, struct cli *c, char *why, size_t why_size);
 extern const char cli_usage[];

@@ -132,6 +132,15 @@ char *layout_backup_name(const char *dir, long pid)
 	return xasprintf(BACKUP "%s-%ld", dir, pid);
 }
 
+char *layout_backup_of(const char *name)
+{
+	const char *dir = name + strlen(BACKUP), *dash = strrchr(name, '-');
+	if (!layout_is_backup(name) || !dash || dash <= dir || !dash[1] ||
+	    dash[1 + strspn(dash + 1, "0123456789")] != '\0')
+		return NULL;
+	return xasprintf("%.*s", (int)(dash - dir), dir);
+}
+
 int layout_is_staging(const char *name)
 {
 	return strncmp(name, STAGING, strlen(STAGING)) == 0;
@@ -158,14 +167,21 @@ int layout_is_repair_temp(const char *name)
 	return n > k && strcmp(name + n - k, layout_repair_suffix) == 0;
 }
 
+/* INSTALL_DIR/.cuferry/NAME with the system's separator throughout: messages show it. */
+static char *install_meta_file(const char *install_dir, const char *name)
+{
+	char sep = platform_dir_separator();
+	return xasprintf("%s%c%s%c%s", install_dir, sep, META, sep, name);
+}
+
 char *layout_install_header(const char *install_dir)
 {
-	return xasprintf("%s/%s", install_dir, layout_install_header_rel);
+	return install_meta_file(install_dir, "header.bin");
 }
 
 char *layout_install_report(const char *install_dir)
 {
-	return xasprintf("%s/%s", install_dir, layout_install_report_rel);
+	return install_meta_file(install_dir, REPORT);
 }
 
 char *layout_failed_dir(const struct layout *l, const char *name, const char *stamp)

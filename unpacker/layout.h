@@ -45,6 +45,8 @@ char *layout_under(const struct layout *l, const char *name);
 char *layout_staging_template(const struct layout *l);
 /* ".old-DIR-PID": where a re-installed DIR waits until the new one is committed. */
 char *layout_backup_name(const char *dir, long pid);
+/* DIR of a backup name ".old-DIR-PID"; NULL when name is not one. Free it. */
+char *layout_backup_of(const char *name);
 /* What a name directly inside the prefix is. */
 int layout_is_staging(const char *name);
 int layout_is_backup(const char *name);

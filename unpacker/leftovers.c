@@ -8,6 +8,7 @@
 
 #include "common/io.h"
 #include "common/log.h"
+#include "unpacker/cli.h"
 #include "unpacker/layout.h"
 #include "common/platform.h"
 #include "unpacker/state.h"
@@ -24,7 +25,7 @@ static unsigned long long tree_bytes(const char *path)
 	struct platform_dir *d = platform_dir_open(path);
 	const char *name;
 	while (d && (name = platform_dir_next(d)) != NULL) {
-		char *child = xasprintf("%s/%s", path, name);
+		char *child = xasprintf("%s%c%s", path, platform_dir_separator(), name);
 		sum += tree_bytes(child);
 		free(child);
 	}
@@ -45,7 +46,7 @@ static int repair_files(const char *dir, int depth)
 	const char *name;
 	int n = 0;
 	while (d && (name = platform_dir_next(d)) != NULL) {
-		char *child = xasprintf("%s/%s", dir, name);
+		char *child = xasprintf("%s%c%s", dir, platform_dir_separator(), name);
 		struct platform_stat st;
 		if (layout_is_repair_temp(name))
 			n += report("of an interrupted repair", child);
@@ -65,7 +66,7 @@ int leftovers_report(const struct layout *l)
 	struct platform_dir *d = platform_dir_open(prefix);
 	const char *name;
 	while (d && (name = platform_dir_next(d)) != NULL) {
-		char *path = xasprintf("%s/%s", prefix, name);
+		char *path = layout_under(l, name);
 		if (layout_is_staging(name))
 			n += report("staging of an interrupted run", path);
 		else if (layout_is_backup(name))
@@ -83,9 +84,9 @@ int leftovers_report(const struct layout *l)
 		const char *opts = *root ? " --root " : "";
 		int loaded = state_load(state_path, &st, &ignored) == 0;
 		if (loaded && st.current)
-			log_out("  clean up: unpacker use %s%s%s --prefix %s (takes the lock, finishes or "
+			log_out("  clean up: %s use %s%s%s --prefix %s (takes the lock, finishes or "
 				"rolls back the interrupted run and removes what it left)\n",
-				st.current, opts, root, prefix_sys);
+				cli_program_name(), st.current, opts, root, prefix_sys);
 		else
 			log_out("  clean up: run the interrupted install again (it takes the lock, rolls "
 				"back or finishes, and removes what was left)\n");

@@ -205,7 +205,8 @@ static void summarize(const struct cli *c, const struct install_result *r)
 		log_out("  signed by %s; %llu files, %llu bytes verified while written\n", r->signers,
 			(unsigned long long)r->files, (unsigned long long)r->bytes);
 		if (r->kept_current)
-			log_out("  current unchanged (--keep-current): 'unpacker use %s' switches to it\n", r->dir);
+			log_out("  current unchanged (--keep-current): '%s use %s' switches to it\n",
+				cli_program_name(), r->dir);
 		else
 			log_out("  %s%s\n", layout_current_label(), r->dir);
 		if (r->env_note[0])
@@ -265,7 +266,7 @@ static int dispatch(const struct cli *c, struct install_options *o, struct insta
 	if (!strcmp(v, "doctor"))
 		return doctor_run(o, e);
 	if (!c->arg)
-		return cf_fail(e, CF_USAGE, "%s needs an ID (see 'unpacker list')", v);
+		return cf_fail(e, CF_USAGE, "%s needs an ID (see '%s list')", v, cli_program_name());
 	return !strcmp(v, "use") ? use_installed(o, c->arg, e) : uninstall_installed(o, c->arg, e);
 }
 
@@ -294,8 +295,8 @@ int main(int argc, char **argv)
 	memset(&r, 0, sizeof(r));
 	log_init("unpacker", LOG_INFO);
 	if (cli_parse(argc, argv, &c, why, sizeof(why)) != 0) {
-		fprintf(stderr, "unpacker: %s\ntry 'unpacker help' or 'unpacker COMMAND --help' for "
-			"more information\n", why);
+		fprintf(stderr, "unpacker: %s\ntry '%s help' or '%s COMMAND --help' for more "
+			"information\n", why, cli_program_name(), cli_program_name());
 		/* Scripts read the report even when the command line was wrong. */
 		const char *json = c.json_file ? c.json_file : json_arg(argc, argv);
 		if (json) {
@@ -322,7 +323,8 @@ int main(int argc, char **argv)
 		rc = cf_fail(&e, CF_USAGE, "%s", c.platform && !c.dry_run
 			? "--platform only goes with --dry-run (a bundle installs on its own platform)"
 			: "--cuda and --dry-run go with install");
-		fprintf(stderr, "unpacker: %s\ntry 'unpacker --help' for more information\n", e.msg);
+		fprintf(stderr, "unpacker: %s\ntry '%s --help' for more information\n", e.msg,
+			cli_program_name());
 		return finish(&c, rc, &e, &r, started);
 	}
 	interrupt_install();
@@ -331,12 +333,16 @@ int main(int argc, char **argv)
 		log_msg(LOG_ERROR, "%s", e.msg);
 		return finish(&c, e.code, &e, &r, started);
 	}
-	if (c.prefix && safepath_prefix_rule(c.prefix, why, sizeof(why)) != 0) {
+	char *given = c.prefix ? safepath_prefix_trim(c.prefix) : NULL;
+	if (given && safepath_prefix_rule_as(given, c.prefix_option ? c.prefix_option : "--prefix",
+					     why, sizeof(why)) != 0) {
+		free(given);
 		rc = cf_fail(&e, CF_USAGE, "%s", why);
 		log_msg(LOG_ERROR, "%s", why);
 		return finish(&c, rc, &e, &r, started);
 	}
-	char *prefix = c.prefix ? safepath_prefix_native(c.prefix) : NULL;
+	char *prefix = given ? safepath_prefix_native(given) : NULL;
+	free(given);
 	struct install_options o = {
 		.root = c.root, .prefix = prefix, .no_env = c.no_env, .env_user = c.env_user,
 		.allow_downgrade = c.allow_downgrade, .keep_current = c.keep_current, .allow_expired = c.allow_expired, .force = c.force,

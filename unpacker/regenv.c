@@ -192,8 +192,13 @@ int regenv_remove(const struct layout *l, enum platform_env_scope scope, const c
 			 ? CF_OK : read_failed(PATH_NAME, scope, e);
 	if (rc == CF_OK && present && !(updated = winpath_remove(path, bin)))
 		rc = cf_fail(e, CF_INSTALL, "%s: %s", bin, strerror(errno));
-	if (rc == CF_OK && present && strcmp(path, updated) != 0 &&
-	    platform_env_write(scope, PATH_NAME, updated, expandable) != 0)
+	/* A PATH left empty held only our entry: the install made it from nothing (the value was
+	 * absent, as a new user's PATH is), so it goes as it came rather than stay as "". */
+	if (rc == CF_OK && present && !*updated && platform_env_delete(scope, PATH_NAME) != 0)
+		rc = cf_fail(e, CF_INSTALL, "cannot remove the %s PATH: %s", scope_name(scope),
+			     strerror(errno));
+	else if (rc == CF_OK && present && *updated && strcmp(path, updated) != 0 &&
+		 platform_env_write(scope, PATH_NAME, updated, expandable) != 0)
 		rc = cf_fail(e, CF_INSTALL, "cannot write the %s PATH: %s", scope_name(scope),
 			     strerror(errno));
 	/* CUDNN_PATH goes only when it names this install: someone else's value stays. Compared as

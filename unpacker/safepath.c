@@ -13,6 +13,11 @@
 #include "common/platform.h"
 #include "unpacker/install/fault.h"
 
+/* The longest prefix: Linux's PATH_MAX / 2, leaving room for what is installed below it. Not
+ * the C library's PATH_MAX, which is MAX_PATH (260) with mingw: Windows paths are opened as
+ * \\?\ long paths (common/platform_win.c), which have no such limit. */
+#define PREFIX_MAX 2048
+
 #define PREFIX_LETTERS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+@-"
 
 /* Windows (DESIGN.md §6): a drive, then components of the same letters plus space and
@@ -37,10 +42,15 @@ static const char *windows_prefix_problem(const char *prefix)
 			       "separator, no name ending in a space or a dot)";
 		c += len + 1;
 	}
-	return n >= PATH_MAX / 2 ? "it is too long" : NULL;
+	return n >= PREFIX_MAX ? "it is too long" : NULL;
 }
 
 int safepath_prefix_rule(const char *prefix, char *why, size_t size)
+{
+	return safepath_prefix_rule_as(prefix, "--prefix", why, size);
+}
+
+int safepath_prefix_rule_as(const char *prefix, const char *option, char *why, size_t size)
 {
 	const char *allowed = PREFIX_LETTERS "/";
 	size_t n = strlen(prefix);
@@ -55,13 +65,25 @@ int safepath_prefix_rule(const char *prefix, char *why, size_t size)
 		 (n > 1 && prefix[n - 1] == '/') || (n >= 2 && strcmp(prefix + n - 2, "/.") == 0) ||
 		 (n >= 3 && strcmp(prefix + n - 3, "/..") == 0) || n == 1)
 		bad = "it must be normalized (no //, ., .. or trailing /) and not / itself";
-	else if (n >= PATH_MAX / 2)
+	else if (n >= PREFIX_MAX)
 		bad = "it is too long";
 	if (!bad)
 		return 0;
 	char shown[160];
-	snprintf(why, size, "--prefix '%s': %s", log_safe(prefix, shown, sizeof(shown)), bad);
+	/* "--prefix 'X'", "/D='X'": as the switch was written */
+	snprintf(why, size, "%s%c'%s': %s", option, option[0] == '/' ? '=' : ' ',
+		 log_safe(prefix, shown, sizeof(shown)), bad);
 	return -1;
+}
+
+char *safepath_prefix_trim(const char *prefix)
+{
+	char *copy = xstrdup(prefix);
+	size_t n = strlen(copy);
+	if (n >= 2 && platform_is_separator(copy[n - 1]) && !platform_is_separator(copy[n - 2]) &&
+	    copy[n - 2] != ':')
+		copy[n - 1] = '\0';
+	return copy;
 }
 
 /* sshd's StrictModes: root-owned, no write for group or others; a sticky root-owned

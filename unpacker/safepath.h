@@ -12,6 +12,11 @@
  * [A-Za-z0-9._+@/-]; otherwise -1 with a one-line reason in why (a usage error). On Windows:
  * a drive ("C:\"), '\' or '/' between components, and space and parentheses besides. */
 int safepath_prefix_rule(const char *prefix, char *why, size_t size);
+/* The same, the reason naming the switch the user typed: "--prefix", "/D" or "/prefix". */
+int safepath_prefix_rule_as(const char *prefix, const char *option, char *why, size_t size);
+/* The prefix as typed with ONE trailing separator taken off ("/opt/cudnn/", NSIS-style
+ * "/D=C:\tools\cudnn\"), never a root's own ("/", "C:\"): the rule judges the rest. Free it. */
+char *safepath_prefix_trim(const char *prefix);
 /* A prefix that passed the rule, written with this system's own separator (Windows: every '/'
  * becomes '\'; POSIX: unchanged). Free it. */
 char *safepath_prefix_native(const char *prefix);

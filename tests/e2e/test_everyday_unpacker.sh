@@ -205,4 +205,35 @@ expect 1 "$UNPACKER" verify p.bundle.002 $T
 assert_contains last.err "give p.bundle.001"
 expect 2 "$UNPACKER" verify p.bundle --trust nosuch.pub
 assert_contains last.err "nosuch.pub: No such file"
+note "a directory of programs is no kit: one line, exit 1 (a .run or .exe without a trailer is no bundle)"
+mkdir -p progs
+printf '#!/bin/sh\n' > progs/tool.run
+cp "$UNPACKER" progs/tool.exe
+expect 1 "$UNPACKER" install progs $T
+assert_contains last.err "progs holds no bundles"
+
+note "a prefix given with one trailing / is that prefix; two are refused"
+expect 0 "$UNPACKER" list --root "$R" --prefix /opt/cudnn/
+assert_contains last.out "cudnn-9.19.0-cuda13"
+expect 1 "$UNPACKER" list --root "$R" --prefix /opt/cudnn//
+assert_contains last.err "--prefix '/opt/cudnn//': it must be normalized"
+
+note "uninstall moves the tree aside before it forgets it, and leaves nothing behind"
+expect 0 "$UNPACKER" sig.bundle --root "$R" $T --no-validate --no-env --keep-current
+sigdir=$(sed -n 's/.*"dir": "\(cudnn-9.50[^"]*\)".*/\1/p' "$P/.cuferry/state.json" | head -n 1)
+[ -n "$sigdir" ] && [ -d "$P/$sigdir" ] || fail "no install of sig.bundle in $P"
+# Killed after the move and before state.json forgot it: the next run puts the install back.
+mv "$P/$sigdir" "$P/.old-$sigdir-4242"
+expect 0 "$UNPACKER" use cudnn-9.19.0-cuda13 --root "$R"
+[ -d "$P/$sigdir" ] && [ ! -e "$P/.old-$sigdir-4242" ] || fail "the next run did not put $sigdir back"
+expect 0 "$UNPACKER" uninstall "$sigdir" --root "$R"
+[ ! -e "$P/$sigdir" ] || fail "uninstall left $sigdir"
+! ls -a "$P" | grep -q '^\.old-' || fail "uninstall left a .old-* directory"
+! grep -q "$sigdir" "$P/.cuferry/state.json" || fail "state.json still names $sigdir"
+# What a removal that failed half-way leaves: doctor names it, the next run removes it.
+mkdir -p "$P/.old-$sigdir-99999/lib"
+set +e; "$UNPACKER" doctor --root "$R" >doc.out 2>&1; set -e
+assert_contains doc.out "leftover backup of an interrupted run"
+expect 0 "$UNPACKER" use cudnn-9.19.0-cuda13 --root "$R"
+[ ! -e "$P/.old-$sigdir-99999" ] || fail "the next run left .old-$sigdir-99999"
 echo ok

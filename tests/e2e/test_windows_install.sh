@@ -94,10 +94,13 @@ reg_is "$MKEY" CUDNN_PATH absent
 
 note "a bad prefix is a usage error (1)"
 for bad in 'relative\cudnn' '\\server\share\cudnn' 'C:cudnn' '\\?\C:\cudnn' 'C:\a\..\cudnn' \
-	'C:\a;b' 'C:\a%x' 'C:\' 'C:\a\'; do
+	'C:\a;b' 'C:\a%x' 'C:\' 'C:\a\\'; do
 	run_as "$EXE" 1 install "$B8" --trust "$K" --no-validate --prefix "$bad"
 	assert_contains last.out "prefix"
 done
+# The reason names the switch as typed.
+run_as "$EXE" 1 install "$B8" --trust "$K" --no-validate '/D=C:\a;b'
+assert_contains last.out "/D='C:\\\\a;b': only letters"
 run_as "$EXE" 1 list --root 'C:\img'
 assert_contains last.out "on Windows give --prefix"
 
@@ -230,7 +233,8 @@ rm -f "$W/hold"
 rc=0
 wait $held || rc=$?
 [ $rc -eq 5 ] || { cat "$W/paused.out" >&2; fail "Ctrl-C: exit $rc, expected 5"; }
-assert_contains "$W/paused.out" "interrupted"
+assert_contains "$W/paused.out" "interrupted (Ctrl-C)"
+! grep -q SIGINT "$W/paused.out" || fail "Ctrl-C named as SIGINT on Windows"
 reg_is "$MKEY" PATH "REG_EXPAND_SZ $I8\\bin;$M0"
 reg_is "$MKEY" CUDNN_PATH "REG_SZ $I8"
 [ ! -e "$C/cf/cudnn/$D9" ] || fail "the interrupted install left $D9"
@@ -249,6 +253,8 @@ reg_is "$MKEY" CUDNN_PATH "REG_SZ $I8"
 
 note "uninstall of the current one: refused without --force; with it PATH is back as it was"
 u 1 uninstall "$D8" --prefix "$P"
+# The command to type is named as the program was started.
+assert_contains last.out "'unpacker.exe use' another first"
 # A read-only file (copied from read-only media, or marked by hand; Wine shows a file without
 # write permission as FILE_ATTRIBUTE_READONLY) does not stop the removal half-way.
 chmod 444 "$dll" "$C/cf/cudnn/$D8/LICENSE"
@@ -326,4 +332,82 @@ grep -q "\"current\": \"$D8\"" "$C/cv/cudnn/.cuferry/state.json" || fail "after 
 ls "$C/cv/cudnn/.cuferry/failed/" | grep -q "^$D9-" || fail "no failed report kept for $D9"
 u 0 uninstall "$D8" --prefix "$V" --force
 reg_is "$MKEY" PATH "REG_EXPAND_SZ $M0"
+note "uninstall while a program has the DLL loaded: exit 5 and nothing changed; once it ends, all gone"
+H='C:\cfh\cudnn'
+u 0 install "$B8" --prefix "$H" --trust "$K" --no-validate
+reg_is "$MKEY" PATH "REG_EXPAND_SZ $H\\$D8\\bin;$M0"
+mkfifo "$W/dllhold"
+sh "$TOP/tests/tools/winrun.sh" "$WINEPREFIX_DIR" "$F/loadfakes.exe" "$H\\$D8\\bin\\cudnn64_8.dll" \
+	cudnnGetVersion 8907 hold < "$W/dllhold" > "$W/dllhold.out" 2>&1 &
+holder=$!
+exec 4> "$W/dllhold"
+i=0
+until grep -q "holding" "$W/dllhold.out"; do
+	kill -0 "$holder" 2>/dev/null || { cat "$W/dllhold.out" >&2; fail "loadfakes.exe did not hold the DLL"; }
+	i=$((i + 1)); [ $i -lt 600 ] || fail "loadfakes.exe never loaded the DLL"
+	sleep 0.5
+done
+files_before=$(cd "$C/cfh/cudnn" && find . | sort)
+cp "$C/cfh/cudnn/.cuferry/state.json" state.before
+u 5 uninstall "$D8" --prefix "$H" --force
+assert_contains last.out "in use by a running program"
+assert_contains last.out "close it and run again"
+cmp -s state.before "$C/cfh/cudnn/.cuferry/state.json" || fail "the refused uninstall changed state.json"
+[ "$(cd "$C/cfh/cudnn" && find . | sort)" = "$files_before" ] || fail "the refused uninstall changed files"
+reg_is "$MKEY" PATH "REG_EXPAND_SZ $H\\$D8\\bin;$M0"
+reg_is "$MKEY" CUDNN_PATH "REG_SZ $H\\$D8"
+exec 4>&-
+wait "$holder" || fail "loadfakes.exe holding the DLL failed"
+rm -f "$W/dllhold"
+u 0 uninstall "$D8" --prefix "$H" --force
+[ ! -e "$C/cfh/cudnn/$D8" ] || fail "uninstall left $D8"
+! ls -a "$C/cfh/cudnn" | grep -q '^\.old-' || fail "uninstall left a .old-* directory"
+reg_is "$MKEY" PATH "REG_EXPAND_SZ $M0"
+reg_is "$MKEY" CUDNN_PATH absent
+# What a removal that failed half-way leaves: doctor names it with Windows separators, and the
+# next run that takes the lock removes it.
+mkdir -p "$C/cfh/cudnn/.old-$D8-77/bin"
+CUFERRY_FAULT=no-acl wine_run "$SEAMS" doctor --prefix "$H" > last.out 2>&1 || true
+assert_contains last.out "leftover backup of an interrupted run *C:\\\\cfh\\\\cudnn\\\\.old-$D8-77 "
+u 0 install "$B8" --prefix "$H" --no-env --trust "$K" --no-validate
+[ ! -e "$C/cfh/cudnn/.old-$D8-77" ] || fail "the next run left .old-$D8-77"
+
+note "a user PATH that was absent: install then uninstall leaves it absent, not empty"
+wine_run reg delete "$UKEY" /v PATH /f > /dev/null 2>&1 || fail "reg delete the user PATH"
+reg_is "$UKEY" PATH absent
+u 0 install "$B8" --prefix 'C:\cfe\cudnn' --env=user --trust "$K" --no-validate
+reg_is "$UKEY" PATH "REG_EXPAND_SZ C:\\cfe\\cudnn\\$D8\\bin"
+u 0 uninstall "$D8" --prefix 'C:\cfe\cudnn' --force
+reg_is "$UKEY" PATH absent
+reg_is "$UKEY" CUDNN_PATH absent
+reg_set "$UKEY" PATH REG_EXPAND_SZ "$U0"
+
+note "/D= with a trailing backslash (as NSIS installers take it) is that prefix"
+u 0 install "$B8" '/D=C:\cfd\cudnn\' --no-env --trust "$K" --no-validate
+[ -f "$C/cfd/cudnn/$D8/bin/cudnn64_8.dll" ] || fail "/D=C:\\cfd\\cudnn\\ did not install into C:\\cfd\\cudnn"
+u 0 uninstall "$D8" '/D=C:\cfd\cudnn\' --force
+[ ! -e "$C/cfd/cudnn/$D8" ] || fail "uninstall /D=...\\ left $D8"
+
+note "a prefix of about 200 characters installs and validates (no 260-character limit: \\?\ paths)"
+LP='C:\cflong'
+for part in first-directory-of-a-long-prefix second-directory-of-a-long-prefix \
+	third-directory-of-a-long-prefix fourth-directory-of-a-long-prefix \
+	fifth-directory-of-a-long-prefix sixth-directory-of-a-long-prefix cudnn; do LP="$LP\\$part"; done
+[ ${#LP} -ge 190 ] || fail "the long prefix is only ${#LP} characters"
+# Validated too: the installed DLL's full path is past MAX_PATH (260).
+u 0 install "$B8" --prefix "$LP" --trust "$K" --quick-validate
+assert_contains last.out "validation: all checks passed"
+LPU=$C/$(printf '%s' "${LP#C:\\}" | tr '\\' /)
+[ -f "$LPU/$D8/bin/cudnn64_8.dll" ] || fail "no $D8 under the long prefix"
+reg_is "$MKEY" PATH "REG_EXPAND_SZ $LP\\$D8\\bin;$M0"
+u 0 list --prefix "$LP"
+assert_contains last.out "\\* $D8"
+u 0 uninstall "$D8" --prefix "$LP" --force
+[ ! -e "$LPU/$D8" ] || fail "uninstall left $D8 under the long prefix"
+reg_is "$MKEY" PATH "REG_EXPAND_SZ $M0"
+
+note "install C:\\windows (programs, no bundles): one line, exit 1, no .exe called untrusted"
+u 1 install 'C:\windows' --trust "$K" --no-validate
+assert_contains last.out 'C:\\windows holds no bundles'
+! grep -q 'not trusted' last.out || fail "install C:\\windows judged its programs as bundles"
 echo "ok: unpacker.exe installs under Wine (layout, registry PATH/CUDNN_PATH, rollback)"

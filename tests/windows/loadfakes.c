@@ -2,7 +2,9 @@
  * SYMBOL WANT loads DLL by its full path the way the unpacker will (only the DLL's own
  * directory and System32 are searched for what it imports), calls SYMBOL - cuDriverGetVersion
  * (int *) or cudnnGetVersion (void) - and exits 0 when it returned WANT, 2 when the DLL did
- * not load, 3 when the symbol is missing, 1 on another number. */
+ * not load, 3 when the symbol is missing, 1 on another number. With a fifth argument "hold"
+ * it keeps the DLL loaded until its standard input ends (a program using cuDNN while an
+ * uninstall runs), after printing "holding DLL". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,8 +12,9 @@
 
 int main(int argc, char **argv)
 {
-	if (argc != 4) {
-		fprintf(stderr, "usage: loadfakes.exe DLL SYMBOL WANT\n");
+	int hold = argc == 5 && strcmp(argv[4], "hold") == 0;
+	if (argc != 4 && !hold) {
+		fprintf(stderr, "usage: loadfakes.exe DLL SYMBOL WANT [hold]\n");
 		return 64;
 	}
 	wchar_t path[MAX_PATH];
@@ -37,5 +40,11 @@ int main(int argc, char **argv)
 		got = (long)((size_t(__stdcall *)(void))(void (*)(void))f)();
 	}
 	printf("%s: %s() = %ld\n", argv[1], argv[2], got);
+	if (hold) {
+		printf("holding %s\n", argv[1]);
+		fflush(stdout);
+		while (getchar() != EOF)
+			;
+	}
 	return got == strtol(argv[3], NULL, 10) ? 0 : 1;
 }

@@ -8,6 +8,7 @@
 #include "common/io.h"
 #include "common/log.h"
 #include "common/platform.h"
+#include "unpacker/cli.h"
 #include "unpacker/env.h"
 #include "unpacker/install/environment.h"
 #include "unpacker/install/journal.h"
@@ -47,7 +48,8 @@ static int open_installed(const struct layout *p, const char *id, int *lock, str
 		rc = state_load(p->state, st, e);
 	*b = rc == CF_OK ? state_find(st, id) : NULL;
 	if (rc == CF_OK && !*b)
-		rc = cf_fail(e, CF_USAGE, "'%s' is not installed in %s (see 'unpacker list')", id, p->prefix);
+		rc = cf_fail(e, CF_USAGE, "'%s' is not installed in %s (see '%s list')", id, p->prefix,
+			     cli_program_name());
 	return rc;
 }
 
@@ -85,6 +87,44 @@ int use_installed(const struct install_options *o, const char *id, struct cf_err
 	return rc;
 }
 
+/* A file under the install that a running program holds (Windows refuses to delete a loaded
+ * DLL, and to open it for writing: that open is the question asked, nothing is written). */
+static int file_in_use(const char *path, const struct platform_stat *st, void *ctx)
+{
+	if (st->type != PLATFORM_TYPE_FILE)
+		return 0;
+	int fd = platform_open(path, PLATFORM_OPEN_WRITE | PLATFORM_OPEN_NOFOLLOW |
+					   PLATFORM_OPEN_NONBLOCK, 0);
+	if (fd >= 0) {
+		platform_close(fd);
+		return 0;
+	}
+	if (errno != EBUSY)
+		return 0; /* read-only or not ours: the removal itself says so */
+	*(char **)ctx = xstrdup(path);
+	return 1;
+}
+
+/* Take the install directory out of the way before anything else changes: it is renamed to
+ * a backup name beside it (the next run that takes the lock removes such a name), so a
+ * program holding one of its files stops the uninstall with nothing changed. */
+static int move_aside(const char *dir, const char *backup, struct cf_err *e)
+{
+	char *busy = NULL;
+	if (!io_exists(dir))
+		return CF_OK; /* already gone (removed by hand): only the records are left to go */
+	platform_walk_post(dir, file_in_use, &busy);
+	int rc = CF_OK;
+	if (busy)
+		rc = cf_fail(e, CF_INSTALL, "%s is in use by a running program: close it and run "
+			     "again (nothing was changed)", busy);
+	else if (platform_rename(dir, backup) != 0)
+		rc = cf_fail(e, CF_INSTALL, "%s: %s (in use by a running program? close it and run "
+			     "again; nothing was changed)", dir, strerror(errno));
+	free(busy);
+	return rc;
+}
+
 int uninstall_installed(const struct install_options *o, const char *id, struct cf_err *e)
 {
 	struct layout p;
@@ -95,12 +135,16 @@ int uninstall_installed(const struct install_options *o, const char *id, struct 
 	int rc = open_installed(&p, id, &lock, &st, &b, e);
 	int is_current = rc == CF_OK && st.current && strcmp(st.current, b->dir) == 0;
 	if (rc == CF_OK && is_current && !o->force)
-		rc = cf_fail(e, CF_USAGE, "'%s' is the current cuDNN; 'unpacker use' another first, or "
-			     "--force", b->dir);
+		rc = cf_fail(e, CF_USAGE, "'%s' is the current cuDNN; '%s use' another first, or "
+			     "--force", b->dir, cli_program_name());
 	if (rc == CF_OK) {
-		char *dir = layout_under(&p, b->dir), *name = xstrdup(b->dir);
-		/* Unlink current first: a half-removed tree must never be current. */
-		if (is_current && journal_set_current(&p, NULL) != 0)
+		char *name = xstrdup(b->dir), *dir = layout_under(&p, name);
+		char *backup_name = layout_backup_name(name, platform_process_id());
+		char *backup = layout_under(&p, backup_name);
+		rc = move_aside(dir, backup, e);
+		int moved = rc == CF_OK;
+		/* Then current (a removed tree must never be current) and the state. */
+		if (rc == CF_OK && is_current && journal_set_current(&p, NULL) != 0)
 			rc = cf_fail(e, CF_INSTALL, "%s: %s", p.current, strerror(errno));
 		if (rc == CF_OK) {
 			state_remove(&st, name);
@@ -108,16 +152,25 @@ int uninstall_installed(const struct install_options *o, const char *id, struct 
 				state_set_current(&st, NULL);
 			rc = state_save(p.state, &st, e);
 		}
-		if (rc == CF_OK && io_rmtree(dir) != 0)
-			rc = cf_fail(e, CF_INSTALL, "%s: %s", dir, strerror(errno));
+		if (rc != CF_OK && moved) {
+			/* Nothing was forgotten yet: the install goes back where it was. */
+			platform_rename(backup, dir);
+			if (is_current)
+				journal_set_current(&p, name);
+		}
 		if (rc == CF_OK && is_current)
 			rc = environment_remove(&p, o, name, e);
 		if (rc == CF_OK)
 			rc = modulefile_remove(&p, name, e);
 		if (rc == CF_OK && is_current)
 			rc = modulefile_set_default(&p, NULL, e);
+		if (rc == CF_OK && io_rmtree(backup) != 0)
+			log_msg(LOG_WARN, "could not remove all of %s (%s): '%s doctor' lists it, the "
+				"next run removes it", backup, strerror(errno), cli_program_name());
 		if (rc == CF_OK)
 			log_out("removed %s\n", name);
+		free(backup);
+		free(backup_name);
 		free(dir);
 		free(name);
 	}
@@ -137,8 +190,9 @@ int validate_command(const struct install_options *o, const char *id, struct cf_
 	const char *want = id ? id : st.current;
 	struct state_bundle *b = rc == CF_OK && want ? state_find(&st, want) : NULL;
 	if (rc == CF_OK && !b)
-		rc = cf_fail(e, CF_USAGE, id ? "'%s' is not installed in %s (see 'unpacker list')"
-					     : "%snothing is current in %s", id ? id : "", p.prefix);
+		rc = id ? cf_fail(e, CF_USAGE, "'%s' is not installed in %s (see '%s list')", id, p.prefix,
+				  cli_program_name())
+			: cf_fail(e, CF_USAGE, "nothing is current in %s", p.prefix);
 	char *dir = b ? layout_under(&p, b->dir) : NULL;
 	if (rc == CF_OK && dir)
 		rc = validate_load_manifest(dir, &m, e);

@@ -14,6 +14,7 @@
 #include "unpacker/install/environment.h"
 #include "unpacker/install/fault.h"
 #include "unpacker/modulefile.h"
+#include "unpacker/state.h"
 
 void journal_free(struct journal *j)
 {
@@ -162,6 +163,29 @@ int journal_rollback(const struct layout *p, const struct journal *j, struct cf_
 	return CF_OK;
 }
 
+/* An uninstall moves the install to .old-DIR-PID before state.json forgets it: killed in
+ * between, DIR is gone while state.json still lists it, and the backup is the install. Its
+ * path to put back then (and current again where state.json says it is), else NULL. */
+static char *interrupted_uninstall(const struct layout *p, const char *name)
+{
+	char *dir = layout_backup_of(name), *target = dir ? layout_under(p, dir) : NULL;
+	struct state st;
+	struct cf_err ignored = { 0 };
+	int listed = 0;
+	if (target && !io_exists(target) && state_load(p->state, &st, &ignored) == CF_OK) {
+		listed = state_find(&st, dir) != NULL;
+		if (listed && st.current && strcmp(st.current, dir) == 0)
+			journal_set_current(p, dir);
+		state_free(&st);
+	}
+	free(dir);
+	if (!listed) {
+		free(target);
+		return NULL;
+	}
+	return target;
+}
+
 /* Staging directories of crashed runs: we hold the lock, so nobody else is using them. */
 static void remove_stale_staging(const struct layout *p)
 {
@@ -172,8 +196,16 @@ static void remove_stale_staging(const struct layout *p)
 	while ((name = platform_dir_next(d)) != NULL)
 		if (layout_is_staging(name) || layout_is_backup(name)) {
 			char *path = layout_under(p, name);
-			log_msg(LOG_INFO, "removing %s left by an interrupted run", name);
-			io_rmtree(path);
+			char *target = layout_is_backup(name) ? interrupted_uninstall(p, name) : NULL;
+			if (target) {
+				log_msg(LOG_WARN, "putting back %s, moved aside by an uninstall that was "
+					"interrupted", target);
+				platform_rename(path, target);
+			} else {
+				log_msg(LOG_INFO, "removing %s left by an interrupted run", name);
+				io_rmtree(path);
+			}
+			free(target);
 			free(path);
 		}
 	platform_dir_close(d);

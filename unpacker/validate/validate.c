@@ -571,7 +571,7 @@ static int dll_imports(const char *file, void *ctx)
 	size_t n = strlen(file);
 	if (n < 4 || strcasecmp(file + n - 4, ".dll") != 0)
 		return 0;
-	char *path = xasprintf("%s/%s", d->bin, file), pe_why[256];
+	char *path = xasprintf("%s%c%s", d->bin, platform_dir_separator(), file), pe_why[256];
 	struct pe_info info;
 	if (pe_parse_file(path, &info, pe_why, sizeof(pe_why)) != 0) {
 		size_t used = strlen(d->why);
@@ -588,7 +588,7 @@ static int dll_imports(const char *file, void *ctx)
 		if (strncasecmp(name, "api-ms-", 7) == 0 || strncasecmp(name, "ext-ms-", 7) == 0)
 			continue;
 		d->imports++;
-		char *in_bin = xasprintf("%s/%s", d->bin, name), advice[600];
+		char *in_bin = xasprintf("%s%c%s", d->bin, platform_dir_separator(), name), advice[600];
 		struct platform_stat st;
 		struct dll_hit hit = { .source = NULL };
 		if (platform_stat(in_bin, &st) == 0 && st.type == PLATFORM_TYPE_FILE) {

@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "common/platform.h"
 #include "unpacker/layout.h"
+#include "unpacker/leftovers.h"
 #include "unpacker/state.h"
 #include "unpacker/validate/dllsearch.h"
 #include "unpacker/validate/gpuapi.h"
@@ -176,6 +177,9 @@ int windoctor_run(const struct install_options *o, struct cf_err *e)
 		rc = cf_fail(e, CF_VALIDATION, "the installed cuDNN (%s) is not found by name: its bin\\ "
 			     "is not on the machine's or the user's PATH", ours[0] ? ours : dir);
 	}
+	/* As on Linux: what an interrupted run (or an uninstall that could not remove all of
+	 * a tree) left, and the command that cleans it. */
+	leftovers_report(&l);
 	free(dir);
 	free(s);
 	layout_free(&l);
