@@ -60,7 +60,7 @@ record prefix_sticky_ok "the prefix: a root-owned 0755 directory inside a sticky
 echo "== findings 3, 7: the prefix rule (usage error 1)"
 fresh_root "$W/rule"
 for c in "relative cudnn" "space /opt/NVIDIA cudnn" 'command /opt/$(touch /tmp/cuferry-pwned)' \
-	 "semicolon /opt/a;b" "double_slash /opt//cudnn" "dotdot /opt/../cudnn" "trailing_slash /opt/cudnn/"; do
+	 "semicolon /opt/a;b" "double_slash /opt//cudnn" "dotdot /opt/../cudnn" "trailing_slashes /opt/cudnn//"; do
 	name=${c%% *} p=${c#* }
 	run_case "prefix_rule_$name" "--prefix '$p'" "usage: exit 1, only an absolute normalized [A-Za-z0-9._+@/-] path" 1 new.bundle --prefix "$p"
 done
