@@ -41,6 +41,16 @@ note "good fakes: steps 1-6 pass"
 win_install "$C/good" "$b9"
 GOOD='C:\good\cudnn-9.19.0.56-cuda13\bin'
 win_user_path "$GOOD"
+# cuDNN 9 imports no cuBLAS or NVRTC but loads them by name at run time: without them on the
+# machine step 4 names each, with where to get it.
+wine_expect 6 validate --prefix 'C:\good' --trust "$TRUST" --quick-validate
+step_is 4 dependencies fail
+has "cublasLt64_13.dll missing (imported by cuDNN, at run time): CUDA 13's cublasLt"
+has "nvrtc64_130_0.dll missing"
+# A CUDA 13 toolkit's bin\ on PATH (the files are looked at, not loaded: any bytes will do).
+mkdir -p "$C/CUDA/v13.0/bin"
+for d in cublas64_13.dll cublasLt64_13.dll nvrtc64_130_0.dll; do cp "$F/zlib/zlibwapi.dll" "$C/CUDA/v13.0/bin/$d"; done
+win_user_path "$GOOD;C:\CUDA\v13.0\bin"
 wine_expect 0 validate --prefix 'C:\good' --trust "$TRUST" --quick-validate
 for s in "1 signature" "1 files" "2 library" "3 resolution" "4 dependencies" "5 driver" "6 compute"; do
 	# shellcheck disable=SC2086
@@ -64,7 +74,7 @@ grep -q "1 privilege left (SeChangeNotifyPrivilege)" rights.txt || fail "the pro
 
 note "the wrong cuDNN: step 6 fails (exit 6)"
 win_install "$C/wrong" "$bw"
-win_user_path 'C:\wrong\cudnn-9.19.0.56-cuda13\bin'
+win_user_path 'C:\wrong\cudnn-9.19.0.56-cuda13\bin;C:\CUDA\v13.0\bin'
 wine_expect 6 validate --prefix 'C:\wrong' --trust "$TRUST" --quick-validate
 step_is 2 library pass
 step_is 6 compute fail

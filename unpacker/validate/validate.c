@@ -547,6 +547,8 @@ static void dll_advice(const struct run *r, const char *name, const char *import
 		if (strncasecmp(name, cuda[i], n) != 0)
 			continue;
 		int major = atoi(name + n);
+		if (major >= 100)
+			major /= 10; /* nvrtc64_120_0.dll: CUDA 12.0's naming */
 		snprintf(out, size, "%s missing (imported by %s): CUDA %d's %.*s, from the CUDA toolkit "
 			 "or a bundle made --with-cuda-libs%s%s", name, importer, major, (int)(n - 3),
 			 cuda[i], major != atoi(r->m->cuda_variant) ? "; this bundle is for CUDA " : "",
@@ -563,6 +565,27 @@ struct dll_deps {
 	json_t *libs;
 	size_t imports;
 };
+
+/* One DLL name: in the install's bin\, else where a program loading it by name gets it, else
+ * missing, with what to do (importer: who needs it). */
+static void find_dll(struct dll_deps *d, const char *name, const char *importer)
+{
+	d->imports++;
+	char *in_bin = xasprintf("%s%c%s", d->bin, platform_dir_separator(), name), advice[600];
+	struct platform_stat st;
+	struct dll_hit hit = { .source = NULL };
+	if (platform_stat(in_bin, &st) == 0 && st.type == PLATFORM_TYPE_FILE) {
+		json_object_set_new(d->libs, name, json_string(in_bin));
+	} else if (dllsearch_first(name, &hit) == 0) {
+		json_object_set_new(d->libs, name, json_string(hit.path));
+	} else {
+		json_object_set_new(d->libs, name, json_null());
+		dll_advice(d->r, name, importer, advice, sizeof(advice));
+		size_t used = strlen(d->why);
+		snprintf(d->why + used, sizeof(d->why) - used, "%s%s", used ? "; " : "", advice);
+	}
+	free(in_bin);
+}
 
 /* One DLL of the install's bin\: each import found in bin\, System32 or on PATH. */
 static int dll_imports(const char *file, void *ctx)
@@ -587,38 +610,43 @@ static int dll_imports(const char *file, void *ctx)
 		/* api-ms-win-… and ext-ms-…: API sets the system maps to its own DLLs */
 		if (strncasecmp(name, "api-ms-", 7) == 0 || strncasecmp(name, "ext-ms-", 7) == 0)
 			continue;
-		d->imports++;
-		char *in_bin = xasprintf("%s%c%s", d->bin, platform_dir_separator(), name), advice[600];
-		struct platform_stat st;
-		struct dll_hit hit = { .source = NULL };
-		if (platform_stat(in_bin, &st) == 0 && st.type == PLATFORM_TYPE_FILE) {
-			json_object_set_new(d->libs, name, json_string(in_bin));
-		} else if (dllsearch_first(name, &hit) == 0) {
-			json_object_set_new(d->libs, name, json_string(hit.path));
-		} else {
-			json_object_set_new(d->libs, name, json_null());
-			dll_advice(d->r, name, file, advice, sizeof(advice));
-			size_t used = strlen(d->why);
-			snprintf(d->why + used, sizeof(d->why) - used, "%s%s", used ? "; " : "", advice);
-		}
-		free(in_bin);
+		find_dll(d, name, file);
 	}
 	pe_info_free(&info);
 	free(path);
 	return 0;
 }
 
-/* Step 4 where DLLs are found as files (Windows): the installed DLLs' import tables. */
+/* cuDNN 9 imports no cuBLAS or NVRTC: it loads them by name when a graph needs them, from
+ * where a program loading them by name would (its own bin\, System32, PATH), as on Linux. */
+static void runtime_dlls(struct dll_deps *d)
+{
+	if (atoi(d->r->major) < 9)
+		return; /* cuDNN 8 imports what it needs: the import tables said it all */
+	const char *v = d->r->m->cuda_variant;
+	char names[3][64];
+	snprintf(names[0], sizeof(names[0]), "cublas64_%s.dll", v);
+	snprintf(names[1], sizeof(names[1]), "cublasLt64_%s.dll", v);
+	snprintf(names[2], sizeof(names[2]), "nvrtc64_%s0_0.dll", v);
+	for (size_t i = 0; i < 3; i++) {
+		if (!json_object_get(d->libs, names[i]))
+			find_dll(d, names[i], "cuDNN, at run time");
+	}
+}
+
+/* Step 4 where DLLs are found as files (Windows): the installed DLLs' import tables, and the
+ * DLLs cuDNN 9 loads by name. */
 static void check_deps_dirs(struct run *r)
 {
 	struct dll_deps d = { .r = r, .bin = gpuapi_cudnn_dir(r->dir), .libs = json_object() };
 	platform_dir_list(d.bin, dll_imports, &d);
+	runtime_dlls(&d);
 	char pass[256];
-	snprintf(pass, sizeof(pass), "every DLL the install's DLLs import (%zu) is in its bin\\, "
-		 "System32 or on PATH", d.imports);
+	snprintf(pass, sizeof(pass), "every DLL the install's DLLs import or cuDNN loads (%zu) is in "
+		 "its bin\\, System32 or on PATH", d.imports);
 	json_t *o = add(r, 4, "dependencies", d.why[0] ? "fail" : "pass", d.why[0] ? d.why : pass);
 	json_object_set_new(o, "libraries", d.libs);
-	json_object_set_new(o, "how", json_string("the DLLs' import tables, each name found as a file, not loaded"));
+	json_object_set_new(o, "how", json_string("the DLLs' import tables and what cuDNN 9 loads by name, each found as a file, not loaded"));
 	free((char *)d.bin);
 }
 
