@@ -229,7 +229,7 @@ $(B)/test-bin/unpacker: $(filter-out $(B)/obj/unpacker/install/fault.o,$(UNPACKE
 # The read-back tests flip a byte between write and verify (kit.c: the kit's files, output.c:
 # the bundle before create's self-check), pack.c fails zstd: a bundler with the test seams
 # compiled in, for the tests only ($(B)/bundler never has them).
-BUNDLER_SEAM_OBJ = $(patsubst %,$(B)/obj-seams/bundler/%.o,kit output pack)
+BUNDLER_SEAM_OBJ = $(patsubst %,$(B)/obj-seams/bundler/%.o,kit output pack fetch)
 $(BUNDLER_SEAM_OBJ): $(B)/obj-seams/bundler/%.o: bundler/%.c $(B)/flags | $(B)/.deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -DCUFERRY_TEST_SEAMS $(CFLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@

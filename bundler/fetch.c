@@ -72,8 +72,12 @@ static CURL *easy_new(const char *url, char *errbuf)
 static void backoff(int attempt)
 {
 	unsigned delay = attempt < 4 ? 1u << attempt : 8;
+#ifdef CUFERRY_TEST_SEAMS
+	/* Test build only (build/bundler-test-seams): retries without the wait, for the tests of
+	 * unreachable and broken mirrors. */
 	if (getenv("CUFERRY_FETCH_NO_BACKOFF"))
 		return;
+#endif
 	sleep(delay);
 }
 

@@ -8,6 +8,9 @@ BUNDLER=$B/bundler
 UNPACKER=$B/unpacker
 # The same unpacker with its test seams (CUFERRY_FAULT): the shipped one ignores them.
 UNPACKER_SEAMS=$B/test-bin/unpacker
+# The bundler with its test seams (CUFERRY_BUNDLE_FLIP, CUFERRY_ZSTD_FAIL, CUFERRY_KIT_*,
+# CUFERRY_FETCH_NO_BACKOFF); $BUNDLER has none.
+BUNDLER_SEAMS=$B/bundler-test-seams
 # The bundler's default mirror: a local one (fixtures.sh), never NVIDIA's from a test.
 export CUFERRY_MIRROR="file://$FX/file-mirror"
 NAME=$(basename "$0" .sh)

@@ -86,13 +86,13 @@ cp "$CUDA"/include/cudnn*.h "$site/cudnn/include/"
 cp "$LIBDIR/libcudnn.so.9" "$site/cudnn/lib/"
 ln -s "$LIBDIR/libcublas.so.13" "$site/cu13/lib/"
 ln -s "$LIBDIR/libnvrtc.so.13" "$site/cu13/lib/"
-expect 0 $nomirror "$BUNDLER" create --from-dir "$site/cudnn" --key "$FX/test.key" -o pip.bundle --level 1
+expect 0 $nomirror "$BUNDLER_SEAMS" create --from-dir "$site/cudnn" --key "$FX/test.key" -o pip.bundle --level 1
 expect 0 "$BUNDLER" inspect pip.bundle
 assert_contains last.out "9.19.0.56 for CUDA 13"
 assert_contains last.out "libcublas   13.1.0.3     listed, not included"
 assert_contains last.out "cuda_nvrtc  13.0.88      listed, not included"
 # --with-cuda-libs packs only what the tree holds: pip keeps cuBLAS in another wheel.
-expect 9 $nomirror "$BUNDLER" create --from-dir "$site/cudnn" --with-cuda-libs --key "$FX/test.key" \
+expect 9 $nomirror "$BUNDLER_SEAMS" create --from-dir "$site/cudnn" --with-cuda-libs --key "$FX/test.key" \
 	-o pip-libs.bundle --level 1
 assert_contains last.err "has no libcublas library in lib/ or bin/ to pack"
 [ ! -e pip-libs.bundle ] || fail "output written"
@@ -104,7 +104,7 @@ cp "$LIBDIR/libnvrtc.so.13" tk/lib/libnvrtc.so.13.0.88
 ln -s libnvrtc.so.13.0.88 tk/lib/libnvrtc.so.13
 echo old > tk/lib/libcublas.so.13.0.2
 echo new > tk/lib/libcublas.so.13.1.0.3
-expect 0 $nomirror "$BUNDLER" create --from-dir tk --cuda 13 --key "$FX/test.key" -o tk.bundle --level 1
+expect 0 $nomirror "$BUNDLER_SEAMS" create --from-dir tk --cuda 13 --key "$FX/test.key" -o tk.bundle --level 1
 expect 0 "$BUNDLER" inspect tk.bundle
 assert_contains last.out "libcublas   13.1.0.3"
 assert_contains last.out "cuda_nvrtc  13.0.88"
@@ -117,7 +117,7 @@ assert_contains last.err "name no version"
 [ ! -e unversioned.bundle ] || fail "output written"
 # Neither: the mirror is asked, and an unreachable one is an error, not a silent omission.
 rm tk/lib/libcublas.so.* tk/lib/libnvrtc.so.*
-expect 9 $nomirror "$BUNDLER" create --from-dir tk --cuda 13 --key "$FX/test.key" -o none.bundle --level 1
+expect 9 $nomirror "$BUNDLER_SEAMS" create --from-dir tk --cuda 13 --key "$FX/test.key" -o none.bundle --level 1
 assert_contains last.err "no CUDA component list"
 one_line_reason
 [ ! -e none.bundle ] || fail "output written"

@@ -148,7 +148,7 @@ umount ro 2>/dev/null || chmod 0755 ro
 note "a failed file:// fetch leaves no empty .part and does not claim to resume"
 cp -r mirror broken
 rm broken/cudnn/redist/cudnn/linux-x86_64/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz
-CUFERRY_FETCH_NO_BACKOFF=1 expect 9 "$BUNDLER" create --cudnn 9.19 --cuda 13 --mirror "file://$W/broken" \
+CUFERRY_FETCH_NO_BACKOFF=1 expect 9 "$BUNDLER_SEAMS" create --cudnn 9.19 --cuda 13 --mirror "file://$W/broken" \
 	--cache "$W/cache-broken" --key "$K" -o broken-out/ --level 1
 ! grep -q "resuming" last.err || fail "a failed fetch says it resumes"
 [ -z "$(find cache-broken -name '*.part' -size 0)" ] || fail "an empty .part was left"

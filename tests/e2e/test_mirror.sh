@@ -3,7 +3,9 @@
 # resolution, CUDA component list, --with-cuda-libs, checksum and size enforcement, a
 # missing version, and a download that breaks in the middle and resumes.
 . "$CUFERRY_TOP/tests/e2e/lib.sh"
+# The test build: its retries do not wait (CUFERRY_FETCH_NO_BACKOFF), the rest is the same code.
 export CUFERRY_FETCH_NO_BACKOFF=1
+BUNDLER=$BUNDLER_SEAMS
 py "$TOP/tests/tools/make_mirror.py" "$(cat "$FX/cuda_dir")" mirror
 start_mirror mirror
 
