@@ -195,15 +195,20 @@ assert_contains last.out "no CUDA libraries (cublas64_\*.dll) found"
 assert_contains last.out "would install $(wine_path "$W/kit dir" | sed 's/\\/\\\\/g')\\\\$(basename "$B9")"
 ! grep -q 'kit dir/' last.out || fail "a kit's bundle named with '/' on Windows"
 
+# back_to_d8 WHAT: after WHAT, $D8 is current again, PATH and CUDNN_PATH name it, no $D9.
+back_to_d8() {
+	reg_is "$MKEY" PATH "REG_EXPAND_SZ $I8\\bin;$M0"
+	reg_is "$MKEY" CUDNN_PATH "REG_SZ $I8"
+	[ ! -e "$C/cf/cudnn/$D9" ] || fail "$1 left $D9"
+	grep -q "\"current\": \"$D8\"" "$C/cf/cudnn/.cuferry/state.json" || fail "after $1 current is not $D8"
+}
+
 note "a failure after the registry was written rolls it back byte for byte"
 u 0 uninstall "$D9" --prefix "$P"
 [ ! -e "$C/cf/cudnn/$D9" ] || fail "uninstall left $D9"
 FAULT=env u 5 install "$B9" --prefix "$P" --trust "$K" --no-validate
 assert_contains last.out "injected failure at env"
-reg_is "$MKEY" PATH "REG_EXPAND_SZ $I8\\bin;$M0"
-reg_is "$MKEY" CUDNN_PATH "REG_SZ $I8"
-[ ! -e "$C/cf/cudnn/$D9" ] || fail "the rolled-back install left $D9"
-grep -q "\"current\": \"$D8\"" "$C/cf/cudnn/.cuferry/state.json" || fail "rollback: current is not $D8"
+back_to_d8 "the rollback"
 
 note "one install at a time (exit 8); a crash after the registry was written is undone by the next run"
 # The test build waits at env:pause (after the registry was written).
@@ -214,10 +219,7 @@ reg_is "$MKEY" PATH "REG_EXPAND_SZ $I9\\bin;$M0"
 win_kill_paused
 u 1 use "$D9" --prefix "$P"
 assert_contains last.out "rolling back an install of $D9"
-reg_is "$MKEY" PATH "REG_EXPAND_SZ $I8\\bin;$M0"
-reg_is "$MKEY" CUDNN_PATH "REG_SZ $I8"
-[ ! -e "$C/cf/cudnn/$D9" ] || fail "the crashed install left $D9"
-grep -q "\"current\": \"$D8\"" "$C/cf/cudnn/.cuferry/state.json" || fail "recovery: current is not $D8"
+back_to_d8 "the recovery"
 
 note "Ctrl-C after the registry was written: exit 5, the registry and current as they were"
 # Wine turns SIGINT to the process into a console CTRL_C_EVENT, which SetConsoleCtrlHandler's
@@ -235,10 +237,7 @@ wait $held || rc=$?
 [ $rc -eq 5 ] || { cat "$W/paused.out" >&2; fail "Ctrl-C: exit $rc, expected 5"; }
 assert_contains "$W/paused.out" "interrupted (Ctrl-C)"
 ! grep -q SIGINT "$W/paused.out" || fail "Ctrl-C named as SIGINT on Windows"
-reg_is "$MKEY" PATH "REG_EXPAND_SZ $I8\\bin;$M0"
-reg_is "$MKEY" CUDNN_PATH "REG_SZ $I8"
-[ ! -e "$C/cf/cudnn/$D9" ] || fail "the interrupted install left $D9"
-grep -q "\"current\": \"$D8\"" "$C/cf/cudnn/.cuferry/state.json" || fail "after Ctrl-C current is not $D8"
+back_to_d8 "Ctrl-C"
 ls -a "$C/cf/cudnn" | grep -q '^\.staging-' && fail "Ctrl-C left a staging directory"
 
 note "a corrupt bundle exits 3 and leaves the install and the registry as they were"

@@ -133,15 +133,17 @@ static void lock_and_space(void **state)
 	assert_int_equal(errno, ENOENT);
 }
 
-static int admin_only(const wchar_t *sddl)
+/* rule(the descriptor an SDDL string describes) */
+static int on_sddl(int (*rule)(void *), const wchar_t *sddl)
 {
 	PSECURITY_DESCRIPTOR sd;
 	if (!ConvertStringSecurityDescriptorToSecurityDescriptorW(sddl, SDDL_REVISION_1, &sd, NULL))
 		fail_msg("bad SDDL in the test: %ls", sddl);
-	int rc = platform_win_admin_only(sd);
+	int rc = rule(sd);
 	LocalFree(sd);
 	return rc;
 }
+static int admin_only(const wchar_t *sddl) { return on_sddl(platform_win_admin_only, sddl); }
 
 /* The rule on descriptors made here (Wine does not keep a file's owner or DACL: every file
  * reads back as the user's, so what the rule says of real files is not shown here). */
@@ -178,15 +180,7 @@ static void admin_owned_acl(void **state)
 	assert_int_equal(errno, ENOENT);
 }
 
-static int admin_guarded(const wchar_t *sddl)
-{
-	PSECURITY_DESCRIPTOR sd;
-	if (!ConvertStringSecurityDescriptorToSecurityDescriptorW(sddl, SDDL_REVISION_1, &sd, NULL))
-		fail_msg("bad SDDL in the test: %ls", sddl);
-	int rc = platform_win_admin_guarded(sd);
-	LocalFree(sd);
-	return rc;
-}
+static int admin_guarded(const wchar_t *sddl) { return on_sddl(platform_win_admin_guarded, sddl); }
 
 #define TRUSTED_INSTALLER L"S-1-5-80-956008885-3418522649-1831038044-1853292631-2271478464"
 
