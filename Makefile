@@ -469,11 +469,13 @@ $(B)/man/%.1: docs/man/%.1.scd | $(B)/.deps-all
 	scdoc < $< > $@
 
 ## test: unit tests (cmocka), end-to-end tests on the real cuDNN of this machine, threat
-##       tests, and a short run of each fuzz target
+##       tests, and a short run of each fuzz target; T=PATTERN runs only the tests it names
+##       (make test T=test_trust, T='test_windows_*'), without the fuzz run
+T ?=
 test: $(B)/.deps-all all man $(UNIT_TESTS) $(B)/sha256_check-arm64 $(B)/test-bin/unpacker $(B)/bundler-test-seams \
       $(WIN_UNIT) $(WIN_FAKES) $(WIN)/unpacker.exe $(WIN)/test-bin/unpacker.exe
-	@$(MAKE) --no-print-directory B=build-fuzz FUZZ=1 OPT=-O1 fuzz-build
-	@sh tests/run.sh $(B)
+	@[ -n "$(T)" ] || $(MAKE) --no-print-directory B=build-fuzz FUZZ=1 OPT=-O1 fuzz-build
+	@sh tests/run.sh $(B) $(T)
 
 # libFuzzer targets: the library objects built with fuzzer-no-link, the harness with fuzzer.
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_OBJ) $(call obj,$(SIGN_SRC) $(UNPACKER_SRC)) $(B)/obj/trusted_keys.o

@@ -1,9 +1,16 @@
 #!/bin/sh
-# run.sh BUILD_DIR - every unit test binary, then every end-to-end script, each with one line
-# ("ok NAME (Ns)" or "FAIL NAME" and the end of its log) as it finishes; one summary line.
+# run.sh [BUILD_DIR] [PATTERN] - every unit test binary, then every end-to-end script, each
+# with one line ("ok NAME (Ns)" or "FAIL NAME" and the end of its log) as it finishes; one
+# summary line. With PATTERN (a shell pattern matched against the test's name, e.g.
+# `test_trust` or 'test_windows_*'), only the tests it names run, and no fuzz run.
+# BUILD_DIR defaults to build/ (make test T=PATTERN passes both).
 set -u
-B=${1:-build}
-echo "running the tests: one line per test as it finishes"
+B=build
+if [ $# -gt 0 ] && [ -d "$1" ]; then B=$1; shift; fi
+PATTERN=${1:-}
+selected() { [ -z "$PATTERN" ] || case $1 in $PATTERN) true ;; *) false ;; esac; }
+if [ -n "$PATTERN" ]; then echo "running the tests named $PATTERN: one line per test as it finishes"
+else echo "running the tests: one line per test as it finishes"; fi
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "$top" && cd "$B" && pwd)
 export CUFERRY_BUILD="$B" CUFERRY_TOP="$top"
@@ -13,6 +20,7 @@ mkdir -p "$B/unit-logs"
 for t in "$B"/tests/test_*; do
 	[ -x "$t" ] || continue
 	name=$(basename "$t")
+	selected "$name" || continue
 	log="$B/unit-logs/$name.log"
 	start=$(date +%s)
 	if (cd "$top" && "$t") >"$log" 2>&1; then
@@ -25,7 +33,7 @@ for t in "$B"/tests/test_*; do
 done
 
 # The ARMv8 SHA-256 path, under qemu-user (cross-built by make test).
-if [ -x "$B/sha256_check-arm64" ] && command -v qemu-aarch64 >/dev/null; then
+if selected sha256-arm64 && [ -x "$B/sha256_check-arm64" ] && command -v qemu-aarch64 >/dev/null; then
 	if out=$(for cpu in max cortex-a57 cortex-a53; do qemu-aarch64 -cpu $cpu "$B/sha256_check-arm64" || exit 1; done); then
 		passed=$((passed + 1)); echo "ok   sha256 on arm64 (qemu): $(echo $out | tr '\n' ' ')"
 	else
@@ -33,13 +41,19 @@ if [ -x "$B/sha256_check-arm64" ] && command -v qemu-aarch64 >/dev/null; then
 	fi
 fi
 
-# Fixtures made once per run and shared: the real cuDNN bundle, keys, the mirror.
+# Fixtures made once per run and shared: the real cuDNN bundle, keys, the mirror (only when an
+# end-to-end test is to run).
 export CUFERRY_FIXTURES="$B/test-fixtures"
-if ! sh "$top/tests/e2e/fixtures.sh"; then
+scripts=
+for s in "$top"/tests/e2e/test_*.sh "$top"/tests/threats/test_*.sh; do
+	[ -f "$s" ] && selected "$(basename "$s" .sh)" && scripts="$scripts $s"
+done
+if [ -z "$scripts" ]; then
+	:
+elif ! sh "$top/tests/e2e/fixtures.sh"; then
 	echo "FAIL fixtures"; failed=$((failed + 1)); failures="$failures fixtures"
 else
-	for s in "$top"/tests/e2e/test_*.sh "$top"/tests/threats/test_*.sh; do
-		[ -f "$s" ] || continue
+	for s in $scripts; do
 		name=$(basename "$s" .sh)
 		log="$B/e2e-logs/$name.log"
 		mkdir -p "$B/e2e-logs"
@@ -55,7 +69,7 @@ fi
 
 # A short run of every fuzz target (make fuzz runs them for longer).
 FB=$top/build-fuzz
-if [ -x "$FB/fuzz/fuzz_unpack" ]; then
+if [ -z "$PATTERN" ] && [ -x "$FB/fuzz/fuzz_unpack" ]; then
 	out=$(sh "$top/tests/fuzz/run.sh" "$FB" "${CUFERRY_FUZZ_SECONDS:-10}" 2>&1)
 	echo "$out"
 	passed=$((passed + $(echo "$out" | grep -c '^ok '))); n=$(echo "$out" | grep -c '^FAIL')
@@ -63,5 +77,6 @@ if [ -x "$FB/fuzz/fuzz_unpack" ]; then
 fi
 
 [ -n "$failures" ] && echo "failed:$failures"
+[ -n "$PATTERN" ] && [ $((passed + failed)) -eq 0 ] && { echo "run.sh: no test is named $PATTERN" >&2; exit 1; }
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -87,3 +87,11 @@ skip_if_sanitizer() {
 		exit 0
 	fi
 }
+
+# run_aarch64 PROGRAM ARGS: an aarch64 build under qemu-user, with the loader and C library of
+# Debian's cross root (libc6-arm64-cross, which make deps installs) and nothing of the host's:
+# a fresh machine has no /lib/ld-linux-aarch64.so.1, so `qemu-aarch64 PROGRAM` alone works
+# only where someone once installed one by hand. A program that executes itself (the probe)
+# needs tests/tools/arm-sandbox.py instead.
+AARCH64_ROOT=/usr/aarch64-linux-gnu
+run_aarch64() { qemu-aarch64 -L "$AARCH64_ROOT" "$@"; }

@@ -209,7 +209,7 @@ expect 0 "$BUNDLER" sfx sbsa.bundle --key "$FX/test.key" --unpacker arm-stub -o 
 [ "$(head -c 20 given.run | od -An -tx1 -j18 -N2 | tr -d ' ')" = "b700" ] || fail "e_machine is not AArch64"
 expect 0 "$UNPACKER" verify given.run $T
 if [ -x "$B/linux-sbsa/unpacker" ] && command -v qemu-aarch64 >/dev/null; then
-	expect 0 qemu-aarch64 ./given.run verify $T
+	expect 0 run_aarch64 ./given.run verify $T
 	echo "the AArch64 .run verified itself under qemu-aarch64"
 fi
 
