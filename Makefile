@@ -316,11 +316,14 @@ TEST_OBJ_test_trust    = $(call obj,unpacker/trust.c unpacker/layout.c unpacker/
 TEST_OBJ_test_winpath  = $(call obj,unpacker/winpath.c)
 TEST_OBJ_test_pefile   = $(call obj,unpacker/validate/pefile.c)
 TEST_OBJ_test_platform_env = $(call obj,common/platform_posix_env.c)
+# The fixed data the unit tests read (tests/data/), by absolute path: a test runs from any
+# directory.
+TEST_DATA_FLAGS = -DCUFERRY_TEST_DATA='"$(CURDIR)/tests/data/"'
 .SECONDEXPANSION:
 $(B)/tests/test_%: tests/unit/test_%.c $$(TEST_OBJ_test_$$*)
 	$(if $(TEST_OBJ_test_$*),,$(error $<: no TEST_OBJ_test_$* in the Makefile (the objects it links)))
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) $^ -o $@ -Wl,--as-needed $(TEST_LIBS) $(TEST_LIBS_test_$*)
+	$(CC) $(CPPFLAGS) $(TEST_DATA_FLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) $^ -o $@ -Wl,--as-needed $(TEST_LIBS) $(TEST_LIBS_test_$*)
 
 ## windows-unit: the Windows pieces cross-built with mingw-w64 (portable modules' unit tests,
 ##               the Windows platform test, the fake NVIDIA DLLs) and run under Wine

@@ -46,12 +46,16 @@ cleanup() {
 	set +e
 	# Unmount in reverse order; a lazy unmount for anything a leftover process still holds.
 	for m in $mounted; do umount -R "$m" 2>/dev/null || umount -lR "$m"; done
-	if [ "$keep" = 0 ]; then rm -rf --one-file-system "$root"; else echo "fresh-ci.sh: root kept in $root"; fi
+	if grep -q " $root/" /proc/mounts; then
+		echo "fresh-ci.sh: something is still mounted under $root: not removed" >&2
+	elif [ "$keep" = 0 ]; then rm -rf --one-file-system "$root"
+	else echo "fresh-ci.sh: root kept in $root"; fi
 	exit $status
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-bind() { mkdir -p "$root$2"; mount "$@" && mounted="$root$2 $mounted"; }
+# mount_in DIR MOUNT-ARGS: mount onto DIR inside the root, remembered for the cleanup.
+mount_in() { d=$root$1; shift; mkdir -p "$d"; mount "$@" "$d" && mounted="$d $mounted"; }
 
 start=$(date +%s)
 echo "fresh-ci.sh: debootstrap Debian 12 into $root (log: $log)"
@@ -65,18 +69,17 @@ cp /etc/apt/sources.list.d/*.sources "$root/etc/apt/sources.list.d/" 2>/dev/null
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 
 # The CUDA toolkit, read-only, as the machines have it.
-mkdir -p "$root$cuda"
-mount --bind "$cuda" "$root$cuda" && mounted="$root$cuda $mounted"
+mount_in "$cuda" --bind "$cuda"
 mount -o remount,bind,ro "$root$cuda"
 ln -sfn "$(basename "$cuda")" "$root/usr/local/cuda"
 echo "$cuda/lib" > "$root/etc/ld.so.conf.d/zz-cuda.conf"
 chroot "$root" ldconfig
 
 # The kernel's file systems (the tests use /proc, FUSE, user namespaces and cgroups).
-bind /proc -t proc proc
-bind /sys --rbind /sys
-bind /dev --rbind /dev
-bind /run -t tmpfs tmpfs
+mount_in /proc -t proc proc
+mount_in /sys --rbind /sys
+mount_in /dev --rbind /dev
+mount_in /run -t tmpfs tmpfs
 
 # A clean clone of REV, as CI makes one, and shared/ beside it without write bits.
 mkdir -p "$root/ci"

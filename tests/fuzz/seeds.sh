@@ -22,7 +22,7 @@ if content[:8] == b"CUFERRY1":
     open(sys.argv[3], "wb").write(content[12:12 + h])
 PY
 done
-cp "$TOP"/../shared/data/nvidia/*.json "$C/redist/" 2>/dev/null || true
+cp "$TOP"/tests/data/nvidia/*.json "$C/redist/" 2>/dev/null || true
 i=0
 for p in lib/libcudnn.so.9 include/cudnn.h bin/x64/cudnn64_9.dll ../etc/passwd /abs CON.txt aux \
 	 "dir./f" GIT~1 'x:y' 'a\b' lib//x . .. COM0 LPT9.log caf.e a+b-c_d.e; do

@@ -6,7 +6,7 @@ from real files.
 gives the bundler its CUDA component list offline; the sizes and SHA-256 are then those of
 the libraries themselves (there are no archives to name).
 
-Layout, archive names and JSON follow NVIDIA's (see shared/data/nvidia): cudnn/redist/
+Layout, archive names and JSON follow NVIDIA's (see tests/data/nvidia): cudnn/redist/
 redistrib_9.19.0.json with cuda12/cuda13 variants, cuda/redist/redistrib_13.0.2.json with
 libcublas and cuda_nvrtc. To keep the test fast the archives hold a subset of the real
 libraries (the cuDNN loader and graph library, cuBLAS without cuBLASLt, NVRTC's builtins)."""

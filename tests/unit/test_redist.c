@@ -12,7 +12,7 @@
 #include "manifests/compat.h"
 #include "manifests/redist.h"
 
-#define NV "../shared/data/nvidia/"
+#define NV CUFERRY_TEST_DATA "nvidia/"
 
 static struct redist *load(const char *file)
 {

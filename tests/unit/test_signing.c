@@ -16,7 +16,7 @@
 #include "signing/sign.h"
 #include "signing/verify.h"
 
-#define WYCHEPROOF "../shared/data/wycheproof/"
+#define WYCHEPROOF CUFERRY_TEST_DATA "wycheproof/"
 
 static const char order_hex[] =
 	"FFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551";
