@@ -180,4 +180,16 @@ for s in TERM HUP; do
 	grep -q "interrupted by SIG$s" sig.err || { cat sig.err; fail "SIG$s not named"; }
 	[ -z "$(ls -A "sig$s")" ] || fail "SIG$s left: $(ls -A "sig$s")"
 done
+note "make prints one short line per object (V=1 the full command) and a closing line"
+make -s -C "$TOP" B="$W/qbuild" "$W/qbuild/obj/common/err.o" >make.out 2>&1 || { cat make.out; fail "make of one object"; }
+grep -qx '  CC     common/err.c' make.out || { cat make.out; fail "no quiet compile line"; }
+! grep -q -- '-Wall' make.out || fail "a full compiler line without V=1"
+make --no-print-directory -C "$TOP" B="$W/qbuild" V=1 -W common/err.c "$W/qbuild/obj/common/err.o" >make.out 2>&1 || fail "make V=1"
+grep -q -- '-Wall.*-c common/err.c' make.out || { cat make.out; fail "V=1 does not print the command"; }
+# the release build only: make with the sanitizer build's B but not its SAN=1 would rebuild it
+if ! readelf -d "$UNPACKER" | grep -q libasan; then
+	make -s -C "$TOP" B="$B" all >make.out 2>&1 || { cat make.out; fail "make all"; }
+	tail -1 make.out | grep -q "^built $B/bundler, $B/unpacker and $B/linux-sbsa/unpacker" ||
+		{ cat make.out; fail "no closing line naming what make built"; }
+fi
 echo "ok"
