@@ -96,7 +96,7 @@ VERIFY_SRC    = signing/verify.c
 SIGN_SRC      = signing/sign.c
 BUNDLER_SRC   = bundler/main.c bundler/create.c bundler/source.c bundler/pack.c \
                 bundler/fetch.c bundler/mirror.c bundler/output.c bundler/check.c bundler/inspect.c
-BUNDLER_SRC  += bundler/kit.c
+BUNDLER_SRC  += bundler/kit.c bundler/cudajson.c
 UNPACKER_SRC  = unpacker/cli.c unpacker/trust.c unpacker/state.c unpacker/env.c unpacker/validate/doctor.c unpacker/validate/validate.c unpacker/validate/probe.c unpacker/validate/gpucheck.c unpacker/validate/gpuapi.c unpacker/validate/convref.c
 COMMON_SRC   += common/bundle/sfx.c
 COMMON_SRC   += common/bundle/entry.c common/bundle/open.c

@@ -58,6 +58,15 @@ cp "$FX/small.bundle" s.bundle
 expect 0 "$BUNDLER" split s.bundle --split 1M
 [ -f s.bundle.002 ] && [ -f s.bundle ] || fail "no parts"
 cat s.bundle.0* | cmp - s.bundle || fail "split parts differ from the bundle"
+note "inspect of a middle part says which part to give, as unpacker verify does"
+expect 1 "$BUNDLER" inspect s.bundle.002
+assert_contains last.err "s.bundle.002 is part 2 of a split bundle"
+assert_contains last.err "give s.bundle.001"
+! grep -q "not a cuferry bundle" last.err || fail "a middle part called not a bundle"
+note "inspect --export DIR/ prints a check command with single slashes"
+expect 0 "$BUNDLER" inspect s.bundle --export exp/
+assert_contains last.out "verify exp/signer-1.pub -signature exp/signature-1.der exp/header.json"
+! grep -q 'exp//' last.out || fail "double slash: $(cat last.out)"
 expect 0 "$UNPACKER" verify s.bundle.001 $T
 expect 0 "$BUNDLER" split s.bundle --split fat32
 [ -f s.bundle.001 ] && [ ! -f s.bundle.002 ] || fail "stale part .002 kept"
