@@ -91,4 +91,9 @@ void check_print_requires(const struct manifest *m, const char *label)
 	char driver[128];
 	check_driver_text(m, driver, sizeof(driver));
 	log_out("%s%s, compute capability >= %s\n", label, driver, m->cc_min ? m->cc_min : "?");
+	if (m->glibc_min)
+		log_out("%sglibc >= %s (the newest symbol version its libraries need)\n", label,
+			m->glibc_min);
+	if (m->windows_min)
+		log_out("%sWindows >= %s (the newest its DLLs' headers name)\n", label, m->windows_min);
 }

@@ -16,6 +16,7 @@
 
 #include "bundler/check.h"
 #include "bundler/fetch.h"
+#include "bundler/libreq.h"
 #include "bundler/mirror.h"
 #include "bundler/output.h"
 #include "bundler/pack.h"
@@ -340,6 +341,10 @@ static int describe(struct job *j, struct cf_err *e)
 	manifest_set(&m->bundle_id, id);
 	manifest_set(&m->driver_min, compat.driver_min[0] ? compat.driver_min : NULL);
 	manifest_set(&m->cc_min, compat.sm_min[0] ? compat.sm_min : cc_floor(variant));
+	char glibc[32], windows[32];
+	libreq_scan(t, glibc, sizeof(glibc), windows, sizeof(windows));
+	manifest_set(&m->glibc_min, glibc[0] ? glibc : NULL);
+	manifest_set(&m->windows_min, windows[0] ? windows : NULL);
 	manifest_set(&m->source_kind, j->source_kind);
 	manifest_set(&m->source_name, j->source_name);
 	memcpy(m->source_sha256, j->source_sha, 32);

@@ -61,8 +61,8 @@ static const struct {
 	{ "inspect",
 	  "usage: bundler inspect BUNDLE [--export DIR]\n"
 	  "Check a bundle's signatures (by the keys it carries) and every chunk, and print its\n"
-	  "manifest. A truncated or corrupt bundle is exit 3; a middle part (NAME.002) is exit 1\n"
-	  "naming NAME.001.\n"
+	  "manifest (with the glibc or Windows version its libraries need). A truncated or\n"
+	  "corrupt bundle is exit 3; a middle part (NAME.002) is exit 1 naming NAME.001.\n"
 	  "--export DIR writes the header, the public keys and DER signatures for\n"
 	  "`openssl dgst -verify`.\n" },
 	{ "sign",
