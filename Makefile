@@ -15,6 +15,16 @@ WARN     += -Werror
 endif
 CPPFLAGS += -std=c11 -D_GNU_SOURCE -I. -I$(B)
 DEPFLAGS  = -MMD -MP
+# Quiet rules: each compile or link prints one short line ("CC bundler/main.c"); V=1 prints
+# the full command lines instead.
+V ?= 0
+ifeq ($(V),1)
+Q    :=
+say   =
+else
+Q    := @
+say   = printf '  %-6s %s\n' '$(1)' '$(2)';
+endif
 
 # Pinned static libraries built from Debian source packages by tools/deps.sh, cached outside
 # the checkout (README: "Libraries"). Every build compiles against their headers (mbedTLS 3.6
@@ -86,9 +96,9 @@ VERIFY_SRC    = signing/verify.c
 SIGN_SRC      = signing/sign.c
 BUNDLER_SRC   = bundler/main.c bundler/create.c bundler/source.c bundler/pack.c \
                 bundler/fetch.c bundler/mirror.c bundler/output.c bundler/check.c bundler/inspect.c
-BUNDLER_SRC  += bundler/kit.c
+BUNDLER_SRC  += bundler/kit.c bundler/cudajson.c bundler/libreq.c
 UNPACKER_SRC  = unpacker/cli.c unpacker/trust.c unpacker/state.c unpacker/env.c unpacker/validate/doctor.c unpacker/validate/validate.c unpacker/validate/probe.c unpacker/validate/gpucheck.c unpacker/validate/gpuapi.c unpacker/validate/convref.c
-COMMON_SRC   += common/bundle/sfx.c
+COMMON_SRC   += common/bundle/sfx.c common/elfver.c
 COMMON_SRC   += common/bundle/entry.c common/bundle/open.c
 MANIFESTS_SRC += manifests/contents.c
 BUNDLER_SRC  += bundler/stub.c bundler/sfx.c
@@ -101,7 +111,7 @@ COMMON_SRC   += common/platform_posix_fs.c common/platform_posix_dir.c common/pl
                 common/platform_posix_loader.c common/memfind.c \
                 common/platform_posix_tree.c common/platform_posix_lib.c common/platform_posix_process.c \
                 common/platform_posix_driver.c
-UNPACKER_SRC += unpacker/choose.c
+UNPACKER_SRC += unpacker/choose.c unpacker/hostreq.c
 UNPACKER_SRC += unpacker/validate/unprivileged.c unpacker/validate/probereport.c
 UNPACKER_SRC += unpacker/validate/proberun.c
 UNPACKER_SRC += unpacker/validate/ldconfig.c
@@ -137,6 +147,7 @@ FUZZ_SECONDS ?= 60
 ## all: build bundler and unpacker (never installs anything: a missing package stops it with
 ##      one line that says to run `make deps`)
 all: $(B)/.deps $(B)/bundler $(B)/unpacker $(B)/linux-sbsa/unpacker
+	@echo "built $(B)/bundler, $(B)/unpacker and $(B)/linux-sbsa/unpacker$(if $(Q), (V=1 shows the commands))"
 
 ## deps: install exactly the Debian packages the project needs (apt-get, as root)
 deps:
@@ -176,17 +187,17 @@ $(B)/flags: FORCE
 
 $(B)/obj/%.o: %.c $(DEPS)/.complete $(B)/flags | $(B)/.deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
+	$(Q)$(call say,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
 
 # compat.tsv travels inside the programs as a C string.
 $(B)/compat_data.c: manifests/compat.tsv
 	@mkdir -p $(B)
-	awk 'BEGIN { print "/* generated from manifests/compat.tsv */"; print "const char compat_tsv[] =" } \
+	$(Q)$(call say,GEN,$@)awk 'BEGIN { print "/* generated from manifests/compat.tsv */"; print "const char compat_tsv[] =" } \
 	     { gsub(/\\/, "\\\\"); gsub(/"/, "\\\""); print "\"" $$0 "\\n\"" } END { print ";" }' $< > $@
 
 $(B)/obj/compat_data.o: $(B)/compat_data.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	$(Q)$(call say,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 # Trusted keys compiled in: PEM files turned into a C table (empty when none given).
 $(B)/trusted_keys.c: FORCE
@@ -196,7 +207,7 @@ $(B)/trusted_keys.c: FORCE
 
 $(B)/obj/trusted_keys.o: $(B)/trusted_keys.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	$(Q)$(call say,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 FORCE:
 
@@ -211,20 +222,20 @@ $(B)/commit.h: FORCE
 $(B)/obj/common/version.o: $(B)/commit.h
 
 $(B)/bundler: $(BUNDLER_OBJ)
-	$(CC) $(LDFLAGS) $^ -o $@ $(BUNDLER_LIBS)
+	$(Q)$(call say,LINK,$@)$(CC) $(LDFLAGS) $^ -o $@ $(BUNDLER_LIBS)
 
 $(B)/unpacker: $(UNPACKER_OBJ) $(B)/obj/unpacker/main.o $(UNPACKER_FLOOR_OBJ)
-	$(CC) $(LDFLAGS) $^ -o $@ $(UNPACKER_LIBS)
+	$(Q)$(call say,LINK,$@)$(CC) $(LDFLAGS) $^ -o $@ $(UNPACKER_LIBS)
 
 # The tests' unpacker: the same objects, but install/fault.c with its test seams (CUFERRY_FAULT).
 # build/unpacker, the one shipped, has none.
 $(B)/obj-seams/unpacker/install/fault.o: unpacker/install/fault.c $(B)/flags | $(B)/.deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -DCUFERRY_TEST_SEAMS $(CFLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
+	$(Q)$(call say,CC,$< (seams))$(CC) $(CPPFLAGS) -DCUFERRY_TEST_SEAMS $(CFLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
 
 $(B)/test-bin/unpacker: $(filter-out $(B)/obj/unpacker/install/fault.o,$(UNPACKER_OBJ)) $(B)/obj-seams/unpacker/install/fault.o $(B)/obj/unpacker/main.o $(UNPACKER_FLOOR_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $^ -o $@ $(UNPACKER_LIBS)
+	$(Q)$(call say,LINK,$@)$(CC) $(LDFLAGS) $^ -o $@ $(UNPACKER_LIBS)
 
 # The read-back tests flip a byte between write and verify (kit.c: the kit's files, output.c:
 # the bundle before create's self-check), pack.c fails zstd: a bundler with the test seams
@@ -232,10 +243,10 @@ $(B)/test-bin/unpacker: $(filter-out $(B)/obj/unpacker/install/fault.o,$(UNPACKE
 BUNDLER_SEAM_OBJ = $(patsubst %,$(B)/obj-seams/bundler/%.o,kit output pack fetch)
 $(BUNDLER_SEAM_OBJ): $(B)/obj-seams/bundler/%.o: bundler/%.c $(B)/flags | $(B)/.deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -DCUFERRY_TEST_SEAMS $(CFLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
+	$(Q)$(call say,CC,$< (seams))$(CC) $(CPPFLAGS) -DCUFERRY_TEST_SEAMS $(CFLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
 
 $(B)/bundler-test-seams: $(filter-out $(patsubst $(B)/obj-seams/%,$(B)/obj/%,$(BUNDLER_SEAM_OBJ)),$(BUNDLER_OBJ)) $(BUNDLER_SEAM_OBJ)
-	$(CC) $(LDFLAGS) $^ -o $@ $(BUNDLER_LIBS)
+	$(Q)$(call say,LINK,$@)$(CC) $(LDFLAGS) $^ -o $@ $(BUNDLER_LIBS)
 
 ## aarch64: the linux-sbsa unpacker, build/linux-sbsa/unpacker: cross-built (gcc-aarch64-linux-gnu)
 ##          with the same glibc floor, against the aarch64 libraries of tools/deps.sh
@@ -254,14 +265,14 @@ aarch64: $(SBSA)/unpacker
 
 $(SBSA)/obj/%.o: %.c $(DEPS_SBSA)/.complete | $(B)/.deps
 	@mkdir -p $(dir $@)
-	$(SBSA_CC) $(SBSA_CFLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
+	$(Q)$(call say,CC-ARM,$<)$(SBSA_CC) $(SBSA_CFLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
 
 $(SBSA)/obj/%.o: $(B)/%.c $(DEPS_SBSA)/.complete
 	@mkdir -p $(dir $@)
-	$(SBSA_CC) $(SBSA_CFLAGS) -c $< -o $@
+	$(Q)$(call say,CC-ARM,$<)$(SBSA_CC) $(SBSA_CFLAGS) -c $< -o $@
 
 $(SBSA)/unpacker: $(SBSA_OBJ)
-	$(SBSA_CC) $^ -o $@ $(SBSA_LIBS)
+	$(Q)$(call say,LINK,$@)$(SBSA_CC) $^ -o $@ $(SBSA_LIBS)
 
 # Unit tests: one cmocka binary per module, linked with only the module it tests and what
 # that module needs: tests/unit/test_X.c links $(TEST_OBJ_test_X) (a new test adds its line
@@ -302,7 +313,7 @@ TEST_OBJ_test_devfiles = $(call obj,bundler/devfiles.c bundler/source.c unpacker
 # The kit is the bundler's whole create path (it builds bundles itself): every bundler
 # module but main, and libcurl.
 TEST_OBJ_test_kit      = $(LIB_OBJ) $(call obj,$(SIGN_SRC) $(filter-out bundler/main.c,$(BUNDLER_SRC)) \
-                         unpacker/choose.c unpacker/bundletrust.c unpacker/trust.c unpacker/layout.c \
+                         unpacker/choose.c unpacker/hostreq.c unpacker/bundletrust.c unpacker/trust.c unpacker/layout.c \
                          unpacker/install/fault.c) \
                          $(B)/obj/trusted_keys.o
 TEST_LIBS_test_kit     = -lcurl
@@ -323,7 +334,7 @@ TEST_DATA_FLAGS = -DCUFERRY_TEST_DATA='"$(CURDIR)/tests/data/"'
 $(B)/tests/test_%: tests/unit/test_%.c $$(TEST_OBJ_test_$$*)
 	$(if $(TEST_OBJ_test_$*),,$(error $<: no TEST_OBJ_test_$* in the Makefile (the objects it links)))
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(TEST_DATA_FLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) $^ -o $@ -Wl,--as-needed $(TEST_LIBS) $(TEST_LIBS_test_$*)
+	$(Q)$(call say,LINK,$@)$(CC) $(CPPFLAGS) $(TEST_DATA_FLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) $^ -o $@ -Wl,--as-needed $(TEST_LIBS) $(TEST_LIBS_test_$*)
 
 ## windows-unit: the Windows pieces cross-built with mingw-w64 (portable modules' unit tests,
 ##               the Windows platform test, the fake NVIDIA DLLs) and run under Wine
@@ -356,20 +367,20 @@ $(DEPS_WIN)/.complete:
 
 $(WIN)/tests/test_winpath.exe: tests/unit/test_winpath.c unpacker/winpath.c $(DEPS_WIN)/.complete
 	@mkdir -p $(dir $@)
-	$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
+	$(Q)$(call say,CC-WIN,$@)$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
 $(WIN)/tests/test_pefile.exe: tests/unit/test_pefile.c unpacker/validate/pefile.c $(DEPS_WIN)/.complete
 	@mkdir -p $(dir $@)
-	$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
+	$(Q)$(call say,CC-WIN,$@)$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
 $(WIN)/tests/test_platform_win.exe: tests/windows/test_platform_win.c $(WIN_PLATFORM) $(WIN_PLATFORM_H) $(DEPS_WIN)/.complete
 	@mkdir -p $(dir $@)
-	$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
+	$(Q)$(call say,CC-WIN,$@)$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
 $(WIN)/tests/test_platform_win_child.exe: tests/windows/test_platform_win_child.c $(WIN_PLATFORM) $(WIN_PLATFORM_H) $(DEPS_WIN)/.complete
 	@mkdir -p $(dir $@)
-	$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
+	$(Q)$(call say,CC-WIN,$@)$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
 $(WIN)/tests/test_platform_win_env.exe: tests/windows/test_platform_win_env.c unpacker/winpath.c $(WIN_PLATFORM) \
 		$(WIN_PLATFORM_H) $(DEPS_WIN)/.complete
 	@mkdir -p $(dir $@)
-	$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
+	$(Q)$(call say,CC-WIN,$@)$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
 
 ## windows: build/windows/unpacker.exe, one static PE (mingw-w64) from the unpacker's sources
 ##          with common/platform_win*.c in place of common/platform_posix*.c; it imports only
@@ -392,20 +403,21 @@ WIN_SYSTEM_DLLS = KERNEL32.dll ADVAPI32.dll USER32.dll PSAPI.DLL VERSION.dll msv
 
 .PHONY: windows
 windows: $(WIN)/unpacker.exe
+	@echo "built $(WIN)/unpacker.exe"
 $(WIN)/unpacker.exe: $(WIN_UNPACKER_OBJ)
-	$(WIN_CC) $^ -o $@ $(WIN_UNPACKER_LIBS)
+	$(Q)$(call say,LINK,$@)$(WIN_CC) $^ -o $@ $(WIN_UNPACKER_LIBS)
 	@bad=$$(x86_64-w64-mingw32-objdump -p $@ | sed -n 's/^\tDLL Name: //p' | \
 		grep -v -i -x $(foreach d,$(WIN_SYSTEM_DLLS),-e '$(subst %,.*,$(d))')); \
 	if [ -n "$$bad" ]; then echo "windows: $@ imports DLLs Windows does not have: $$bad"; rm -f $@; exit 1; fi
 $(WIN)/obj/%.o: %.c $(DEPS_WIN)/.complete $(B)/commit.h
 	@mkdir -p $(dir $@)
-	$(WIN_CC) $(WIN_FLAGS) $(WIN_CPPFLAGS) $(WARN) -MMD -MP -c $< -o $@
+	$(Q)$(call say,CC-WIN,$<)$(WIN_CC) $(WIN_FLAGS) $(WIN_CPPFLAGS) $(WARN) -MMD -MP -c $< -o $@
 $(WIN)/obj/compat_data.o: $(B)/compat_data.c $(DEPS_WIN)/.complete
 	@mkdir -p $(dir $@)
-	$(WIN_CC) $(WIN_FLAGS) $(WIN_CPPFLAGS) -c $< -o $@
+	$(Q)$(call say,CC-WIN,$<)$(WIN_CC) $(WIN_FLAGS) $(WIN_CPPFLAGS) -c $< -o $@
 $(WIN)/obj/trusted_keys.o: $(B)/trusted_keys.c $(DEPS_WIN)/.complete
 	@mkdir -p $(dir $@)
-	$(WIN_CC) $(WIN_FLAGS) $(WIN_CPPFLAGS) -c $< -o $@
+	$(Q)$(call say,CC-WIN,$<)$(WIN_CC) $(WIN_FLAGS) $(WIN_CPPFLAGS) -c $< -o $@
 -include $(patsubst %.o,%.d,$(filter $(WIN)/obj/%,$(WIN_UNPACKER_OBJ)))
 
 # The tests' unpacker.exe, as $(B)/test-bin/unpacker: install/fault.c with its test seams
@@ -413,11 +425,11 @@ $(WIN)/obj/trusted_keys.o: $(B)/trusted_keys.c $(DEPS_WIN)/.complete
 # reads every file as the user's, install as an Administrator). The shipped one has none.
 $(WIN)/obj-seams/unpacker/install/fault.o: unpacker/install/fault.c $(DEPS_WIN)/.complete $(B)/commit.h
 	@mkdir -p $(dir $@)
-	$(WIN_CC) $(WIN_FLAGS) $(WIN_CPPFLAGS) -DCUFERRY_TEST_SEAMS $(WARN) -c $< -o $@
+	$(Q)$(call say,CC-WIN,$< (seams))$(WIN_CC) $(WIN_FLAGS) $(WIN_CPPFLAGS) -DCUFERRY_TEST_SEAMS $(WARN) -c $< -o $@
 $(WIN)/test-bin/unpacker.exe: $(filter-out $(WIN)/obj/unpacker/install/fault.o,$(WIN_UNPACKER_OBJ)) \
 		$(WIN)/obj-seams/unpacker/install/fault.o
 	@mkdir -p $(dir $@)
-	$(WIN_CC) $^ -o $@ $(WIN_UNPACKER_LIBS)
+	$(Q)$(call say,LINK,$@)$(WIN_CC) $^ -o $@ $(WIN_UNPACKER_LIBS)
 
 # The fakes of tests/tools as Windows DLLs, named as NVIDIA names them: cuDNN 9 with its graph
 # sub-library, cuDNN 8 with ops_infer, a wrong cuDNN 9 and an older cuDNN 8 (the stale copy a
@@ -435,7 +447,7 @@ $(WIN)/fakes/nvcuda.dll: tests/tools/fakecuda.c tests/tools/fakeconf.h tests/too
 	$(call fake_nvcuda,32.0.15.8180)
 $(WIN)/fakes/cudnn_graph64_9.dll $(WIN)/fakes/cudnn_ops_infer64_8.dll: tests/tools/fakegraph.c
 	@mkdir -p $(dir $@)
-	$(FAKE_WIN) -o $@ $< -Wl,--out-implib,$@.a
+	$(Q)$(call say,CC-WIN,$@)$(FAKE_WIN) -o $@ $< -Wl,--out-implib,$@.a
 $(WIN)/fakes/cudnn64_9.dll: $(FAKE_CUDNN_SRC) $(WIN)/fakes/cudnn_graph64_9.dll
 	$(call fake_cudnn,9.19.0.56,,$(WIN)/fakes/cudnn_graph64_9.dll.a)
 $(WIN)/fakes/wrong/cudnn64_9.dll: $(FAKE_CUDNN_SRC) $(WIN)/fakes/cudnn_graph64_9.dll
@@ -449,7 +461,7 @@ $(WIN)/fakes/stale/cudnn64_8.dll: $(FAKE_CUDNN_SRC) $(WIN)/fakes/cudnn_ops_infer
 # cuDNN 8 importing zlibwapi.dll, as NVIDIA's Windows builds of 8.x do, and that tiny DLL.
 $(WIN)/fakes/zlib/zlibwapi.dll: tests/tools/fakezlib.c
 	@mkdir -p $(dir $@)
-	$(FAKE_WIN) -o $@ $< -Wl,--out-implib,$@.a
+	$(Q)$(call say,CC-WIN,$@)$(FAKE_WIN) -o $@ $< -Wl,--out-implib,$@.a
 $(WIN)/fakes/zlib/cudnn64_8.dll: $(FAKE_CUDNN_SRC) $(WIN)/fakes/cudnn_ops_infer64_8.dll $(WIN)/fakes/zlib/zlibwapi.dll
 	$(call fake_cudnn,8.9.7.29,-DFAKE_VERSION=8907 -DFAKE_CUDART=12000 -DFAKE_ZLIB,$(WIN)/fakes/cudnn_ops_infer64_8.dll.a $(WIN)/fakes/zlib/zlibwapi.dll.a)
 # fake_nvcuda FILEVERSION: the fake driver DLL with that version resource (Windows' driver
@@ -462,14 +474,14 @@ $(WIN)/fakes/driver531/nvcuda.dll: tests/tools/fakecuda.c tests/tools/fakeconf.h
 	$(call fake_nvcuda,31.0.15.3179)
 $(WIN)/fakes/loadfakes.exe: tests/windows/loadfakes.c $(DEPS_WIN)/.complete
 	@mkdir -p $(dir $@)
-	$(WIN_CC) $(WIN_FLAGS) $(WARN) $< -o $@ -static
+	$(Q)$(call say,CC-WIN,$@)$(WIN_CC) $(WIN_FLAGS) $(WARN) $< -o $@ -static
 
 ## man: the manual pages bundler(1) and unpacker(1), from docs/man/*.scd (scdoc)
 MAN_PAGES = $(B)/man/bundler.1 $(B)/man/unpacker.1
 man: $(MAN_PAGES)
 $(B)/man/%.1: docs/man/%.1.scd | $(B)/.deps-all
 	@mkdir -p $(dir $@)
-	scdoc < $< > $@
+	$(Q)$(call say,SCDOC,$@)scdoc < $< > $@
 
 ## test: unit tests (cmocka), end-to-end tests on the real cuDNN of this machine, threat
 ##       tests, and a short run of each fuzz target; T=PATTERN runs only the tests it names

@@ -1,9 +1,11 @@
 /* check.c - the bundler reads its own output back before anyone else has to */
 #include "bundler/check.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "common/bundle/open.h"
+#include "common/log.h"
 #include "common/sha256.h"
 #include "manifests/contents.h"
 #include "signing/verify.h"
@@ -73,4 +75,25 @@ void check_close(struct checked *c)
 	bundle_close(c->input);
 	manifest_free(c->manifest);
 	memset(c, 0, sizeof(*c));
+}
+
+void check_driver_text(const struct manifest *m, char *out, size_t size)
+{
+	if (m->driver_min)
+		snprintf(out, size, "driver >= %s", m->driver_min);
+	else
+		snprintf(out, size, "no driver minimum known for %s CUDA %s", m->platform,
+			 m->cuda_variant);
+}
+
+void check_print_requires(const struct manifest *m, const char *label)
+{
+	char driver[128];
+	check_driver_text(m, driver, sizeof(driver));
+	log_out("%s%s, compute capability >= %s\n", label, driver, m->cc_min ? m->cc_min : "?");
+	if (m->glibc_min)
+		log_out("%sglibc >= %s (the newest symbol version its libraries need)\n", label,
+			m->glibc_min);
+	if (m->windows_min)
+		log_out("%sWindows >= %s (the newest its DLLs' headers name)\n", label, m->windows_min);
 }

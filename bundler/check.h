@@ -27,5 +27,12 @@ int check_open(const char *path, struct checked *c, struct cf_err *e);
 /* Walks the payload: every chunk, entry and file against the manifest. */
 int check_payload(struct checked *c, int progress, struct cf_err *e);
 void check_close(struct checked *c);
+/* What the bundle asks of the driver, in words: "driver >= 580.65.06", or "no driver minimum
+ * known for windows-x86_64 CUDA 13" when the compatibility data has none (never "?"). */
+void check_driver_text(const struct manifest *m, char *out, size_t size);
+/* The "requires" lines of create's summary and inspect, each starting with label: driver and
+ * compute capability, then what the libraries ask of the host system ("glibc >= 2.27 (...)",
+ * "Windows >= 6.0 (...)") when the manifest names it. */
+void check_print_requires(const struct manifest *m, const char *label);
 
 #endif

@@ -16,6 +16,7 @@
 
 #include "bundler/check.h"
 #include "bundler/fetch.h"
+#include "bundler/libreq.h"
 #include "bundler/mirror.h"
 #include "bundler/output.h"
 #include "bundler/pack.h"
@@ -247,8 +248,8 @@ static int components_from_mirror(struct job *j, const char *cuda, const char *p
 {
 	struct cf_err why = { 0 };
 	if (mirror_resolve_cuda(j->o->mirror, cuda, platform, &j->fetch, &j->plan, &why) != CF_OK)
-		return cf_fail(e, why.code, "no CUDA component list: %s (give --mirror URL; a file:// "
-			       "directory holding cuda/redist/redistrib_<release>.json works offline)",
+		return cf_fail(e, why.code, "no CUDA component list: %s (offline: 'bundler cuda-json "
+			       "--from-dir TOOLKIT -o DIR' writes one, then give --mirror file://DIR)",
 			       why.msg);
 	j->have_plan = 1;
 	return CF_OK;
@@ -340,6 +341,10 @@ static int describe(struct job *j, struct cf_err *e)
 	manifest_set(&m->bundle_id, id);
 	manifest_set(&m->driver_min, compat.driver_min[0] ? compat.driver_min : NULL);
 	manifest_set(&m->cc_min, compat.sm_min[0] ? compat.sm_min : cc_floor(variant));
+	char glibc[32], windows[32];
+	libreq_scan(t, glibc, sizeof(glibc), windows, sizeof(windows));
+	manifest_set(&m->glibc_min, glibc[0] ? glibc : NULL);
+	manifest_set(&m->windows_min, windows[0] ? windows : NULL);
 	manifest_set(&m->source_kind, j->source_kind);
 	manifest_set(&m->source_name, j->source_name);
 	memcpy(m->source_sha256, j->source_sha, 32);
@@ -569,8 +574,7 @@ static void print_summary(const struct job *j)
 	for (size_t i = 0; i < m->ncomponents; i++)
 		log_out("requires  %s %s%s\n", m->components[i].name, m->components[i].version,
 			m->components[i].included ? " (included)" : " (listed, not included)");
-	log_out("driver    >= %s, compute capability >= %s\n", m->driver_min ? m->driver_min : "?",
-		m->cc_min ? m->cc_min : "?");
+	check_print_requires(m, "requires  ");
 }
 
 /* The unpacker to embed, before any download or compression: a missing one fails now. */
@@ -590,7 +594,7 @@ int create_bundle(const struct create_options *o, struct cf_err *e)
 	struct signer *signer = NULL;
 	memset(&j, 0, sizeof(j));
 	j.o = o;
-	j.fetch = (struct fetch_options){ .retries = 4, .progress = o->progress };
+	j.fetch = (struct fetch_options){ .retries = 4, .progress = o->progress, .offline = o->offline };
 	/* Load the key first: a typo in --key should not cost a download. */
 	int rc = signer_load(o->key_path, &signer, e);
 	if (rc == CF_OK && o->sfx && o->sfx_stub)
@@ -651,17 +655,30 @@ int create_bundle(const struct create_options *o, struct cf_err *e)
 	return rc;
 }
 
-int create_resolve(const struct create_options *o, struct cf_err *e)
+/* What a mirror create would fetch (the cuDNN archive, the CUDA component list), read from
+ * the mirror's JSON only. */
+static int resolve_plan(const struct create_options *o, const char *platform,
+			struct mirror_plan *plan, struct cf_err *e)
 {
-	struct mirror_plan plan;
-	struct fetch_options fo = { .retries = 2, .progress = 0 };
-	const char *platform = o->platform ? o->platform : "linux-x86_64";
-	char hex[65];
+	struct fetch_options fo = { .retries = 2, .progress = 0, .offline = o->offline };
 	if (!o->cudnn)
 		return cf_fail(e, CF_USAGE, "--cudnn VERSION is required");
 	int rc = precheck_release(o, platform, e);
-	if (rc == CF_OK)
-		rc = mirror_resolve(o->mirror, o->cudnn, o->cuda, platform, &fo, &plan, e);
+	return rc == CF_OK ? mirror_resolve(o->mirror, o->cudnn, o->cuda, platform, &fo, plan, e) : rc;
+}
+
+int create_check_mirror(const struct create_options *o, struct cf_err *e)
+{
+	struct mirror_plan plan;
+	return resolve_plan(o, o->platform ? o->platform : "linux-x86_64", &plan, e);
+}
+
+int create_resolve(const struct create_options *o, struct cf_err *e)
+{
+	struct mirror_plan plan;
+	const char *platform = o->platform ? o->platform : "linux-x86_64";
+	char hex[65];
+	int rc = resolve_plan(o, platform, &plan, e);
 	if (rc != CF_OK)
 		return rc;
 	hex_encode(plan.cudnn.sha256, 32, hex);

@@ -17,6 +17,7 @@ struct create_options {
 	const char *out;
 	const char *mirror;
 	int mirror_given;
+	int offline; /* --offline: never the network; only file:// mirrors are read */
 	const char *from_archive;
 	const char *from_dir;
 	int with_cuda_libs;
@@ -39,6 +40,9 @@ struct create_options {
 int create_bundle(const struct create_options *o, struct cf_err *e);
 /* What create would fetch from the mirror, printed; nothing is downloaded. */
 int create_resolve(const struct create_options *o, struct cf_err *e);
+/* Whether the mirror has what create would fetch for these options (resolve, silently):
+ * nothing is downloaded. */
+int create_check_mirror(const struct create_options *o, struct cf_err *e);
 /* The download cache: given, else $XDG_CACHE_HOME/cuferry or ~/.cache/cuferry. */
 char *create_cache_dir(const char *given);
 /* In the id and file name of a bundle that carries the CUDA libraries (--with-cuda-libs), so

@@ -69,6 +69,21 @@ static CURL *easy_new(const char *url, char *errbuf)
 	return c;
 }
 
+/* A name that does not resolve does not start resolving a second later: an offline host
+ * (no DNS at all, or a mirror's name mistyped) is told at once, not after the retries. */
+static int retry_is_pointless(CURLcode res)
+{
+	return res == CURLE_COULDNT_RESOLVE_HOST || res == CURLE_COULDNT_RESOLVE_PROXY;
+}
+
+/* --offline: the network is never touched; a URL that would need it is refused untried. */
+static int refuse_offline(const char *url, const struct fetch_options *o, struct cf_err *e)
+{
+	if (!o->offline || strncmp(url, "file://", 7) == 0)
+		return CF_OK;
+	return cf_fail(e, CF_SOURCE, "%s: not fetched (--offline)", url);
+}
+
 static void backoff(int attempt)
 {
 	unsigned delay = attempt < 4 ? 1u << attempt : 8;
@@ -114,6 +129,8 @@ int fetch_text(const char *url, size_t max, const struct fetch_options *o, char 
 	CURLcode res = CURLE_OK;
 	long code = 0;
 	int local = strncmp(url, "file://", 7) == 0;
+	if (refuse_offline(url, o, e) != CF_OK)
+		return e->code;
 	if (local && url[strlen(url) - 1] == '/' && local_listing(url, max, out, len) == 0)
 		return CF_OK;
 	int retries = local ? 0 : o->retries; /* a local file does not come back by waiting */
@@ -132,7 +149,7 @@ int fetch_text(const char *url, size_t max, const struct fetch_options *o, char 
 		}
 		free(sink.buf);
 		/* A 404 is an answer, not a hiccup. */
-		if (code >= 400 && code < 500)
+		if ((code >= 400 && code < 500) || retry_is_pointless(res))
 			break;
 		if (attempt < retries) {
 			log_msg(LOG_WARN, "%s: %s; retrying", url, errbuf[0] ? errbuf : curl_easy_strerror(res));
@@ -213,6 +230,8 @@ static int fetch_file_once(const char *url, const char *dest, uint64_t size,
 		log_msg(LOG_INFO, "using cached %s", base_name(dest));
 		return CF_OK;
 	}
+	if (refuse_offline(url, o, e) != CF_OK)
+		return e->code;
 	char *part = xasprintf("%s.part", dest), errbuf[CURL_ERROR_SIZE];
 	int rc = CF_OK, resumed = 0;
 	char *dir = xstrdup(dest);
@@ -244,7 +263,7 @@ static int fetch_file_once(const char *url, const char *dest, uint64_t size,
 			rc = interrupt_check(e);
 			break;
 		}
-		if (attempt >= o->retries) {
+		if (attempt >= o->retries || retry_is_pointless(res)) {
 			rc = cf_fail(e, CF_SOURCE, "%s: %s (%llu of %llu bytes after %d attempts)", url,
 				     res != CURLE_OK ? (errbuf[0] ? errbuf : curl_easy_strerror(res))
 						     : "short download",

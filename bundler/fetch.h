@@ -12,6 +12,7 @@ struct fetch_options {
 	const char *cache_dir;
 	int retries;
 	int progress;
+	int offline; /* --offline: only file:// URLs; anything else fails at once, untried */
 };
 
 void fetch_global_init(void);

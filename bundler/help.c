@@ -8,7 +8,7 @@ const char bundler_usage[] =
 	"       bundler create --cudnn VER [--cuda MAJOR[.MINOR]] [--platform P] --key K.key -o OUT\n"
 	"                      [--mirror URL | --from-archive FILE | --from-dir DIR] [--with-cuda-libs]\n"
 	"                      [--add-file FILE]... [--counter N] [--expires DAYS] [--level N] [--threads N]\n"
-	"                      [--split SIZE|fat32] [--sfx [--unpacker PATH]] [--cache DIR] [-q]\n"
+	"                      [--split SIZE|fat32] [--sfx [--unpacker PATH]] [--cache DIR] [--offline] [-q]\n"
 	"       bundler resolve --cudnn VER [--cuda MAJOR[.MINOR]] [--platform P] [--mirror URL]\n"
 	"       bundler inspect BUNDLE [--export DIR]\n"
 	"       bundler sign BUNDLE (--key K.key | --external [--pub K.pub --signature SIG])\n"
@@ -17,8 +17,10 @@ const char bundler_usage[] =
 	"                   (--key K.key | --external [--pub K.pub --signature SIG])\n"
 	"       bundler kit -o DIR (--cudnn VER [--cuda 12,13] [--platform P,P] --key K.key | --bundle B)...\n"
 	"                  [--unpacker [P=]PATH]... [--no-unpacker P,P] [--split SIZE]\n"
+	"       bundler cuda-json --from-dir TOOLKIT -o DIR [--platform P] [--release X.Y.Z]\n"
 	"       bundler --version | help [COMMAND] | COMMAND --help\n"
-	"The mirror defaults to $CUFERRY_MIRROR, else NVIDIA's; file:// directories work offline.\n"
+	"The mirror defaults to $CUFERRY_MIRROR, else NVIDIA's; file:// directories work offline,\n"
+	"and --offline (create, resolve, kit) never touches the network.\n"
 	"exit codes: 0 ok, 1 usage, 2 trust, 3 integrity, 4 incompatible or no space,\n"
 	"            5 interrupted or I/O, 9 download or source\n";
 
@@ -34,7 +36,7 @@ static const struct {
 	  "usage: bundler create --cudnn VER [--cuda MAJOR[.MINOR]] [--platform P] --key K.key -o OUT\n"
 	  "                      [--mirror URL | --from-archive FILE | --from-dir DIR] [--with-cuda-libs]\n"
 	  "                      [--add-file FILE]... [--counter N] [--expires DAYS] [--level N] [--threads N]\n"
-	  "                      [--split SIZE|fat32] [--sfx [--unpacker PATH]] [--cache DIR] [-q]\n"
+	  "                      [--split SIZE|fat32] [--sfx [--unpacker PATH]] [--cache DIR] [--offline] [-q]\n"
 	  "Make one signed bundle of a cuDNN release and check it before it is put in place.\n"
 	  "  -o OUT             a file, or a directory (ending in /) for the conventional name\n"
 	  "                     cudnn-VER-cudaN[-cudalibs]-PLATFORM.bundle; absolute or relative\n"
@@ -46,6 +48,8 @@ static const struct {
 	  "  --counter N        replay counter (default: the time); --expires DAYS\n"
 	  "  --split SIZE       also write the bundle cut into NAME.001, ... of at most SIZE\n"
 	  "                     (700M, 2G; 'fat32' is 4 GiB - 1, the largest file FAT32 holds)\n"
+	  "  --offline          never touch the network: only file:// mirrors are read; without\n"
+	  "                     one, a source with no component list fails at once (cuda-json)\n"
 	  "  --sfx              also write NAME.run (.exe for Windows): the static unpacker, then\n"
 	  "                     the bundle; --unpacker PATH names the unpacker to embed\n"
 	  "Plain bundle, parts and .run come from the one signed bundle of one run (one counter);\n"
@@ -57,8 +61,10 @@ static const struct {
 	{ "inspect",
 	  "usage: bundler inspect BUNDLE [--export DIR]\n"
 	  "Check a bundle's signatures (by the keys it carries) and every chunk, and print its\n"
-	  "manifest. A truncated or corrupt bundle is exit 3. --export DIR writes the header, the\n"
-	  "public keys and DER signatures for `openssl dgst -verify`.\n" },
+	  "manifest (with the glibc or Windows version its libraries need). A truncated or\n"
+	  "corrupt bundle is exit 3; a middle part (NAME.002) is exit 1 naming NAME.001.\n"
+	  "--export DIR writes the header, the public keys and DER signatures for\n"
+	  "`openssl dgst -verify`.\n" },
 	{ "sign",
 	  "usage: bundler sign BUNDLE --key K.key\n"
 	  "       bundler sign BUNDLE --external [--pub K.pub --signature SIG]\n"
@@ -89,6 +95,15 @@ static const struct {
 	  "fingerprints; never a key). Split for the output's file system (FAT32: 4 GiB - 1),\n"
 	  "space checked first, written as DIR.partial-* and renamed at the end, then flushed and\n"
 	  "read back from the device: a byte that differs is exit 3 with its offset.\n" },
+	{ "cuda-json",
+	  "usage: bundler cuda-json --from-dir TOOLKIT -o DIR [--platform P] [--release X.Y.Z]\n"
+	  "Write NVIDIA's CUDA component list, DIR/cuda/redist/redistrib_<release>.json, from a\n"
+	  "local toolkit: its version.json, or its wheel metadata (dist-info/) and versioned\n"
+	  "library names. Then 'create --mirror file://DIR' (or CUFERRY_MIRROR=file://DIR) has\n"
+	  "the list it records in every manifest without the internet. Sizes and SHA-256 are\n"
+	  "the libraries' own: the JSON lists, it names no archive to download.\n"
+	  "  --release X.Y.Z    the release label when the toolkit cannot tell it exactly (a\n"
+	  "                     wheel's runtime 13.0.96 gives 13.0)\n" },
 	{ "help",
 	  "usage: bundler help [COMMAND]\n"
 	  "Print the usage, or the help of one command (the same as COMMAND --help).\n" },

@@ -30,8 +30,7 @@ static void print_manifest(const struct manifest *m)
 	for (size_t i = 0; i < m->ncomponents; i++)
 		log_out("  %-11s %-12s %s\n", m->components[i].name, m->components[i].version,
 			m->components[i].included ? "included" : "listed, not included");
-	log_out("requires    driver >= %s, compute capability >= %s\n",
-		m->driver_min ? m->driver_min : "?", m->cc_min ? m->cc_min : "?");
+	check_print_requires(m, "requires    ");
 	log_out("payload     %llu bytes compressed, %llu bytes as tar, %zu chunks of %u bytes\n",
 		(unsigned long long)m->compressed_size, (unsigned long long)m->uncompressed_size,
 		m->nchunks, m->chunk_size);
@@ -97,12 +96,33 @@ static int export_frame(const struct checked *c, const char *dir, struct cf_err 
 		if (rc == CF_OK)
 			rc = export_sigs(dir, "stub-", c->stub_sigs, c->nstub_sigs, e);
 	}
+	/* "-o exp/" names the same directory as "exp": the command printed has one slash. */
+	int n = (int)strlen(dir);
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
 	if (rc == CF_OK)
-		log_out("exported to %s: header.json, signer-N.pub, signature-N.der%s\n"
-			"check with: openssl dgst -sha256 -verify %s/signer-1.pub -signature "
-			"%s/signature-1.der %s/header.json\n", dir,
+		log_out("exported to %.*s: header.json, signer-N.pub, signature-N.der%s\n"
+			"check with: openssl dgst -sha256 -verify %.*s/signer-1.pub -signature "
+			"%.*s/signature-1.der %.*s/header.json\n", n, dir,
 			c->nstub_sigs ? ", stub-message.bin, stub-signer-N.pub, stub-signature-N.der" : "",
-			dir, dir, dir);
+			n, dir, n, dir, n, dir);
+	return rc;
+}
+
+/* NAME.NNN, NNN from 002: a middle or last part starts with no header of its own. What is
+ * wrong is the file named, not the file: say which part to give, as the unpacker does. */
+static int explain_later_part(const char *path, struct cf_err *e)
+{
+	size_t n = strlen(path);
+	if (n < 5 || path[n - 4] != '.' || strspn(path + n - 3, "0123456789") != 3 ||
+	    atoi(path + n - 3) < 2)
+		return e->code;
+	char *first = xasprintf("%.*s.001", (int)(n - 4), path);
+	cf_err_clear(e);
+	int rc = cf_fail(e, CF_USAGE, "%s is part %d of a split bundle, not a bundle by itself: give "
+			 "%s (the parts are read in order from there)%s", path, atoi(path + n - 3), first,
+			 io_exists(first) ? "" : ", which is not beside it");
+	free(first);
 	return rc;
 }
 
@@ -110,6 +130,8 @@ int inspect_bundle(const char *path, const char *export_dir, struct cf_err *e)
 {
 	struct checked c;
 	int rc = check_open(path, &c, e);
+	if (rc == CF_TRUST && !c.frame)
+		rc = explain_later_part(path, e);
 	if (c.frame && c.frame->nsigs) {
 		for (uint32_t i = 0; i < c.frame->nsigs; i++) {
 			char fp[65], id[17];

@@ -59,7 +59,7 @@ struct kit_file {
 struct kit_bundle {
 	char *name; /* cudnn-9.19.0.56-cuda13-linux-x86_64.bundle */
 	struct source src;
-	char *id, *platform, *version, *cuda, *driver_min;
+	char *id, *platform, *version, *cuda, *driver_min; /* driver_min: check_driver_text's */
 	int packs_cuda;
 	uint8_t keyids[8][32];
 	uint32_t nkeys;
@@ -83,6 +83,7 @@ struct kit {
 	char *out;        /* the kit's final path */
 	char *partial;    /* where it is written */
 	char *workdir;    /* matrix bundles are built here, on local disk */
+	char missing[2048]; /* the matrix pairs the mirror lacks, and why */
 	uint64_t split;
 	uint64_t fs_limit;
 	const char *fs_name;
@@ -263,7 +264,9 @@ static int add_bundle(struct kit *k, const char *path, struct cf_err *e)
 		b->platform = xstrdup(m->platform);
 		b->version = xstrdup(m->cudnn_version);
 		b->cuda = xstrdup(m->cuda_variant);
-		b->driver_min = xstrdup(m->driver_min ? m->driver_min : "?");
+		char driver[128];
+		check_driver_text(m, driver, sizeof(driver));
+		b->driver_min = xstrdup(driver);
 		for (size_t i = 0; i < m->ncomponents; i++)
 			b->packs_cuda |= m->components[i].included;
 		b->nkeys = c.frame->nsigs;
@@ -293,20 +296,16 @@ static int name_order(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* --cudnn VER --cuda 12,13 --platform a,b: one create per pair, into a local work directory. */
-static int build_matrix(struct kit *k, struct cf_err *e)
+/* One step for each platform x CUDA variant of the matrix (--platform a,b --cuda 12,13),
+ * with the create options of that pair; stops at the first failure unless keep_going. */
+typedef int (*pair_step)(struct kit *k, struct create_options *co, struct cf_err *e);
+static int each_pair(struct kit *k, pair_step step, int keep_going, struct cf_err *e)
 {
 	const struct kit_options *o = k->o;
-	char *cache = create_cache_dir(o->create.cache);
-	io_mkdirs(cache, 0755);
-	k->workdir = xasprintf("%s/kit-XXXXXX", cache);
-	free(cache);
-	if (!mkdtemp(k->workdir))
-		return cf_fail(e, cf_write_status(errno), "%s: %s", k->workdir, strerror(errno));
 	const char *platforms = o->platform_list ? o->platform_list : "linux-x86_64";
 	const char *cudas = o->cuda_list ? o->cuda_list : "";
 	int rc = CF_OK;
-	for (const char *p = platforms; rc == CF_OK && *p;) {
+	for (const char *p = platforms; (rc == CF_OK || keep_going) && *p;) {
 		size_t plen = strcspn(p, ",");
 		char platform[32];
 		snprintf(platform, sizeof(platform), "%.*s", (int)plen, p);
@@ -315,20 +314,62 @@ static int build_matrix(struct kit *k, struct cf_err *e)
 			char cuda[16];
 			snprintf(cuda, sizeof(cuda), "%.*s", (int)clen, c);
 			struct create_options co = o->create;
-			char *out = xasprintf("%s/", k->workdir);
 			co.platform = platform;
 			co.cuda = cuda[0] ? cuda : NULL;
-			co.out = out;
-			co.split = 0;
-			co.sfx = 0;
-			rc = create_bundle(&co, e);
-			free(out);
+			int step_rc = step(k, &co, e);
+			rc = rc != CF_OK ? rc : step_rc;
 			c += clen + (c[clen] == ',');
-			if (rc != CF_OK || !*c)
+			if ((rc != CF_OK && !keep_going) || !*c)
 				break;
 		}
 		p += plen + (p[plen] == ',');
 	}
+	return rc;
+}
+
+static int build_pair(struct kit *k, struct create_options *co, struct cf_err *e)
+{
+	char *out = xasprintf("%s/", k->workdir);
+	co->out = out;
+	co->split = 0;
+	co->sfx = 0;
+	int rc = create_bundle(co, e);
+	free(out);
+	return rc;
+}
+
+/* Every pair is resolved against the mirror before the first download: a platform or CUDA
+ * variant the mirror lacks is named now, not after gigabytes of the others. k->missing
+ * collects "platform CUDA n: why" for each. */
+static int resolve_pair(struct kit *k, struct create_options *co, struct cf_err *e)
+{
+	struct cf_err why = { 0 };
+	int rc = create_check_mirror(co, &why);
+	if (rc == CF_OK)
+		return CF_OK;
+	size_t have = strlen(k->missing);
+	snprintf(k->missing + have, sizeof(k->missing) - have, "%s%s%s%s: %s", have ? "; " : "",
+		 co->platform, co->cuda ? " CUDA " : "", co->cuda ? co->cuda : "", why.msg);
+	return rc;
+}
+
+/* --cudnn VER --cuda 12,13 --platform a,b: the whole matrix resolved first, then one create
+ * per pair, into a local work directory. */
+static int build_matrix(struct kit *k, struct cf_err *e)
+{
+	const struct kit_options *o = k->o;
+	k->missing[0] = '\0';
+	int rc = each_pair(k, resolve_pair, 1, e);
+	if (rc != CF_OK)
+		return cf_fail(e, rc, "nothing downloaded: the mirror lacks part of the matrix: %s",
+			       k->missing);
+	char *cache = create_cache_dir(o->create.cache);
+	io_mkdirs(cache, 0755);
+	k->workdir = xasprintf("%s/kit-XXXXXX", cache);
+	free(cache);
+	if (!mkdtemp(k->workdir))
+		return cf_fail(e, cf_write_status(errno), "%s: %s", k->workdir, strerror(errno));
+	rc = each_pair(k, build_pair, 0, e);
 	DIR *d = rc == CF_OK ? opendir(k->workdir) : NULL;
 	char *names[KIT_MAX_INPUTS];
 	size_t n = 0;
@@ -499,6 +540,31 @@ static int kit_has_windows(const struct kit *k)
 	return 0;
 }
 
+/* A bundle made from a tree without NVIDIA's metadata knows its cuDNN from the headers only
+ * (9.19.0); one made from NVIDIA's archive or wheel has the build too (9.19.0.56). When a kit
+ * holds both, say which is which rather than let them read as two releases: the full
+ * version of the one that lacks it, as far as major.minor.patch tell. NULL: nothing to say. */
+static const char *full_version_of(const struct kit *k, const struct kit_bundle *b)
+{
+	size_t n = strlen(b->version);
+	for (size_t i = 0; i < k->nbundles; i++) {
+		const char *v = k->bundles[i].version;
+		if (strncmp(v, b->version, n) == 0 && v[n] == '.' && !strchr(v + n + 1, '.'))
+			return v;
+	}
+	return NULL;
+}
+
+static void version_note(const struct kit *k, const struct kit_bundle *b, char *out, size_t size)
+{
+	const char *full = full_version_of(k, b);
+	out[0] = '\0';
+	if (full)
+		snprintf(out, size, "cuDNN %s from its headers: its source named no build number; "
+			 "the kit's %s bundles are the same %s release as far as the headers tell",
+			 b->version, full, b->version);
+}
+
 /* README.txt: what is here, whose key signed it, and the exact commands. Never a key. */
 static void make_readme(struct kit *k)
 {
@@ -510,10 +576,13 @@ static void make_readme(struct kit *k)
 	for (size_t i = 0; i < k->nbundles; i++) {
 		const struct kit_bundle *b = &k->bundles[i];
 		int split = k->split && b->src.size > k->split;
-		append(&t, &len, &cap, "  %s%s\n      cuDNN %s for CUDA %s on %s, driver >= %s%s\n", b->name,
+		char note[256];
+		version_note(k, b, note, sizeof(note));
+		append(&t, &len, &cap, "  %s%s\n      cuDNN %s for CUDA %s on %s, %s%s\n%s%s%s", b->name,
 		       split ? ".001, .002, ... (parts: the unpacker reads them in order)" : "",
 		       b->version, b->cuda, b->platform, b->driver_min,
-		       b->packs_cuda ? ", CUDA libraries included" : "");
+		       b->packs_cuda ? ", CUDA libraries included" : "", note[0] ? "      (" : "", note,
+		       note[0] ? ")\n" : "");
 	}
 	append(&t, &len, &cap, "\nUNPACKERS\n");
 	for (size_t i = 0; i < k->nunpackers; i++)
@@ -1000,9 +1069,14 @@ static int put_in_place(struct kit *k, struct cf_err *e)
 static void print_summary(const struct kit *k)
 {
 	log_out("kit       %s (%zu files, read back from the device: all match)\n", k->out, k->nfiles);
-	for (size_t i = 0; i < k->nbundles; i++)
+	for (size_t i = 0; i < k->nbundles; i++) {
+		char note[256];
+		version_note(k, &k->bundles[i], note, sizeof(note));
 		log_out("bundle    %s (cuDNN %s, CUDA %s, %s)\n", k->bundles[i].name, k->bundles[i].version,
 			k->bundles[i].cuda, k->bundles[i].platform);
+		if (note[0])
+			log_out("          %s\n", note);
+	}
 	for (size_t i = 0; i < k->nunpackers; i++)
 		log_out("unpacker  %s/%s\n", k->unpackers[i].platform,
 			unpacker_name(k->unpackers[i].platform));

@@ -12,6 +12,7 @@
 #include "bundler/check.h"
 #include "bundler/create.h"
 #include "bundler/fetch.h"
+#include "bundler/cudajson.h"
 #include "bundler/inspect.h"
 #include "bundler/help.h"
 #include "bundler/kit.h"
@@ -48,7 +49,7 @@ static int finish(int rc, const struct cf_err *e)
 enum { OPT_CUDNN = 256, OPT_CUDA, OPT_PLATFORM, OPT_KEY, OPT_MIRROR, OPT_ARCHIVE, OPT_DIR,
        OPT_CUDA_LIBS, OPT_COUNTER, OPT_EXPIRES, OPT_LEVEL, OPT_THREADS, OPT_SPLIT, OPT_SFX,
        OPT_CACHE, OPT_UNPACKER, OPT_EXPORT, OPT_EXTERNAL, OPT_PUB, OPT_SIGNATURE,
-       OPT_BUNDLE, OPT_NO_UNPACKER, OPT_ADD_FILE };
+       OPT_BUNDLE, OPT_NO_UNPACKER, OPT_ADD_FILE, OPT_OFFLINE, OPT_RELEASE };
 
 static const struct option long_options[] = {
 	{ "cudnn", required_argument, NULL, OPT_CUDNN },
@@ -75,6 +76,8 @@ static const struct option long_options[] = {
 	{ "signature", required_argument, NULL, OPT_SIGNATURE },
 	{ "bundle", required_argument, NULL, OPT_BUNDLE },
 	{ "no-unpacker", required_argument, NULL, OPT_NO_UNPACKER },
+	{ "offline", no_argument, NULL, OPT_OFFLINE },
+	{ "release", required_argument, NULL, OPT_RELEASE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -86,6 +89,7 @@ struct cli {
 	struct sign_options sign;
 	const char *export_dir;
 	const char *stub;
+	const char *release; /* cuda-json --release */
 	struct kit_options kit;
 	int quiet, verbose;
 };
@@ -114,6 +118,8 @@ static int parse_option(struct cli *c, int opt, const char *arg)
 	case OPT_ARCHIVE: o->from_archive = arg; return 0;
 	case OPT_DIR: o->from_dir = arg; return 0;
 	case OPT_CUDA_LIBS: o->with_cuda_libs = 1; return 0;
+	case OPT_OFFLINE: o->offline = 1; return 0;
+	case OPT_RELEASE: c->release = arg; return 0;
 	case OPT_ADD_FILE:
 		if (o->nadd_files == CREATE_MAX_ADD_FILES)
 			return usage_error("more than %d --add-file", CREATE_MAX_ADD_FILES);
@@ -180,7 +186,7 @@ static int print_help(const char *command)
 	const char *text = bundler_help_for(command);
 	if (!text)
 		return usage_error("unknown command '%s' (commands: keygen create resolve inspect sign "
-				   "split sfx kit help)", command);
+				   "split sfx kit cuda-json help)", command);
 	fputs(text, stdout);
 	return 0;
 }
@@ -316,6 +322,15 @@ static int run_verb(const char *verb, struct cli *c, int argc, char **argv)
 	}
 	if (strcmp(verb, "kit") == 0)
 		return run_kit(c, argc, argv);
+	if (strcmp(verb, "cuda-json") == 0) {
+		if (argc != 0)
+			return usage_error("unexpected argument '%s'", argv[0]);
+		if (!c->create.from_dir || !c->create.out)
+			return usage_error("%s", "cuda-json needs --from-dir TOOLKIT and -o DIR");
+		struct cudajson_options jo = { .from_dir = c->create.from_dir, .out = c->create.out,
+					       .platform = c->create.platform, .release = c->release };
+		return finish(cudajson_write(&jo, &e), &e);
+	}
 	if (strcmp(verb, "help") == 0) {
 		if (argc > 1)
 			return usage_error("%s", "help takes at most one COMMAND");
@@ -376,7 +391,7 @@ int main(int argc, char **argv)
 	const char *verb = argv[1];
 	if (!bundler_help_for(verb))
 		return usage_error("unknown command '%s' (commands: keygen create resolve inspect sign "
-				   "split sfx kit help)", verb);
+				   "split sfx kit cuda-json help)", verb);
 	if (strcmp(verb, "keygen") == 0)
 		return log_init("bundler", LOG_INFO), cmd_keygen(argc - 2, argv + 2);
 	log_init("bundler", LOG_INFO); /* warnings while the options are read name this program */

@@ -332,6 +332,17 @@ static void detect_cuda_libs(const char *dir, struct tree *t)
 	}
 }
 
+void source_cuda_libs(const char *dir, struct tree *t)
+{
+	detect_cuda_libs(dir, t);
+	for (size_t i = 0; i < t->ncuda_libs && !t->platform[0]; i++) {
+		char *file = xasprintf("%s/%s", dir, t->cuda_libs[i].file);
+		const char *p = platform_of_elf(file);
+		snprintf(t->platform, sizeof(t->platform), "%s", p ? p : "");
+		free(file);
+	}
+}
+
 static int take_license(const char *dir, struct tree *t, struct cf_err *e)
 {
 	static const char *const names[] = { "LICENSE", "LICENSE.txt", "NVIDIA_SLA_cuDNN_Support.txt" };

@@ -40,6 +40,11 @@ void tree_free(struct tree *t);
 /* Take cuDNN's files (and CUDA's cuBLAS/NVRTC when with_cuda_libs) out of an unpacked tree,
  * such as a CUDA toolkit directory or an extracted NVIDIA archive. */
 int source_from_dir(const char *dir, int with_cuda_libs, struct tree *t, struct cf_err *e);
+/* The CUDA libraries cuDNN opens (cuBLAS, NVRTC) in a toolkit tree at dir, with the versions
+ * its wheel metadata or versioned library names give (t->cuda_libs), the CUDA release its
+ * runtime's wheel names (t->cuda_hint) and the platform of their ELF files (t->platform):
+ * what source_from_dir finds, for a tree that holds no cuDNN (bundler cuda-json). */
+void source_cuda_libs(const char *dir, struct tree *t);
 /* Extract an NVIDIA archive (any layout of NVIDIA.md) into workdir and read it. Name and
  * contents must agree on version, CUDA and platform. */
 int source_from_archive(const char *archive, const char *workdir, struct tree *t,

@@ -15,6 +15,8 @@
 
 /* NVIDIA's name for the platform this program was built for: "linux-x86_64", … */
 const char *platform_name(void);
+/* The C library's version where it is glibc ("2.36", gnu_get_libc_version); NULL elsewhere. */
+const char *platform_libc_version(void);
 int platform_is_admin(void);
 int platform_cpu_count(void);
 /* A number unique to this process among those running, for temporary names. */

@@ -3,6 +3,9 @@
 #include "common/platform.h"
 
 #include <errno.h>
+#ifdef __GLIBC__
+#include <gnu/libc-version.h>
+#endif
 #include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -21,6 +24,15 @@ const char *platform_name(void)
 	return "linux-sbsa";
 #else
 	return "linux-x86_64";
+#endif
+}
+
+const char *platform_libc_version(void)
+{
+#ifdef __GLIBC__
+	return gnu_get_libc_version();
+#else
+	return NULL;
 #endif
 }
 

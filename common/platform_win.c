@@ -165,6 +165,11 @@ const char *platform_name(void)
 	return "windows-x86_64";
 }
 
+const char *platform_libc_version(void)
+{
+	return NULL; /* no glibc: a Windows bundle's floor is its DLLs' Windows version */
+}
+
 static int token_has(WELL_KNOWN_SID_TYPE type)
 {
 	BYTE sid[SECURITY_MAX_SID_SIZE];

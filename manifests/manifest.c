@@ -34,7 +34,8 @@ void manifest_free(struct manifest *m)
 		return;
 	char **fields[] = { &m->bundle_id, &m->created, &m->expires, &m->platform,
 			    &m->cudnn_version, &m->cuda_variant, &m->source_kind, &m->source_name,
-			    &m->cuda_release, &m->driver_min, &m->cc_min };
+			    &m->cuda_release, &m->driver_min, &m->cc_min, &m->glibc_min,
+			    &m->windows_min };
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
 		free(*fields[i]);
 	for (size_t i = 0; i < m->ncomponents; i++) {
@@ -385,7 +386,7 @@ char *manifest_to_json(const struct manifest *m, size_t *len)
 		"{s:s, s:s, s:I, s:I, s:s, s:o, s:s,"
 		" s:{s:s, s:s, s:o},"
 		" s:{s:s?, s:o},"
-		" s:{s:s?, s:s?},"
+		" s:{s:s?, s:s?, s:s*, s:s*},"
 		" s:{s:I, s:I, s:I, s:o},"
 		" s:o, s:{s:o, s:o}}",
 		"format", MANIFEST_FORMAT, "bundle_id", m->bundle_id, "counter",
@@ -395,6 +396,7 @@ char *manifest_to_json(const struct manifest *m, size_t *len)
 		"cudnn", "version", m->cudnn_version, "cuda_variant", m->cuda_variant, "source", source,
 		"cuda", "release", m->cuda_release, "components", json_components(m),
 		"requires", "driver_min", m->driver_min, "compute_capability_min", m->cc_min,
+		"glibc_min", m->glibc_min, "windows_min", m->windows_min,
 		"payload", "compressed_size", (json_int_t)m->compressed_size, "uncompressed_size",
 		(json_int_t)m->uncompressed_size, "chunk_size", (json_int_t)m->chunk_size,
 		"chunk_sha256", chunks,
@@ -613,6 +615,21 @@ static int read_payload(struct reader *r, struct manifest *m, json_t *p)
 	return 0;
 }
 
+/* A field older bundles lack: absent is NULL; present, a dotted version ("2.27"). */
+static int optional_version(struct reader *r, json_t *o, const char *key, char **out)
+{
+	if (!json_object_get(o, key))
+		return 0;
+	if (need_str(r, o, key, out))
+		return -1;
+	size_t n = strlen(*out);
+	if (n == 0 || n > 15 || strspn(*out, "0123456789.") != n || (*out)[0] == '.') {
+		cf_fail(r->e, CF_INTEGRITY, "manifest: %s%s '%s' is not a version", r->where, key, *out);
+		return -1;
+	}
+	return 0;
+}
+
 static int read_root(struct reader *r, struct manifest *m, json_t *root)
 {
 	json_t *cudnn, *source, *cuda, *req, *payload, *files, *env, *o;
@@ -647,7 +664,9 @@ static int read_root(struct reader *r, struct manifest *m, json_t *root)
 		return -1;
 	r->where = "requires.";
 	if (need_str_or_null(r, req, "driver_min", &m->driver_min) ||
-	    need_str_or_null(r, req, "compute_capability_min", &m->cc_min))
+	    need_str_or_null(r, req, "compute_capability_min", &m->cc_min) ||
+	    optional_version(r, req, "glibc_min", &m->glibc_min) ||
+	    optional_version(r, req, "windows_min", &m->windows_min))
 		return -1;
 	if (read_payload(r, m, payload))
 		return -1;

@@ -46,6 +46,10 @@ struct manifest {
 	size_t ncomponents;
 	char *driver_min;
 	char *cc_min;
+	/* What the bundle's own libraries ask of the host, read from them by the bundler;
+	 * NULL in older bundles (no check) and where no file names one. */
+	char *glibc_min;   /* requires.glibc_min: newest GLIBC_ symbol version needed, "2.27" */
+	char *windows_min; /* requires.windows_min: newest PE OS/subsystem version, "6.1" */
 	uint64_t compressed_size;
 	uint64_t uncompressed_size;
 	uint32_t chunk_size;

@@ -1,14 +1,18 @@
 #!/bin/sh
-# run.sh [BUILD_DIR] [PATTERN] - every unit test binary, then every end-to-end script, each
+# run.sh [BUILD_DIR] [PATTERN...] - every unit test binary, then every end-to-end script, each
 # with one line ("ok NAME (Ns)" or "FAIL NAME" and the end of its log) as it finishes; one
-# summary line. With PATTERN (a shell pattern matched against the test's name, e.g.
-# `test_trust` or 'test_windows_*'), only the tests it names run, and no fuzz run.
+# summary line. With PATTERNs (shell patterns matched against the test's name, e.g.
+# `test_trust` or 'test_windows_*'), only the tests they name run, and no fuzz run.
 # BUILD_DIR defaults to build/ (make test T=PATTERN passes both).
 set -u
 B=build
 if [ $# -gt 0 ] && [ -d "$1" ]; then B=$1; shift; fi
-PATTERN=${1:-}
-selected() { [ -z "$PATTERN" ] || case $1 in $PATTERN) true ;; *) false ;; esac; }
+PATTERN="$*"
+selected() {
+	[ -z "$PATTERN" ] && return 0
+	for p in $PATTERN; do case $1 in $p) return 0 ;; esac; done
+	return 1
+}
 if [ -n "$PATTERN" ]; then echo "running the tests named $PATTERN: one line per test as it finishes"
 else echo "running the tests: one line per test as it finishes"; fi
 top=$(cd "$(dirname "$0")/.." && pwd)

@@ -16,6 +16,7 @@
 #include "manifests/compat.h"
 #include "manifests/manifest.h"
 #include "unpacker/bundletrust.h"
+#include "unpacker/hostreq.h"
 
 #define MAX_CANDIDATES 256
 
@@ -224,6 +225,8 @@ static void judge(struct candidate *c, struct machine *mc)
 			 mc->cuda_wanted);
 		return;
 	}
+	if (hostreq_check(mc->root, m, c->why, sizeof(c->why)))
+		return;
 	if (mc->driver[0] && m->driver_min && compat_version_cmp_full(mc->driver, m->driver_min) < 0) {
 		snprintf(c->why, sizeof(c->why), "needs driver >= %s, this machine has %s", m->driver_min,
 			 mc->driver);

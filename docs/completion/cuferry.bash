@@ -3,7 +3,7 @@
 _cuferry_bundler()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-	local commands="keygen create resolve inspect sign split sfx kit help"
+	local commands="keygen create resolve inspect sign split sfx kit cuda-json help"
 	if [ "$COMP_CWORD" -eq 1 ]; then
 		COMPREPLY=($(compgen -W "$commands --version --help" -- "$cur"))
 		return
@@ -24,14 +24,15 @@ _cuferry_bundler()
 	case ${COMP_WORDS[1]} in
 	create) opts="--cudnn --cuda --platform --key -o --mirror --from-archive --from-dir
 		--with-cuda-libs --add-file --counter --expires --level --threads --split --sfx --unpacker
-		--cache -q --verbose --help" ;;
-	resolve) opts="--cudnn --cuda --platform --mirror --with-cuda-libs --help" ;;
+		--cache --offline -q --verbose --help" ;;
+	resolve) opts="--cudnn --cuda --platform --mirror --with-cuda-libs --offline --help" ;;
+	cuda-json) opts="--from-dir -o --platform --release --help" ;;
 	inspect) opts="--export --help" ;;
 	sign) opts="--key --external --pub --signature --help" ;;
 	split) opts="--split --help" ;;
 	sfx) opts="--platform --unpacker -o --key --external --pub --signature --help" ;;
 	kit) opts="-o --cudnn --cuda --platform --key --mirror --bundle --unpacker --no-unpacker
-		--split --cache -q --help" ;;
+		--split --cache --offline -q --help" ;;
 	*) opts="--help" ;;
 	esac
 	if [[ $cur == -* ]]; then

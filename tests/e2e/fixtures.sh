@@ -25,11 +25,12 @@ if [ ! -d small-src ] || [ small-src -ot "$B/bundler" ]; then
 fi
 
 # A file:// mirror holding only CUDA redistrib JSONs: NVIDIA's own for the 11 and 12 lines
-# (tests/data/nvidia), and one made from this toolkit's libraries for 13. Sources that do not
+# (tests/data/nvidia), and one made from this toolkit's libraries for 13 by `bundler cuda-json`
+# (labelled 13.0.2, the release NVIDIA's JSON gives these versions). Sources that do not
 # name their CUDA libraries get their component list from it, offline (lib.sh exports it).
 if [ ! -d file-mirror ]; then
 	rm -rf file-mirror.tmp
-	python3 "$CUFERRY_TOP/tests/tools/make_mirror.py" "$CUDA" file-mirror.tmp --cuda-json-only
+	"$B/bundler" cuda-json --from-dir "$CUDA" --release 13.0.2 -o file-mirror.tmp >/dev/null
 	for j in "$CUFERRY_TOP"/tests/data/nvidia/redistrib_cuda_*.json; do
 		[ -f "$j" ] && cp "$j" "file-mirror.tmp/cuda/redist/$(basename "$j" | sed 's/redistrib_cuda_/redistrib_/')"
 	done

@@ -58,6 +58,15 @@ cp "$FX/small.bundle" s.bundle
 expect 0 "$BUNDLER" split s.bundle --split 1M
 [ -f s.bundle.002 ] && [ -f s.bundle ] || fail "no parts"
 cat s.bundle.0* | cmp - s.bundle || fail "split parts differ from the bundle"
+note "inspect of a middle part says which part to give, as unpacker verify does"
+expect 1 "$BUNDLER" inspect s.bundle.002
+assert_contains last.err "s.bundle.002 is part 2 of a split bundle"
+assert_contains last.err "give s.bundle.001"
+! grep -q "not a cuferry bundle" last.err || fail "a middle part called not a bundle"
+note "inspect --export DIR/ prints a check command with single slashes"
+expect 0 "$BUNDLER" inspect s.bundle --export exp/
+assert_contains last.out "verify exp/signer-1.pub -signature exp/signature-1.der exp/header.json"
+! grep -q 'exp//' last.out || fail "double slash: $(cat last.out)"
 expect 0 "$UNPACKER" verify s.bundle.001 $T
 expect 0 "$BUNDLER" split s.bundle --split fat32
 [ -f s.bundle.001 ] && [ ! -f s.bundle.002 ] || fail "stale part .002 kept"
@@ -180,4 +189,16 @@ for s in TERM HUP; do
 	grep -q "interrupted by SIG$s" sig.err || { cat sig.err; fail "SIG$s not named"; }
 	[ -z "$(ls -A "sig$s")" ] || fail "SIG$s left: $(ls -A "sig$s")"
 done
+note "make prints one short line per object (V=1 the full command) and a closing line"
+make -s -C "$TOP" B="$W/qbuild" "$W/qbuild/obj/common/err.o" >make.out 2>&1 || { cat make.out; fail "make of one object"; }
+grep -qx '  CC     common/err.c' make.out || { cat make.out; fail "no quiet compile line"; }
+! grep -q -- '-Wall' make.out || fail "a full compiler line without V=1"
+make --no-print-directory -C "$TOP" B="$W/qbuild" V=1 -W common/err.c "$W/qbuild/obj/common/err.o" >make.out 2>&1 || fail "make V=1"
+grep -q -- '-Wall.*-c common/err.c' make.out || { cat make.out; fail "V=1 does not print the command"; }
+# the release build only: make with the sanitizer build's B but not its SAN=1 would rebuild it
+if ! readelf -d "$UNPACKER" | grep -q libasan; then
+	make -s -C "$TOP" B="$B" all >make.out 2>&1 || { cat make.out; fail "make all"; }
+	tail -1 make.out | grep -q "^built $B/bundler, $B/unpacker and $B/linux-sbsa/unpacker" ||
+		{ cat make.out; fail "no closing line naming what make built"; }
+fi
 echo "ok"

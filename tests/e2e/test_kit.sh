@@ -151,6 +151,22 @@ done
 (cd kit-matrix && sha256sum -c --quiet SHA256SUMS) || fail "matrix kit SHA256SUMS"
 [ -z "$(ls cache | grep '^kit-')" ] || fail "the matrix work directory was left"
 
+note "one kit mixing 9.19.0 (a tree without metadata) and 9.19.0.56 (NVIDIA's archive) says which is which"
+expect 0 "$BUNDLER" kit -o "$W/kit-mixed" --bundle "$W/in/cudnn-9.19.0-cuda12-linux-sbsa.bundle" \
+	--bundle "$W/kit-matrix/cudnn-9.19.0.56-cuda13-linux-x86_64.bundle.001" $SBSA --split $SPLIT
+assert_contains last.out "cuDNN 9.19.0 from its headers: its source named no build number; the kit's 9.19.0.56 bundles are the same 9.19.0 release"
+assert_contains kit-mixed/README.txt "the kit's 9.19.0.56 bundles are the same 9.19.0 release"
+[ "$(grep -c 'no build number' kit-mixed/README.txt)" -eq 1 ] || fail "the 9.19.0.56 bundle got a note too"
+
+note "the whole matrix is resolved first: a platform the mirror lacks is named before any download"
+expect 9 "$BUNDLER" kit -o "$W/kit-nosbsa" --cudnn 9.19 --cuda 12,13 --platform linux-x86_64,linux-sbsa \
+	--key "$FX/test.key" --mirror "file://$W/mirror" --cache "$W/cache-nosbsa" --level 1 --split $SPLIT
+assert_contains last.err "nothing downloaded: the mirror lacks part of the matrix: linux-sbsa CUDA 12: "
+assert_contains last.err "; linux-sbsa CUDA 13: "
+! grep -q "linux-x86_64 CUDA" last.err || fail "a pair the mirror has is named missing: $(cat last.err)"
+[ -z "$(find cache-nosbsa -name '*.tar.xz*' 2>/dev/null)" ] || fail "downloaded before the matrix was resolved"
+[ ! -e kit-nosbsa ] || fail "a kit was written"
+
 note "archives are extracted below an absolute work directory; their own names still may not leave it"
 for bad in ../escaped /tmp/cuferry-kit-test-absolute hardlink; do
 	rm -rf evil && mkdir -p evil/work

@@ -44,7 +44,7 @@ grep -qx linux-sbsa pv.words || fail "--platform does not offer the platforms"
 complete_words _cuferry_bundler bundler split x --split "" > s.words
 grep -qx fat32 s.words || fail "--split does not offer fat32"
 # Every command the programs' own help names is in the completion.
-"$BUNDLER" help | sed -n 's/^ *\(usage:\)\{0,1\} *bundler \([a-z][a-z]*\).*/\2/p' | sort -u > b.help
+"$BUNDLER" help | sed -n 's/^ *\(usage:\)\{0,1\} *bundler \([a-z][a-z-]*\).*/\2/p' | sort -u > b.help
 while read -r c; do grep -qx "$c" b.words || fail "bundler help names '$c', completion does not"; done < b.help
 
 note "the bundler's own messages: exit codes in --help, warnings named 'bundler:'"

@@ -36,6 +36,7 @@ expect 0 "$BUNDLER" inspect libs.bundle
 assert_contains last.out "libcublas   13.1.0.3     included"
 assert_contains last.out "lib/libcublas.so.13"
 assert_contains last.out "lib/libnvrtc-builtins.so.13.0"
+
 assert_contains last.out "LICENSE.libcublas.txt"
 
 note "the cache is used the second time"
@@ -100,3 +101,52 @@ expect 0 "$BUNDLER" inspect archive-libs.bundle
 assert_contains last.out "libcublas   13.1.0.3     included"
 assert_contains last.out "lib/libcublas.so.13"
 assert_contains last.out "lib/libnvrtc-builtins.so.13.0"
+
+note "offline: a mirror whose name does not resolve fails at once, in one line, without retrying"
+# The shipped bundler (its retries wait): a retry would show as "retrying" lines.
+expect 9 env CUFERRY_MIRROR=https://nvidia.invalid/compute "$B/bundler" create --from-archive "$(basename "$a")" \
+	--key "$FX/test.key" --cache cache7 -o unresolved/ --level 1
+one_line_reason
+! grep -q retrying last.err || fail "a name that does not resolve is retried: $(cat last.err)"
+assert_contains last.err "nvidia.invalid"
+assert_contains last.err "bundler cuda-json --from-dir TOOLKIT -o DIR"
+expect 9 "$B/bundler" resolve --cudnn 9.19 --mirror https://nvidia.invalid/compute
+! grep -q retrying last.err || fail "resolve retries a name that does not resolve"
+[ ! -e unresolved ] || fail "output left"
+
+note "--offline never touches the network: an http mirror is refused untried"
+: > mirror.log
+expect 9 "$BUNDLER" create --from-archive "$(basename "$a")" --mirror "$MIRROR" --offline \
+	--key "$FX/test.key" --cache cache7 -o offline/ --level 1
+assert_contains last.err "not fetched (--offline)"
+[ ! -s mirror.log ] || fail "--offline asked the server: $(cat mirror.log)"
+expect 9 "$BUNDLER" resolve --cudnn 9.19 --mirror "$MIRROR" --offline
+[ ! -s mirror.log ] || fail "resolve --offline asked the server"
+
+note "cuda-json writes the component list from this machine's toolkit: --offline then works"
+CUDA_DIR=$(cat "$FX/cuda_dir")
+expect 0 "$BUNDLER" cuda-json --from-dir "$CUDA_DIR" -o cj
+j=$(ls cj/cuda/redist/redistrib_*.json)
+[ "$(echo "$j" | wc -l)" -eq 1 ] || fail "expected one JSON: $j"
+py - "$j" "$CUDA_DIR" <<'PY'
+import glob, hashlib, json, os, sys
+d = json.load(open(sys.argv[1]))
+assert d["release_product"] == "cuda", d
+for comp in ("libcublas", "cuda_nvrtc"):
+    leaf = d[comp]["linux-x86_64"]
+    assert len(leaf["sha256"]) == 64 and int(leaf["size"]) > 0, leaf
+# the versions are the toolkit's own (its wheel metadata here)
+want = [os.path.basename(p) for p in glob.glob(sys.argv[2] + "/dist-info/nvidia_cublas-*.dist-info")]
+if want:
+    assert want[0] == "nvidia_cublas-%s.dist-info" % d["libcublas"]["version"], (want, d)
+PY
+expect 0 "$BUNDLER" create --from-archive "$(basename "$a")" --mirror "file://$W/cj" --offline \
+	--key "$FX/test.key" --cache cache7 -o cj.bundle --level 1
+expect 0 "$BUNDLER" inspect cj.bundle
+assert_contains last.out "libcublas   $(py -c 'import json,sys; print(json.load(open(sys.argv[1]))["libcublas"]["version"])' "$j")"
+expect 0 "$BUNDLER" cuda-json --from-dir "$CUDA_DIR" --release 13.0.2 -o cj2
+[ -f cj2/cuda/redist/redistrib_13.0.2.json ] || fail "--release does not name the file"
+mkdir -p notoolkit
+expect 9 "$BUNDLER" cuda-json --from-dir notoolkit -o cj3 --release 13.0.2
+assert_contains last.err "no libcublas library with a version"
+[ ! -e cj3 ] || fail "cuda-json wrote a list from a tree without libraries"

@@ -83,7 +83,7 @@ def validation_rows(cuda):
     sh("cc -shared -fPIC %s -o %s/libcuda.so.580.95.05 -Wl,-soname,libcuda.so.1 %s/fakecuda.c && "
        "ln -sf libcuda.so.580.95.05 %s/libcuda.so.1" % (flags, W, tools, W))
     # The CUDA component list, offline: from the toolkit's own JSON (as gpu-run.sh does).
-    sh("python3 %s/make_mirror.py %s %s/mirror --cuda-json-only >/dev/null" % (tools, cuda, W))
+    sh("%s cuda-json --from-dir %s -o %s/mirror >/dev/null" % (BUNDLER, cuda, W))
     sh("%s create --from-dir %s --cuda 13 --key k.key -o fake.bundle --level 1 -q --mirror file://%s/mirror >/dev/null"
        % (BUNDLER, fake, W))
     sh("%s install fake.bundle --root %s/fr --trust k.pub --no-validate >/dev/null" % (UNPACKER, W))

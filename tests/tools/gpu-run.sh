@@ -17,9 +17,9 @@ mkdir -p "$OUT" "$G"
 SRC=$(sh "$(dirname "$0")/cuda-dir.sh") || exit 1
 # The CUDA component list comes from the source (pip's wheel metadata); should it name none,
 # from a file:// mirror made from this machine's toolkit, as this machine has no network.
-python3 "$(dirname "$0")/make_mirror.py" /usr/local/cuda "$G/mirror" --cuda-json-only &&
-	export CUFERRY_MIRROR=file://$G/mirror
 bundler() { LD_LIBRARY_PATH="$D/lib" "$D/bundler" "$@"; }
+bundler cuda-json --from-dir /usr/local/cuda -o "$G/mirror" >/dev/null &&
+	export CUFERRY_MIRROR=file://$G/mirror
 run() { echo "\$ $*"; "$@"; echo "exit $?"; }
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }

@@ -1,10 +1,6 @@
 #!/usr/bin/env python3
-"""make_mirror.py CUDA_DIR OUT_DIR [--cuda-json-only] - an NVIDIA-style redist mirror made
-from real files.
-
---cuda-json-only writes only cuda/redist/redistrib_<release>.json, for a file:// mirror that
-gives the bundler its CUDA component list offline; the sizes and SHA-256 are then those of
-the libraries themselves (there are no archives to name).
+"""make_mirror.py CUDA_DIR OUT_DIR - an NVIDIA-style redist mirror made from real files.
+(A mirror of the CUDA component list alone, for offline bundling: `bundler cuda-json`.)
 
 Layout, archive names and JSON follow NVIDIA's (see tests/data/nvidia): cudnn/redist/
 redistrib_9.19.0.json with cuda12/cuda13 variants, cuda/redist/redistrib_13.0.2.json with
@@ -18,16 +14,11 @@ import sys
 import tarfile
 
 cuda, out = sys.argv[1], sys.argv[2]
-json_only = "--cuda-json-only" in sys.argv[3:]
 lib = os.path.join(cuda, "lib64") if os.path.isdir(os.path.join(cuda, "lib64")) else os.path.join(cuda, "lib")
 
 
 def archive(path, stem, members):
     """members: list of (name inside stem/, source file or ('link', target))"""
-    if json_only:
-        data = open(members[0][1], "rb").read()
-        return {"relative_path": None, "sha256": hashlib.sha256(data).hexdigest(),
-                "md5": hashlib.md5(data).hexdigest(), "size": str(len(data))}
     os.makedirs(os.path.dirname(path), exist_ok=True)
     tar_path = path[:-3]
     with tarfile.open(tar_path, "w", format=tarfile.PAX_FORMAT) as t:
@@ -54,27 +45,26 @@ lic = os.path.join(out, "LICENSE.txt")
 os.makedirs(out, exist_ok=True)
 with open(lic, "w") as f:
     f.write("NVIDIA cuDNN Software License Agreement (test mirror copy)\n")
-if not json_only:
-    headers = sorted(f for f in os.listdir(os.path.join(cuda, "include")) if f.startswith("cudnn"))
-    members = [("include/" + h, os.path.join(cuda, "include", h)) for h in headers]
-    members += [("lib/libcudnn.so.9", os.path.join(lib, "libcudnn.so.9")),
-                ("lib/libcudnn.so", ("link", "libcudnn.so.9")),
-                ("lib/libcudnn_graph.so.9", os.path.join(lib, "libcudnn_graph.so.9")),
-                ("lib/libcudnn_graph.so", ("link", "libcudnn_graph.so.9"))]
-    members.append(("LICENSE", lic))
+headers = sorted(f for f in os.listdir(os.path.join(cuda, "include")) if f.startswith("cudnn"))
+members = [("include/" + h, os.path.join(cuda, "include", h)) for h in headers]
+members += [("lib/libcudnn.so.9", os.path.join(lib, "libcudnn.so.9")),
+            ("lib/libcudnn.so", ("link", "libcudnn.so.9")),
+            ("lib/libcudnn_graph.so.9", os.path.join(lib, "libcudnn_graph.so.9")),
+            ("lib/libcudnn_graph.so", ("link", "libcudnn_graph.so.9"))]
+members.append(("LICENSE", lic))
 
-    v = "9.19.0.56"
-    variants = {}
-    for major in ("12", "13"):
-        stem = "cudnn-linux-x86_64-%s_cuda%s-archive" % (v, major)
-        rel = "cudnn/linux-x86_64/%s.tar.xz" % stem
-        variants["cuda" + major] = leaf("cudnn", rel, archive(os.path.join(out, "cudnn/redist", rel), stem, members))
-    cudnn_json = {"release_date": "2026-01-20", "release_label": "9.19.0", "release_product": "cudnn",
-                  "cudnn": {"name": "NVIDIA CUDA Deep Neural Network library", "license": "cudnn",
-                            "license_path": "cudnn/LICENSE.txt", "version": v,
-                            "linux-x86_64": variants, "cuda_variant": ["12", "13"]}}
-    with open(os.path.join(out, "cudnn/redist/redistrib_9.19.0.json"), "w") as f:
-        json.dump(cudnn_json, f, indent=4)
+v = "9.19.0.56"
+variants = {}
+for major in ("12", "13"):
+    stem = "cudnn-linux-x86_64-%s_cuda%s-archive" % (v, major)
+    rel = "cudnn/linux-x86_64/%s.tar.xz" % stem
+    variants["cuda" + major] = leaf("cudnn", rel, archive(os.path.join(out, "cudnn/redist", rel), stem, members))
+cudnn_json = {"release_date": "2026-01-20", "release_label": "9.19.0", "release_product": "cudnn",
+              "cudnn": {"name": "NVIDIA CUDA Deep Neural Network library", "license": "cudnn",
+                        "license_path": "cudnn/LICENSE.txt", "version": v,
+                        "linux-x86_64": variants, "cuda_variant": ["12", "13"]}}
+with open(os.path.join(out, "cudnn/redist/redistrib_9.19.0.json"), "w") as f:
+    json.dump(cudnn_json, f, indent=4)
 
 comps = {}
 for name, version, files in (("libcublas", "13.1.0.3", [("lib/libcublas.so.13", os.path.join(lib, "libcublas.so.13")),

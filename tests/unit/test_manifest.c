@@ -26,6 +26,7 @@ static struct manifest *sample(void)
 	manifest_set(&m->cuda_release, "13.0");
 	manifest_set(&m->driver_min, "580.65.06");
 	manifest_set(&m->cc_min, "7.5");
+	manifest_set(&m->glibc_min, "2.27");
 	struct manifest_component c = { .name = "libcublas", .version = "13.1.0.3", .has_sha256 = 1,
 					.size = 7, .included = 0 };
 	memcpy(c.sha256, sha, 32);
@@ -61,6 +62,8 @@ static void test_manifest_round_trip_is_identical(void **state)
 	assert_string_equal(back->files[1].target, "libcudnn.so.9");
 	assert_int_equal(back->files[2].mode, 0755);
 	assert_int_equal(back->ncomponents, 1);
+	assert_string_equal(back->glibc_min, "2.27");
+	assert_null(back->windows_min); /* absent from the JSON, as in every Linux bundle */
 	free(json);
 	free(again);
 	manifest_free(m);
@@ -202,6 +205,11 @@ static void test_manifest_strict_errors(void **state)
 	assert_int_equal(mutated("\"type\": \"file\"", "\"type\": \"hardlink\"", msg, sizeof(msg)), CF_INTEGRITY);
 	assert_int_equal(mutated("\"created\": \"2026-11-29T17:03:20Z\"", "\"created\": \"yesterday\"", msg, sizeof(msg)), CF_INTEGRITY);
 	assert_int_equal(mutated("\"bundle_id\"", "\"bundle_id\": \"x\", \"bundle_id\"", msg, sizeof(msg)), CF_INTEGRITY);
+	/* requires.glibc_min: a dotted version or absent (older bundles), nothing else */
+	assert_int_equal(mutated("\"glibc_min\": \"2.27\"", "\"glibc_min\": \"2.27; x\"", msg, sizeof(msg)), CF_INTEGRITY);
+	assert_non_null(strstr(msg, "glibc_min"));
+	assert_int_equal(mutated("\"glibc_min\": \"2.27\"", "\"glibc_min\": 2", msg, sizeof(msg)), CF_INTEGRITY);
+	assert_int_equal(mutated("\"glibc_min\": \"2.27\"", "\"x-glibc\": \"2.27\"", msg, sizeof(msg)), CF_OK);
 	/* unknown fields are ignored */
 	assert_int_equal(mutated("\"bundle_id\"", "\"x-extra\": {\"a\": 1}, \"bundle_id\"", msg, sizeof(msg)), CF_OK);
 }

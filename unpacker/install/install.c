@@ -13,6 +13,7 @@
 #include "common/bundle/open.h"
 #include "common/platform.h"
 #include "unpacker/env.h"
+#include "unpacker/hostreq.h"
 #include "unpacker/install/environment.h"
 #include "unpacker/install/fault.h"
 #include "unpacker/install/journal.h"
@@ -206,6 +207,9 @@ int install_bundle(const struct install_options *o, struct install_result *r, st
 	if (rc == CF_OK && strcmp(b.m->platform, platform_name()) != 0)
 		rc = cf_fail(e, CF_INCOMPATIBLE, "bundle is for %s, this machine is %s", b.m->platform,
 			     platform_name());
+	char why[512];
+	if (rc == CF_OK && hostreq_check(o->root, b.m, why, sizeof(why)))
+		rc = cf_fail(e, CF_INCOMPATIBLE, "%s", why);
 	if (rc == CF_OK)
 		rc = policy_check_env_dirs(&p, o, e);
 	if (rc == CF_OK) {
