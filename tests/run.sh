@@ -10,7 +10,9 @@ if [ $# -gt 0 ] && [ -d "$1" ]; then B=$1; shift; fi
 PATTERN="$*"
 selected() {
 	[ -z "$PATTERN" ] && return 0
-	for p in $PATTERN; do case $1 in $p) return 0 ;; esac; done
+	set -f # the patterns are matched against names, never expanded against files
+	for p in $PATTERN; do case $1 in $p) set +f; return 0 ;; esac; done
+	set +f
 	return 1
 }
 if [ -n "$PATTERN" ]; then echo "running the tests named $PATTERN: one line per test as it finishes"
