@@ -189,8 +189,12 @@ static void summarize(const struct cli *c, const struct install_result *r)
 		log_out("verified %s: signed by %s, %llu files, %llu bytes, all hashes match\n",
 			r->bundle_id, r->signers, (unsigned long long)r->files, (unsigned long long)r->bytes);
 	} else if (r->noop) {
-		log_out("%s (counter %llu) is already installed in %s and matches its bundle: nothing "
-			"to do\n", r->dir, (unsigned long long)r->counter, r->prefix);
+		/* Say only what was checked: without --repair, no byte was read. */
+		log_out("%s (counter %llu) is already installed in %s; %s: nothing to do\n", r->dir,
+			(unsigned long long)r->counter, r->prefix, c->repair
+			? "every entry matches its bundle, SHA-256 of each file included"
+			: "sizes, types, modes and links match (contents were not re-hashed: --repair "
+			  "checks them)");
 	} else if (r->rerun) {
 		log_out("%s (counter %llu) was already installed in %s\n", r->dir,
 			(unsigned long long)r->counter, r->prefix);
@@ -291,6 +295,9 @@ int main(int argc, char **argv)
 	if (argc >= 2 && strcmp(argv[1], PROBE_FLAG) == 0)
 		return probe_main(argc - 2, argv + 2);
 	selfpath_init(argv[0]);
+	/* Line by line on a pipe too, stdout and stderr in the order written (log.c flushes
+	 * stdout before each message; Windows' C runtime has no line buffering, hence both). */
+	setvbuf(stdout, NULL, _IOLBF, BUFSIZ);
 	double started = platform_elapsed_s();
 	memset(&r, 0, sizeof(r));
 	log_init("unpacker", LOG_INFO);

@@ -36,6 +36,20 @@ int environment_write_modulefiles(const struct layout *p, const struct install_o
 	return rc;
 }
 
+int environment_add_missing_modulefiles(const struct layout *p, const struct install_options *o,
+					const char *dir, const char *current,
+					struct install_result *r, struct cf_err *e)
+{
+	if (!o->modulefiles || modulefile_present(p, o->modulefiles, dir))
+		return CF_OK;
+	int rc = environment_write_modulefiles(p, o, dir, r, e);
+	/* modulefile_install made `dir` the default: an install beside current leaves it alone. */
+	if (rc == CF_OK && (!current || strcmp(current, dir) != 0))
+		rc = modulefile_set_default(p, current, e);
+	r->env_added |= rc == CF_OK;
+	return rc;
+}
+
 void environment_note_paths(struct install_result *r, const char *a, const char *b)
 {
 	snprintf(r->env_paths[0], sizeof(r->env_paths[0]), "%s", a);

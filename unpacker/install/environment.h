@@ -18,6 +18,11 @@ void environment_note_paths(struct install_result *r, const char *a, const char 
 int environment_validate_mode(const struct layout *p, const struct install_options *o);
 /* An ld.so.conf.d file under the old name takes the new one. */
 int environment_migrate(const struct layout *p, const struct install_options *o, struct cf_err *e);
+/* A re-run with --modulefiles DIR: install `dir`'s modulefiles there when they are missing,
+ * the default staying with `current` (NULL: none). */
+int environment_add_missing_modulefiles(const struct layout *p, const struct install_options *o,
+					const char *dir, const char *current,
+					struct install_result *r, struct cf_err *e);
 /* The environment the options ask for, written when it is missing. */
 int environment_add_missing(const struct layout *p, const struct install_options *o,
 			    struct install_result *r, struct cf_err *e);

@@ -168,7 +168,8 @@ static int transaction(const struct layout *p, const struct install_options *o, 
 /* Re-run of a bundle that is installed: repair what differs, add missing environment; a
  * no-op only when nothing differs. We hold the lock. */
 static int rerun_installed(const struct layout *p, const struct install_options *o,
-			   struct opened *b, struct install_result *r, struct cf_err *e)
+			   struct opened *b, const struct state *st, struct install_result *r,
+			   struct cf_err *e)
 {
 	struct repair_result rr;
 	char *dir = layout_under(p, r->dir);
@@ -183,6 +184,8 @@ static int rerun_installed(const struct layout *p, const struct install_options 
 		return rc;
 	}
 	rc = environment_add_missing(p, o, r, e);
+	if (rc == CF_OK)
+		rc = environment_add_missing_modulefiles(p, o, r->dir, st->current, r, e);
 	if (rc == CF_OK && (r->repaired || r->env_added))
 		r->noop = 0, r->rerun = 1;
 	return rc;
@@ -217,7 +220,7 @@ int install_bundle(const struct install_options *o, struct install_result *r, st
 	if (rc == CF_OK)
 		rc = policy_check(o, b.m, &st, &p, r, e);
 	if (rc == CF_OK && r->noop)
-		rc = rerun_installed(&p, o, &b, r, e);
+		rc = rerun_installed(&p, o, &b, &st, r, e);
 	if (rc == CF_OK && !r->noop && !r->rerun)
 		rc = policy_check_space(&p, b.m, e);
 	if (rc == CF_OK && !r->noop && !r->rerun)
