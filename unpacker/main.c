@@ -170,6 +170,10 @@ static void write_json(const char *path, const struct cli *c, int rc, const stru
 		if (t)
 			json_object_set_new(o, "validation_timings_s", t);
 	}
+	/* install and validate alike: every step, GPU row, detail and timing (report.json's). */
+	json_t *v = r->validation_report ? json_loads(r->validation_report, 0, NULL) : NULL;
+	if (v)
+		json_object_set_new(o, "validation", v);
 	/* Never through a link: one planted under the report's name (often in a shared directory,
 	 * written as root) is refused, not followed and not replaced (/dev/stdout is a link too). */
 	char *text = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS);
@@ -254,7 +258,7 @@ static int dispatch(const struct cli *c, struct install_options *o, struct insta
 		return rc;
 	}
 	if (!strcmp(v, "validate"))
-		return validate_command(o, c->arg, e);
+		return validate_command(o, c->arg, r, e);
 	if (!strcmp(v, "list"))
 		return list_installed(o, e);
 	if (!strcmp(v, "env"))
@@ -281,6 +285,7 @@ static int finish(const struct cli *c, int rc, const struct cf_err *e,
 	log_msg(LOG_DEBUG, "exit %d (%s)", rc, cf_status_name(rc));
 	if (c->json_file)
 		write_json(c->json_file, c, rc, e, r, platform_elapsed_s() - started);
+	free(r->validation_report);
 	log_close_file();
 	return rc;
 }

@@ -295,4 +295,36 @@ order() { grep -E '^(this machine|chose|unpacker: validating|1 +files|validation
 [ "$(order piped.out)" = "$(order pty.out)" ] ||
 	{ order piped.out; echo ---; order pty.out; fail "a pipe scrambles the order: $(cat piped.out)"; }
 [ "$(order piped.out | head -n 1)" = this ] || fail "the chooser's lines come late on a pipe: $(cat piped.out)"
+
+note "validate --json and install --json carry every step, GPU row, detail and timing, in one schema"
+expect 0 "$UNPACKER" validate --root "$K4" $T --json vj.json
+K6=$W/root6
+expect 0 "$UNPACKER" "$FX/small.bundle" --root "$K6" $T --json ij.json
+truncate -s 100 "$K6/opt/cudnn/current/lib/libcudnn_graph.so.9"
+expect 6 "$UNPACKER" validate --root "$K6" $T --json fj.json
+py - "$TOP/docs/unpacker-report.schema.json" vj.json ij.json fj.json "$K4/opt/cudnn/current/.cuferry/report.json" \
+	"$TOP/docs/h200-report.json" "$TOP/docs/h200x2-report.json" <<'PY'
+import json, sys
+import jsonschema
+schema = json.load(open(sys.argv[1]))
+jsonschema.Draft7Validator.check_schema(schema)
+check = jsonschema.Draft7Validator(schema).validate
+v, i, f, kept = (json.load(open(p)) for p in sys.argv[2:6])
+for r in (v, i, f):
+    check(r)
+# The kept reports of real GPU runs (step 5-6 rows, per-algorithm records) fit the same schema.
+for p in sys.argv[6:8]:
+    check({"command": "validate", "exit_code": 0, "status": "ok", "message": "ok", "duration_s": 1.0,
+           "validation": json.load(open(p))["validation"]})
+steps = lambda r: sorted({c["step"] for c in r["validation"]["checks"]})
+assert v["command"] == "validate" and v["validation"]["result"] == "pass-without-gpu", v
+assert steps(v) == [1, 2, 3, 4, 5, 6] and steps(i) == [1, 2, 3, 4, 5, 6], (steps(v), steps(i))
+assert v["validation"]["checks"] == kept["validation"]["checks"], "not the report's rows"
+assert v["validation"]["timings_s"] == kept["validation"]["timings_s"], "not the report's timings"
+# validation_timings_s (kept for scripts written before) is the same, to 3 digits.
+assert abs(i["validation"]["timings_s"]["total"] - i["validation_timings_s"]["total"]) < 0.01, i
+assert f["exit_code"] == 6 and f["validation"]["result"] == "fail", f
+failed = [c for c in f["validation"]["checks"] if c["status"] == "fail"]
+assert failed and failed[0]["step"] == 1 and "libcudnn_graph.so.9" in failed[0]["detail"], failed
+PY
 echo ok

@@ -210,7 +210,8 @@ int uninstall_installed(const struct install_options *o, const char *id, struct 
 	return rc;
 }
 
-int validate_command(const struct install_options *o, const char *id, struct cf_err *e)
+int validate_command(const struct install_options *o, const char *id, struct install_result *r,
+		     struct cf_err *e)
 {
 	struct layout p;
 	struct state st = { 0 };
@@ -228,7 +229,8 @@ int validate_command(const struct install_options *o, const char *id, struct cf_
 		rc = validate_load_manifest(dir, &m, e);
 	if (rc == CF_OK && b && dir) {
 		struct validate_options vo = { &p, environment_validate_mode(&p, o), o->require_gpu,
-					       o->gpu, o->quick_validate, 0, &o->trust, NULL, NULL, 0 };
+					       o->gpu, o->quick_validate, 0, &o->trust, NULL, NULL, 0,
+					       &r->validation_report };
 		int is_current = st.current && strcmp(st.current, b->dir) == 0;
 		rc = validate_install(&vo, dir, m, is_current, e); /* prints its own summary */
 	}

@@ -120,7 +120,8 @@ static int transaction(const struct layout *p, const struct install_options *o, 
 		install_timings_text(r, timings, sizeof(timings));
 		struct validate_options vo = { p, environment_validate_mode(p, o), o->require_gpu,
 					       o->gpu, o->quick_validate, 1, NULL, timings,
-					       r->validation_timings, sizeof(r->validation_timings) };
+					       r->validation_timings, sizeof(r->validation_timings),
+					       &r->validation_report };
 		double t = platform_elapsed_s();
 		rc = validate_install(&vo, dir, b->m, !o->keep_current, e);
 		r->phase_s[PHASE_VALIDATION] = platform_elapsed_s() - t;
