@@ -185,9 +185,8 @@ int uninstall_installed(const struct install_options *o, const char *id, struct 
 			rc = modulefile_remove(&p, name, e);
 		if (rc == CF_OK && is_current)
 			rc = modulefile_set_default(&p, next, e);
-		/* Linux: the files name PREFIX/current, switched above; Windows: PATH follows. */
 		if (rc == CF_OK && next)
-			rc = environment_follow_current(&p, o, e);
+			rc = environment_hand_over(&p, o, name, e);
 		if (rc == CF_OK && io_rmtree(backup) != 0)
 			log_msg(LOG_WARN, "could not remove all of %s (%s): '%s doctor' lists it, the "
 				"next run removes it", backup, strerror(errno), cli_program_name());

@@ -160,6 +160,17 @@ int environment_remove(const struct layout *p, const struct install_options *o, 
 	return platform_is_admin() ? env_remove_system(p, e) : CF_OK;
 }
 
+int environment_hand_over(const struct layout *p, const struct install_options *o,
+			  const char *gone, struct cf_err *e)
+{
+	if (!p->registry || o->no_env)
+		return CF_OK;
+	/* Asked before anything changes: afterwards no PATH holds an install of the prefix. */
+	enum platform_env_scope scope = regenv_scope_in_use(p, o->env_user, gone);
+	int rc = regenv_remove(p, scope, gone, e);
+	return rc == CF_OK ? regenv_write(p, scope, e) : rc;
+}
+
 int environment_follow_current(const struct layout *p, const struct install_options *o,
 			       struct cf_err *e)
 {
