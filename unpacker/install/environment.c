@@ -163,8 +163,13 @@ int environment_remove(const struct layout *p, const struct install_options *o, 
 int environment_hand_over(const struct layout *p, const struct install_options *o,
 			  const char *gone, struct cf_err *e)
 {
-	if (!p->registry || o->no_env)
+	if (o->no_env)
 		return CF_OK;
+	/* Linux: written again (the old name renamed) and the loader's cache rebuilt, so that it
+	 * lists the new current's libraries, not the removed one's. */
+	if (!p->registry)
+		return !o->env_user && platform_is_admin() && env_system_present(p) ? env_write_system(p, e)
+										 : CF_OK;
 	/* Asked before anything changes: afterwards no PATH holds an install of the prefix. */
 	enum platform_env_scope scope = regenv_scope_in_use(p, o->env_user, gone);
 	int rc = regenv_remove(p, scope, gone, e);

@@ -45,8 +45,9 @@ int environment_rollback(const struct layout *p, int saved, struct cf_err *e);
 int environment_remove(const struct layout *p, const struct install_options *o, const char *dir,
 		       struct cf_err *e);
 /* Uninstall --force of the current install `gone`, another made current: the environment
- * follows it (Linux: nothing, the current link did it; Windows: gone's bin leaves PATH and the
- * new current's comes in, in the scope, machine or user, that held gone). */
+ * follows it (Linux as root: the files written again, naming PREFIX/current, and ldconfig run;
+ * Windows: gone's bin leaves PATH and the new current's comes in, in the scope, machine or
+ * user, that held gone). */
 int environment_hand_over(const struct layout *p, const struct install_options *o,
 			  const char *gone, struct cf_err *e);
 /* After 'use': the environment follows the new current (Windows: one registry write each
