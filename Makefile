@@ -88,6 +88,8 @@ DEB_PACKAGES += dosfstools mtools fusefat
 DEB_PACKAGES += ansible ansible-core ansible-lint debootstrap podman runc lmod tcl cmake pkgconf
 # The Windows tests: Wine 8 runs the mingw-w64 builds (make windows-unit, tests/e2e/test_windows_*).
 DEB_PACKAGES += wine wine64
+# test_everyday_unpacker: the --json report checked against docs/unpacker-report.schema.json.
+DEB_PACKAGES += python3-jsonschema
 
 COMMON_SRC    = common/err.c common/log.c common/io.c common/sha256.c common/progress.c \
                 common/bundle/frame.c common/bundle/reader.c common/bundle/payload.c common/platform_posix.c

@@ -80,6 +80,8 @@ void log_msg(int level, const char *fmt, ...)
 	if (n < 0)
 		return;
 	if (level <= log_level_console) {
+		/* stdout first: on a pipe (tee, Ansible) the lines keep the order they had. */
+		fflush(stdout);
 		if (level <= LOG_WARN)
 			fprintf(stderr, "%s: %s: ", log_prog, tags[level]);
 		else
@@ -100,6 +102,8 @@ void log_out(const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stdout, fmt, ap);
 	va_end(ap);
+	/* Each line when it happens, on a pipe as on a terminal (a row as its step ends). */
+	fflush(stdout);
 	if (log_file) {
 		va_start(ap, fmt);
 		vfprintf(log_file, fmt, ap);

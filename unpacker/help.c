@@ -47,10 +47,11 @@ static const struct {
 	  "Verify the signature, then stream, check and install the bundle side by side with\n"
 	  "earlier versions under PREFIX, switch PREFIX/current atomically, write the environment\n"
 	  "and validate. Any failure restores the previous state.\n"
-	  "A re-run of an installed bundle checks the installed files (sizes; SHA-256 too with\n"
-	  "--repair), puts back from the bundle whatever differs, and writes environment the\n"
-	  "options ask for that is missing; it is a no-op (exit 0, says so) only when nothing\n"
-	  "differs.\n"
+	  "A re-run of an installed bundle checks the installed files (sizes, types, modes and\n"
+	  "links; SHA-256 too with --repair), puts back from the bundle whatever differs (what\n"
+	  "stands where a directory or a file belongs is moved aside, never followed), and writes\n"
+	  "environment and modulefiles the options ask for that are missing; it is a no-op\n"
+	  "(exit 0, says what it checked) only when nothing differs.\n"
 	  "An older cuDNN than current's (same CUDA variant) is refused (7): --allow-downgrade\n"
 	  "switches to it, --keep-current installs it beside. Given a DIR of bundles (a kit), the\n"
 	  "one that fits this machine is chosen and the choice explained; --dry-run only says it\n"
@@ -67,10 +68,11 @@ static const struct {
 	  "(PREFIX\\.cuferry\\state.json names it: there is no current link), put its bin\\ first\n"
 	  "on the machine's PATH in the registry (the user's with --env=user) and set CUDNN_PATH,\n"
 	  "and validate. Any failure restores the previous state, the registry included.\n"
-	  "A re-run of an installed bundle checks the installed files (sizes; SHA-256 too with\n"
-	  "--repair), puts back from the bundle whatever differs, and writes environment the\n"
-	  "options ask for that is missing; it is a no-op (exit 0, says so) only when nothing\n"
-	  "differs.\n"
+	  "A re-run of an installed bundle checks the installed files (sizes, types, modes and\n"
+	  "links; SHA-256 too with --repair), puts back from the bundle whatever differs (what\n"
+	  "stands where a directory or a file belongs is moved aside, never followed), and writes\n"
+	  "the environment the options ask for when it is missing; it is a no-op\n"
+	  "(exit 0, says what it checked) only when nothing differs.\n"
 	  "An older cuDNN than current's (same CUDA variant) is refused (7): --allow-downgrade\n"
 	  "switches to it, --keep-current installs it beside. Given a DIR of bundles (a kit, E:\\),\n"
 	  "the one that fits this machine is chosen and the choice explained; --dry-run only says\n"
@@ -81,11 +83,12 @@ static const struct {
 	  "nothing.\n", NULL },
 	{ "validate",
 	  "usage: unpacker validate [ID] [--gpu N] [--require-gpu] [--quick-validate] [--prefix DIR]\n"
-	  "                [--root DIR] [--trust K.pub]... [--trust-fingerprint HEX]...\n"
+	  "                [--root DIR] [--trust K.pub]... [--trust-fingerprint HEX]... [--json FILE]\n"
 	  "Prove an install works: its stored signature, files, library, resolution,\n"
 	  "dependencies, driver and GPU, and a convolution on each GPU. ID defaults to the current\n"
 	  "install. The stored signature must be by a key trusted here (installed, or given with\n"
-	  "--trust or --trust-fingerprint), else validation fails.\n", NULL },
+	  "--trust or --trust-fingerprint), else validation fails. --json FILE: every step, GPU\n"
+	  "row, detail and timing, as report.json keeps them (docs/json-schema.md).\n", NULL },
 	{ "list",
 	  "usage: unpacker list [--prefix DIR] [--root DIR]\n"
 	  "The installed bundles, their counters, and which is current (*).\n", NULL },
@@ -98,10 +101,13 @@ static const struct {
 	  "registry's PATH and CUDNN_PATH at it (the user's with --env=user).\n" },
 	{ "uninstall",
 	  "usage: unpacker uninstall ID [--force] [--prefix DIR] [--root DIR]\n"
-	  "Remove an installed bundle; the current one only with --force.\n",
+	  "Remove an installed bundle; the current one only with --force, which makes the newest\n"
+	  "one left current (the environment and modulefiles follow it) or, with none left,\n"
+	  "removes the environment.\n",
 	  "usage: unpacker uninstall ID [--force] [--prefix DIR]\n"
-	  "Remove an installed bundle; the current one only with --force, which also takes its\n"
-	  "bin\\ off the registry's PATH and removes CUDNN_PATH.\n" },
+	  "Remove an installed bundle; the current one only with --force, which makes the newest\n"
+	  "one left current (PATH and CUDNN_PATH follow it) or, with none left, takes its bin\\\n"
+	  "off the registry's PATH and removes CUDNN_PATH.\n" },
 	{ "env",
 	  "usage: unpacker env [--shell sh|ps|cmd] [--env=user] [--prefix DIR]\n"
 	  "Print the lines that put the current install on the search paths, for sh, PowerShell\n"

@@ -24,6 +24,7 @@
 
 const char layout_current_name[] = CURRENT;
 const char layout_repair_suffix[] = ".cuferry-repair";
+const char layout_aside_suffix[] = ".cuferry-aside";
 const char layout_install_meta_rel[] = META;
 const char layout_install_header_rel[] = META "/header.bin";
 const char layout_install_report_rel[] = META "/" REPORT;
@@ -161,10 +162,15 @@ int layout_is_current(const char *name)
 	return strcmp(name, CURRENT) == 0;
 }
 
+static int ends_with(const char *name, const char *suffix)
+{
+	size_t n = strlen(name), k = strlen(suffix);
+	return n > k && strcmp(name + n - k, suffix) == 0; /* a suffix needs a name in front */
+}
+
 int layout_is_repair_temp(const char *name)
 {
-	size_t n = strlen(name), k = strlen(layout_repair_suffix);
-	return n > k && strcmp(name + n - k, layout_repair_suffix) == 0;
+	return ends_with(name, layout_repair_suffix) || ends_with(name, layout_aside_suffix);
 }
 
 /* INSTALL_DIR/.cuferry/NAME with the system's separator throughout: messages show it. */

@@ -56,8 +56,11 @@ extern const char layout_current_name[];  /* current */
 /* How a summary names the install made current: "current -> " where the current link points
  * at it, "current: " where state.json alone names it (Windows has no link). */
 const char *layout_current_label(void);
-/* A repair writes NAME.cuferry-repair beside an installed file, then renames it over it. */
+/* A repair writes NAME.cuferry-repair beside an installed file, then renames it over it;
+ * what stands where a directory (or a file) belongs is renamed to NAME.cuferry-aside first and
+ * removed once the repair is done. layout_is_repair_temp: either name. */
 extern const char layout_repair_suffix[];
+extern const char layout_aside_suffix[];
 int layout_is_repair_temp(const char *name);
 
 /* An install's own records, relative to the install directory (for a tree opened with

@@ -170,6 +170,10 @@ static void write_json(const char *path, const struct cli *c, int rc, const stru
 		if (t)
 			json_object_set_new(o, "validation_timings_s", t);
 	}
+	/* install and validate alike: every step, GPU row, detail and timing (report.json's). */
+	json_t *v = r->validation_report ? json_loads(r->validation_report, 0, NULL) : NULL;
+	if (v)
+		json_object_set_new(o, "validation", v);
 	/* Never through a link: one planted under the report's name (often in a shared directory,
 	 * written as root) is refused, not followed and not replaced (/dev/stdout is a link too). */
 	char *text = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS);
@@ -189,8 +193,12 @@ static void summarize(const struct cli *c, const struct install_result *r)
 		log_out("verified %s: signed by %s, %llu files, %llu bytes, all hashes match\n",
 			r->bundle_id, r->signers, (unsigned long long)r->files, (unsigned long long)r->bytes);
 	} else if (r->noop) {
-		log_out("%s (counter %llu) is already installed in %s and matches its bundle: nothing "
-			"to do\n", r->dir, (unsigned long long)r->counter, r->prefix);
+		/* Say only what was checked: without --repair, no byte was read. */
+		log_out("%s (counter %llu) is already installed in %s; %s: nothing to do\n", r->dir,
+			(unsigned long long)r->counter, r->prefix, c->repair
+			? "every entry matches its bundle, SHA-256 of each file included"
+			: "sizes, types, modes and links match (contents were not re-hashed: --repair "
+			  "checks them)");
 	} else if (r->rerun) {
 		log_out("%s (counter %llu) was already installed in %s\n", r->dir,
 			(unsigned long long)r->counter, r->prefix);
@@ -250,7 +258,7 @@ static int dispatch(const struct cli *c, struct install_options *o, struct insta
 		return rc;
 	}
 	if (!strcmp(v, "validate"))
-		return validate_command(o, c->arg, e);
+		return validate_command(o, c->arg, r, e);
 	if (!strcmp(v, "list"))
 		return list_installed(o, e);
 	if (!strcmp(v, "env"))
@@ -277,6 +285,7 @@ static int finish(const struct cli *c, int rc, const struct cf_err *e,
 	log_msg(LOG_DEBUG, "exit %d (%s)", rc, cf_status_name(rc));
 	if (c->json_file)
 		write_json(c->json_file, c, rc, e, r, platform_elapsed_s() - started);
+	free(r->validation_report);
 	log_close_file();
 	return rc;
 }
@@ -291,6 +300,9 @@ int main(int argc, char **argv)
 	if (argc >= 2 && strcmp(argv[1], PROBE_FLAG) == 0)
 		return probe_main(argc - 2, argv + 2);
 	selfpath_init(argv[0]);
+	/* Line by line on a pipe too, stdout and stderr in the order written (log.c flushes
+	 * stdout before each message; Windows' C runtime has no line buffering, hence both). */
+	setvbuf(stdout, NULL, _IOLBF, BUFSIZ);
 	double started = platform_elapsed_s();
 	memset(&r, 0, sizeof(r));
 	log_init("unpacker", LOG_INFO);

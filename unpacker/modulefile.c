@@ -252,6 +252,18 @@ int modulefile_install(const struct layout *c, const char *module_dir, const cha
 	return rc;
 }
 
+int modulefile_present(const struct layout *c, const char *module_dir, const char *dir)
+{
+	int n = 0;
+	for (int lua = 0; lua < 2; lua++) {
+		char *path = xasprintf("%s%s/cudnn/%s%s", c->root, module_dir, module_version(dir),
+				       lua ? ".lua" : "");
+		n += io_exists(path);
+		free(path);
+	}
+	return n == 2;
+}
+
 static int remove_file(const char *path, struct cf_err *e)
 {
 	if (platform_unlink(path) != 0 && errno != ENOENT)

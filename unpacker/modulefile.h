@@ -19,6 +19,8 @@ int modulefile_dir_valid(const char *module_dir);
  * the system sees it), record the directory, and make `dir` the default there. */
 int modulefile_install(const struct layout *c, const char *module_dir, const char *dir,
 		       struct cf_err *e);
+/* 1 when module_dir (as the system sees it) holds both files of install `dir`. */
+int modulefile_present(const struct layout *c, const char *module_dir, const char *dir);
 /* In every recorded directory: make `dir` the default, or have none when dir is NULL. */
 int modulefile_set_default(const struct layout *c, const char *dir, struct cf_err *e);
 /* Remove install `dir`'s modulefiles from every recorded directory. */

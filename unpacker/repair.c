@@ -59,6 +59,7 @@ static const char *differs(int tree, const struct manifest_file *f, int hashes)
 }
 
 struct restorer {
+	const char *dir;           /* the installed tree, as the system names it */
 	int tree;
 	const unsigned char *todo; /* per manifest entry: restore it */
 	const struct manifest *m;
@@ -68,7 +69,81 @@ struct restorer {
 	const char *name;
 	char *tmp;
 	size_t restored;
+	char **aside;              /* what was moved aside (relative paths), removed at the end */
+	size_t naside;
 };
+
+/* Rename name (in dirfd, relpath in the tree) to a free NAME[.N].cuferry-aside beside it: a
+ * rename moves a link or a directory itself, never what it points at or holds. */
+static int set_aside(struct restorer *s, int dirfd, const char *relpath, const char *name,
+		     const char *why, struct cf_err *e)
+{
+	struct platform_stat st;
+	char *aside = NULL;
+	for (int n = 0; n < 100 && !aside; n++) {
+		aside = n ? xasprintf("%s.%d%s", name, n, layout_aside_suffix)
+			  : xasprintf("%s%s", name, layout_aside_suffix);
+		if (platform_stat_at(dirfd, aside, &st) == 0) {
+			free(aside);
+			aside = NULL;
+		}
+	}
+	if (!aside || platform_rename_at(dirfd, name, aside) != 0) {
+		int rc = cf_fail(e, CF_INSTALL, "'%s' (%s): cannot move it aside: %s", relpath, why,
+				 aside ? strerror(errno) : "too many earlier ones");
+		free(aside);
+		return rc;
+	}
+	size_t dir_len = strlen(relpath) - strlen(name);
+	s->aside = xrealloc(s->aside, (s->naside + 1) * sizeof(*s->aside));
+	s->aside[s->naside++] = xasprintf("%.*s%s", (int)dir_len, relpath, aside);
+	log_msg(LOG_INFO, "moved '%s' aside (%s)", relpath, why);
+	free(aside);
+	return CF_OK;
+}
+
+/* Make room for the entry relpath: whatever stands where one of its directories belongs (a
+ * file, a link, anything but a directory) and a directory standing at relpath itself are
+ * moved aside, none of them followed; a missing directory is made. */
+static int clear_way(struct restorer *s, const char *relpath, struct cf_err *e)
+{
+	char *path = xstrdup(relpath);
+	int rc = CF_OK;
+	for (char *slash = path;; *slash = '/') {
+		slash = strchr(slash + (slash != path), '/');
+		if (slash)
+			*slash = '\0';
+		const char *name;
+		struct platform_stat st;
+		int dirfd = platform_tree_open_parent(s->tree, path, &name);
+		if (dirfd < 0) {
+			rc = cf_fail(e, CF_INSTALL, "'%s': %s", path, strerror(errno));
+			break;
+		}
+		if (platform_stat_at(dirfd, name, &st) == 0) {
+			if (slash && st.type != PLATFORM_TYPE_DIR)
+				rc = set_aside(s, dirfd, path, name, "where a directory belongs", e);
+			else if (!slash && st.type == PLATFORM_TYPE_DIR)
+				rc = set_aside(s, dirfd, path, name, "a directory where the bundle has a file", e);
+		}
+		platform_close(dirfd);
+		if (rc != CF_OK || !slash)
+			break;
+	}
+	free(path);
+	return rc;
+}
+
+/* After every entry is back: what was moved aside goes (a link is removed, not followed). */
+static void remove_aside(struct restorer *s)
+{
+	for (size_t i = 0; i < s->naside; i++) {
+		char *full = xasprintf("%s/%s", s->dir, s->aside[i]);
+		if (io_rmtree(full) != 0)
+			log_msg(LOG_WARN, "could not remove %s (%s): remove it by hand", full, strerror(errno));
+		free(full);
+	}
+}
 
 static void drop_tmp(struct restorer *s)
 {
@@ -91,6 +166,9 @@ static int restore_begin(void *ctx, const struct manifest_file *f, struct cf_err
 		s->index++;
 	if (s->index >= s->m->nfiles || !s->todo[s->index])
 		return CF_OK;
+	int rc = clear_way(s, f->path, e);
+	if (rc != CF_OK)
+		return rc;
 	s->dirfd = platform_tree_open_parent(s->tree, f->path, &s->name);
 	if (s->dirfd < 0)
 		return cf_fail(e, CF_INSTALL, "'%s': %s", f->path, strerror(errno));
@@ -103,7 +181,7 @@ static int restore_begin(void *ctx, const struct manifest_file *f, struct cf_err
 		ok = (s->fd = platform_open_at(s->dirfd, s->tmp, PLATFORM_OPEN_WRITE |
 					       PLATFORM_OPEN_CREATE | PLATFORM_OPEN_EXCL, 0600)) >= 0;
 	if (!ok) {
-		int rc = cf_fail(e, CF_INSTALL, "'%s': %s", f->path, strerror(errno));
+		rc = cf_fail(e, CF_INSTALL, "'%s': %s", f->path, strerror(errno));
 		free(s->tmp);
 		s->tmp = NULL;
 		return rc;
@@ -118,7 +196,8 @@ static int restore_data(void *ctx, const void *buf, size_t len, struct cf_err *e
 		return interrupt_check(e);
 	if (s->fd >= 0 && io_write_all(s->fd, buf, len) != 0)
 		return cf_fail(e, platform_error_is_no_space(errno) ? CF_INCOMPATIBLE : CF_INSTALL,
-			       "writing: %s", strerror(errno));
+			       "writing '%s' into %s: %s", s->m->files[s->index].path, s->dir,
+			       strerror(errno));
 	return CF_OK;
 }
 
@@ -171,7 +250,8 @@ int repair_tree(const char *dir, struct bundle_input *in, const struct manifest 
 	}
 	int rc = CF_OK;
 	if (ndiffer > 0) {
-		struct restorer s = { .tree = tree, .todo = todo, .m = m, .dirfd = -1, .fd = -1 };
+		struct restorer s = { .dir = dir, .tree = tree, .todo = todo, .m = m, .dirfd = -1,
+				      .fd = -1 };
 		struct payload_sink sink = { restore_begin, restore_data, restore_end, &s };
 		struct progress prog;
 		progress_start(&prog, "repairing", m->compressed_size, progress);
@@ -181,6 +261,12 @@ int repair_tree(const char *dir, struct bundle_input *in, const struct manifest 
 		r->restored = s.restored;
 		if (rc == CF_OK && s.restored != ndiffer)
 			rc = cf_fail(e, CF_INSTALL, "repair restored %zu of %zu entries", s.restored, ndiffer);
+		/* Kept after a failure: doctor names them, as it names the repair's temporaries. */
+		if (rc == CF_OK)
+			remove_aside(&s);
+		for (size_t i = 0; i < s.naside; i++)
+			free(s.aside[i]);
+		free(s.aside);
 	}
 	free(todo);
 	platform_tree_close(tree);

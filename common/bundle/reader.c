@@ -254,9 +254,11 @@ static int switch_part(struct bundle_input *b, struct cf_err *e)
 		platform_close(b->fd);
 		b->current++;
 		b->fd = platform_open(b->parts[b->current].path, PLATFORM_OPEN_READ, 0);
+		/* A part that is not there is missing data (3); one the medium cannot give is an
+		 * I/O error (5, DESIGN.md §9). */
 		if (b->fd < 0)
-			return cf_fail(e, CF_INTEGRITY, "%s: %s", b->parts[b->current].path,
-				       strerror(errno));
+			return cf_fail(e, errno == ENOENT ? CF_INTEGRITY : CF_INSTALL, "%s: %s",
+				       b->parts[b->current].path, strerror(errno));
 	}
 	return CF_OK;
 }
@@ -276,7 +278,11 @@ static ssize_t stream_read(struct bundle_input *b, uint8_t *buf, size_t len, str
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			cf_fail(e, CF_INTEGRITY, "%s: read error: %s", p->path, strerror(errno));
+			/* The medium failed (EIO: a pulled stick, a bad sector), not the bundle: an
+			 * I/O error, exit 5. Bytes that arrive wrong or not at all stay integrity (3). */
+			cf_fail(e, CF_INSTALL, "%s: read error at offset %llu: %s (the medium "
+				"failed, not the bundle)", p->path, (unsigned long long)b->pos,
+				strerror(errno));
 			return -1;
 		}
 		if (n == 0) {

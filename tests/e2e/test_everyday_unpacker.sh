@@ -16,6 +16,11 @@ note "first install, then a re-run that finds nothing to repair"
 expect 0 "$UNPACKER" "$FX/small.bundle" --root "$R" $T --no-validate --no-env
 expect 0 "$UNPACKER" "$FX/small.bundle" --root "$R" $T --no-validate --no-env
 assert_contains last.out "nothing to do"
+# It says what it checked, no more (issue 25): without --repair no byte was hashed.
+assert_contains last.out "sizes, types, modes and links match (contents were not re-hashed: --repair checks them)"
+! grep -q "matches its bundle" last.out || fail "a re-run without --repair claims a match"
+expect 0 "$UNPACKER" "$FX/small.bundle" --root "$R" $T --no-validate --no-env --repair
+assert_contains last.out "SHA-256 of each file included: nothing to do"
 
 note "a truncated file is put back by a plain re-run"
 lib=$P/current/lib/libcudnn.so.9
@@ -35,7 +40,7 @@ PY
 note "same size, other bytes: only --repair (SHA-256) sees it"
 printf 'X' | dd of="$lib" bs=1 seek=5000 conv=notrunc 2>/dev/null
 expect 0 "$UNPACKER" "$FX/small.bundle" --root "$R" $T --no-validate --no-env
-assert_contains last.out "nothing to do"
+assert_contains last.out "contents were not re-hashed"
 expect 0 "$UNPACKER" "$FX/small.bundle" --root "$R" $T --no-validate --no-env --repair
 assert_contains last.out "content differs"
 cmp "$lib" "$CUDA/lib/libcudnn.so.9" || fail "--repair did not restore the content"
@@ -236,4 +241,90 @@ set +e; "$UNPACKER" doctor --root "$R" >doc.out 2>&1; set -e
 assert_contains doc.out "leftover backup of an interrupted run"
 expect 0 "$UNPACKER" use cudnn-9.19.0-cuda13 --root "$R"
 [ ! -e "$P/.old-$sigdir-99999" ] || fail "the next run left .old-$sigdir-99999"
+
+note "uninstall --force of the current one: the newest left becomes current, environment kept"
+R3=$W/root3
+P3=$R3/opt/cudnn
+$FORGE --key "$FX/test.key" --out new.bundle --counter 8000 --salt new --bundle-id newer --version 9.60.0
+$FORGE --key "$FX/test.key" --out mid.bundle --counter 8001 --salt mid --bundle-id middle --version 9.55.0
+expect 0 "$UNPACKER" "$FX/small.bundle" --root "$R3" $T --no-validate --modulefiles /mods
+expect 0 "$UNPACKER" mid.bundle --root "$R3" $T --no-validate --modulefiles /mods
+expect 0 "$UNPACKER" new.bundle --root "$R3" $T --no-validate --modulefiles /mods
+newdir=$(readlink "$P3/current")
+middir=$(sed -n 's/.*"dir": "\(cudnn-9.55[^"]*\)".*/\1/p' "$P3/.cuferry/state.json" | head -n 1)
+case $newdir in cudnn-9.60*) ;; *) fail "9.60 is not current: $newdir" ;; esac
+expect 0 "$UNPACKER" uninstall "$newdir" --root "$R3" --force
+assert_contains last.out "removed $newdir; current -> $middir (the newest left"
+[ "$(readlink "$P3/current")" = "$middir" ] || fail "current is $(readlink "$P3/current"), not $middir"
+py - "$P3/.cuferry/state.json" "$middir" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["current"] == sys.argv[2], s["current"]
+PY
+[ -f "$R3/etc/ld.so.conf.d/00-cuferry-cudnn.conf" ] && [ -f "$R3/etc/profile.d/cuferry-cudnn.sh" ] ||
+	fail "the environment went although $middir is still installed"
+assert_contains "$R3/etc/ld.so.conf.d/00-cuferry-cudnn.conf" "/opt/cudnn/current/lib"
+assert_contains "$R3/mods/cudnn/.version" "${middir#cudnn-}"
+expect 0 "$UNPACKER" uninstall "$middir" --root "$R3" --force
+[ "$(readlink "$P3/current")" = cudnn-9.19.0-cuda13 ] || fail "9.19 did not take over"
+expect 0 "$UNPACKER" uninstall cudnn-9.19.0-cuda13 --root "$R3" --force
+assert_contains last.out "no other install is left: nothing is current now"
+[ ! -e "$P3/current" ] && [ ! -e "$R3/etc/ld.so.conf.d/00-cuferry-cudnn.conf" ] &&
+	[ ! -e "$R3/etc/profile.d/cuferry-cudnn.sh" ] || fail "the last uninstall left current or the environment"
+
+note "--modulefiles DIR on a re-run of an existing install writes the modulefile"
+R4=$W/root4
+expect 0 "$UNPACKER" "$FX/small.bundle" --root "$R4" $T --no-validate
+[ ! -e "$R4/mods/cudnn/9.19.0-cuda13.lua" ] || fail "a modulefile without --modulefiles"
+expect 0 "$UNPACKER" "$FX/small.bundle" --root "$R4" $T --no-validate --modulefiles /mods
+assert_contains last.out "environment added: .*modulefiles in $R4/mods"
+[ -f "$R4/mods/cudnn/9.19.0-cuda13.lua" ] && [ -f "$R4/mods/cudnn/9.19.0-cuda13" ] ||
+	fail "the re-run with --modulefiles wrote no modulefile"
+assert_contains "$R4/mods/cudnn/.version" "9.19.0-cuda13"
+expect 0 "$UNPACKER" "$FX/small.bundle" --root "$R4" $T --no-validate --modulefiles /mods
+assert_contains last.out "nothing to do"
+
+note "output on a pipe keeps the order of a terminal: stdout and stderr interleaved, rows as they come"
+mkdir -p kit && cp "$FX/small.bundle" kit/
+K4=$W/root5
+"$UNPACKER" install kit --root "$K4" $T 2>&1 | cat > piped.out
+rm -rf "$K4"
+script -qec "'$UNPACKER' install kit --root '$K4' $T" /dev/null | tr '\r' '\n' | sed 's/.*\x1b\[K//' > pty.out
+# The lines that matter, in order: the chooser's, validation's start, its rows, its verdict.
+order() { grep -E '^(this machine|chose|unpacker: validating|1 +files|validation:)' "$1" | sed 's/:.*//; s/ .*//'; }
+[ "$(order piped.out)" = "$(order pty.out)" ] ||
+	{ order piped.out; echo ---; order pty.out; fail "a pipe scrambles the order: $(cat piped.out)"; }
+[ "$(order piped.out | head -n 1)" = this ] || fail "the chooser's lines come late on a pipe: $(cat piped.out)"
+
+note "validate --json and install --json carry every step, GPU row, detail and timing, in one schema"
+expect 0 "$UNPACKER" validate --root "$K4" $T --json vj.json
+K6=$W/root6
+expect 0 "$UNPACKER" "$FX/small.bundle" --root "$K6" $T --json ij.json
+truncate -s 100 "$K6/opt/cudnn/current/lib/libcudnn_graph.so.9"
+expect 6 "$UNPACKER" validate --root "$K6" $T --json fj.json
+py - "$TOP/docs/unpacker-report.schema.json" vj.json ij.json fj.json "$K4/opt/cudnn/current/.cuferry/report.json" \
+	"$TOP/docs/h200-report.json" "$TOP/docs/h200x2-report.json" <<'PY'
+import json, sys
+import jsonschema
+schema = json.load(open(sys.argv[1]))
+jsonschema.Draft7Validator.check_schema(schema)
+check = jsonschema.Draft7Validator(schema).validate
+v, i, f, kept = (json.load(open(p)) for p in sys.argv[2:6])
+for r in (v, i, f):
+    check(r)
+# The kept reports of real GPU runs (step 5-6 rows, per-algorithm records) fit the same schema.
+for p in sys.argv[6:8]:
+    check({"command": "validate", "exit_code": 0, "status": "ok", "message": "ok", "duration_s": 1.0,
+           "validation": json.load(open(p))["validation"]})
+steps = lambda r: sorted({c["step"] for c in r["validation"]["checks"]})
+assert v["command"] == "validate" and v["validation"]["result"] == "pass-without-gpu", v
+assert steps(v) == [1, 2, 3, 4, 5, 6] and steps(i) == [1, 2, 3, 4, 5, 6], (steps(v), steps(i))
+assert v["validation"]["checks"] == kept["validation"]["checks"], "not the report's rows"
+assert v["validation"]["timings_s"] == kept["validation"]["timings_s"], "not the report's timings"
+# validation_timings_s (kept for scripts written before) is the same, to 3 digits.
+assert abs(i["validation"]["timings_s"]["total"] - i["validation_timings_s"]["total"]) < 0.01, i
+assert f["exit_code"] == 6 and f["validation"]["result"] == "fail", f
+failed = [c for c in f["validation"]["checks"] if c["status"] == "fail"]
+assert failed and failed[0]["step"] == 1 and "libcudnn_graph.so.9" in failed[0]["detail"], failed
+PY
 echo ok

@@ -213,10 +213,14 @@ mv "$LDCONF" "$LEGACY"
 [ "$(stat -c %a "$LDCONF")" = 644 ] || fail "$LDCONF is not 0644"
 (cd / && umask 077 && expect 0 env -u LD_LIBRARY_PATH "$UNPACKER" doctor --root "$R")
 
-note "use renames the old file too; uninstall removes both names"
+note "use renames the old file too; uninstall --force of current hands over (renaming it too); the last one removes both names"
 mv "$LDCONF" "$LEGACY"
 expect 0 "$UNPACKER" use cudnn-9.19.0-cuda13 --root "$R"
 [ ! -e "$LEGACY" ] && [ -f "$LDCONF" ] || fail "use did not rename the old file"
 cp "$LDCONF" "$LEGACY"
+# cuDNN 9.19.0.56 is still installed: it becomes current, the environment stays (issue 25).
 expect 0 "$UNPACKER" uninstall cudnn-9.19.0-cuda13 --force --root "$R"
+[ ! -e "$LEGACY" ] && [ -f "$LDCONF" ] || fail "uninstall --force with an install left: not one ld.so.conf.d file"
+cp "$LDCONF" "$LEGACY"
+expect 0 "$UNPACKER" uninstall cudnn-9.19.0.56-cuda13 --force --root "$R"
 [ ! -e "$LEGACY" ] && [ ! -e "$LDCONF" ] || fail "uninstall left an ld.so.conf.d file"

@@ -122,6 +122,74 @@ else
 	echo "skipped: cannot mount tmpfs here"
 fi
 
+note "ENOSPC while writing (the space check passed, then the disk filled): the file and directory named, exit 4"
+mkdir -p full/opt/cudnn
+if mount -t tmpfs -o size=40m,mode=755 tmpfs full/opt/cudnn 2>/dev/null; then
+	CLEANUP="$CLEANUP umount '$W/full/opt/cudnn' 2>/dev/null;"
+	CUFERRY_FAULT=extract:pause "$UNPACKER_SEAMS" "$FX/small.bundle" --root "$W/full" $T >full.out 2>full.err &
+	pid=$!
+	until [ "$(ps -o stat= -p $pid 2>/dev/null | cut -c1)" = T ]; do sleep 0.05; done
+	dd if=/dev/zero of=full/opt/cudnn/filler bs=1M 2>/dev/null || true # until the disk is full
+	kill -CONT $pid; set +e; wait $pid; rc=$?; set -e
+	[ $rc -eq 4 ] || { cat full.err; fail "ENOSPC while writing: exit $rc, expected 4"; }
+	grep -q "error: writing '[^']*' into $W/full/opt/cudnn/.staging-[^:]*: No space left on device" full.err ||
+		{ cat full.err; fail "ENOSPC: the file or the directory not named"; }
+	no_staging full
+	umount full/opt/cudnn
+else
+	echo "skipped: cannot mount tmpfs here"
+fi
+
+note "a read error of the medium (EIO, a pulled stick) is exit 5; a truncated bundle stays exit 3"
+# What a stick pulled mid-read gives: pread fails with EIO from an offset on (an LD_PRELOAD
+# shim of the test's own: the shipped unpacker links libc dynamically).
+cat > eio.c <<'C'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+static int on_medium(int fd, off_t off, size_t len)
+{
+	const char *file = getenv("EIO_FILE"), *at = getenv("EIO_AT");
+	char link[64], path[4096];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, path, sizeof(path) - 1);
+	if (!file || !at || n < 0)
+		return 0;
+	path[n] = '\0';
+	return strcmp(path, file) == 0 && off + (off_t)len > atoll(at);
+}
+ssize_t pread(int fd, void *buf, size_t len, off_t off)
+{
+	ssize_t (*real)(int, void *, size_t, off_t) = (ssize_t (*)(int, void *, size_t, off_t))dlsym(RTLD_NEXT, "pread");
+	if (on_medium(fd, off, len)) {
+		errno = EIO;
+		return -1;
+	}
+	return real(fd, buf, len, off);
+}
+C
+cc -shared -fPIC -o eio.so eio.c -ldl
+cp "$FX/small.bundle" stick.bundle
+ER=$W/eroot
+$FORGE $K --out base.bundle --counter 6000 --salt base --bundle-id base --version 9.1.0
+expect 0 "$UNPACKER" base.bundle --root "$ER" $T
+before=$(tree_listing "$ER")
+for cmd in "install --root $ER $T" "verify --trust $FX/test.pub"; do
+	EIO_FILE=$W/stick.bundle EIO_AT=600000 LD_PRELOAD=$W/eio.so expect 5 "$UNPACKER" $cmd stick.bundle
+	one_line_reason
+	assert_contains last.err "stick.bundle: read error at offset [0-9]*: Input/output error"
+done
+[ "$(tree_listing "$ER")" = "$before" ] || fail "a read error changed the install"
+head -c 600000 "$FX/small.bundle" > short.bundle
+expect 3 "$UNPACKER" short.bundle --root "$ER" $T
+one_line_reason
+expect 3 "$UNPACKER" verify short.bundle --trust "$FX/test.pub"
+[ "$(tree_listing "$ER")" = "$before" ] || fail "a truncated bundle changed the install"
+
 note "--allow-downgrade and --allow-expired install what policy refused"
 mkdir pol
 expect 0 "$UNPACKER" v2.bundle --root "$W/pol" $T

@@ -273,8 +273,13 @@ u 0 install "$B9" --prefix "$U" --env=user --trust "$K" --no-validate
 u 0 use "$D8" --prefix "$U"
 reg_is "$UKEY" PATH "REG_EXPAND_SZ $U\\$D8\\bin;$U0"
 reg_is "$MKEY" PATH "REG_EXPAND_SZ $M0"
-u 0 uninstall "$D9" --prefix "$U"
+# --force of the current one: the newest left takes over, the user's PATH follows it.
 u 0 uninstall "$D8" --prefix "$U" --force
+assert_contains last.out "removed $D8; current: $D9 (the newest left"
+reg_is "$UKEY" PATH "REG_EXPAND_SZ $U\\$D9\\bin;$U0"
+reg_is "$UKEY" CUDNN_PATH "REG_SZ $U\\$D9"
+reg_is "$MKEY" PATH "REG_EXPAND_SZ $M0"
+u 0 uninstall "$D9" --prefix "$U" --force
 reg_is "$UKEY" PATH "REG_EXPAND_SZ $U0"
 reg_is "$UKEY" CUDNN_PATH absent
 

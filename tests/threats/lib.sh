@@ -36,3 +36,31 @@ run_case() {
 	echo "ok   threat $id"
 }
 
+
+# run_repair_case ID "threat" "behaviour" DAMAGE BUNDLE [extra args]: the installed tree,
+# damaged by the shell function DAMAGE before each mode, is put back by a re-run of BUNDLE in
+# both modes. The suite's four assertions for a run that must succeed: exit 0 and no error
+# line; the outside tree unchanged (nothing written through a link); no staging, repair or
+# aside leftovers; the prefix (the install exactly as before the damage), state and
+# environment unchanged.
+run_repair_case() {
+	id=$1 threat=$2 behaviour=$3 damage=$4 bundle=$5; shift 5
+	for mode in interactive silent; do
+		before=$(snapshot)
+		$damage
+		if [ $mode = silent ]; then
+			rm -f "$W/s.log"
+			expect 0 "$UNPACKER" "$bundle" --root "$R" --trust "$FX/test.pub" /silent /log="$W/s.log" "$@" </dev/null
+		else
+			expect 0 "$UNPACKER" "$bundle" --root "$R" --trust "$FX/test.pub" "$@"
+			assert_contains "$W/last.out" "repaired: "
+		fi
+		! grep -q error "$W/last.err" || { cat "$W/last.err" >&2; fail "$id ($mode): an error line"; }
+		[ "$(snapshot)" = "$before" ] || fail "$id ($mode): the install was not put back as it was"
+		no_staging "$W"
+		left=$(find "$R" -name '*.cuferry-aside' -o -name '*.cuferry-repair' | head -1)
+		[ -z "$left" ] || fail "$id ($mode): left behind: $left"
+	done
+	record "$id" "$threat" "$behaviour" "threats/$id" "pass (exit 0, both modes)"
+	echo "ok   threat $id"
+}

@@ -67,6 +67,22 @@ name" 'include/a\b' 'include/x:y' include/CON.txt include/aux include/trailing. 
 done
 run_case hostile_name_case "F.dll beside f.dll" "the manifest is refused on every OS; $T3" 3 case_collision.bundle
 
+# An installed tree whose directory became a file or a link (or a file a directory): the
+# re-run moves the entry aside without following it and puts the bundle's back (issue 25).
+I=$R/opt/cudnn/cudnn-9.19.0-cuda13
+dir_to_file() { rm -rf "$I/include"; echo junk > "$I/include"; }
+dir_to_link() { rm -rf "$I/include"; ln -s "$W/outside/sub" "$I/include"; }
+lib_to_link() { rm -rf "$I/lib"; ln -s "$W/outside" "$I/lib"; }
+file_to_dir() {
+	rm "$I/lib/libcudnn.so.9"; mkdir "$I/lib/libcudnn.so.9"
+	echo junk > "$I/lib/libcudnn.so.9/junk"; ln -s "$W/outside/target" "$I/lib/libcudnn.so.9/link"
+}
+R3="repaired: moved aside (not followed), restored from the bundle, exit 0"
+run_repair_case repair_dir_to_file "an installed directory replaced by a file" "$R3" dir_to_file "$FX/small.bundle" --no-validate
+run_repair_case repair_dir_to_symlink "an installed directory replaced by a link pointing outside" "$R3; nothing written through the link" dir_to_link "$FX/small.bundle" --no-validate
+run_repair_case repair_lib_to_symlink "lib/ replaced by a link to a directory outside" "$R3; nothing written through the link" lib_to_link "$FX/small.bundle" --no-validate
+run_repair_case repair_file_to_dir "an installed file replaced by a directory (holding a link outside)" "$R3; the link inside removed, not followed" file_to_dir "$FX/small.bundle" --no-validate --repair
+
 echo "== the clock earlier than the newest install's creation"
 py - "$R/opt/cudnn/.cuferry/state.json" <<'PY'
 import json, sys

@@ -94,6 +94,8 @@ static void test_names_recovery_may_remove(void **state)
 	assert_false(layout_is_current("current2"));
 	assert_true(layout_is_repair_temp("libcudnn.so.9.cuferry-repair"));
 	assert_false(layout_is_repair_temp(".cuferry-repair")); /* a suffix needs a name in front */
+	assert_true(layout_is_repair_temp("include.cuferry-aside"));
+	assert_false(layout_is_repair_temp(".cuferry-aside"));
 	assert_false(layout_is_repair_temp("libcudnn.so.9"));
 }
 

@@ -8,6 +8,7 @@
 #include "common/io.h"
 #include "common/log.h"
 #include "common/platform.h"
+#include "manifests/manifest.h"
 #include "unpacker/cli.h"
 #include "unpacker/env.h"
 #include "unpacker/install/environment.h"
@@ -125,6 +126,23 @@ static int move_aside(const char *dir, const char *backup, struct cf_err *e)
 	return rc;
 }
 
+/* The install that takes over when the current one is uninstalled with --force: the newest
+ * cuDNN left (the latest installed among equals), or NULL when none is left. */
+static const char *successor(const struct state *st, const char *leaving)
+{
+	const struct state_bundle *best = NULL;
+	for (size_t i = 0; i < st->nbundles; i++) {
+		const struct state_bundle *b = &st->bundles[i];
+		if (strcmp(b->dir, leaving) == 0)
+			continue;
+		int cmp = best ? manifest_version_compare(b->version, best->version) : 1;
+		if (cmp > 0 || (cmp == 0 && strcmp(b->installed_at ? b->installed_at : "",
+						   best->installed_at ? best->installed_at : "") > 0))
+			best = b;
+	}
+	return best ? best->dir : NULL;
+}
+
 int uninstall_installed(const struct install_options *o, const char *id, struct cf_err *e)
 {
 	struct layout p;
@@ -141,15 +159,18 @@ int uninstall_installed(const struct install_options *o, const char *id, struct 
 		char *name = xstrdup(b->dir), *dir = layout_under(&p, name);
 		char *backup_name = layout_backup_name(name, platform_process_id());
 		char *backup = layout_under(&p, backup_name);
+		/* --force of the current one: the newest left takes over, as 'use' would make it. */
+		const char *next_found = is_current ? successor(&st, name) : NULL;
+		char *next = next_found ? xstrdup(next_found) : NULL;
 		rc = move_aside(dir, backup, e);
 		int moved = rc == CF_OK;
 		/* Then current (a removed tree must never be current) and the state. */
-		if (rc == CF_OK && is_current && journal_set_current(&p, NULL) != 0)
+		if (rc == CF_OK && is_current && journal_set_current(&p, next) != 0)
 			rc = cf_fail(e, CF_INSTALL, "%s: %s", p.current, strerror(errno));
 		if (rc == CF_OK) {
 			state_remove(&st, name);
 			if (is_current)
-				state_set_current(&st, NULL);
+				state_set_current(&st, next);
 			rc = state_save(p.state, &st, e);
 		}
 		if (rc != CF_OK && moved) {
@@ -158,17 +179,25 @@ int uninstall_installed(const struct install_options *o, const char *id, struct 
 			if (is_current)
 				journal_set_current(&p, name);
 		}
-		if (rc == CF_OK && is_current)
+		if (rc == CF_OK && is_current && !next)
 			rc = environment_remove(&p, o, name, e);
 		if (rc == CF_OK)
 			rc = modulefile_remove(&p, name, e);
 		if (rc == CF_OK && is_current)
-			rc = modulefile_set_default(&p, NULL, e);
+			rc = modulefile_set_default(&p, next, e);
+		if (rc == CF_OK && next)
+			rc = environment_hand_over(&p, o, name, e);
 		if (rc == CF_OK && io_rmtree(backup) != 0)
 			log_msg(LOG_WARN, "could not remove all of %s (%s): '%s doctor' lists it, the "
 				"next run removes it", backup, strerror(errno), cli_program_name());
-		if (rc == CF_OK)
+		if (rc == CF_OK && next)
+			log_out("removed %s; %s%s (the newest left; the environment and modulefiles "
+				"follow it)\n", name, layout_current_label(), next);
+		else if (rc == CF_OK && is_current)
+			log_out("removed %s; no other install is left: nothing is current now\n", name);
+		else if (rc == CF_OK)
 			log_out("removed %s\n", name);
+		free(next);
 		free(backup);
 		free(backup_name);
 		free(dir);
@@ -180,7 +209,8 @@ int uninstall_installed(const struct install_options *o, const char *id, struct 
 	return rc;
 }
 
-int validate_command(const struct install_options *o, const char *id, struct cf_err *e)
+int validate_command(const struct install_options *o, const char *id, struct install_result *r,
+		     struct cf_err *e)
 {
 	struct layout p;
 	struct state st = { 0 };
@@ -198,7 +228,8 @@ int validate_command(const struct install_options *o, const char *id, struct cf_
 		rc = validate_load_manifest(dir, &m, e);
 	if (rc == CF_OK && b && dir) {
 		struct validate_options vo = { &p, environment_validate_mode(&p, o), o->require_gpu,
-					       o->gpu, o->quick_validate, 0, &o->trust, NULL, NULL, 0 };
+					       o->gpu, o->quick_validate, 0, &o->trust, NULL, NULL, 0,
+					       &r->validation_report };
 		int is_current = st.current && strcmp(st.current, b->dir) == 0;
 		rc = validate_install(&vo, dir, m, is_current, e); /* prints its own summary */
 	}

@@ -36,6 +36,20 @@ int environment_write_modulefiles(const struct layout *p, const struct install_o
 	return rc;
 }
 
+int environment_add_missing_modulefiles(const struct layout *p, const struct install_options *o,
+					const char *dir, const char *current,
+					struct install_result *r, struct cf_err *e)
+{
+	if (!o->modulefiles || modulefile_present(p, o->modulefiles, dir))
+		return CF_OK;
+	int rc = environment_write_modulefiles(p, o, dir, r, e);
+	/* modulefile_install made `dir` the default: an install beside current leaves it alone. */
+	if (rc == CF_OK && (!current || strcmp(current, dir) != 0))
+		rc = modulefile_set_default(p, current, e);
+	r->env_added |= rc == CF_OK;
+	return rc;
+}
+
 void environment_note_paths(struct install_result *r, const char *a, const char *b)
 {
 	snprintf(r->env_paths[0], sizeof(r->env_paths[0]), "%s", a);
@@ -144,6 +158,22 @@ int environment_remove(const struct layout *p, const struct install_options *o, 
 	if (p->registry)
 		return regenv_remove(p, regenv_scope_in_use(p, o->env_user, dir), dir, e);
 	return platform_is_admin() ? env_remove_system(p, e) : CF_OK;
+}
+
+int environment_hand_over(const struct layout *p, const struct install_options *o,
+			  const char *gone, struct cf_err *e)
+{
+	if (o->no_env)
+		return CF_OK;
+	/* Linux: written again (the old name renamed) and the loader's cache rebuilt, so that it
+	 * lists the new current's libraries, not the removed one's. */
+	if (!p->registry)
+		return !o->env_user && platform_is_admin() && env_system_present(p) ? env_write_system(p, e)
+										 : CF_OK;
+	/* Asked before anything changes: afterwards no PATH holds an install of the prefix. */
+	enum platform_env_scope scope = regenv_scope_in_use(p, o->env_user, gone);
+	int rc = regenv_remove(p, scope, gone, e);
+	return rc == CF_OK ? regenv_write(p, scope, e) : rc;
 }
 
 int environment_follow_current(const struct layout *p, const struct install_options *o,

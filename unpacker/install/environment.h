@@ -18,6 +18,11 @@ void environment_note_paths(struct install_result *r, const char *a, const char 
 int environment_validate_mode(const struct layout *p, const struct install_options *o);
 /* An ld.so.conf.d file under the old name takes the new one. */
 int environment_migrate(const struct layout *p, const struct install_options *o, struct cf_err *e);
+/* A re-run with --modulefiles DIR: install `dir`'s modulefiles there when they are missing,
+ * the default staying with `current` (NULL: none). */
+int environment_add_missing_modulefiles(const struct layout *p, const struct install_options *o,
+					const char *dir, const char *current,
+					struct install_result *r, struct cf_err *e);
 /* The environment the options ask for, written when it is missing. */
 int environment_add_missing(const struct layout *p, const struct install_options *o,
 			    struct install_result *r, struct cf_err *e);
@@ -39,6 +44,12 @@ int environment_rollback(const struct layout *p, int saved, struct cf_err *e);
 /* Uninstall of the current install DIR: its environment goes (Linux: the files, as root). */
 int environment_remove(const struct layout *p, const struct install_options *o, const char *dir,
 		       struct cf_err *e);
+/* Uninstall --force of the current install `gone`, another made current: the environment
+ * follows it (Linux as root: the files written again, naming PREFIX/current, and ldconfig run;
+ * Windows: gone's bin leaves PATH and the new current's comes in, in the scope, machine or
+ * user, that held gone). */
+int environment_hand_over(const struct layout *p, const struct install_options *o,
+			  const char *gone, struct cf_err *e);
 /* After 'use': the environment follows the new current (Windows: one registry write each
  * for PATH and CUDNN_PATH; Linux: nothing, the current link did it). */
 int environment_follow_current(const struct layout *p, const struct install_options *o,

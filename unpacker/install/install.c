@@ -121,7 +121,8 @@ static int transaction(const struct layout *p, const struct install_options *o, 
 		install_timings_text(r, timings, sizeof(timings));
 		struct validate_options vo = { p, environment_validate_mode(p, o), o->require_gpu,
 					       o->gpu, o->quick_validate, 1, NULL, timings,
-					       r->validation_timings, sizeof(r->validation_timings) };
+					       r->validation_timings, sizeof(r->validation_timings),
+					       &r->validation_report };
 		double t = platform_elapsed_s();
 		rc = validate_install(&vo, dir, b->m, !o->keep_current, e);
 		r->phase_s[PHASE_VALIDATION] = platform_elapsed_s() - t;
@@ -169,7 +170,8 @@ static int transaction(const struct layout *p, const struct install_options *o, 
 /* Re-run of a bundle that is installed: repair what differs, add missing environment; a
  * no-op only when nothing differs. We hold the lock. */
 static int rerun_installed(const struct layout *p, const struct install_options *o,
-			   struct opened *b, struct install_result *r, struct cf_err *e)
+			   struct opened *b, const struct state *st, struct install_result *r,
+			   struct cf_err *e)
 {
 	struct repair_result rr;
 	char *dir = layout_under(p, r->dir);
@@ -184,6 +186,8 @@ static int rerun_installed(const struct layout *p, const struct install_options 
 		return rc;
 	}
 	rc = environment_add_missing(p, o, r, e);
+	if (rc == CF_OK)
+		rc = environment_add_missing_modulefiles(p, o, r->dir, st->current, r, e);
 	if (rc == CF_OK && (r->repaired || r->env_added))
 		r->noop = 0, r->rerun = 1;
 	return rc;
@@ -221,7 +225,7 @@ int install_bundle(const struct install_options *o, struct install_result *r, st
 	if (rc == CF_OK)
 		rc = policy_check(o, b.m, &st, &p, r, e);
 	if (rc == CF_OK && r->noop)
-		rc = rerun_installed(&p, o, &b, r, e);
+		rc = rerun_installed(&p, o, &b, &st, r, e);
 	if (rc == CF_OK && !r->noop && !r->rerun)
 		rc = policy_check_space(&p, b.m, e);
 	if (rc == CF_OK && !r->noop && !r->rerun)

@@ -15,6 +15,8 @@
 #include "unpacker/layout.h"
 
 struct stage {
+	const char *dir;     /* the staging directory, for messages */
+	const char *path;    /* the entry being written */
 	int rootfd;
 	int fd;
 	uint64_t files;
@@ -26,6 +28,7 @@ static int stage_begin(void *ctx, const struct manifest_file *f, struct cf_err *
 {
 	struct stage *s = ctx;
 	int ok;
+	s->path = f->path;
 	if (f->type == MF_SYMLINK)
 		ok = platform_tree_symlink(s->rootfd, f->path, f->target) == 0;
 	else
@@ -43,9 +46,10 @@ static int stage_data(void *ctx, const void *buf, size_t len, struct cf_err *e)
 	struct stage *s = ctx;
 	if (interrupt_pending())
 		return interrupt_check(e);
+	/* Name the file and where it went: "No space left on device" alone says neither. */
 	if (io_write_all(s->fd, buf, len) != 0)
-		return cf_fail(e, install_write_error(errno), "writing: %s",
-			       strerror(errno));
+		return cf_fail(e, install_write_error(errno), "writing '%s' into %s: %s", s->path,
+			       s->dir, strerror(errno));
 	s->bytes += len;
 	return CF_OK;
 }
@@ -59,8 +63,8 @@ static int stage_end(void *ctx, const struct manifest_file *f, struct cf_err *e)
 	int fd = s->fd;
 	s->fd = -1;
 	if (platform_file_finish(fd, f->mode) != 0)
-		return cf_fail(e, install_write_error(errno), "'%s': %s", f->path,
-			       strerror(errno));
+		return cf_fail(e, install_write_error(errno), "writing '%s' into %s: %s", f->path,
+			       s->dir, strerror(errno));
 	int rc = CF_OK;
 	if (!s->faulted) {
 		s->faulted = 1;
@@ -111,7 +115,7 @@ int stage_extract(const struct layout *p, struct opened *b, struct install_resul
 		*staging = NULL; /* nothing was made: nothing for the rollback to remove */
 		return rc;
 	}
-	struct stage s = { .fd = -1 };
+	struct stage s = { .dir = *staging, .fd = -1 };
 	s.rootfd = platform_tree_open(*staging);
 	if (s.rootfd < 0)
 		return cf_fail(e, CF_INSTALL, "%s: %s", *staging, strerror(errno));

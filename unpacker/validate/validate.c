@@ -1024,10 +1024,13 @@ static int write_report(const struct run *r, const char *result, char *failed_co
 		json_decref(report);
 		report = json_object();
 	}
-	json_t *v = json_pack("{s:s, s:s, s:s, s:s, s:s, s:O, s:O}", "validated_at", now, "result", result,
-			      "gpu", r->gpu_checked ? "checked" : "not checked", "cudnn_version",
+	json_t *v = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:O, s:O}", "validated_at", now,
+			      "result", result, "gpu", r->gpu_checked ? "checked" : "not checked",
+			      "install", r->dir, "bundle_id", r->m->bundle_id, "cudnn_version",
 			      r->m->cudnn_version, "environment_ld_library_path", r->env_ldpath,
 			      "timings_s", r->timings, "checks", r->checks);
+	if (r->o->report_out)
+		*r->o->report_out = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
 	json_t *phases = r->o->install_timings ? json_loads(r->o->install_timings, 0, NULL) : NULL;
 	if (phases)
 		json_object_set_new(report, "install_timings_s", phases);

@@ -21,6 +21,9 @@ struct validate_options {
 	const char *install_timings; /* install: its phases so far, a JSON object, for report.json */
 	char *timings_out;           /* if set: each step's seconds (per GPU), a JSON object */
 	size_t timings_out_size;
+	/* if set: report.json's "validation" object (every step, GPU row, detail and timing) as
+	 * JSON text, for --json (docs/json-schema.md); free() it */
+	char **report_out;
 };
 
 enum { VALIDATE_ENV_CACHE, VALIDATE_ENV_LIBRARY_PATH };
