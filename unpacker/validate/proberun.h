@@ -1,6 +1,7 @@
-/* proberun.h - the one way the parent runs a probe (probe.h): the unpacker itself re-executed
- * with a clean environment and a timeout, dropped to an unprivileged user before it loads
- * anything; what it reports comes back as checked JSON objects. validate and doctor use it. */
+/* proberun.h - the one way the parent runs a probe (probe.h): the unpacker itself started
+ * again (platform_run_probe) with an environment of its own and a timeout, unprivileged
+ * before it is executed, its whole tree of processes ended with it; what it reports comes
+ * back as checked JSON objects. validate and doctor use it. */
 #ifndef UNPACKER_PROBERUN_H
 #define UNPACKER_PROBERUN_H
 
