@@ -185,6 +185,9 @@ rm -f "$PIDS"/*
 run_case probe_tree_end "a library that leaves a child and a setsid grandchild holding the probe's pipes" "validate ends when the probe ends; every process of its tree is killed" 0 validate $V
 [ "$(ls "$PIDS" | wc -l)" -gt 0 ] || fail "probe_tree_end: no pid record"
 [ "$(alive)" = 0 ] || fail "probe_tree_end: $(alive) process(es) outlived the unpacker"
+# The log says how each probe was held and what was ended (the child and the grandchild).
+expect 0 "$UNPACKER" validate --root "$R" $T $V --log "$W/tree.log"
+assert_contains "$W/tree.log" "probe library: executed from a sealed in-memory copy; own session and process group under a PR_SET_CHILD_SUBREAPER keeper; 2 leftover processes ended"
 # The same at the deadline: the GPU check hangs, the probe is killed with its whole tree.
 fresh_root "$W/tree-hang" "$W/good.bundle"
 rm -f "$PIDS"/*
