@@ -121,6 +121,7 @@ UNPACKER_SRC += unpacker/validate/mapped.c
 COMMON_SRC   += common/interrupt.c common/version.c
 BUNDLER_SRC  += bundler/sums.c bundler/help.c
 UNPACKER_SRC += unpacker/repair.c unpacker/help.c unpacker/leftovers.c
+UNPACKER_SRC += unpacker/unlisted.c
 BUNDLER_SRC  += bundler/devfiles.c
 UNPACKER_SRC += unpacker/modulefile.c
 UNPACKER_SRC += unpacker/layout.c unpacker/install/install.c unpacker/install/result.c unpacker/install/opened.c unpacker/install/stage.c \

@@ -45,6 +45,7 @@ static const struct {
 	  "  --with-cuda-libs   pack cuBLAS and NVRTC too; the id and name get '-cudalibs'\n"
 	  "  --add-file FILE    also pack FILE (repeatable) in bin/ (Windows) or lib/ (Linux),\n"
 	  "                     hashed like every file: zlibwapi.dll for cuDNN 8.3 - 9.1 on Windows\n"
+	  "                     (never a C library or loader name: libc.so.6, libdl.so.2, ...)\n"
 	  "  --counter N        replay counter (default: the time); --expires DAYS\n"
 	  "  --split SIZE       also write the bundle cut into NAME.001, ... of at most SIZE\n"
 	  "                     (700M, 2G; 'fat32' is 4 GiB - 1, the largest file FAT32 holds)\n"

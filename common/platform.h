@@ -104,6 +104,7 @@ struct platform_child {
 	char crash[96];     /* how it died, when it neither exited nor timed out */
 	char *output;       /* what was collected, NUL-terminated (NULL if nothing); free() it */
 	size_t output_len;
+	char contained[200]; /* platform_run_probe: how its tree of processes was held and ended */
 };
 
 /* Run prog (an absolute path) with argv and exactly the environment envp, nothing inherited
@@ -111,6 +112,26 @@ struct platform_child {
  * ran (see *child for how it ended), -1 when it could not be started. */
 int platform_run(const char *prog, char *const argv[], char *const envp[],
 		 enum platform_capture capture, int timeout_s, struct platform_child *child);
+
+/* This program's file, as platform_run_probe starts it again. */
+struct platform_probe_program {
+	const char *path;   /* the program's file */
+	uint64_t size;      /* the bytes of its image (a .run's bundle after it is not run): 0, all */
+	const char *loader; /* the dynamic loader that started it (no x bit on its medium), or NULL */
+};
+/* Run this program again as the probe child (argv[0] its name) with exactly envp, stdout and
+ * stderr collected, killed at timeout_s seconds. Unlike platform_run, the child holds no
+ * right from its first instruction: it gives them up (platform_drop_privileges' user and
+ * groups, looked up before the fork) before it is executed, so nothing, not even the C
+ * library the dynamic loader maps, is loaded with privileges; and what is executed is a
+ * sealed copy of the program in memory (POSIX: memfd_create), so the unprivileged user need
+ * not reach the program's own path (without memfd: the path itself, which it must then be
+ * able to read). Every process the child starts, in its session or not, is ended with it at
+ * its end or at the deadline (POSIX: own session and process group under a keeper that is
+ * PR_SET_CHILD_SUBREAPER; Windows: a job object); child->contained says how, for the log.
+ * 0 when it ran (see *child), -1 when it could not be started. */
+int platform_run_probe(const struct platform_probe_program *program, char *const argv[],
+		       char *const envp[], int timeout_s, struct platform_child *child);
 
 /* ---- files through handles: a handle is an int, never inherited by a child process ---- */
 

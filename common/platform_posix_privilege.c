@@ -1,5 +1,6 @@
 /* platform_posix_privilege.c - giving up root for good before vendor code runs (POSIX) */
 #include "common/platform.h"
+#include "common/platform_posix.h"
 
 #include <errno.h>
 #include <grp.h>
@@ -38,29 +39,48 @@ static size_t device_group(gid_t *group)
 	return only_group ? 1 : 0;
 }
 
+void platform_posix_drop_target(struct platform_posix_drop *d)
+{
+	d->user = NOBODY_ID;
+	d->group = NOBODY_ID;
+	const struct passwd *nobody = getpwnam("nobody");
+	if (nobody && nobody->pw_uid != 0 && nobody->pw_gid != 0) {
+		d->user = nobody->pw_uid;
+		d->group = nobody->pw_gid;
+	}
+	d->nkeep = device_group(&d->keep[0]);
+}
+
+/* Only system calls (no allocation, no lock): the probe's child calls it between fork and
+ * exec, where the parent's other threads may have held any lock. */
+int platform_posix_drop_to(const struct platform_posix_drop *d)
+{
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		return -1;
+	if (getuid() != 0 && geteuid() != 0)
+		return 0;
+	if (setgroups(d->nkeep, d->keep) != 0 || setgid(d->group) != 0 || setuid(d->user) != 0)
+		return -1;
+	int regained = setuid(0) == 0 || seteuid(0) == 0 || getuid() == 0 || geteuid() == 0 ||
+		       getegid() == 0;
+	return regained ? -1 : 0;
+}
+
 int platform_drop_privileges(char *why, size_t size)
 {
 	/* Nothing this process runs later may gain privileges through set-id files. */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return snprintf(why, size, "no_new_privs: %s", strerror(errno)), -1;
+	/* Another process of the same unprivileged user may not attach to this one (and forge
+	 * what it reports): the kernel keeps set-id processes so, not one started unprivileged. */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	if (getuid() != 0 && geteuid() != 0)
 		return 0;
-	uid_t user = NOBODY_ID;
-	gid_t group = NOBODY_ID, keep[1];
-	const struct passwd *nobody = getpwnam("nobody");
-	if (nobody && nobody->pw_uid != 0 && nobody->pw_gid != 0) {
-		user = nobody->pw_uid;
-		group = nobody->pw_gid;
-	}
-	size_t nkeep = device_group(&keep[0]);
-	if (setgroups(nkeep, keep) != 0 || setgid(group) != 0 || setuid(user) != 0)
-		return snprintf(why, size, "cannot drop root to uid %u: %s", (unsigned)user,
+	struct platform_posix_drop d;
+	platform_posix_drop_target(&d);
+	if (platform_posix_drop_to(&d) != 0 || any_capability())
+		return snprintf(why, size, "cannot drop root to uid %u for good: %s", (unsigned)d.user,
 				strerror(errno)), -1;
-	int regained = setuid(0) == 0 || seteuid(0) == 0 || getuid() == 0 || geteuid() == 0 ||
-		       getegid() == 0 || any_capability();
-	if (regained)
-		return snprintf(why, size, "root could be regained after dropping to uid %u",
-				(unsigned)user), -1;
 	return 0;
 }
 

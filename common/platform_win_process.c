@@ -223,3 +223,14 @@ out:
 	free(env);
 	return rc;
 }
+
+/* Windows keeps the in-process restricted token (the probe calls platform_drop_privileges
+ * before it loads anything); its tree is held by platform_run's job object. */
+int platform_run_probe(const struct platform_probe_program *program, char *const argv[],
+		       char *const envp[], int timeout_s, struct platform_child *c)
+{
+	int rc = platform_run(program->path, argv, envp, PLATFORM_CAPTURE_ALL, timeout_s, c);
+	snprintf(c->contained, sizeof(c->contained), "a job object that ends every process in it "
+		 "with the probe (kill on close)");
+	return rc;
+}

@@ -59,6 +59,29 @@ int path_check_component(const char *name, size_t len, char *why, size_t why_siz
 	return 0;
 }
 
+/* The C library's and the dynamic loader's own sonames, and every other name the shipped
+ * unpacker NEEDs (readelf -d build/unpacker: libdl.so.2, libpthread.so.0, libc.so.6; a test
+ * keeps this list covering it): exact names, never prefixes (libmpi.so is fine). A bundle
+ * carrying one of them would have every program, the unpacker included, load it first. */
+static const char *const c_runtime_names[] = {
+	"libc.so.6", "libdl.so.2", "libpthread.so.0", "librt.so.1", "libm.so.6", "libgcc_s.so.1",
+	"libstdc++.so.6", "libutil.so.1", "libresolv.so.2", "libanl.so.1", "libnsl.so.1",
+	"libcrypt.so.1", NULL
+};
+
+int path_is_c_runtime(const char *name)
+{
+	const char *base = strrchr(name, '/');
+	base = base ? base + 1 : name;
+	for (size_t i = 0; c_runtime_names[i]; i++)
+		if (strcmp(base, c_runtime_names[i]) == 0)
+			return 1;
+	/* ld-linux-*.so.*: the loader under every machine's name (ld-linux-x86-64.so.2,
+	 * ld-linux-aarch64.so.1), and ld-linux.so.2 itself */
+	const char *so = strncmp(base, "ld-linux", 8) == 0 ? strstr(base + 8, ".so.") : NULL;
+	return so && (base[8] == '-' || so == base + 8) && so[4] != '\0';
+}
+
 int path_check(const char *path, char *why, size_t why_size)
 {
 	size_t total = strlen(path);
@@ -75,7 +98,8 @@ int path_check(const char *path, char *why, size_t why_size)
 		if (path_check_component(start, len, why, why_size) != 0)
 			return -1;
 		if (!slash)
-			return 0;
+			return path_is_c_runtime(start) ? (snprintf(why, why_size, "named like the C "
+				"library or the dynamic loader (%s): never carried in a bundle", start), -1) : 0;
 		start = slash + 1;
 	}
 }

@@ -17,6 +17,7 @@
 #include "common/progress.h"
 #include "common/sha256.h"
 #include "unpacker/layout.h"
+#include "unpacker/unlisted.h"
 
 /* Why the installed entry differs from the manifest, or NULL when it does not. */
 static const char *differs(int tree, const struct manifest_file *f, int hashes)
@@ -270,5 +271,11 @@ int repair_tree(const char *dir, struct bundle_input *in, const struct manifest 
 	}
 	free(todo);
 	platform_tree_close(tree);
+	size_t aside = 0; /* --repair: what the manifest does not list goes too */
+	if (rc == CF_OK && hashes && (rc = unlisted_move_aside(dir, m, &aside, e)) == CF_OK && aside) {
+		if (!r->first[0])
+			snprintf(r->first, sizeof(r->first), "%zu entries not in the manifest moved aside", aside);
+		r->restored += aside;
+	}
 	return rc;
 }

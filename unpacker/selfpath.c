@@ -123,20 +123,34 @@ static uint64_t pe_image_end(int fd, const uint8_t h[64])
 	return end;
 }
 
-int selfpath_carries_data(const char *path)
+/* The bytes of path's program image (ELF or PE), and the file's size; 0, 0 when unreadable. */
+static uint64_t image_end(const char *path, uint64_t *file_size)
 {
 	uint8_t h[64];
 	struct platform_stat st;
 	int fd = platform_open(path, PLATFORM_OPEN_READ, 0);
-	int more = 0;
+	uint64_t end = 0;
+	*file_size = 0;
 	if (fd < 0)
 		return 0;
 	if (platform_fstat(fd, &st) == 0 && platform_pread(fd, h, sizeof(h), 0) == (ssize_t)sizeof(h)) {
-		uint64_t end = elf_image_end(h);
+		*file_size = st.size;
+		end = elf_image_end(h);
 		if (!end)
 			end = pe_image_end(fd, h);
-		more = end > 0 && end < st.size;
 	}
 	platform_close(fd);
-	return more;
+	return end;
+}
+
+int selfpath_carries_data(const char *path)
+{
+	uint64_t size, end = image_end(path, &size);
+	return end > 0 && end < size;
+}
+
+uint64_t selfpath_image_size(const char *path)
+{
+	uint64_t size, end = image_end(path, &size);
+	return end > 0 && end < size ? end : 0;
 }

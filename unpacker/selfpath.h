@@ -7,6 +7,8 @@
 #ifndef UNPACKER_SELFPATH_H
 #define UNPACKER_SELFPATH_H
 
+#include <stdint.h>
+
 /* Call once from main with argv[0] (the last resort when /proc/self/maps cannot be read),
  * before any thread starts: the program is found here, once. */
 void selfpath_init(const char *argv0);
@@ -19,5 +21,8 @@ const char *selfpath_loader(void);
 /* 1 when the program file at path (ELF, or PE for Windows) has bytes after its image: a
  * .run/.exe, perhaps a damaged one, rather than a bare unpacker. */
 int selfpath_carries_data(const char *path);
+/* The bytes of path's own program image when more follows it (a .run's bundle), else 0 (the
+ * whole file): what the probe child executes of it. */
+uint64_t selfpath_image_size(const char *path);
 
 #endif

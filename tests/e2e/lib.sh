@@ -79,6 +79,27 @@ no_staging() {
 
 py() { python3 "$@"; }
 
+# mkfake NAME [CFLAGS or extra sources]...: a fake cuDNN 9.19 tree in $W/src-NAME
+# (tests/tools/fakecudnn.c with $FAKEFLAGS: CPU convolutions, a graph sub-library, $ORIGIN);
+# mkbundle NAME: its signed bundle $W/NAME.bundle, each with a higher counter.
+mkfake() {
+	d=$W/src-$1; shift
+	mkdir -p "$d/lib" "$d/include"
+	printf '#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 19\n#define CUDNN_PATCHLEVEL 0\n' > "$d/include/cudnn_version.h"
+	cc -shared -fPIC -o "$d/lib/libcudnn_graph.so.9" -Wl,-soname,libcudnn_graph.so.9 "$TOP/tests/tools/fakegraph.c"
+	# shellcheck disable=SC2086
+	cc -shared -fPIC -O2 -I"$TOP" $FAKEFLAGS "$@" -o "$d/lib/libcudnn.so.9" -Wl,-soname,libcudnn.so.9 \
+		-Wl,-rpath,'$ORIGIN' "$TOP/tests/tools/fakecudnn.c" "$TOP/tests/tools/fakebackend.c" \
+		"$TOP/unpacker/validate/convref.c" "$d/lib/libcudnn_graph.so.9" -lm -ldl
+	ln -sf libcudnn.so.9 "$d/lib/libcudnn.so"
+}
+counter=10
+mkbundle() {
+	counter=$((counter + 1))
+	"$BUNDLER" create --from-dir "$W/src-$1" --cuda 13 --key "$FX/test.key" -o "$W/$1.bundle" \
+		--counter $counter --level 1 -q >/dev/null
+}
+
 # skip_if_sanitizer WHY: the ASan/UBSan build (make sanitize) links libasan and has no glibc
 # floor; checks of the release binaries say SKIP there (make test runs them).
 skip_if_sanitizer() {

@@ -104,24 +104,6 @@ CONF=$W/fake.conf
 mkdir -p "$W/host-nvrtc"
 stub "$W/host-nvrtc" libnvrtc.so.13 libnvrtc-of-the-host
 FAKEFLAGS="-I$TOP/tests/tools -DFAKE_CONF=\"$CONF\" -DFAKE_UID_DIR=\"$UIDS\" -DFAKE_NVRTC=\"$W/host-nvrtc/libnvrtc.so.13\""
-header() { printf '#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 19\n#define CUDNN_PATCHLEVEL 0\n'; }
-mkfake() { # NAME CFLAGS...
-	d=$W/src-$1; shift
-	mkdir -p "$d/lib" "$d/include"
-	header > "$d/include/cudnn_version.h"
-	cc -shared -fPIC -o "$d/lib/libcudnn_graph.so.9" -Wl,-soname,libcudnn_graph.so.9 "$TOP/tests/tools/fakegraph.c"
-	# shellcheck disable=SC2086
-	cc -shared -fPIC -O2 -I"$TOP" $FAKEFLAGS "$@" -o "$d/lib/libcudnn.so.9" -Wl,-soname,libcudnn.so.9 \
-		-Wl,-rpath,'$ORIGIN' "$TOP/tests/tools/fakecudnn.c" "$TOP/tests/tools/fakebackend.c" \
-		"$TOP/unpacker/validate/convref.c" "$d/lib/libcudnn_graph.so.9" -lm -ldl
-	ln -sf libcudnn.so.9 "$d/lib/libcudnn.so"
-}
-counter=10
-mkbundle() { # NAME
-	counter=$((counter + 1))
-	"$BUNDLER" create --from-dir "$W/src-$1" --cuda 13 --key "$FX/test.key" -o "$W/$1.bundle" \
-		--counter $counter --level 1 -q >/dev/null
-}
 mkfake good;       mkbundle good
 mkfake version -DFAKE_VERSION=91400;  mkbundle version
 mkfake nocudart -DFAKE_NO_CUDART;     mkbundle nocudart

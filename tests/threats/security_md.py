@@ -118,6 +118,13 @@ if section("threat-results-review.tsv", "The outside review (issue 11)",
     for line in RULES:
         p("- " + line)
     p("")
+section("threat-results-probe.tsv", "The probe starts clean (issue 23)",
+        "`tests/threats/test_probe.sh`, run as root: every name the shipped unpacker NEEDs "
+        "(`readelf -d`, not a hand list) as a link to cuDNN and as a planted file in a `--root` "
+        "image's install `lib/`, in a signed manifest and through `bundler create --add-file`; "
+        "library constructors record the uid they run as, and none may be 0. A library that "
+        "forks and double-forks (`setsid`) leaves no process behind, at the probe's end or at "
+        "its deadline; doctor never loads a user's copy.")
 section("threat-results-sfx.tsv", "Self-extracting files",
         "`tests/threats/test_sfx_threats.sh`: damaged or forged `.run` files, each refused (exit 2) "
         "by `unpacker verify`, by both install modes and, where the stub still runs, by the `.run` "

@@ -121,6 +121,24 @@ static const struct {
 	{ "COM1", 0 },
 	{ "bin/x.dll.", 0 },
 	{ "bin/x.dll ", 0 },
+	/* the C library's and the loader's own names, exactly, in any directory (issue 23) */
+	{ "lib/libc.so.6", 0 },
+	{ "lib/libdl.so.2", 0 },
+	{ "libpthread.so.0", 0 },
+	{ "lib/stubs/librt.so.1", 0 },
+	{ "lib/libm.so.6", 0 },
+	{ "lib/libgcc_s.so.1", 0 },
+	{ "lib/libstdc++.so.6", 0 },
+	{ "lib/ld-linux-x86-64.so.2", 0 },
+	{ "lib/ld-linux-aarch64.so.1", 0 },
+	{ "lib/ld-linux.so.2", 0 },
+	/* never a prefix: these are fine */
+	{ "lib/libmpi.so.40", 1 },
+	{ "lib/libcudart.so.13", 1 },
+	{ "lib/libc.so.6.txt", 1 },
+	{ "lib/libdl.so", 1 },
+	{ "lib/ld-linux-notes", 1 },
+	{ "lib/libmath.so.6", 1 },
 };
 
 static void test_pathrule_hostile_table(void **state)

@@ -109,6 +109,31 @@ static void copy_version(const struct survey *s, struct copy *c)
 	free(hdr);
 }
 
+/* 1 when a user other than root could have put or changed real (links resolved): the file is
+ * not root's or is writable by others, or a directory above it is not root's or is writable
+ * by others (/home/NAME/.local/...). Such a file is never loaded for root, not even by the
+ * unprivileged probe: it is still a user's code started by root. why names the reason. */
+static int users_file(const char *real, char *why, size_t size)
+{
+	char *path = xstrdup(real);
+	int theirs = 0;
+	for (int file = 1; !theirs && path[0]; file = 0) {
+		struct platform_stat st;
+		const char *what = file ? "it" : path;
+		if (platform_lstat(path, &st) != 0)
+			theirs = snprintf(why, size, "%s cannot be examined", what) > 0;
+		else if (st.owner != 0 && file)
+			theirs = snprintf(why, size, "owned by uid %lu", st.owner) > 0;
+		else if (st.owner != 0)
+			theirs = snprintf(why, size, "%s is owned by uid %lu", path, st.owner) > 0;
+		else if (st.mode & 0022)
+			theirs = snprintf(why, size, "%s is writable by users other than root", what) > 0;
+		*strrchr(path, '/') = '\0'; /* up to the parent; "" after the top directory */
+	}
+	free(path);
+	return theirs;
+}
+
 /* A copy that no name, header or metadata dates: its cudnnGetVersion(), asked of the probe
  * child (clean environment, timeout, nobody when run as root) that loads this one file by its
  * absolute path; nothing is loaded in this process. An image's libraries are never run
@@ -122,8 +147,12 @@ static void version_by_loading(const struct survey *s, struct copy *c)
 		return;
 	}
 	char *args[] = { "version", c->real, NULL }, why[512];
+	if (users_file(c->real, why, sizeof(why))) {
+		snprintf(c->version_how, sizeof(c->version_how), "version unknown (not loaded: %s)", why);
+		return;
+	}
 	json_t *lines;
-	if (probe_run("", NULL, probe_timeout(VERSION_PROBE_TIMEOUT), args, &lines, why, sizeof(why)) != 0) {
+	if (probe_run(NULL, probe_timeout(VERSION_PROBE_TIMEOUT), args, &lines, why, sizeof(why)) != 0) {
 		snprintf(c->version_how, sizeof(c->version_how), "unknown (the unprivileged probe: %s)", why);
 	} else {
 		json_t *o = json_array_get(lines, 0);
@@ -591,6 +620,101 @@ struct verdict {
 	int counts;      /* whether it decides doctor's exit code */
 };
 
+/* The three views (programs the system starts, login shells, this shell) and which of them
+ * count: with the system files written every program does; a user's install (or --no-env) is
+ * found only through the caller's LD_LIBRARY_PATH, so only that shell's view counts. Returns
+ * whether a login environment names directories. */
+static int decide(struct survey *s, int system_env, struct verdict v[3])
+{
+	static const enum context cache[] = { CTX_CACHE, CTX_DEFAULT, CTX_NONE },
+				  login[] = { CTX_LOGIN, CTX_CACHE, CTX_DEFAULT, CTX_NONE },
+				  shell[] = { CTX_SHELL, CTX_CACHE, CTX_DEFAULT, CTX_NONE };
+	const char *llp = *s->root ? NULL : getenv("LD_LIBRARY_PATH");
+	int has_login = 0;
+	for (size_t i = 0; i < s->nentries; i++)
+		has_login |= s->entries[i].ctx == CTX_LOGIN;
+	const struct verdict views[3] = {
+		{ "a program started by the system (ld cache)", NULL, NULL, system_env },
+		{ "a login shell (LD_LIBRARY_PATH set in /etc/environment or profile.d)", NULL, NULL,
+		  system_env && has_login },
+		{ "this shell (its LD_LIBRARY_PATH)", NULL, NULL, !system_env || (llp && *llp) },
+	};
+	memcpy(v, views, sizeof(views));
+	v[0].c = winner(s, cache, &v[0].via);
+	v[1].c = winner(s, login, &v[1].via);
+	v[2].c = winner(s, shell, &v[2].via);
+	return has_login;
+}
+
+/* The first view that counts and gets another copy than the install, or NULL. */
+static const struct verdict *shadowing(const struct verdict v[3])
+{
+	for (int i = 0; i < 3; i++)
+		if (v[i].counts && v[i].c && !v[i].c->ours)
+			return &v[i];
+	return NULL;
+}
+
+/* The survey of copies under l's root for libcudnn.so.MAJOR, each classified and dated from
+ * names, headers and metadata (nothing loaded); ours set on the install's own copy. */
+static struct survey *survey_copies(const struct layout *l, const char *major, char *ours,
+				    int *installed)
+{
+	struct survey *s = xcalloc(1, sizeof(*s));
+	char *current_sys = layout_current_sys(l->prefix_sys, '/');
+	s->root = l->root;
+	s->prefix_sys = l->prefix_sys;
+	gpuapi_cudnn_name(major, s->soname, sizeof(s->soname));
+	char *current = gpuapi_cudnn_path(current_sys, major);
+	*installed = rootpath_resolve(s->root, current, ours, PATH_MAX) == 0;
+	survey_all(s);
+	read_dpkg_lists(s);
+	for (size_t i = 0; i < s->ncopies; i++) {
+		struct copy *c = &s->copies[i];
+		c->ours = *installed && strcmp(c->real, ours) == 0;
+		classify(s, c);
+		if (c->ours)
+			set_text(&c->origin, "this install (%s)", current_sys);
+	}
+	free(current);
+	free(current_sys);
+	return s;
+}
+
+static void survey_free(struct survey *s)
+{
+	for (size_t i = 0; i < s->ncopies; i++) {
+		free(s->copies[i].origin);
+		free(s->copies[i].fix);
+	}
+	free(s);
+}
+
+int doctor_pick(const struct layout *l, const char *major, int system_env, struct doctor_pick *p)
+{
+	char ours[PATH_MAX];
+	int installed;
+	struct survey *s = survey_copies(l, major, ours, &installed);
+	struct verdict v[3];
+	decide(s, system_env, v);
+	const struct verdict *lost = shadowing(v), *got = lost;
+	for (int i = 0; i < 3 && !got; i++)
+		if (v[i].counts && v[i].c)
+			got = &v[i];
+	memset(p, 0, sizeof(*p));
+	if (got) {
+		p->found = 1;
+		p->ours = !lost;
+		snprintf(p->path, sizeof(p->path), "%s", got->c->real);
+		snprintf(p->version, sizeof(p->version), "%s", got->c->version);
+		snprintf(p->who, sizeof(p->who), "%s", got->who);
+		snprintf(p->via, sizeof(p->via), "%s", got->via);
+		snprintf(p->fix, sizeof(p->fix), "%s", got->c->fix && !p->ours ? got->c->fix : "");
+	}
+	survey_free(s);
+	return installed ? 0 : -1;
+}
+
 static void print_copies(const struct survey *s, const struct copy *main_winner)
 {
 	if (*s->root)
@@ -620,49 +744,19 @@ int doctor_run(const struct install_options *o, struct cf_err *e)
 	 * LD_LIBRARY_PATH, no package lists; that survey is its own. */
 	if (!*o->root && platform_lib_search_is_dirs())
 		return windoctor_run(o, e);
-	struct survey *s = xcalloc(1, sizeof(*s));
 	struct layout l;
 	layout_init(&l, o->root, o->prefix);
-	char ours[PATH_MAX] = "", *prefix_sys = l.prefix_sys, *current_sys = layout_current_sys(prefix_sys, '/');
-	s->root = o->root;
-	s->prefix_sys = prefix_sys;
-	char major[16];
+	char ours[PATH_MAX] = "", major[16];
 	snprintf(major, sizeof(major), "%d", current_major(&l));
-	gpuapi_cudnn_name(major, s->soname, sizeof(s->soname));
-	char *current = gpuapi_cudnn_path(current_sys, major);
-	int installed = rootpath_resolve(s->root, current, ours, sizeof(ours)) == 0;
-	int system_env = env_system_present(&l);
-	survey_all(s);
-	read_dpkg_lists(s);
-	for (size_t i = 0; i < s->ncopies; i++) {
-		struct copy *c = &s->copies[i];
-		c->ours = installed && strcmp(c->real, ours) == 0;
-		classify(s, c);
-		version_by_loading(s, c);
-		if (c->ours)
-			set_text(&c->origin, "this install (%s)", current_sys);
-	}
-	static const enum context cache[] = { CTX_CACHE, CTX_DEFAULT, CTX_NONE },
-				  login[] = { CTX_LOGIN, CTX_CACHE, CTX_DEFAULT, CTX_NONE },
-				  shell[] = { CTX_SHELL, CTX_CACHE, CTX_DEFAULT, CTX_NONE };
-	const char *llp = *s->root ? NULL : getenv("LD_LIBRARY_PATH");
-	int has_login = 0;
-	for (size_t i = 0; i < s->nentries; i++)
-		has_login |= s->entries[i].ctx == CTX_LOGIN;
-	/* With the system files written, every program counts; a user's install (or --no-env)
-	 * is found only through the caller's LD_LIBRARY_PATH, so only that shell's view counts. */
-	struct verdict v[3] = {
-		{ "a program started by the system (ld cache)", NULL, NULL, system_env },
-		{ "a login shell (LD_LIBRARY_PATH set in /etc/environment or profile.d)", NULL, NULL,
-		  system_env && has_login },
-		{ "this shell (its LD_LIBRARY_PATH)", NULL, NULL, !system_env || (llp && *llp) },
-	};
-	v[0].c = winner(s, cache, &v[0].via);
-	v[1].c = winner(s, login, &v[1].via);
-	v[2].c = winner(s, shell, &v[2].via);
+	int installed, system_env = env_system_present(&l);
+	struct survey *s = survey_copies(&l, major, ours, &installed);
+	for (size_t i = 0; i < s->ncopies; i++)
+		version_by_loading(s, &s->copies[i]);
+	struct verdict v[3];
+	int has_login = decide(s, system_env, v);
 	print_copies(s, system_env ? v[0].c : v[2].c);
 	int rc = CF_OK, any = 0;
-	const struct verdict *lost = NULL;
+	const struct verdict *lost = shadowing(v);
 	for (int i = 0; i < 3; i++) {
 		if (i > 0 && !v[i].counts && !(i == 1 && has_login))
 			continue;
@@ -672,11 +766,9 @@ int doctor_run(const struct install_options *o, struct cf_err *e)
 		else
 			log_out("%s gets %s%s (cuDNN %s, through %s)\n", v[i].who, s->root, v[i].c->real,
 				v[i].c->version, v[i].via);
-		if (v[i].counts && v[i].c && !v[i].c->ours && !lost)
-			lost = &v[i];
 	}
 	if (!installed) {
-		log_out("nothing is installed as current in %s%s\n", o->root, prefix_sys);
+		log_out("nothing is installed as current in %s%s\n", o->root, l.prefix_sys);
 	} else if (lost) {
 		rc = cf_fail(e, CF_VALIDATION, "the installed cuDNN (%s%s) is shadowed by %s%s (cuDNN %s, %s) "
 			     "for %s, put on the search path by %s; fix: %s", s->root, ours, s->root,
@@ -688,14 +780,8 @@ int doctor_run(const struct install_options *o, struct cf_err *e)
 		rc = cf_fail(e, CF_VALIDATION, "the installed cuDNN is not on the loader's path: run "
 			     "ldconfig, or use the environment from 'unpacker env'");
 	}
-	for (size_t i = 0; i < s->ncopies; i++) {
-		free(s->copies[i].origin);
-		free(s->copies[i].fix);
-	}
 	leftovers_report(&l);
-	free(current);
-	free(current_sys);
+	survey_free(s);
 	layout_free(&l);
-	free(s);
 	return rc;
 }

@@ -5,9 +5,26 @@
 
 #include "common/err.h"
 #include "unpacker/install/result.h"
+#include "unpacker/layout.h"
 
 /* CF_OK when nothing shadows the install (or nothing is installed); CF_VALIDATION when another
  * copy would be loaded instead of PREFIX/current/lib. */
 int doctor_run(const struct install_options *o, struct cf_err *e);
+
+/* The copy of libcudnn.so.MAJOR a program gets, decided exactly as doctor decides it (the one
+ * function validation's step 3 uses too, so the two always agree): the loader's configuration
+ * and cache, /etc/environment and profile.d read as files under l's root, and, for a user's
+ * install (system_env 0: no system files), the caller's LD_LIBRARY_PATH. Nothing is loaded. */
+struct doctor_pick {
+	int found;              /* some copy is found */
+	int ours;               /* it is the install's */
+	char path[4096];        /* its file, as the system names it */
+	char version[64];       /* from its name or headers, "unknown" */
+	char who[128];          /* whose view decided: "a program started by the system (ld cache)" */
+	char via[4160];         /* what puts it on the search path */
+	char fix[4096];         /* when another copy wins: the command that removes it */
+};
+/* 0, or -1 when nothing is installed as current under l. */
+int doctor_pick(const struct layout *l, const char *major, int system_env, struct doctor_pick *p);
 
 #endif

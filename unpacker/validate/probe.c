@@ -172,24 +172,6 @@ static int loaded_version(void *lib, char *out, size_t size)
 	return 0;
 }
 
-/* resolve MAJOR: what a program gets for libcudnn.so.MAJOR with this environment. */
-static int probe_resolve(char **a)
-{
-	char name[64], path[PATH_MAX], got[32] = "unknown";
-	gpuapi_cudnn_name(a[0], name, sizeof(name));
-	void *lib = platform_lib_open(name, PLATFORM_LIB_NOW);
-	if (!lib || platform_lib_path(lib, path, sizeof(path)) != 0) {
-		probe_emit(probe_result("resolution", "fail", lib ? "loaded, but its path is unknown" : platform_lib_error()));
-		return 1;
-	}
-	loaded_version(lib, got, sizeof(got));
-	json_t *o = probe_result("resolution", "pass", path);
-	json_object_set_new(o, "path", json_string(path));
-	json_object_set_new(o, "version", json_string(got));
-	probe_emit(o);
-	return 0;
-}
-
 /* version FILE: one copy, loaded by its absolute path (never searched for by name), and what
  * its cudnnGetVersion() says: doctor's version of a copy whose name and headers do not say. */
 static int probe_version(char **a)
@@ -255,13 +237,21 @@ static int probe_driver(char **a)
 	return 0;
 }
 
-/* compute LIBCUDA DIR MAJOR GPU SHAPES GRAPH: the GPU checks (gpucheck.h), once the unprivileged
- * user is known to be able to read the library they load. */
+/* compute LIBCUDA DIR MAJOR GPU SHAPES GRAPH PRELOAD: the GPU checks (gpucheck.h), once the
+ * unprivileged user is known to be able to read the library they load. PRELOAD: the CUDA
+ * libraries cuDNN opens by name (cuBLASLt, cuBLAS, NVRTC), ':'-separated absolute paths
+ * found as files by step 4, loaded first so that cuDNN's request by name gets these very
+ * files ("-": none). */
 static int probe_compute(char **a)
 {
 	char *lib = gpuapi_cudnn_path(a[1], a[2]);
 	int readable = probe_readable(lib, "compute") == 0;
 	free(lib);
+	char *list = xstrdup(a[6]), *save = NULL;
+	for (char *p = strtok_r(list, ":", &save); readable && p; p = strtok_r(NULL, ":", &save))
+		if (p[0] == '/')
+			platform_lib_open(p, PLATFORM_LIB_NOW); /* a failure shows where cuDNN needs it */
+	free(list);
 	return readable ? gpucheck_run(a, probe_emit) : 1;
 }
 
@@ -275,9 +265,8 @@ int probe_main(int argc, char **argv)
 		int nargs;
 		int (*run)(char **);
 	} kinds[] = {
-		{ "library", "library", 4, probe_library }, { "resolve", "resolution", 1, probe_resolve },
-		{ "driver", "driver", 1, probe_driver }, { "version", "library", 1, probe_version },
-		{ "compute", "compute", 6, probe_compute },
+		{ "library", "library", 4, probe_library }, { "driver", "driver", 1, probe_driver },
+		{ "version", "library", 1, probe_version }, { "compute", "compute", 7, probe_compute },
 	};
 	int fd = argc >= 2 ? platform_inherited_handle(argv[0]) : -1;
 	if (fd < 0) {

@@ -1,5 +1,5 @@
 /* probe.h - the checks that load libraries. They run in a child process (the unpacker itself,
- * re-executed with a clean environment and a timeout, then dropped to an unprivileged user),
+ * started again unprivileged with an environment of its own and a timeout: proberun.h),
  * so a crash or hang inside cuDNN or the driver cannot take the unpacker and its rollback
  * down, and no vendor code runs as root. Results are JSON lines on a pipe of their own. */
 #ifndef UNPACKER_PROBE_H

@@ -24,8 +24,8 @@ int probe_timeout(int fallback)
 
 /* The child's stdout and stderr (the libraries' too) are only the reason shown when it reports
  * nothing: the report pipe is the one channel it can answer on. */
-int probe_run(const char *ldpath, const char *extra_env, int timeout, char *const args[],
-	      json_t **lines, char *why, size_t size)
+int probe_run(const char *extra_env, int timeout, char *const args[], json_t **lines, char *why,
+	      size_t size)
 {
 	const char *self = platform_self_path();
 	char *env[8], fdarg[32];
@@ -40,31 +40,32 @@ int probe_run(const char *ldpath, const char *extra_env, int timeout, char *cons
 		platform_close(rp[1]);
 		return snprintf(why, size, "cannot start a probe: %s", strerror(saved)), -1;
 	}
-	for (const char *const *base = platform_clean_env(); *base && nenv < 5; base++)
+	/* An environment of its own: nothing of the caller's, no LD_LIBRARY_PATH, no LD_PRELOAD
+	 * (the loader maps nothing of an install before main, and cuDNN, cuBLAS, NVRTC and
+	 * the driver are loaded by absolute path). */
+	for (const char *const *base = platform_clean_env(); *base && nenv < 6; base++)
 		env[nenv++] = (char *)*base;
-	char *ld = ldpath[0] ? xasprintf("LD_LIBRARY_PATH=%s", ldpath) : NULL;
-	if (ld)
-		env[nenv++] = ld;
 	if (extra_env)
 		env[nenv++] = (char *)extra_env;
 	env[nenv] = NULL;
 	char *argv[15];
 	int argc = 0;
-	/* Started through the dynamic loader (a .run on media without the x bit): so is the probe. */
-	const char *loader = selfpath_loader(), *program = selfpath_program();
 	argv[argc++] = "unpacker";
-	if (loader && program)
-		argv[argc++] = (char *)program;
 	argv[argc++] = PROBE_FLAG;
 	argv[argc++] = fdarg;
 	for (int i = 0; args[i] && argc < 14; i++)
 		argv[argc++] = args[i];
 	argv[argc] = NULL;
+	/* Started through the dynamic loader (a .run on media without the x bit): that file is
+	 * the program; what is executed is its image alone, never a .run's bundle. */
+	const char *program = selfpath_program() ? selfpath_program() : self;
+	struct platform_probe_program prog = { program, selfpath_image_size(program),
+					       selfpath_loader() && selfpath_program() ? selfpath_loader() : NULL };
 	struct platform_child child;
-	int started = platform_run(loader && program ? loader : self, argv, env,
-				   PLATFORM_CAPTURE_ALL, timeout, &child);
+	int started = platform_run_probe(&prog, argv, env, timeout, &child);
 	int saved = errno;
-	free(ld);
+	if (started == 0)
+		log_msg(LOG_DEBUG, "probe %s: %s", args[0], child.contained);
 	platform_close(rp[1]);
 	char *report = NULL;
 	size_t len = 0;

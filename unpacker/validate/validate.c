@@ -24,8 +24,10 @@
 #include "unpacker/validate/probereport.h"
 #include "unpacker/validate/proberun.h"
 #include "unpacker/trust.h"
+#include "unpacker/unlisted.h"
 #include "unpacker/validate/gpuapi.h"
 #include "unpacker/validate/dllsearch.h"
+#include "unpacker/validate/doctor.h"
 #include "unpacker/validate/pefile.h"
 
 /* Seconds a probe may take; CUFERRY_VALIDATE_TIMEOUT overrides both (probe_timeout). */
@@ -39,6 +41,10 @@ struct run {
 	const struct manifest *m;
 	char major[16];
 	char env_ldpath[4096];
+	/* step 4's cuBLASLt, cuBLAS and NVRTC of this host, ':'-separated: the GPU checks load
+	 * them by absolute path before cuDNN asks for them by name ("-": none; under --root an
+	 * image's files are never loaded) */
+	char preload[3 * PATH_MAX + 4];
 	json_t *checks;
 	json_t *timings;       /* seconds per step, and per GPU for step 6 */
 	size_t printed;        /* rows of checks already on the console */
@@ -170,6 +176,15 @@ static void check_files(struct run *r)
 		snprintf(why, sizeof(why), "%s", fc.why[i]);
 		bytes += fc.bytes[i];
 	}
+	/* What the manifest does not list (a library planted in lib/) is named too. */
+	char **unlisted = why[0] ? NULL : unlisted_entries(r->dir, m), shown[400];
+	if (!why[0] && !unlisted)
+		snprintf(why, sizeof(why), "the install's directories cannot be read");
+	else if (!why[0] && unlisted[0])
+		snprintf(why, sizeof(why), "%s: not in the manifest%s (planted or copied in after the "
+			 "install; 'unpacker BUNDLE --repair' moves it aside)",
+			 log_safe(unlisted[0], shown, sizeof(shown)), unlisted[1] ? ", with others" : "");
+	unlisted_free(unlisted);
 	int failed = why[0] != '\0';
 	if (!failed)
 		snprintf(why, sizeof(why), "%zu entries, %.1f MiB, sizes and SHA-256 as in the manifest%s",
@@ -216,7 +231,7 @@ static json_t *probe_step(struct run *r, int step, const char *check, int timeou
 {
 	json_t *lines;
 	char why[512];
-	if (probe_run(r->env_ldpath, NULL, probe_timeout(timeout), args, &lines, why, sizeof(why)) != 0) {
+	if (probe_run(NULL, probe_timeout(timeout), args, &lines, why, sizeof(why)) != 0) {
 		json_decref(lines);
 		return add(r, step, check, "fail", why);
 	}
@@ -383,58 +398,67 @@ static void check_resolution_dirs(struct run *r, const char *name, const char *m
 	json_object_set_new(o, "version", json_string(version));
 }
 
+/* Step 3 where the loader's cache and configuration decide (POSIX): the copy doctor would
+ * name (doctor_pick, one function for both), read as files, nothing loaded. */
 static void check_resolution(struct run *r, int is_current)
 {
-	char mine[PATH_MAX], why[PATH_MAX + 600], got_real[PATH_MAX], name[64];
+	char mine[PATH_MAX], why[3 * PATH_MAX + 600], name[64];
+	const char *root = r->o->layout->root;
 	if (!is_current) {
 		add(r, 3, "resolution", "skip", "not the current install");
 		return;
 	}
 	char *path = gpuapi_cudnn_path(r->dir, r->major);
-	int ok = image_realpath(r->o->layout->root, path, mine) != NULL;
+	int ok = image_realpath(root, path, mine) != NULL;
 	free(path);
 	gpuapi_cudnn_name(r->major, name, sizeof(name));
-	json_t *o;
-	const char *got, *version = NULL;
-	if (!*r->o->layout->root && platform_lib_search_is_dirs()) {
+	if (!*root && platform_lib_search_is_dirs()) {
 		if (ok)
 			check_resolution_dirs(r, name, mine);
 		else
 			add(r, 3, "resolution", "fail", "the install's library is missing");
 		return;
 	}
-	if (*r->o->layout->root) {
-		/* The image's loader configuration, read as files: nothing of the image is loaded. */
-		struct search *s = xmalloc(sizeof(*s));
-		char found[PATH_MAX];
-		root_search(r, s);
-		int hit = search_find(s, name, found, sizeof(found)) == 0;
-		free(s);
-		o = add(r, 3, "resolution", hit ? "pass" : "fail",
-			hit ? found : "no libcudnn on the image's search path (its ld.so.conf.d and default directories)");
-		if (hit)
-			json_object_set_new(o, "path", json_string(found));
-		got = hit && image_realpath(r->o->layout->root, found, got_real) ? got_real : NULL;
+	struct doctor_pick *p = xcalloc(1, sizeof(*p));
+	int system_env = r->o->env_mode == VALIDATE_ENV_CACHE;
+	char shown_root[PATH_MAX] = ""; /* the root as the host names it (a relative --root too) */
+	if (*root && platform_realpath(root, shown_root, sizeof(shown_root)) != 0)
+		snprintf(shown_root, sizeof(shown_root), "%s", root);
+	json_t *o;
+	if (!ok || doctor_pick(r->o->layout, r->major, system_env, p) != 0) {
+		o = add(r, 3, "resolution", "fail", "the install's library is missing");
+	} else if (!p->found && !system_env) {
+		snprintf(why, sizeof(why), "no system file puts the install on the loader's path (a "
+			 "user's install, or --no-env): a program finds %s once it has the environment "
+			 "of 'unpacker env' (LD_LIBRARY_PATH=%s/lib)", name, r->o->layout->current);
+		o = add(r, 3, "resolution", "skip", why);
+	} else if (!p->found) {
+		o = add(r, 3, "resolution", "fail", *root ? "no libcudnn on the image's search path "
+			"(its ld.so.conf.d and default directories)" : "no libcudnn in the ld cache or the "
+			"default directories: run ldconfig");
+	} else if (p->ours) {
+		snprintf(why, sizeof(why), "a program loading %s gets the install (%s%s), through %s",
+			 name, shown_root, p->path, p->via);
+		o = add(r, 3, "resolution", "pass", why);
 	} else {
-		char *const args[] = { "resolve", r->major, NULL };
-		o = probe_step(r, 3, "resolution", PROBE_TIMEOUT, args);
-		got = json_string_value(json_object_get(o, "path"));
-		version = json_string_value(json_object_get(o, "version"));
+		snprintf(why, sizeof(why), "a program loading %s gets %s%s, not the install (cuDNN %s; "
+			 "%s, put on the search path by %s); fix: %s (unpacker doctor lists every copy)",
+			 name, shown_root, p->path, p->version, p->who, p->via, p->fix);
+		/* A user's install (no system files) is reached only once a program has the
+		 * environment of 'unpacker env': said, as doctor says it, but not a failed install. */
+		if (!system_env)
+			snprintf(why + strlen(why), sizeof(why) - strlen(why), "; or give programs the "
+				 "environment of 'unpacker env' (LD_LIBRARY_PATH=%s/lib first): --no-env wrote "
+				 "no system files", r->o->layout->current);
+		o = add(r, 3, "resolution", system_env ? "fail" : "skip", why);
 	}
-	if (!ok || !got)
-		return;
-	if (strcmp(got, mine) == 0) {
-		snprintf(why, sizeof(why), "a program loading %s gets the install (%s)", name, got);
-	} else {
-		snprintf(why, sizeof(why), "a program loading %s gets %s%s%s%s, not the "
-			 "install: remove that copy or its directory from the ld cache "
-			 "(" LAYOUT_LDCONF_DIR ") or LD_LIBRARY_PATH, then run ldconfig (unpacker doctor "
-			 "lists every copy)", name, got, version ? " (cuDNN " : "", version ? version : "",
-			 version ? ")" : "");
-		json_object_set_new(o, "status", json_string("fail"));
-		r->failed = 1;
+	if (p->found) {
+		char *full = xasprintf("%s%s", shown_root, p->path);
+		json_object_set_new(o, "path", json_string(full));
+		json_object_set_new(o, "version", json_string(p->version));
+		free(full);
 	}
-	json_object_set_new(o, "detail", json_string(why));
+	free(p);
 }
 
 static const char *component_of(const char *lib)
@@ -665,6 +689,14 @@ static void check_deps(struct run *r)
 	json_t *libs = json_object_get(o, "libraries"), *v;
 	const char *name;
 	char why[1024] = "";
+	static const char *const loaded_by_cudnn[] = { "libcublasLt.so.", "libcublas.so.", "libnvrtc.so.", NULL };
+	for (size_t i = 0; !*r->o->layout->root && loaded_by_cudnn[i]; i++)
+		json_object_foreach(libs, name, v) {
+			size_t used = strlen(r->preload);
+			if (json_is_string(v) && strncmp(name, loaded_by_cudnn[i], strlen(loaded_by_cudnn[i])) == 0)
+				snprintf(r->preload + used, sizeof(r->preload) - used, "%s%s", used ? ":" : "",
+					 json_string_value(v));
+		}
 	json_object_foreach(libs, name, v) {
 		size_t used = strlen(why);
 		if (!json_is_null(v))
@@ -740,7 +772,7 @@ static void driver_version(const char *libcuda, char *out, size_t size)
 
 struct gpu_job {
 	struct run *r;
-	char *args[8];
+	char *args[9];
 	char idx[24];
 	char visible[48]; /* CUDA_VISIBLE_DEVICES=K: the child's driver sets up its one GPU only */
 	int gpu;
@@ -756,7 +788,7 @@ static void *gpu_job_run(void *arg)
 {
 	struct gpu_job *j = arg;
 	double t0 = platform_elapsed_s();
-	j->probe_failed = probe_run(j->r->env_ldpath, j->visible, probe_timeout(COMPUTE_TIMEOUT), j->args,
+	j->probe_failed = probe_run(j->visible, probe_timeout(COMPUTE_TIMEOUT), j->args,
 				    &j->lines, j->why, sizeof(j->why)) != 0;
 	j->seconds = platform_elapsed_s() - t0;
 	size_t k;
@@ -810,7 +842,8 @@ static void compute_all(struct run *r, const char *libcuda, size_t ngpus)
 			snprintf(j->idx, sizeof(j->idx), "%d", install_fault_here(point) ? 999999 : 0);
 			/* QUICK: 0 both shapes, 1 the small one, 2 none (the graph job) */
 			char *const a[] = { "compute", (char *)libcuda, (char *)r->dir, r->major, j->idx,
-					    graph ? "2" : r->o->quick ? "1" : "0", graph ? "1" : "0", NULL };
+					    graph ? "2" : r->o->quick ? "1" : "0", graph ? "1" : "0",
+					    r->preload[0] ? r->preload : "-", NULL };
 			memcpy(j->args, a, sizeof(a));
 			started[n] = pthread_create(&threads[n], NULL, gpu_job_run, j) == 0;
 			if (!started[n])

@@ -1,0 +1,220 @@
+#!/bin/sh
+# Issue 23: the probe starts clean and ends completely. Each case in both modes with the
+# suite's four assertions (tests/threats/lib.sh), recorded in
+# $CUFERRY_BUILD/threat-results-probe.tsv for docs/SECURITY.md. "Never as root" is proved by
+# library constructors that record their uid (tests/tools/fakeconf.h), for every name the
+# shipped unpacker NEEDs as readelf -d reads it from the binary (not a hand list). Run as root.
+. "$CUFERRY_TOP/tests/e2e/lib.sh"
+RES=$B/threat-results-probe.tsv
+. "$TOP/tests/threats/lib.sh"
+: > "$RES"
+[ "$(id -u)" = 0 ] || { echo "skip: the probe drops root only when the unpacker runs as root"; exit 0; }
+umask 022
+mkdir -p outside/sub
+echo target > outside/target
+T="--trust $FX/test.pub"
+V=--quick-validate
+
+# validate rewrites the install's report.json, and a failed install keeps its report under
+# .cuferry/failed, by design: the rest must not change.
+snapshot() {
+	tree_listing "$W/outside"
+	tree_listing "$R/opt/cudnn" | grep -v ' lock\| \./\.cuferry/lock\|report\.json\|\.cuferry/failed' || true
+	cat "$R/etc/ld.so.conf.d/"* "$R/etc/profile.d/"* 2>/dev/null || true
+}
+
+NEEDED=$(readelf -d "$UNPACKER" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p')
+[ -n "$NEEDED" ] || fail "readelf -d found no NEEDED entry in $UNPACKER"
+echo "the shipped unpacker NEEDs: $(echo $NEEDED)"
+
+UIDS=$W/uids PIDS=$W/pids CONF=$W/fake.conf
+mkdir -p "$UIDS" "$PIDS" && chmod 1777 "$UIDS" "$PIDS"
+: > "$CONF"
+no_root_constructor() { # CASE
+	ls "$UIDS" | grep -q . || fail "$1: no constructor recorded anything (the test is broken)"
+	if ls "$UIDS" | grep -q '^uid-0-'; then fail "$1: a library ran as root: $(ls "$UIDS" | grep '^uid-0-')"; fi
+}
+
+# The fake cuDNN and driver of test_validate.sh; the "fork" one leaves a child and a
+# double-forked setsid grandchild behind (each holding the probe's output and report pipes)
+# every time it is loaded, and writes their pids to $PIDS.
+cat > "$W/forker.c" <<EOF
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+static void note(const char *what)
+{
+	char p[512];
+	snprintf(p, sizeof(p), "$PIDS/%s-%d", what, (int)getpid());
+	FILE *f = fopen(p, "w");
+	if (f)
+		fclose(f);
+}
+__attribute__((constructor)) static void leave_children(void)
+{
+	if (fork() == 0) {
+		note("child");
+		sleep(150);
+		_exit(0);
+	}
+	pid_t mid = fork();
+	if (mid == 0) {
+		setsid();
+		if (fork() == 0) {
+			note("grandchild");
+			sleep(150);
+			_exit(0);
+		}
+		_exit(0);
+	}
+	waitpid(mid, NULL, 0);
+}
+EOF
+FAKEFLAGS="-I$TOP/tests/tools -DFAKE_CONF=\"$CONF\" -DFAKE_UID_DIR=\"$UIDS\""
+mkfake good; mkbundle good
+mkfake fork "$W/forker.c"; mkbundle fork
+drv=$W/host-driver
+mkdir -p "$drv"
+cc -shared -fPIC $FAKEFLAGS -o "$drv/libcuda.so.580.95.05" -Wl,-soname,libcuda.so.1 "$TOP/tests/tools/fakecuda.c"
+ln -sf libcuda.so.580.95.05 "$drv/libcuda.so.1"
+export CUFERRY_LIBCUDA="$drv/libcuda.so.1"
+# The probe runs as nobody: it must reach the fakes and what they read.
+chmod -R o+rX "$W"
+
+# cuBLAS, cuBLASLt, NVRTC and zlib as files of an image (step 4 looks them up, never loads them)
+printf 'int cuferry_stub;\n' > "$W/empty.c"
+mkdir -p "$W/image-libs"
+for l in libcublas.so.13 libcublasLt.so.13 libnvrtc.so.13 libz.so.1; do
+	cc -shared -fPIC -o "$W/image-libs/$l" -Wl,-soname,$l "$W/empty.c"
+done
+fresh_root() { # DIR BUNDLE: a root with BUNDLE installed and validated
+	R=$1
+	mkdir -p "$R/usr/lib/x86_64-linux-gnu"
+	cp "$W/image-libs/"* "$R/usr/lib/x86_64-linux-gnu/"
+	expect 0 "$UNPACKER" "$2" --root "$R" $T $V
+}
+
+echo "== a bundle carrying a C library or loader name: the bundler refuses it, the unpacker rejects it (exit 3)"
+mkdir -p "$W/names"
+for so in $NEEDED libc.so.6 libdl.so.2 libpthread.so.0 librt.so.1 libm.so.6 libgcc_s.so.1 \
+	 libstdc++.so.6 ld-linux-x86-64.so.2 ld-linux-aarch64.so.1; do
+	: > "$W/names/$so"
+	expect 9 "$BUNDLER" create --from-dir "$W/src-good" --cuda 13 --key "$FX/test.key" \
+		-o "$W/refused.bundle" --add-file "$W/names/$so" -q
+	assert_contains last.err "named like the C library or the dynamic loader ($so)"
+	[ ! -e "$W/refused.bundle" ] || fail "a bundle with lib/$so was written"
+done
+record bundler_c_library "bundler create --add-file libdl.so.2 (and every name the unpacker NEEDs, and the C runtime's)" "refused, exit 9, the name given; no bundle written" "threats/bundler_c_library" "pass"
+# Exact names, never prefixes.
+: > "$W/names/libmpi.so.40"
+: > "$W/names/libcudart.so.13"
+expect 0 "$BUNDLER" create --from-dir "$W/src-good" --cuda 13 --key "$FX/test.key" -o "$W/mpi.bundle" \
+	--add-file "$W/names/libmpi.so.40" --add-file "$W/names/libcudart.so.13" -q
+fresh_root "$W/manifest" "$W/good.bundle"
+for so in $NEEDED ld-linux-x86-64.so.2; do
+	$FORGE --key "$FX/test.key" --out "$W/c-$so.bundle" --bundle-id "t-$so" --version 9.20.0.1 --name "lib/$so"
+	run_case "manifest_c_library_$so" "a signed manifest listing lib/$so" "integrity: exit 3 (a C library or loader name), nothing written" 3 "$W/c-$so.bundle" --no-validate
+	assert_contains last.err "named like the C library or the dynamic loader"
+done
+
+echo "== every name the unpacker NEEDs, linked to cuDNN in the install's lib/: no constructor runs as root"
+# A link in lib/ whose target is a listed file is what ldconfig makes, so step 1 accepts it:
+# only the probe's clean start keeps the loader from mapping cuDNN as the C library as root.
+fresh_root "$W/links" "$W/good.bundle"
+for so in $NEEDED; do
+	ln -s libcudnn.so.9 "$R/opt/cudnn/current/lib/$so"
+	rm -f "$UIDS"/*
+	run_case "probe_needed_link_$so" "--root image: lib/$so -> libcudnn.so.9 in the install (where a probe with the install on LD_LIBRARY_PATH maps it before main, as root)" "validate --root: nothing of the install mapped before the drop; every constructor as nobody" 0 validate $V
+	no_root_constructor "probe_needed_link_$so"
+	ls "$UIDS" | grep -q '^uid-65534-libcudnn' || fail "probe_needed_link_$so: cuDNN was not loaded as nobody: $(ls "$UIDS")"
+	rm "$R/opt/cudnn/current/lib/$so"
+done
+
+echo "== every name the unpacker NEEDs, planted as a file in the install's lib/ (in no manifest): step 1 names it"
+stub() { # FILE SONAME: a library whose constructor records the uid it runs as
+	printf '#include "fakeconf.h"\n__attribute__((constructor)) static void r(void) { fake_record_uid("planted-%s"); }\n' "$2" > "$W/stub.c"
+	cc -shared -fPIC -I"$TOP/tests/tools" -DFAKE_UID_DIR="\"$UIDS\"" -o "$1" -Wl,-soname,"$2" "$W/stub.c"
+}
+fresh_root "$W/planted" "$W/good.bundle"
+for so in $NEEDED; do
+	stub "$R/opt/cudnn/current/lib/$so" "$so"
+	rm -f "$UIDS"/*
+	run_case "probe_planted_$so" "--root image: lib/$so planted in the install (a file no manifest lists)" "validate --root: exit 6, step 1 names it, nothing loaded" 6 validate $V
+	assert_contains last.out "lib/$so: not in the manifest"
+	assert_contains last.out "2    library       skip"
+	if ls "$UIDS" | grep -q '^uid-0-'; then fail "probe_planted_$so: ran as root: $(ls "$UIDS")"; fi
+	rm "$R/opt/cudnn/current/lib/$so"
+done
+# A link planted beside (to somewhere else) is unlisted too; --repair moves both aside, unfollowed.
+stub "$R/opt/cudnn/current/lib/libdl.so.2" libdl.so.2
+ln -s "$W/outside/target" "$R/opt/cudnn/current/lib/libfoo.so.1"
+expect 6 "$UNPACKER" validate --root "$R" $T $V
+assert_contains last.out "not in the manifest, with others"
+expect 0 "$UNPACKER" "$W/good.bundle" --root "$R" $T $V --repair
+[ ! -e "$R/opt/cudnn/current/lib/libdl.so.2" ] && [ ! -L "$R/opt/cudnn/current/lib/libfoo.so.1" ] || fail "--repair left an unlisted entry in lib/"
+ls "$R/opt/cudnn/current/.cuferry/aside/" | grep -q 'lib%libfoo.so.1' || fail "--repair did not keep the link aside"
+[ "$(cat "$W/outside/target")" = target ] || fail "--repair followed the planted link"
+expect 0 "$UNPACKER" validate --root "$R" $T $V
+record repair_unlisted "files and links in no manifest in the install's lib/" "--repair moves them to .cuferry/aside/ without following links; validate passes again" "threats/repair_unlisted" "pass"
+
+echo "== the probe cannot reach the unpacker's own path (a binary under a 0700 directory): it still runs"
+mkdir -p "$W/private" && chmod 700 "$W/private"
+cp "$UNPACKER" "$W/private/unpacker"
+R=$W/links
+rm -f "$UIDS"/*
+expect 0 "$W/private/unpacker" validate --root "$R" $T $V
+assert_contains last.out "2    library       pass"
+no_root_constructor private_binary
+record private_binary "the unpacker started from a 0700 directory nobody cannot search" "the probe runs (a sealed in-memory copy), as nobody" "threats/private_binary" "pass (exit 0)"
+
+echo "== a library that forks and double-forks: no process of the probe outlives the unpacker"
+alive() { # how many of the recorded pids still run
+	n=0
+	for f in "$PIDS"/*; do
+		[ -e "$f" ] || continue
+		pid=${f##*-}
+		! kill -0 "$pid" 2>/dev/null || n=$((n + 1))
+	done
+	echo $n
+}
+fresh_root "$W/tree" "$W/fork.bundle"
+[ "$(ls "$PIDS" | wc -l)" -gt 0 ] || fail "the forking library left no pid record (the test is broken)"
+[ "$(alive)" = 0 ] || fail "after the install, $(alive) process(es) of the probe still run"
+rm -f "$PIDS"/*
+run_case probe_tree_end "a library that leaves a child and a setsid grandchild holding the probe's pipes" "validate ends when the probe ends; every process of its tree is killed" 0 validate $V
+[ "$(ls "$PIDS" | wc -l)" -gt 0 ] || fail "probe_tree_end: no pid record"
+[ "$(alive)" = 0 ] || fail "probe_tree_end: $(alive) process(es) outlived the unpacker"
+# The log says how each probe was held and what was ended (the child and the grandchild).
+expect 0 "$UNPACKER" validate --root "$R" $T $V --log "$W/tree.log"
+assert_contains "$W/tree.log" "probe library: executed from a sealed in-memory copy; own session and process group under a PR_SET_CHILD_SUBREAPER keeper; 2 leftover processes ended"
+# The same at the deadline: the GPU check hangs, the probe is killed with its whole tree.
+fresh_root "$W/tree-hang" "$W/good.bundle"
+rm -f "$PIDS"/*
+echo "hang_gpu=0" > "$CONF"
+CUFERRY_VALIDATE_TIMEOUT=5 run_case probe_tree_timeout "the forking library, then a hang in the GPU check" "exit 6 at the deadline, rolled back; every process of the probe's tree is killed" 6 "$W/fork.bundle" $V
+: > "$CONF"
+assert_contains last.out "timed out after 5 s"
+[ "$(ls "$PIDS" | wc -l)" -gt 0 ] || fail "probe_tree_timeout: no pid record"
+[ "$(alive)" = 0 ] || fail "probe_tree_timeout: $(alive) process(es) outlived the unpacker"
+echo "== doctor never loads a copy a user could have put there"
+# The copy's name and headers say no version: before, doctor had the probe load it.
+up=$W/home/.local/lib/python3.11/site-packages/nvidia/cudnn/lib
+mkdir -p "$up"
+cp "$W/src-good/lib/libcudnn.so.9" "$W/src-good/lib/libcudnn_graph.so.9" "$up/"
+chown -R nobody "$W/home/.local"
+rm -f "$UIDS"/* "$PIDS"/*
+for mode in interactive silent; do
+	set +e
+	if [ $mode = silent ]; then
+		HOME=$W/home "$UNPACKER" doctor /silent </dev/null >"$W/last.out" 2>"$W/last.err"
+	else
+		HOME=$W/home "$UNPACKER" doctor >"$W/last.out" 2>"$W/last.err"
+	fi
+	set -e
+	assert_contains last.out "$up/libcudnn.so.9"
+	assert_contains last.out "version unknown (not loaded: owned by uid 65534)"
+	if ls "$UIDS" | grep -q .; then fail "doctor loaded a user's copy: $(ls "$UIDS")"; fi
+done
+record doctor_user_copy "a libcudnn.so.9 without a version in its name, owned by a user, under ~/.local" "doctor reports it 'version unknown (not loaded: owned by uid N)'; nothing of it runs" "threats/doctor_user_copy" "pass (both modes)"
+echo ok
