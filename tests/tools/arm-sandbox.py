@@ -94,7 +94,15 @@ def main():
         except OSError as e:
             print("arm-sandbox: %s" % e, file=sys.stderr)
         os._exit(127)
-    if os.read(ready_r, 1) == b"u":
+    # The parent keeps no write end of the child's pipe: a child that dies before it is
+    # ready (unshare refused, as in a chroot) gives end-of-file here, not a hang.
+    os.close(ready_w)
+    os.close(go_r)
+    ready = os.read(ready_r, 1)
+    if not ready:
+        _, status = os.waitpid(pid, 0)
+        sys.exit(os.waitstatus_to_exitcode(status) or 127)
+    if ready == b"u":
         for m in ("uid_map", "gid_map"):
             with open("/proc/%d/%s" % (pid, m), "w") as f:
                 f.write("0 0 65536\n")
