@@ -22,6 +22,8 @@ for c in header_bitflip truncated_frame unsigned frame_over_cap sig_len63 sig_le
 
 T2="trust: exit 2, nothing read past the frame"
 run_case header_bitflip "a flipped bit in the signed header" "$T2" 2 header_bitflip.bundle
+# review item 7: a trusted key's signature that fails is a changed header, not a trust problem
+assert_contains last.err "does not verify: the header was changed after signing"
 run_case truncated_frame "a truncated frame" "$T2" 2 truncated_frame.bundle
 run_case zero_signatures "zero signatures" "$T2" 2 unsigned.bundle
 run_case frame_over_cap "a frame length over the 16 MiB cap" "$T2" 2 frame_over_cap.bundle
@@ -32,6 +34,16 @@ run_case sig_len65 "a signature of 65 bytes" "$T2" 2 sig_len65.bundle
 run_case sig_r0 "r = 0" "$T2" 2 sig_r0.bundle
 run_case sig_s0 "s = 0" "$T2" 2 sig_s0.bundle
 run_case sig_r_ge_n "r >= n (r + n, same value mod n)" "$T2" 2 sig_r_ge_n.bundle
+# review item 6: a key id that lies is a malformed frame, even beside a valid trusted signature
+$FORGE --key "$FX/test.key" --key "$FX/other.key" --out "$W/keyid_lie_second.bundle" --case keyid_lie_second
+run_case keyid_lie_second "a lying key id beside a valid signature by a trusted key" "the frame is malformed: $T2" 2 keyid_lie_second.bundle
+assert_contains last.err "key id does not match its key"
+# High-S, by decision, is accepted: (r, n - s) is the same statement by the same key, and
+# nothing keys on signature bytes (README "Signatures and trust")
+$FORGE --key "$FX/test.key" --out "$W/high_s.bundle" --case sig_high_s --bundle-id t-high-s
+expect 0 "$UNPACKER" verify high_s.bundle --trust "$FX/test.pub"
+record sig_high_s "a high-S signature (r, n - s) of a valid one" "accepted by decision: the same signer and statement; signers count by key id, replay by the signed counter" "threats/sig_high_s" "pass (exit 0)"
+
 
 T3="integrity: exit 3, staging discarded"
 run_case payload_bitflip "a flipped byte in payload chunk k" "chunk hash checked before zstd sees it; $T3" 3 payload_bitflip.bundle

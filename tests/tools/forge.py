@@ -34,6 +34,9 @@ CASES = {
     "unsigned": 2, "header_bitflip": 2, "truncated_frame": 2, "frame_over_cap": 2,
     "sig_len63": 2, "sig_len65": 2, "sig_r0": 2, "sig_s0": 2, "sig_r_ge_n": 2,
     "keyid_lie": 2,
+    # with --key A --key B: B's key id lies beside A's valid, trusted signature (the frame is
+    # malformed, whatever else it carries)
+    "keyid_lie_second": 2,
     # integrity of the payload (exit 3)
     "payload_bitflip": 3, "appended_byte": 3, "appended_frame": 3,
     "dotdot": 3, "absolute": 3, "symlink_then_write": 3, "symlink_out": 3,
@@ -322,6 +325,12 @@ def main():
         s[2] = (r + N if r + N < 2 ** 256 else N).to_bytes(32, "big") + s[2][32:]
     elif case == "keyid_lie":
         s[0] = hashlib.sha256(b"another key").digest()
+    elif case == "keyid_lie_second":
+        sigs[-1][0] = hashlib.sha256(b"another key").digest()
+    elif case == "sig_high_s":
+        # (r, n - s): the same signature's other valid form (ECDSA malleability)
+        sv = int.from_bytes(s[2][32:], "big")
+        s[2] = s[2][:32] + (N - sv).to_bytes(32, "big")
     out = frame(header, [tuple(x) for x in sigs])
     if case in ("sig_len63", "sig_len65"):
         # the frame's fixed 64-byte field: a shorter or longer signature shifts every byte after
