@@ -101,7 +101,7 @@ COMMON_SRC   += common/platform_posix_fs.c common/platform_posix_dir.c common/pl
                 common/platform_posix_loader.c common/memfind.c \
                 common/platform_posix_tree.c common/platform_posix_lib.c common/platform_posix_process.c \
                 common/platform_posix_driver.c
-UNPACKER_SRC += unpacker/choose.c
+UNPACKER_SRC += unpacker/choose.c unpacker/productline.c
 UNPACKER_SRC += unpacker/validate/unprivileged.c unpacker/validate/probereport.c
 UNPACKER_SRC += unpacker/validate/proberun.c
 UNPACKER_SRC += unpacker/validate/ldconfig.c
@@ -302,7 +302,7 @@ TEST_OBJ_test_devfiles = $(call obj,bundler/devfiles.c bundler/source.c unpacker
 # The kit is the bundler's whole create path (it builds bundles itself): every bundler
 # module but main, and libcurl.
 TEST_OBJ_test_kit      = $(LIB_OBJ) $(call obj,$(SIGN_SRC) $(filter-out bundler/main.c,$(BUNDLER_SRC)) \
-                         unpacker/choose.c unpacker/bundletrust.c unpacker/trust.c unpacker/layout.c \
+                         unpacker/choose.c unpacker/productline.c unpacker/bundletrust.c unpacker/trust.c unpacker/layout.c \
                          unpacker/install/fault.c) \
                          $(B)/obj/trusted_keys.o
 TEST_LIBS_test_kit     = -lcurl

@@ -44,6 +44,17 @@ $FORGE --key "$FX/test.key" --out "$W/high_s.bundle" --case sig_high_s --bundle-
 expect 0 "$UNPACKER" verify high_s.bundle --trust "$FX/test.pub"
 record sig_high_s "a high-S signature (r, n - s) of a valid one" "accepted by decision: the same signer and statement; signers count by key id, replay by the signed counter" "threats/sig_high_s" "pass (exit 0)"
 
+echo "== issue 24, review item 2: a bundle created in the future never bricks the host"
+R=$W/future-root
+"$UNPACKER" "$FX/small.bundle" --root "$R" --trust "$FX/test.pub" --no-validate >/dev/null
+$FORGE --key "$FX/test.key" --out "$W/future.bundle" --created 2099-01-01T00:00:00Z --bundle-id t-future
+run_case created_future "a bundle created in 2099 (a SOURCE_DATE_EPOCH typo)" "policy: exit 7 'created in the future: check the clock'; nothing of it recorded" 7 future.bundle --no-validate
+assert_contains last.err "created in the future"
+! grep -q 2099 "$R/opt/cudnn/.cuferry/state.json" || fail "created_future: its time was recorded"
+$FORGE --key "$FX/test.key" --out "$W/soon.bundle" --created "$(date -u -d '+2 hours' +%Y-%m-%dT%H:%M:%SZ)" --bundle-id t-soon
+expect 0 "$UNPACKER" soon.bundle --root "$R" --trust "$FX/test.pub" --no-validate
+record created_soon "a bundle created 2 hours ahead of the host clock, after one from 2099 was refused" "installed: a day of grace; nothing of the refused one was kept" "threats/created_soon" "pass (exit 0)"
+R=$W/root
 
 T3="integrity: exit 3, staging discarded"
 run_case payload_bitflip "a flipped byte in payload chunk k" "chunk hash checked before zstd sees it; $T3" 3 payload_bitflip.bundle

@@ -8,7 +8,7 @@ unpacker's own rules stand between them and the disk.
 
 usage: forge.py --key K.key [--key K2.key ...] --out B.bundle [--case NAME] [--outside DIR]
                 [--counter N] [--expires ISO] [--created ISO] [--platform P] [--salt S]
-                [--bundle-id ID] [--version V] [--name NAME] [--tar-name NAME]
+                [--bundle-id ID] [--version V] [--cuda MAJOR] [--name NAME] [--tar-name NAME]
        forge.py --list
 
 With --platform windows-*, the bundle is laid out as NVIDIA's Windows archives are (bin/ with
@@ -251,6 +251,7 @@ def main():
     ap.add_argument("--platform", default="linux-x86_64")
     ap.add_argument("--salt", default="")
     ap.add_argument("--version", default="9.19.0.56")
+    ap.add_argument("--cuda", default="13", help="the CUDA variant (major) it is built for")
     ap.add_argument("--bundle-id")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--name", help="rename include/cudnn_version.h to this (hostile) name")
@@ -284,12 +285,12 @@ def main():
         files[0]["path"] = "include/CON.h"
     manifest = {
         "format": "cuferry-bundle-9" if case == "unknown_format" else "cuferry-bundle-1",
-        "bundle_id": args.bundle_id or "cudnn-%s-cuda13-%s" % (args.version, args.platform),
+        "bundle_id": args.bundle_id or "cudnn-%s-cuda%s-%s" % (args.version, args.cuda, args.platform),
         "counter": args.counter, "source_date_epoch": 1760486400, "created": args.created,
         "expires": args.expires, "platform": args.platform,
-        "cudnn": {"version": args.version, "cuda_variant": "13",
+        "cudnn": {"version": args.version, "cuda_variant": args.cuda,
                   "source": {"kind": "dir", "name": "forge", "sha256": None, "size": 0}},
-        "cuda": {"release": "13.0", "components": []},
+        "cuda": {"release": args.cuda + ".0", "components": []},
         "requires": {"driver_min": "580.65.06", "compute_capability_min": "7.5"},
         "payload": {"compressed_size": len(payload_signed), "uncompressed_size": tar_len,
                     "chunk_size": CHUNK, "chunk_sha256": chunks},
