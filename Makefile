@@ -25,9 +25,11 @@ CPPFLAGS += -I$(DEPS)/include
 
 # Keys compiled into the unpacker: make TRUSTED_KEYS=a.pub,b.pub; the number of distinct
 # trusted signatures a bundle needs: make TRUSTED_THRESHOLD=N (1 to 8; a trust directory's
-# threshold file may raise it, never lower it)
-TRUSTED_KEYS ?=
-TRUSTED_THRESHOLD ?= 1
+# threshold file may raise it, never lower it). Both are the build's configuration, kept in
+# $(B)/trusted-keys/ (the key bytes): a later make without them keeps them; TRUSTED_KEYS=
+# (empty) removes the keys; make clean removes the configuration (tools/trusted-keys.sh).
+TRUSTED_KEYS_GIVEN      := $(if $(filter undefined,$(origin TRUSTED_KEYS)),0,1)
+TRUSTED_THRESHOLD_GIVEN := $(if $(filter undefined,$(origin TRUSTED_THRESHOLD)),0,1)
 
 ifeq ($(FUZZ),1)
 # libFuzzer build (make fuzz): clang, ASan and UBSan, shared libraries.
@@ -137,6 +139,13 @@ FUZZ_SECONDS ?= 60
 ## all: build bundler and unpacker (never installs anything: a missing package stops it with
 ##      one line that says to run `make deps`)
 all: $(B)/.deps $(B)/bundler $(B)/unpacker $(B)/linux-sbsa/unpacker
+	@sh tools/trusted-keys.sh show $(B)/trusted-keys
+
+## trusted-keys: say which keys the unpackers of $(B) trust (fingerprints), after applying a
+##               TRUSTED_KEYS= or TRUSTED_THRESHOLD= given; every build ends with this
+.PHONY: trusted-keys
+trusted-keys: $(B)/trusted_keys.c
+	@sh tools/trusted-keys.sh show $(B)/trusted-keys
 
 ## deps: install exactly the Debian packages the project needs (apt-get, as root)
 deps:
@@ -188,10 +197,13 @@ $(B)/obj/compat_data.o: $(B)/compat_data.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
-# Trusted keys compiled in: PEM files turned into a C table (empty when none given).
+# Trusted keys compiled in: the kept PEM files turned into a C table (empty when none).
 $(B)/trusted_keys.c: FORCE
 	@mkdir -p $(B)
-	@sh tests/tools/embed-keys.sh "$(TRUSTED_KEYS)" "$(TRUSTED_THRESHOLD)" > $@.tmp
+	@sh tools/trusted-keys.sh save $(B)/trusted-keys $(TRUSTED_KEYS_GIVEN) "$(TRUSTED_KEYS)" \
+		$(TRUSTED_THRESHOLD_GIVEN) "$(TRUSTED_THRESHOLD)"
+	@sh tests/tools/embed-keys.sh "$$(sh tools/trusted-keys.sh files $(B)/trusted-keys)" \
+		"$$(sh tools/trusted-keys.sh threshold $(B)/trusted-keys)" > $@.tmp
 	@cmp -s $@.tmp $@ 2>/dev/null && rm -f $@.tmp || mv $@.tmp $@
 
 $(B)/obj/trusted_keys.o: $(B)/trusted_keys.c
@@ -389,6 +401,7 @@ WIN_SYSTEM_DLLS = KERNEL32.dll ADVAPI32.dll USER32.dll PSAPI.DLL VERSION.dll msv
 
 .PHONY: windows
 windows: $(WIN)/unpacker.exe
+	@sh tools/trusted-keys.sh show $(B)/trusted-keys
 $(WIN)/unpacker.exe: $(WIN_UNPACKER_OBJ)
 	$(WIN_CC) $^ -o $@ $(WIN_UNPACKER_LIBS)
 	@bad=$$(x86_64-w64-mingw32-objdump -p $@ | sed -n 's/^\tDLL Name: //p' | \
@@ -579,7 +592,8 @@ install: all man
 	install -m 0644 docs/completion/cuferry.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/bundler
 	install -m 0644 docs/completion/cuferry.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/unpacker
 
-## clean: remove build outputs
+## clean: remove build outputs, and with them the build's configuration (the flags, the
+##        trusted keys kept from TRUSTED_KEYS and TRUSTED_THRESHOLD)
 clean:
 	rm -rf build build-san build-fuzz
 
