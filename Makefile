@@ -35,9 +35,11 @@ CPPFLAGS += -I$(DEPS)/include
 
 # Keys compiled into the unpacker: make TRUSTED_KEYS=a.pub,b.pub; the number of distinct
 # trusted signatures a bundle needs: make TRUSTED_THRESHOLD=N (1 to 8; a trust directory's
-# threshold file may raise it, never lower it)
-TRUSTED_KEYS ?=
-TRUSTED_THRESHOLD ?= 1
+# threshold file may raise it, never lower it). Both are the build's configuration, kept in
+# $(B)/trusted-keys/ (the key bytes): a later make without them keeps them; TRUSTED_KEYS=
+# (empty) removes the keys; make clean removes the configuration (tools/trusted-keys.sh).
+TRUSTED_KEYS_GIVEN      := $(if $(filter undefined,$(origin TRUSTED_KEYS)),0,1)
+TRUSTED_THRESHOLD_GIVEN := $(if $(filter undefined,$(origin TRUSTED_THRESHOLD)),0,1)
 
 ifeq ($(FUZZ),1)
 # libFuzzer build (make fuzz): clang, ASan and UBSan, shared libraries.
@@ -113,7 +115,7 @@ COMMON_SRC   += common/platform_posix_fs.c common/platform_posix_dir.c common/pl
                 common/platform_posix_loader.c common/memfind.c \
                 common/platform_posix_tree.c common/platform_posix_lib.c common/platform_posix_process.c \
                 common/platform_posix_driver.c
-UNPACKER_SRC += unpacker/choose.c unpacker/hostreq.c
+UNPACKER_SRC += unpacker/choose.c unpacker/hostreq.c unpacker/productline.c
 UNPACKER_SRC += unpacker/validate/unprivileged.c unpacker/validate/probereport.c
 UNPACKER_SRC += unpacker/validate/proberun.c
 UNPACKER_SRC += unpacker/validate/ldconfig.c
@@ -151,6 +153,13 @@ FUZZ_SECONDS ?= 60
 ##      one line that says to run `make deps`)
 all: $(B)/.deps $(B)/bundler $(B)/unpacker $(B)/linux-sbsa/unpacker
 	@echo "built $(B)/bundler, $(B)/unpacker and $(B)/linux-sbsa/unpacker$(if $(Q), (V=1 shows the commands))"
+	@sh tools/trusted-keys.sh show $(B)/trusted-keys
+
+## trusted-keys: say which keys the unpackers of $(B) trust (fingerprints), after applying a
+##               TRUSTED_KEYS= or TRUSTED_THRESHOLD= given; every build ends with this
+.PHONY: trusted-keys
+trusted-keys: $(B)/trusted_keys.c
+	@sh tools/trusted-keys.sh show $(B)/trusted-keys
 
 ## deps: install exactly the Debian packages the project needs (apt-get, as root)
 deps:
@@ -202,10 +211,13 @@ $(B)/obj/compat_data.o: $(B)/compat_data.c
 	@mkdir -p $(dir $@)
 	$(Q)$(call say,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
-# Trusted keys compiled in: PEM files turned into a C table (empty when none given).
+# Trusted keys compiled in: the kept PEM files turned into a C table (empty when none).
 $(B)/trusted_keys.c: FORCE
 	@mkdir -p $(B)
-	@sh tests/tools/embed-keys.sh "$(TRUSTED_KEYS)" "$(TRUSTED_THRESHOLD)" > $@.tmp
+	@sh tools/trusted-keys.sh save $(B)/trusted-keys $(TRUSTED_KEYS_GIVEN) "$(TRUSTED_KEYS)" \
+		$(TRUSTED_THRESHOLD_GIVEN) "$(TRUSTED_THRESHOLD)"
+	@sh tests/tools/embed-keys.sh "$$(sh tools/trusted-keys.sh files $(B)/trusted-keys)" \
+		"$$(sh tools/trusted-keys.sh threshold $(B)/trusted-keys)" > $@.tmp
 	@cmp -s $@.tmp $@ 2>/dev/null && rm -f $@.tmp || mv $@.tmp $@
 
 $(B)/obj/trusted_keys.o: $(B)/trusted_keys.c
@@ -316,7 +328,7 @@ TEST_OBJ_test_devfiles = $(call obj,bundler/devfiles.c bundler/source.c unpacker
 # The kit is the bundler's whole create path (it builds bundles itself): every bundler
 # module but main, and libcurl.
 TEST_OBJ_test_kit      = $(LIB_OBJ) $(call obj,$(SIGN_SRC) $(filter-out bundler/main.c,$(BUNDLER_SRC)) \
-                         unpacker/choose.c unpacker/hostreq.c unpacker/bundletrust.c unpacker/trust.c unpacker/layout.c \
+                         unpacker/choose.c unpacker/hostreq.c unpacker/productline.c unpacker/bundletrust.c unpacker/trust.c unpacker/layout.c \
                          unpacker/install/fault.c) \
                          $(B)/obj/trusted_keys.o
 TEST_LIBS_test_kit     = -lcurl
@@ -407,6 +419,7 @@ WIN_SYSTEM_DLLS = KERNEL32.dll ADVAPI32.dll USER32.dll PSAPI.DLL VERSION.dll msv
 .PHONY: windows
 windows: $(WIN)/unpacker.exe
 	@echo "built $(WIN)/unpacker.exe"
+	@sh tools/trusted-keys.sh show $(B)/trusted-keys
 $(WIN)/unpacker.exe: $(WIN_UNPACKER_OBJ)
 	$(Q)$(call say,LINK,$@)$(WIN_CC) $^ -o $@ $(WIN_UNPACKER_LIBS)
 	@bad=$$(x86_64-w64-mingw32-objdump -p $@ | sed -n 's/^\tDLL Name: //p' | \
@@ -597,7 +610,8 @@ install: all man
 	install -m 0644 docs/completion/cuferry.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/bundler
 	install -m 0644 docs/completion/cuferry.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/unpacker
 
-## clean: remove build outputs
+## clean: remove build outputs, and with them the build's configuration (the flags, the
+##        trusted keys kept from TRUSTED_KEYS and TRUSTED_THRESHOLD)
 clean:
 	rm -rf build build-san build-fuzz
 

@@ -64,6 +64,14 @@ static int set_times(struct manifest *m, const struct create_options *o, int64_t
 			return cf_fail(e, CF_USAGE, "SOURCE_DATE_EPOCH='%s' is not a number of seconds", sde);
 		now = epoch;
 	}
+	if (now > (int64_t)time(NULL) + CREATE_FUTURE_GRACE_S && !o->allow_future) {
+		char clock[32];
+		manifest_format_time((int64_t)time(NULL), clock);
+		manifest_format_time(now, created);
+		return cf_fail(e, CF_USAGE, "created %s (SOURCE_DATE_EPOCH=%s) is more than a day after "
+			       "this host's clock (%s): every unpacker would refuse the bundle; fix "
+			       "SOURCE_DATE_EPOCH, or --allow-future", created, sde, clock);
+	}
 	manifest_format_time(now, created);
 	manifest_set(&m->created, created);
 	m->counter = o->has_counter ? o->counter : (uint64_t)now;

@@ -9,6 +9,10 @@
 
 #define CREATE_MAX_ADD_FILES 16
 
+/* How far ahead of this host's clock created (and a counter taken from it) may be: a day.
+ * Further, one typo in SOURCE_DATE_EPOCH makes a bundle every unpacker refuses. */
+#define CREATE_FUTURE_GRACE_S 86400
+
 struct create_options {
 	const char *cudnn;
 	const char *cuda;
@@ -24,6 +28,7 @@ struct create_options {
 	uint64_t counter;
 	int has_counter;
 	int expires_days; /* < 0: never */
+	int allow_future; /* --allow-future: a created (SOURCE_DATE_EPOCH) over a day ahead */
 	int level;
 	int threads;
 	uint64_t split;

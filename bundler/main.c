@@ -49,7 +49,8 @@ static int finish(int rc, const struct cf_err *e)
 enum { OPT_CUDNN = 256, OPT_CUDA, OPT_PLATFORM, OPT_KEY, OPT_MIRROR, OPT_ARCHIVE, OPT_DIR,
        OPT_CUDA_LIBS, OPT_COUNTER, OPT_EXPIRES, OPT_LEVEL, OPT_THREADS, OPT_SPLIT, OPT_SFX,
        OPT_CACHE, OPT_UNPACKER, OPT_EXPORT, OPT_EXTERNAL, OPT_PUB, OPT_SIGNATURE,
-       OPT_BUNDLE, OPT_NO_UNPACKER, OPT_ADD_FILE, OPT_OFFLINE, OPT_RELEASE };
+       OPT_BUNDLE, OPT_NO_UNPACKER, OPT_ADD_FILE, OPT_OFFLINE, OPT_RELEASE,
+       OPT_ALLOW_FUTURE, OPT_FORCE };
 
 static const struct option long_options[] = {
 	{ "cudnn", required_argument, NULL, OPT_CUDNN },
@@ -64,6 +65,8 @@ static const struct option long_options[] = {
 	{ "add-file", required_argument, NULL, OPT_ADD_FILE },
 	{ "counter", required_argument, NULL, OPT_COUNTER },
 	{ "expires", required_argument, NULL, OPT_EXPIRES },
+	{ "allow-future", no_argument, NULL, OPT_ALLOW_FUTURE },
+	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "level", required_argument, NULL, OPT_LEVEL },
 	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "split", required_argument, NULL, OPT_SPLIT },
@@ -91,6 +94,7 @@ struct cli {
 	const char *stub;
 	const char *release; /* cuda-json --release */
 	struct kit_options kit;
+	int force; /* --force: sfx co-signs a stub an unknown key signed */
 	int quiet, verbose;
 };
 
@@ -126,6 +130,8 @@ static int parse_option(struct cli *c, int opt, const char *arg)
 		o->add_files[o->nadd_files++] = arg;
 		return 0;
 	case OPT_SFX: o->sfx = 1; return 0;
+	case OPT_ALLOW_FUTURE: o->allow_future = 1; return 0;
+	case OPT_FORCE: c->force = 1; return 0;
 	case OPT_UNPACKER:
 		c->stub = arg;
 		if (c->kit.nunpackers == KIT_MAX_INPUTS)
@@ -364,7 +370,8 @@ static int run_verb(const char *verb, struct cli *c, int argc, char **argv)
 					  .key_path = c->sign.key_path, .external = c->sign.external,
 					  .pub_path = c->sign.pub_path,
 					  .signature_path = c->sign.signature_path,
-					  .out = c->create.out, .progress = c->create.progress };
+					  .out = c->create.out, .progress = c->create.progress,
+					  .force = c->force };
 		return finish(sfx_write(argv[0], &so, &e), &e);
 	}
 	return usage_error("unknown command '%s'", verb);

@@ -159,6 +159,30 @@ static int check_size(const struct sfx_layout *l, const char *platform, struct c
 		       (unsigned long long)max);
 }
 
+/* The bundler has no trust store: the keys it can vouch for are those whose signatures over the
+ * bundle's header verify (check_open verified them). A stub signed by any other key is
+ * someone else's program, and a co-signature would lend it this key's trust (review item 5). */
+static int check_stub_signers(const struct checked *c, const struct run_parts *p, int force,
+			      struct cf_err *e)
+{
+	for (uint32_t i = 0; i < p->nsigs; i++) {
+		int known = 0;
+		for (uint32_t k = 0; k < c->frame->nsigs; k++)
+			known |= memcmp(p->sigs[i].keyid, c->frame->sigs[k].keyid, 32) == 0;
+		if (known)
+			continue;
+		char id[17];
+		sig_short_id(p->sigs[i].keyid, id);
+		if (!force)
+			return cf_fail(e, CF_TRUST, "the stub is signed by key %s, which did not sign the "
+				       "bundle's header: refusing to co-sign a stub an unknown key signed "
+				       "(--force to co-sign it anyway)", id);
+		log_msg(LOG_WARN, "co-signing a stub signed by key %s, which did not sign the bundle's "
+			"header (--force)", id);
+	}
+	return CF_OK;
+}
+
 int sfx_write(const char *input, const struct sfx_options *o, struct cf_err *e)
 {
 	struct checked c;
@@ -173,6 +197,8 @@ int sfx_write(const char *input, const struct sfx_options *o, struct cf_err *e)
 			     c.manifest->platform, o->platform);
 	if (rc == CF_OK)
 		rc = gather(input, &c, o, &p, e);
+	if (rc == CF_OK)
+		rc = check_stub_signers(&c, &p, o->force, e);
 	if (rc == CF_OK)
 		rc = check_size(&p.layout, c.manifest->platform, e);
 	if (rc == CF_OK && sfx_hash_range(p.stub_fd, p.layout.stub_len, stub_sha) != 0)

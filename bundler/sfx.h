@@ -14,11 +14,14 @@ struct sfx_options {
 	const char *signature_path;
 	const char *out;            /* -o FILE or DIR; NULL: beside the input */
 	int progress;
+	int force;                  /* --force: co-sign a stub signed by a key that did not sign
+				     * the bundle's header */
 };
 
 /* input is a signed plain bundle: write INPUT's name with .run (.exe for Windows) in place of
  * .bundle (or -o), signed by --key or by the --external signature. input is a .run: add one
- * more signature to its stub-signature block (for a threshold of several keys). With
+ * more signature to its stub-signature block (for a threshold of several keys), refused
+ * (CF_TRUST) when a key that did not sign the bundle's header signed the stub, unless force. With
  * --external and no --signature, print the digest to sign and write nothing. The result is
  * read back (every signature, every chunk) before it is renamed into place; SHA256SUMS
  * beside it gets its line. */

@@ -532,7 +532,8 @@ static int read_file_entry(struct reader *r, struct manifest *m, json_t *o, size
 		    need_sha(r, o, "sha256", sha, NULL))
 			goto out;
 		unsigned long mv = strtoul(mode, &end, 8);
-		if (*end || strlen(mode) != 4) {
+		/* Four octal digits and nothing else: strtoul alone takes "+755" and " 755". */
+		if (*end || strlen(mode) != 4 || strspn(mode, "01234567") != 4) {
 			cf_fail(r->e, CF_INTEGRITY, "manifest: %smode '%s' is not octal", where, mode);
 			goto out;
 		}

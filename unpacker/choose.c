@@ -363,7 +363,7 @@ int choose_bundle(const char *path, const struct choose_options *o, char *chosen
 	struct trust *t = xmalloc(sizeof(*t));
 	struct candidate *c = xcalloc(n, sizeof(*c));
 	rc = trust_load(t, &o->trust, e);
-	size_t best = n, trusted = 0;
+	size_t best = n, trusted = 0, held_back = 0;
 	for (size_t i = 0; rc == CF_OK && i < n; i++) {
 		c[i].path = names[i];
 		display_name(names[i], c[i].name, sizeof(c[i].name));
@@ -371,6 +371,12 @@ int choose_bundle(const char *path, const struct choose_options *o, char *chosen
 			continue;
 		trusted++;
 		judge(&c[i], &mc);
+		/* The install's own downgrade rule, so that the chooser never picks what it refuses. */
+		if (c[i].eligible && o->installed &&
+		    productline_refuses(o->installed, c[i].m, &o->policy, c[i].why, sizeof(c[i].why))) {
+			c[i].eligible = 0;
+			held_back++;
+		}
 		if (c[i].eligible && (best == n || rank(&c[i], &c[best], NULL, 0) < 0))
 			best = i;
 	}
@@ -408,7 +414,7 @@ int choose_bundle(const char *path, const struct choose_options *o, char *chosen
 			snprintf(offers + used, sizeof(offers) - used, "%s%s (%s)", used ? "; " : "", c[i].name,
 				 c[i].why);
 		}
-		rc = cf_fail(e, trusted ? CF_INCOMPATIBLE : CF_TRUST,
+		rc = cf_fail(e, held_back ? CF_POLICY : trusted ? CF_INCOMPATIBLE : CF_TRUST,
 			     "no bundle in %s fits this machine (%s); it offers: %s", dir, machine, offers);
 	}
 	for (size_t i = 0; i < n; i++) {

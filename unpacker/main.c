@@ -24,6 +24,7 @@
 #include "unpacker/validate/probe.h"
 #include "unpacker/selfpath.h"
 #include "unpacker/safepath.h"
+#include "unpacker/state.h"
 #include "signing/verify.h"
 
 /* Marks this program as a cuferry unpacker: the bundler embeds no other file as a .run's stub.
@@ -217,6 +218,9 @@ static void summarize(const struct cli *c, const struct install_result *r)
 				cli_program_name(), r->dir);
 		else
 			log_out("  %s%s\n", layout_current_label(), r->dir);
+		if (r->replaced_variant[0])
+			log_out("  replaced cuDNN %s for CUDA %s as current (the same version, another "
+				"CUDA variant)\n", r->version, r->replaced_variant);
 		if (r->env_note[0])
 			log_out("  environment: %s\n", r->env_note);
 	}
@@ -227,8 +231,19 @@ static int install_from_kit(const struct cli *c, struct install_options *o,
 			    struct install_result *r, struct cf_err *e)
 {
 	static char chosen[4096];
-	struct choose_options co = { c->root, o->trust, c->cuda, c->platform };
+	struct layout p;
+	struct state installed;
+	struct cf_err unread = { 0 };
+	layout_init(&p, o->root, o->prefix);
+	/* A state that cannot be read is the install's to report; the chooser then judges alone. */
+	int have_state = state_load(p.state, &installed, &unread) == CF_OK;
+	struct choose_options co = { c->root, o->trust, c->cuda, c->platform,
+				     have_state ? &installed : NULL,
+				     { o->allow_downgrade, o->keep_current } };
 	int rc = choose_bundle(o->bundle, &co, chosen, sizeof(chosen), e);
+	if (have_state)
+		state_free(&installed);
+	layout_free(&p);
 	if (rc != CF_OK)
 		return rc;
 	if (c->dry_run) {

@@ -12,6 +12,7 @@
 #include "common/interrupt.h"
 #include "common/io.h"
 #include "common/log.h"
+#include "common/bundle/frame.h"
 #include "common/bundle/open.h"
 #include "common/platform.h"
 #include "common/progress.h"
@@ -231,6 +232,34 @@ static int restore_end(void *ctx, const struct manifest_file *f, struct cf_err *
 	return CF_OK;
 }
 
+/* .cuferry/header.bin is what 'validate' re-checks the install against: damaged, it fails for
+ * good (review item 4). The bundle's frame, verified with the trusted keys before any repair,
+ * is written back byte for byte as the install wrote it (stage.c), through a temporary name. */
+static int restore_header(int tree, const char *dir, const struct frame *f, struct repair_result *r,
+			  struct cf_err *e)
+{
+	size_t len, have_len = 0;
+	uint8_t *frame = frame_encode(f->header, f->header_len, f->sigs, f->nsigs, &len);
+	char *path = layout_install_header(dir), *have = NULL;
+	int rc = CF_OK, read = io_read_file_nofollow(path, FRAME_CAP + 16, &have, &have_len);
+	if (read != 0 || have_len != len || memcmp(have, frame, len) != 0) {
+		const char *why = read != 0 ? "missing or unreadable" : "differs from the bundle's signed header";
+		log_msg(LOG_INFO, "%s: %s", layout_install_header_rel, why);
+		if (r->restored == 0)
+			snprintf(r->first, sizeof(r->first), "%s: %s", layout_install_header_rel, why);
+		if (platform_tree_mkdir(tree, layout_install_meta_rel) != 0 && errno != EEXIST)
+			rc = cf_fail(e, CF_INSTALL, "%s: %s", layout_install_meta_rel, strerror(errno));
+		else if (io_write_file_atomic(path, frame, len, 0644) != 0)
+			rc = cf_fail(e, CF_INSTALL, "restoring %s: %s", path, strerror(errno));
+		else
+			r->restored++, log_msg(LOG_INFO, "restored %s", layout_install_header_rel);
+	}
+	free(have);
+	free(path);
+	free(frame);
+	return rc;
+}
+
 int repair_tree(const char *dir, struct bundle_input *in, const struct manifest *m, int hashes,
 		int progress, struct repair_result *r, struct cf_err *e)
 {
@@ -269,6 +298,8 @@ int repair_tree(const char *dir, struct bundle_input *in, const struct manifest 
 			free(s.aside[i]);
 		free(s.aside);
 	}
+	if (rc == CF_OK)
+		rc = restore_header(tree, dir, bundle_frame(in), r, e);
 	free(todo);
 	platform_tree_close(tree);
 	size_t aside = 0; /* --repair: what the manifest does not list goes too */

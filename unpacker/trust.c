@@ -242,7 +242,7 @@ int trust_check_sigs(const struct trust *t, const uint8_t digest[32],
 		     struct cf_err *e)
 {
 	uint8_t counted[FRAME_MAX_SIGS][32];
-	unsigned good = 0;
+	unsigned good = 0, changed = 0; /* changed: the first trusted signature that fails */
 	signers[0] = '\0';
 	if (t->nkeys == 0 && t->nfingerprints == 0) {
 		char *dir = layout_trust_dir("");
@@ -257,13 +257,21 @@ int trust_check_sigs(const struct trust *t, const uint8_t digest[32],
 		char short_id[17];
 		/* The key id is recomputed, never believed: it must be the hash of the key given. */
 		sig_keyid(s->spki, s->spki_len, id);
-		if (!digest_equal(id, s->keyid, 32) || !is_trusted(t, id))
-			continue; /* a frame whose key id lies about its key is malformed */
+		if (!digest_equal(id, s->keyid, 32))
+			return cf_fail(e, CF_TRUST, "signature %u: its key id does not match its key: the "
+				       "frame is malformed", i + 1);
+		if (!is_trusted(t, id))
+			continue;
 		int seen = 0;
 		for (unsigned k = 0; k < good; k++)
 			seen |= digest_equal(counted[k], id, 32);
-		if (seen || sig_verify(s->spki, s->spki_len, digest, s->sig, 64) != SIG_VALID)
+		if (seen)
 			continue;
+		if (sig_verify(s->spki, s->spki_len, digest, s->sig, 64) != SIG_VALID) {
+			/* A trusted key whose signature fails: the bytes changed, not the trust. */
+			changed = changed ? changed : i + 1;
+			continue;
+		}
 		memcpy(counted[good++], id, 32);
 		sig_short_id(id, short_id);
 		size_t used = strlen(signers);
@@ -272,7 +280,10 @@ int trust_check_sigs(const struct trust *t, const uint8_t digest[32],
 	if (good >= t->threshold)
 		return CF_OK;
 	char first[17];
-	sig_short_id(sigs[0].keyid, first);
+	sig_short_id(sigs[changed ? changed - 1 : 0].keyid, first);
+	if (changed && good == 0)
+		return cf_fail(e, CF_TRUST, "signature %u by trusted key %s does not verify: the header "
+			       "was changed after signing (or the signature damaged)", changed, first);
 	if (good == 0)
 		return cf_fail(e, CF_TRUST, "no valid signature by a trusted key (bundle signed by %s%s)",
 			       first, nsigs > 1 ? " and others" : "");

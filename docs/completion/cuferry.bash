@@ -23,14 +23,14 @@ _cuferry_bundler()
 	local opts
 	case ${COMP_WORDS[1]} in
 	create) opts="--cudnn --cuda --platform --key -o --mirror --from-archive --from-dir
-		--with-cuda-libs --add-file --counter --expires --level --threads --split --sfx --unpacker
+		--with-cuda-libs --add-file --counter --expires --allow-future --level --threads --split --sfx --unpacker
 		--cache --offline -q --verbose --help" ;;
 	resolve) opts="--cudnn --cuda --platform --mirror --with-cuda-libs --offline --help" ;;
 	cuda-json) opts="--from-dir -o --platform --release --help" ;;
 	inspect) opts="--export --help" ;;
 	sign) opts="--key --external --pub --signature --help" ;;
 	split) opts="--split --help" ;;
-	sfx) opts="--platform --unpacker -o --key --external --pub --signature --help" ;;
+	sfx) opts="--platform --unpacker -o --key --external --pub --signature --force --help" ;;
 	kit) opts="-o --cudnn --cuda --platform --key --mirror --bundle --unpacker --no-unpacker
 		--split --cache --offline -q --help" ;;
 	*) opts="--help" ;;

@@ -27,6 +27,18 @@ note "usage errors stay 1"
 expect 1 "$BUNDLER" create --from-dir "$SRC" --cuda 13 --key "$K" --no-such-option
 expect 1 "$BUNDLER" create --key "$K" -o x/
 
+note "issue 24, review item 2: created (SOURCE_DATE_EPOCH) over a day ahead is refused (1) unless --allow-future"
+future=$(( $(date +%s) + 3 * 86400 ))
+SOURCE_DATE_EPOCH=$future expect 1 "$BUNDLER" create --from-dir "$SRC" --cuda 13 --key "$K" --level 3 -q -o fut/
+one_line_reason
+assert_contains last.err "SOURCE_DATE_EPOCH=$future"
+[ ! -e fut ] || [ -z "$(ls -A fut)" ] || fail "a refused future bundle left $(ls fut)"
+SOURCE_DATE_EPOCH=$future expect 0 "$BUNDLER" create --from-dir "$SRC" --cuda 13 --key "$K" --level 3 -q -o fut/ --allow-future
+SOURCE_DATE_EPOCH=$(( $(date +%s) + 3600 )) expect 0 "$BUNDLER" create --from-dir "$SRC" --cuda 13 --key "$K" --level 3 -q -o soon/
+# an explicit --counter is the operator's choice: not checked against the clock
+expect 0 "$BUNDLER" create --from-dir "$SRC" --cuda 13 --key "$K" --level 3 -q -o cnt/ --counter 99999999999
+rm -rf fut soon cnt
+
 note "a source named on the command line that is not there is a usage error (checked first)"
 expect 1 "$BUNDLER" create --from-dir "$W/nonexistent" --cuda 13 --key "$K" -o out/ --level 1 -q
 assert_contains last.err "nonexistent"

@@ -45,6 +45,19 @@ expect 0 "$UNPACKER" "$FX/small.bundle" --root "$R" $T --no-validate --no-env --
 assert_contains last.out "content differs"
 cmp "$lib" "$CUDA/lib/libcudnn.so.9" || fail "--repair did not restore the content"
 
+note "issue 24, review item 4: a damaged .cuferry/header.bin is put back from the verified bundle"
+hdr=$P/current/.cuferry/header.bin
+cp "$hdr" "$W/header.good"
+printf 'X' | dd of="$hdr" bs=1 seek=100 conv=notrunc 2>/dev/null
+expect 0 "$UNPACKER" "$FX/small.bundle" --root "$R" $T --no-validate --no-env --repair
+assert_contains last.out "repaired: 1 entries put back from the bundle (first: .cuferry/header.bin"
+cmp "$hdr" "$W/header.good" || fail "--repair did not restore .cuferry/header.bin"
+rm "$hdr"
+expect 0 "$UNPACKER" "$FX/small.bundle" --root "$R" $T --no-validate --no-env --repair
+cmp "$hdr" "$W/header.good" || fail "--repair did not put back a missing .cuferry/header.bin"
+expect 0 "$UNPACKER" "$FX/small.bundle" --root "$R" $T --no-validate --no-env
+assert_contains last.out "nothing to do"
+
 note "a planted link is replaced, never followed; a missing link comes back"
 rm "$P/current/lib/libcudnn.so"
 echo keep > "$W/target"

@@ -18,6 +18,24 @@ assert_contains last.err "1 distinct trusted signatures, 2 required"
 cp "$FX/small.bundle" two.bundle
 "$BUNDLER" sign two.bundle --key "$FX/other.key" >/dev/null
 expect 0 "$K" verify two.bundle
+note "issue 24: compiled-in keys are the build's configuration: a later make without TRUSTED_KEYS keeps them"
+fp() { openssl pkey -pubin -in "$1" -outform DER | sha256sum | cut -c1-64; }
+(cd "$TOP" && make -s B="$W/kb" TRUSTED_KEYS="$FX/test.pub" TRUSTED_THRESHOLD=1 "$W/kb/unpacker" >/dev/null)
+# a plain make, and one from a sub-make as make demo runs it, with neither in the environment
+(cd "$TOP" && env -u TRUSTED_KEYS -u TRUSTED_THRESHOLD make -s B="$W/kb" "$W/kb/unpacker" >/dev/null)
+(cd "$TOP" && env -u TRUSTED_KEYS -u TRUSTED_THRESHOLD sh -c "make -s B='$W/kb' '$W/kb/unpacker'" >/dev/null)
+expect 0 "$K" verify "$FX/small.bundle"
+(cd "$TOP" && env -u TRUSTED_KEYS make -s B="$W/kb" trusted-keys) > keys.out
+assert_contains keys.out "$(fp "$FX/test.pub")"
+! grep -q "$(fp "$FX/other.pub")" keys.out || fail "a key no longer given is still trusted"
+[ -f "$W/kb/trusted-keys/key-01.pub" ] && cmp -s "$W/kb/trusted-keys/key-01.pub" "$FX/test.pub" ||
+	fail "the key bytes are not kept in the build directory"
+note "TRUSTED_KEYS= (empty) removes them, and make says so"
+(cd "$TOP" && make -s B="$W/kb" TRUSTED_KEYS= "$W/kb/unpacker") > keys.out
+assert_contains keys.out "removed the 1 compiled-in key"
+expect 2 "$K" verify "$FX/small.bundle"
+(cd "$TOP" && make -s B="$W/kb" trusted-keys) > keys.out
+assert_contains keys.out "none compiled in"
 if (cd "$TOP" && make -s B="$W/kb3" TRUSTED_THRESHOLD=two "$W/kb3/trusted_keys.c" >/dev/null 2>&1); then
 	fail "a threshold that is not a number was compiled in"
 fi

@@ -138,6 +138,17 @@ open('sig2.hex', 'w').write((r.to_bytes(32, 'big') + s.to_bytes(32, 'big')).hex(
 expect 0 "$BUNDLER" sfx ext.run --external --pub "$FX/other.pub" --signature sig2.hex
 assert_contains last.out "stub-signature 2"
 
+note "issue 24, review item 5: a stub signed by a key that did not sign the header is not co-signed (2) unless --force"
+expect 0 "$BUNDLER" sfx s.bundle --key "$FX/other.key" --unpacker "$UNPACKER" -o unknown.run
+cp unknown.run unknown-before.run
+expect 2 "$BUNDLER" sfx unknown.run --key "$FX/test.key"
+one_line_reason
+assert_contains last.err "did not sign the bundle's header"
+cmp -s unknown.run unknown-before.run || fail "the refused co-signature changed the .run"
+expect 0 "$BUNDLER" sfx unknown.run --key "$FX/test.key" --force
+assert_contains last.err "--force"
+assert_contains last.out "stub-signature 2"
+
 note "a threshold of two keys holds for the stub as for the header"
 if [ "$(id -u)" = 0 ]; then
 	R=$W/troot

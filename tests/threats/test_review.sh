@@ -171,6 +171,32 @@ expect 0 "$UNPACKER" old2.bundle --root "$R" --trust "$FX/test.pub" --no-validat
 [ "$(readlink "$R/opt/cudnn/current")" = cudnn-9.2.0.1-cuda13 ] || fail "--allow-downgrade did not switch"
 record downgrade_options "--keep-current and --allow-downgrade with an older cuDNN" "installed beside with current unchanged; installed and switched (versions compared numerically: 9.2 < 9.19)" "threats/downgrade_options" "pass"
 
+echo "== issue 24, review items 1 and 3: downgrade and replay judged per product line (exit 7)"
+R=$W/line
+fresh_root "$R"
+V=$(py -c 'import json,sys; print(json.load(open(sys.argv[1]))["bundles"][0]["version"])' "$R/opt/cudnn/.cuferry/state.json")
+$FORGE --key "$FX/test.key" --out "$W/old12.bundle" --version 9.1.0.70 --cuda 12 --counter 9000
+run_case downgrade_variant "a validly signed cuDNN 9.1 for CUDA 12 over current $V for CUDA 13" "policy: exit 7 unless --allow-downgrade or --keep-current, whatever the CUDA variant" 7 old12.bundle --no-validate
+mkdir -p "$W/kit12" && cp "$W/old12.bundle" "$W/kit12/"
+# (not run_case: the chooser's report lines go to the silent log unstamped, a known gap)
+before=$(snapshot)
+expect 7 "$UNPACKER" install "$W/kit12" --root "$R" --trust "$FX/test.pub" --no-validate
+one_line_reason
+assert_contains last.out "older than the current $V"
+expect 7 "$UNPACKER" install "$W/kit12" --root "$R" --trust "$FX/test.pub" --no-validate /silent /log="$W/s.log" </dev/null
+[ "$(snapshot)" = "$before" ] || fail "downgrade_variant_kit: something changed"
+no_staging "$W"
+record downgrade_variant_kit "install DIR whose only bundle is that older cuDNN for CUDA 12" "the chooser passes it over with the reason; policy: exit 7 (both modes)" "threats/downgrade_variant_kit" "pass (exit 7, both modes)"
+$FORGE --key "$FX/test.key" --out "$W/oldbuild.bundle" --bundle-id "cudnn-$V-cuda13-cudalibs-linux-x86_64" --version "$V" --counter 50
+run_case older_build "an older build (counter 50) of the installed release (counter 100), as -cudalibs" "policy: exit 7 unless --allow-downgrade" 7 oldbuild.bundle --no-validate
+$FORGE --key "$FX/test.key" --out "$W/newbuild.bundle" --bundle-id "cudnn-$V-cuda13-cudalibs-linux-x86_64" --version "$V" --counter 200
+expect 0 "$UNPACKER" newbuild.bundle --root "$R" --trust "$FX/test.pub" --no-validate
+$FORGE --key "$FX/test.key" --out "$W/same12.bundle" --version "$V" --cuda 12 --counter 10
+expect 0 "$UNPACKER" same12.bundle --root "$R" --trust "$FX/test.pub" --no-validate
+assert_contains last.out "replaced cuDNN $V for CUDA 13 as current"
+[ "$(readlink "$R/opt/cudnn/current")" = "cudnn-$V-cuda12" ] || fail "the other CUDA variant did not become current"
+record productline_ok "a newer build of the release; the same cuDNN for another CUDA variant" "installed; the variant's install says it replaced the other as current" "threats/productline_ok" "pass"
+
 echo "== finding 10: signed manifest fields outside their allow-lists (exit 3)"
 fresh_root "$W/fields"
 for c in version_slash bundle_id_newline created_unpadded cuferry_entry; do

@@ -22,6 +22,8 @@ for c in header_bitflip truncated_frame unsigned frame_over_cap sig_len63 sig_le
 
 T2="trust: exit 2, nothing read past the frame"
 run_case header_bitflip "a flipped bit in the signed header" "$T2" 2 header_bitflip.bundle
+# review item 7: a trusted key's signature that fails is a changed header, not a trust problem
+assert_contains last.err "does not verify: the header was changed after signing"
 run_case truncated_frame "a truncated frame" "$T2" 2 truncated_frame.bundle
 run_case zero_signatures "zero signatures" "$T2" 2 unsigned.bundle
 run_case frame_over_cap "a frame length over the 16 MiB cap" "$T2" 2 frame_over_cap.bundle
@@ -32,6 +34,27 @@ run_case sig_len65 "a signature of 65 bytes" "$T2" 2 sig_len65.bundle
 run_case sig_r0 "r = 0" "$T2" 2 sig_r0.bundle
 run_case sig_s0 "s = 0" "$T2" 2 sig_s0.bundle
 run_case sig_r_ge_n "r >= n (r + n, same value mod n)" "$T2" 2 sig_r_ge_n.bundle
+# review item 6: a key id that lies is a malformed frame, even beside a valid trusted signature
+$FORGE --key "$FX/test.key" --key "$FX/other.key" --out "$W/keyid_lie_second.bundle" --case keyid_lie_second
+run_case keyid_lie_second "a lying key id beside a valid signature by a trusted key" "the frame is malformed: $T2" 2 keyid_lie_second.bundle
+assert_contains last.err "key id does not match its key"
+# High-S, by decision, is accepted: (r, n - s) is the same statement by the same key, and
+# nothing keys on signature bytes (README "Signatures and trust")
+$FORGE --key "$FX/test.key" --out "$W/high_s.bundle" --case sig_high_s --bundle-id t-high-s
+expect 0 "$UNPACKER" verify high_s.bundle --trust "$FX/test.pub"
+record sig_high_s "a high-S signature (r, n - s) of a valid one" "accepted by decision: the same signer and statement; signers count by key id, replay by the signed counter" "threats/sig_high_s" "pass (exit 0)"
+
+echo "== issue 24, review item 2: a bundle created in the future never bricks the host"
+R=$W/future-root
+"$UNPACKER" "$FX/small.bundle" --root "$R" --trust "$FX/test.pub" --no-validate >/dev/null
+$FORGE --key "$FX/test.key" --out "$W/future.bundle" --created 2099-01-01T00:00:00Z --bundle-id t-future
+run_case created_future "a bundle created in 2099 (a SOURCE_DATE_EPOCH typo)" "policy: exit 7 'created in the future: check the clock'; nothing of it recorded" 7 future.bundle --no-validate
+assert_contains last.err "created in the future"
+! grep -q 2099 "$R/opt/cudnn/.cuferry/state.json" || fail "created_future: its time was recorded"
+$FORGE --key "$FX/test.key" --out "$W/soon.bundle" --created "$(date -u -d '+2 hours' +%Y-%m-%dT%H:%M:%SZ)" --bundle-id t-soon
+expect 0 "$UNPACKER" soon.bundle --root "$R" --trust "$FX/test.pub" --no-validate
+record created_soon "a bundle created 2 hours ahead of the host clock, after one from 2099 was refused" "installed: a day of grace; nothing of the refused one was kept" "threats/created_soon" "pass (exit 0)"
+R=$W/root
 
 T3="integrity: exit 3, staging discarded"
 run_case payload_bitflip "a flipped byte in payload chunk k" "chunk hash checked before zstd sees it; $T3" 3 payload_bitflip.bundle

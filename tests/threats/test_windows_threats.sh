@@ -198,6 +198,18 @@ run_case clock_behind "a clock earlier than the last install's created" "$T7" 7 
 cp state.saved "$C/cf/cudnn/.cuferry/state.json"
 rebase
 
+note "issue 24, review item 2: a bundle created in 2099 is refused and nothing of it recorded"
+wforge future.bundle --bundle-id t-future --created 2099-01-01T00:00:00Z
+run_case created_future "a bundle created in 2099 (a SOURCE_DATE_EPOCH typo)" "$T7 'created in the future: check the clock'; nothing recorded" 7 future.bundle --no-validate
+assert_contains last.err "created in the future"
+! grep -q 2099 "$C/cf/cudnn/.cuferry/state.json" || fail "created_future: its time was recorded"
+
+note "issue 24, review items 1 and 3: downgrade and replay judged per product line"
+wforge old12.bundle --bundle-id cudnn-9.1.0.70-cuda12-windows-x86_64 --version 9.1.0.70 --cuda 12 --counter 9000
+run_case downgrade_variant "a validly signed cuDNN 9.1 for CUDA 12 over current 9.19 for CUDA 13" "$T7 unless --allow-downgrade or --keep-current" 7 old12.bundle --no-validate
+wforge oldbuild.bundle --bundle-id cudnn-9.19.0.56-cuda13-cudalibs-windows-x86_64 --version 9.19.0.56 --counter 50
+run_case older_build "an older build (counter 50) of the installed release (counter 100), as -cudalibs" "$T7 unless --allow-downgrade" 7 oldbuild.bundle --no-validate
+
 note "the lock held by another install (exit 8); its staging undone by the next run"
 win_pause extract "$SEAMS" install good.bundle --prefix "$P" --trust "$K" --no-validate --no-env
 outside=$(tree_listing "$C/outside")

@@ -8,7 +8,7 @@ unpacker's own rules stand between them and the disk.
 
 usage: forge.py --key K.key [--key K2.key ...] --out B.bundle [--case NAME] [--outside DIR]
                 [--counter N] [--expires ISO] [--created ISO] [--platform P] [--salt S]
-                [--bundle-id ID] [--version V] [--name NAME] [--tar-name NAME]
+                [--bundle-id ID] [--version V] [--cuda MAJOR] [--name NAME] [--tar-name NAME]
        forge.py --list
 
 With --platform windows-*, the bundle is laid out as NVIDIA's Windows archives are (bin/ with
@@ -34,6 +34,9 @@ CASES = {
     "unsigned": 2, "header_bitflip": 2, "truncated_frame": 2, "frame_over_cap": 2,
     "sig_len63": 2, "sig_len65": 2, "sig_r0": 2, "sig_s0": 2, "sig_r_ge_n": 2,
     "keyid_lie": 2,
+    # with --key A --key B: B's key id lies beside A's valid, trusted signature (the frame is
+    # malformed, whatever else it carries)
+    "keyid_lie_second": 2,
     # integrity of the payload (exit 3)
     "payload_bitflip": 3, "appended_byte": 3, "appended_frame": 3,
     "dotdot": 3, "absolute": 3, "symlink_then_write": 3, "symlink_out": 3,
@@ -248,6 +251,7 @@ def main():
     ap.add_argument("--platform", default="linux-x86_64")
     ap.add_argument("--salt", default="")
     ap.add_argument("--version", default="9.19.0.56")
+    ap.add_argument("--cuda", default="13", help="the CUDA variant (major) it is built for")
     ap.add_argument("--bundle-id")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--name", help="rename include/cudnn_version.h to this (hostile) name")
@@ -281,12 +285,12 @@ def main():
         files[0]["path"] = "include/CON.h"
     manifest = {
         "format": "cuferry-bundle-9" if case == "unknown_format" else "cuferry-bundle-1",
-        "bundle_id": args.bundle_id or "cudnn-%s-cuda13-%s" % (args.version, args.platform),
+        "bundle_id": args.bundle_id or "cudnn-%s-cuda%s-%s" % (args.version, args.cuda, args.platform),
         "counter": args.counter, "source_date_epoch": 1760486400, "created": args.created,
         "expires": args.expires, "platform": args.platform,
-        "cudnn": {"version": args.version, "cuda_variant": "13",
+        "cudnn": {"version": args.version, "cuda_variant": args.cuda,
                   "source": {"kind": "dir", "name": "forge", "sha256": None, "size": 0}},
-        "cuda": {"release": "13.0", "components": []},
+        "cuda": {"release": args.cuda + ".0", "components": []},
         "requires": {"driver_min": "580.65.06", "compute_capability_min": "7.5"},
         "payload": {"compressed_size": len(payload_signed), "uncompressed_size": tar_len,
                     "chunk_size": CHUNK, "chunk_sha256": chunks},
@@ -322,6 +326,12 @@ def main():
         s[2] = (r + N if r + N < 2 ** 256 else N).to_bytes(32, "big") + s[2][32:]
     elif case == "keyid_lie":
         s[0] = hashlib.sha256(b"another key").digest()
+    elif case == "keyid_lie_second":
+        sigs[-1][0] = hashlib.sha256(b"another key").digest()
+    elif case == "sig_high_s":
+        # (r, n - s): the same signature's other valid form (ECDSA malleability)
+        sv = int.from_bytes(s[2][32:], "big")
+        s[2] = s[2][:32] + (N - sv).to_bytes(32, "big")
     out = frame(header, [tuple(x) for x in sigs])
     if case in ("sig_len63", "sig_len65"):
         # the frame's fixed 64-byte field: a shorter or longer signature shifts every byte after

@@ -218,6 +218,11 @@ static void test_manifest_strict_errors(void **state)
 	assert_int_equal(mutated("\"path\": \"include/cudnn.h\"", "\"path\": \"../cudnn.h\"", msg, sizeof(msg)), CF_INTEGRITY);
 	assert_non_null(strstr(msg, "unsafe path"));
 	assert_int_equal(mutated("\"mode\": \"0755\"", "\"mode\": \"4755\"", msg, sizeof(msg)), CF_INTEGRITY);
+	/* octal digits only: strtoul alone would read these as 0755 */
+	assert_int_equal(mutated("\"mode\": \"0755\"", "\"mode\": \"+755\"", msg, sizeof(msg)), CF_INTEGRITY);
+	assert_non_null(strstr(msg, "not octal"));
+	assert_int_equal(mutated("\"mode\": \"0755\"", "\"mode\": \" 755\"", msg, sizeof(msg)), CF_INTEGRITY);
+	assert_int_equal(mutated("\"mode\": \"0755\"", "\"mode\": \"-755\"", msg, sizeof(msg)), CF_INTEGRITY);
 	assert_int_equal(mutated("\"target\": \"libcudnn.so.9\"", "\"target\": \"../../etc/shadow\"", msg, sizeof(msg)), CF_INTEGRITY);
 	assert_int_equal(mutated("\"target\": \"libcudnn.so.9\"", "\"target\": \"missing.so\"", msg, sizeof(msg)), CF_INTEGRITY);
 	assert_int_equal(mutated("\"type\": \"file\"", "\"type\": \"hardlink\"", msg, sizeof(msg)), CF_INTEGRITY);

@@ -88,6 +88,32 @@ static void test_signing_deterministic_and_verifies(void **state)
 	assert_int_equal(sig_verify(spki, len, digest, s1, 64), SIG_VALID);
 }
 
+/* High-S is accepted, by decision (README "Signatures"): (r, n - s) verifies wherever (r, s)
+ * does; nothing keys on signature bytes (signers count by key id, replay by the signed
+ * counter), and stock OpenSSL, which signs --external, writes a high s half the time. */
+static void test_signing_high_s_accepted(void **state)
+{
+	static const uint8_t n[32] = { 0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0xFF,
+				       0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xBC, 0xE6, 0xFA, 0xAD, 0xA7, 0x17,
+				       0x9E, 0x84, 0xF3, 0xB9, 0xCA, 0xC2, 0xFC, 0x63, 0x25, 0x51 };
+	struct fixture *f = *state;
+	struct cf_err e = { 0 };
+	uint8_t digest[32], sig[64], flipped[64];
+	size_t len;
+	const uint8_t *spki = signer_spki(f->signer, &len);
+	sha256_buf("high-S", 6, digest);
+	assert_int_equal(signer_sign(f->signer, digest, sig, &e), CF_OK);
+	memcpy(flipped, sig, 32);
+	for (int i = 31, borrow = 0; i >= 0; i--) { /* s' = n - s, big-endian */
+		int d = n[i] - sig[32 + i] - borrow;
+		borrow = d < 0;
+		flipped[32 + i] = (uint8_t)(d + (borrow ? 256 : 0));
+	}
+	assert_memory_not_equal(sig + 32, flipped + 32, 32);
+	assert_int_equal(sig_verify(spki, len, digest, sig, 64), SIG_VALID);
+	assert_int_equal(sig_verify(spki, len, digest, flipped, 64), SIG_VALID);
+}
+
 static void test_signing_negative_cases(void **state)
 {
 	struct fixture *f = *state;
@@ -266,6 +292,7 @@ int main(void)
 		cmocka_unit_test(test_signing_keygen_files),
 		cmocka_unit_test(test_signing_deterministic_and_verifies),
 		cmocka_unit_test(test_signing_negative_cases),
+		cmocka_unit_test(test_signing_high_s_accepted),
 		cmocka_unit_test(test_signing_der_round_trip),
 		cmocka_unit_test(test_signing_decode_any_keeps_binary_bytes),
 		cmocka_unit_test(test_signing_wycheproof_p1363),

@@ -2,11 +2,13 @@
 #include "unpacker/install/policy.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/io.h"
 #include "common/platform.h"
+#include "unpacker/productline.h"
 #include "unpacker/safepath.h"
 
 int policy_check(const struct install_options *o, const struct manifest *m,
@@ -17,7 +19,13 @@ int policy_check(const struct install_options *o, const struct manifest *m,
 	uint64_t seen;
 	char nowstr[32];
 	manifest_format_time(now, nowstr);
-	if (st->newest_created && now < manifest_parse_time(st->newest_created))
+	/* A bundle from the future is refused before anything of it is recorded: its created
+	 * would become newest_created and refuse every later install (review item 2). A day of
+	 * grace covers time zones and clocks a little apart. */
+	if (manifest_parse_time(m->created) > now + POLICY_CLOCK_GRACE_S)
+		return cf_fail(e, CF_POLICY, "bundle created in the future (%s; this host's clock says "
+			       "%s): check the clock", m->created, nowstr);
+	if (st->newest_created && now + POLICY_CLOCK_GRACE_S < manifest_parse_time(st->newest_created))
 		return cf_fail(e, CF_POLICY, "the system clock (%s) is earlier than the creation of a "
 			       "bundle already installed (%s): fix the clock first", nowstr,
 			       st->newest_created);
@@ -39,15 +47,12 @@ int policy_check(const struct install_options *o, const struct manifest *m,
 				       (unsigned long long)m->counter, (unsigned long long)seen,
 				       m->bundle_id);
 	}
-	/* The counter is per bundle id, and the id names the version: an old but validly signed
-	 * release is a different id. What decides is the cuDNN version against current's. */
-	const struct state_bundle *cur = st->current ? state_find(st, st->current) : NULL;
-	if (cur && cur->version && cur->cuda_variant && strcmp(cur->cuda_variant, m->cuda_variant) == 0 &&
-	    manifest_version_compare(m->cudnn_version, cur->version) < 0 && !o->allow_downgrade &&
-	    !o->keep_current)
-		return cf_fail(e, CF_POLICY, "cuDNN %s is older than the current %s for CUDA %s: downgrade "
-			       "refused (--allow-downgrade to switch to it, --keep-current to install it "
-			       "beside)", m->cudnn_version, cur->version, m->cuda_variant);
+	struct productline_options po = { o->allow_downgrade, o->keep_current };
+	char why[512];
+	if (productline_refuses(st, m, &po, why, sizeof(why)))
+		return cf_fail(e, CF_POLICY, "%s", why);
+	const char *replaced = o->keep_current ? NULL : productline_replaced_variant(st, m);
+	snprintf(r->replaced_variant, sizeof(r->replaced_variant), "%s", replaced ? replaced : "");
 	return CF_OK;
 }
 

@@ -8,6 +8,9 @@
 #include "unpacker/layout.h"
 #include "unpacker/state.h"
 
+/* How far ahead of this host's clock a bundle's created may be (seconds): a day. */
+#define POLICY_CLOCK_GRACE_S 86400
+
 /* Clock, expiry, replay counter and downgrade against what is installed; r->noop when this
  * very bundle is installed already. */
 int policy_check(const struct install_options *o, const struct manifest *m, const struct state *st,
