@@ -82,6 +82,7 @@ DEB_PACKAGES += wine wine64
 COMMON_SRC    = common/err.c common/log.c common/io.c common/sha256.c common/progress.c \
                 common/bundle/frame.c common/bundle/reader.c common/bundle/payload.c common/platform_posix.c
 MANIFESTS_SRC = manifests/manifest.c manifests/pathrule.c manifests/redist.c manifests/compat.c
+MANIFESTS_SRC += manifests/shadow.c
 VERIFY_SRC    = signing/verify.c
 SIGN_SRC      = signing/sign.c
 BUNDLER_SRC   = bundler/main.c bundler/create.c bundler/source.c bundler/pack.c \
@@ -286,7 +287,7 @@ TEST_OBJ_test_reader   = $(call obj,$(BUNDLE_SRC) $(UNIT_CORE))
 TEST_OBJ_test_payload  = $(call obj,$(BUNDLE_SRC) $(UNIT_CORE))
 TEST_OBJ_test_signing  = $(call obj,signing/sign.c signing/verify.c common/sha256.c $(UNIT_CORE))
 TEST_OBJ_test_manifest = $(call obj,$(MANIFESTS_SRC) $(BUNDLE_SRC) $(UNIT_CORE)) $(B)/obj/compat_data.o
-TEST_OBJ_test_redist   = $(call obj,manifests/redist.c manifests/compat.c bundler/source.c \
+TEST_OBJ_test_redist   = $(call obj,manifests/redist.c manifests/compat.c manifests/shadow.c bundler/source.c \
                          common/bundle/entry.c common/sha256.c $(UNIT_CORE)) $(B)/obj/compat_data.o
 TEST_OBJ_test_ldconfig = $(call obj,unpacker/validate/ldconfig.c $(UNIT_CORE))
 TEST_OBJ_test_mapped   = $(call obj,unpacker/validate/mapped.c $(UNIT_CORE))
@@ -295,7 +296,7 @@ TEST_OBJ_test_safepath = $(call obj,unpacker/safepath.c unpacker/install/fault.c
                          $(B)/obj/compat_data.o
 TEST_OBJ_test_sums     = $(call obj,bundler/sums.c unpacker/cli.c unpacker/env.c unpacker/modulefile.c \
                          unpacker/layout.c common/sha256.c $(UNIT_CORE))
-TEST_OBJ_test_devfiles = $(call obj,bundler/devfiles.c bundler/source.c unpacker/env.c \
+TEST_OBJ_test_devfiles = $(call obj,bundler/devfiles.c bundler/source.c manifests/shadow.c unpacker/env.c \
                          unpacker/modulefile.c unpacker/layout.c \
                          manifests/compat.c common/bundle/entry.c common/sha256.c $(UNIT_CORE)) \
                          $(B)/obj/compat_data.o

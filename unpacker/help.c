@@ -54,8 +54,8 @@ static const struct {
 	  "An older cuDNN than current's (same CUDA variant) is refused (7): --allow-downgrade\n"
 	  "switches to it, --keep-current installs it beside. Given a DIR of bundles (a kit), the\n"
 	  "one that fits this machine is chosen and the choice explained; --dry-run only says it\n"
-	  "(--platform P: as if on platform P). --modulefiles DIR (absolute) also writes Lmod and\n"
-	  "Tcl modulefiles there.\n",
+	  "(--platform P: as if on platform P). --modulefiles DIR (absolute; as root, owned by root\n"
+	  "and writable by nobody else, as the prefix) also writes Lmod and Tcl modulefiles there.\n",
 	  "usage: unpacker [install] BUNDLE|PART.001|X.exe [--prefix DIR | /D=DIR] [--trust K.pub]...\n"
 	  "                [--trust-fingerprint HEX]... [/S | /silent] [/log=FILE | --log FILE]\n"
 	  "                [--json FILE] [--no-env | --env=user] [--allow-downgrade | --keep-current]\n"
