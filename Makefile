@@ -96,6 +96,7 @@ DEB_PACKAGES += python3-jsonschema
 COMMON_SRC    = common/err.c common/log.c common/io.c common/sha256.c common/progress.c \
                 common/bundle/frame.c common/bundle/reader.c common/bundle/payload.c common/platform_posix.c
 MANIFESTS_SRC = manifests/manifest.c manifests/pathrule.c manifests/redist.c manifests/compat.c
+MANIFESTS_SRC += manifests/shadow.c
 VERIFY_SRC    = signing/verify.c
 SIGN_SRC      = signing/sign.c
 BUNDLER_SRC   = bundler/main.c bundler/create.c bundler/source.c bundler/pack.c \
@@ -312,7 +313,7 @@ TEST_OBJ_test_reader   = $(call obj,$(BUNDLE_SRC) $(UNIT_CORE))
 TEST_OBJ_test_payload  = $(call obj,$(BUNDLE_SRC) $(UNIT_CORE))
 TEST_OBJ_test_signing  = $(call obj,signing/sign.c signing/verify.c common/sha256.c $(UNIT_CORE))
 TEST_OBJ_test_manifest = $(call obj,$(MANIFESTS_SRC) $(BUNDLE_SRC) $(UNIT_CORE)) $(B)/obj/compat_data.o
-TEST_OBJ_test_redist   = $(call obj,manifests/redist.c manifests/compat.c bundler/source.c \
+TEST_OBJ_test_redist   = $(call obj,manifests/redist.c manifests/compat.c manifests/shadow.c bundler/source.c \
                          common/bundle/entry.c common/sha256.c $(UNIT_CORE)) $(B)/obj/compat_data.o
 TEST_OBJ_test_ldconfig = $(call obj,unpacker/validate/ldconfig.c $(UNIT_CORE))
 TEST_OBJ_test_mapped   = $(call obj,unpacker/validate/mapped.c $(UNIT_CORE))
@@ -321,7 +322,7 @@ TEST_OBJ_test_safepath = $(call obj,unpacker/safepath.c unpacker/install/fault.c
                          $(B)/obj/compat_data.o
 TEST_OBJ_test_sums     = $(call obj,bundler/sums.c unpacker/cli.c unpacker/env.c unpacker/modulefile.c \
                          unpacker/layout.c common/sha256.c $(UNIT_CORE))
-TEST_OBJ_test_devfiles = $(call obj,bundler/devfiles.c bundler/source.c unpacker/env.c \
+TEST_OBJ_test_devfiles = $(call obj,bundler/devfiles.c bundler/source.c manifests/shadow.c unpacker/env.c \
                          unpacker/modulefile.c unpacker/layout.c \
                          manifests/compat.c common/bundle/entry.c common/sha256.c $(UNIT_CORE)) \
                          $(B)/obj/compat_data.o
@@ -357,7 +358,7 @@ WIN        = $(B)/windows
 WIN_CC    ?= x86_64-w64-mingw32-gcc
 DEPS_WIN  := $(shell sh tools/deps.sh --dir windows-x86_64)
 WIN_FLAGS  = -std=c11 -I. -I$(DEPS_WIN)/include -O2 -g -D_WIN32_WINNT=0x0601 -DUNICODE -D_UNICODE
-WIN_LIBS   = -static $(DEPS_WIN)/lib/libcmocka.a -lpsapi -ladvapi32 -luser32 -lversion
+WIN_LIBS   = -static $(DEPS_WIN)/lib/libcmocka.a -lpsapi -ladvapi32 -luser32
 # The Windows side of common/platform.h, in place of common/platform_posix*.c.
 WIN_PLATFORM = $(sort $(wildcard common/platform_win*.c)) common/platform_dir.c
 WIN_PLATFORM_H = common/platform.h common/platform_win.h common/platform_win_internal.h
@@ -399,7 +400,7 @@ $(WIN)/tests/test_platform_win_env.exe: tests/windows/test_platform_win_env.c un
 
 ## windows: build/windows/unpacker.exe, one static PE (mingw-w64) from the unpacker's sources
 ##          with common/platform_win*.c in place of common/platform_posix*.c; it imports only
-##          Windows' own DLLs (objdump -p).
+##          Windows' KnownDLLs (tools/windows-known-dlls.txt; objdump -p checks both builds).
 WIN_UNPACKER_SRC = $(filter-out common/platform_posix%.c,$(COMMON_SRC) $(MANIFESTS_SRC) $(VERIFY_SRC) \
                    $(UNPACKER_SRC)) unpacker/main.c $(WIN_PLATFORM)
 WIN_UNPACKER_OBJ = $(patsubst %.c,$(WIN)/obj/%.o,$(WIN_UNPACKER_SRC)) $(WIN)/obj/compat_data.o \
@@ -407,24 +408,31 @@ WIN_UNPACKER_OBJ = $(patsubst %.c,$(WIN)/obj/%.o,$(WIN_UNPACKER_SRC)) $(WIN)/obj
 # libarchive's headers declare its functions dllimport unless told the library is static;
 # printf is mingw's C99 one (%zu); `retain` (on the .run stub marker) means nothing in a PE.
 WIN_CPPFLAGS = -I$(B) -DLIBARCHIVE_STATIC -D_GNU_SOURCE -D__USE_MINGW_ANSI_STDIO=1 -Wno-attributes
-# Windows' own DLLs only: the C runtime (msvcrt), KERNEL32, ADVAPI32 (registry, tokens, ACLs),
-# USER32 (WM_SETTINGCHANGE), PSAPI (EnumProcessModules), VERSION (a DLL's version resource),
-# BCRYPT (libarchive's random bytes); winpthreads (the bundle reader's threads) links in statically.
+# Windows' KnownDLLs only (tools/windows-known-dlls.txt): the C runtime (msvcrt), KERNEL32,
+# ADVAPI32 (registry, tokens, ACLs), PSAPI (EnumProcessModules); winpthreads (the bundle
+# reader's threads) links in statically. version.dll (a DLL's version resource) is not a
+# KnownDLL, and USER32 (WM_SETTINGCHANGE) imports more on Wine: both are loaded from System32
+# at run time (common/platform_win_sysdll.c). None of them, nor bcrypt.dll, is linked, so that
+# a new use fails here instead of importing it.
 WIN_UNPACKER_LIBS = -static $(addprefix $(DEPS_WIN)/lib/,libarchive.a libzstd.a libmbedcrypto-verify.a \
-                    libjansson.a) -lpthread -lpsapi -ladvapi32 -luser32 -lversion -lbcrypt
-# The DLLs unpacker.exe may import: anything else is a dependency a target machine lacks.
-WIN_SYSTEM_DLLS = KERNEL32.dll ADVAPI32.dll USER32.dll PSAPI.DLL VERSION.dll msvcrt.dll bcrypt.dll \
-                  api-ms-win-crt-%
+                    libjansson.a) -lpthread -lpsapi -ladvapi32
+# The DLLs unpacker.exe may import, in one place: any other is looked for beside the program.
+WIN_KNOWN_DLLS = $(shell grep -v '^\#' tools/windows-known-dlls.txt)
+# win_check_imports: the PE just linked ($@) imports KnownDLLs only (objdump -p); else removed.
+define win_check_imports
+	@bad=$$(x86_64-w64-mingw32-objdump -p $@ | sed -n 's/^\tDLL Name: //p' | \
+		grep -v -i -x $(foreach d,$(WIN_KNOWN_DLLS),-e '$(d)')); \
+	if [ -n "$$bad" ]; then echo "windows: $@ imports DLLs that are not KnownDLLs" \
+		"(tools/windows-known-dlls.txt), looked for beside the program: $$bad"; rm -f $@; exit 1; fi
+endef
 
 .PHONY: windows
 windows: $(WIN)/unpacker.exe
 	@echo "built $(WIN)/unpacker.exe"
 	@sh tools/trusted-keys.sh show $(B)/trusted-keys
-$(WIN)/unpacker.exe: $(WIN_UNPACKER_OBJ)
-	$(Q)$(call say,LINK,$@)$(WIN_CC) $^ -o $@ $(WIN_UNPACKER_LIBS)
-	@bad=$$(x86_64-w64-mingw32-objdump -p $@ | sed -n 's/^\tDLL Name: //p' | \
-		grep -v -i -x $(foreach d,$(WIN_SYSTEM_DLLS),-e '$(subst %,.*,$(d))')); \
-	if [ -n "$$bad" ]; then echo "windows: $@ imports DLLs Windows does not have: $$bad"; rm -f $@; exit 1; fi
+$(WIN)/unpacker.exe: $(WIN_UNPACKER_OBJ) tools/windows-known-dlls.txt
+	$(Q)$(call say,LINK,$@)$(WIN_CC) $(filter %.o,$^) -o $@ $(WIN_UNPACKER_LIBS)
+	$(win_check_imports)
 $(WIN)/obj/%.o: %.c $(DEPS_WIN)/.complete $(B)/commit.h
 	@mkdir -p $(dir $@)
 	$(Q)$(call say,CC-WIN,$<)$(WIN_CC) $(WIN_FLAGS) $(WIN_CPPFLAGS) $(WARN) -MMD -MP -c $< -o $@
@@ -443,9 +451,10 @@ $(WIN)/obj-seams/unpacker/install/fault.o: unpacker/install/fault.c $(DEPS_WIN)/
 	@mkdir -p $(dir $@)
 	$(Q)$(call say,CC-WIN,$< (seams))$(WIN_CC) $(WIN_FLAGS) $(WIN_CPPFLAGS) -DCUFERRY_TEST_SEAMS $(WARN) -c $< -o $@
 $(WIN)/test-bin/unpacker.exe: $(filter-out $(WIN)/obj/unpacker/install/fault.o,$(WIN_UNPACKER_OBJ)) \
-		$(WIN)/obj-seams/unpacker/install/fault.o
+		$(WIN)/obj-seams/unpacker/install/fault.o tools/windows-known-dlls.txt
 	@mkdir -p $(dir $@)
-	$(Q)$(call say,LINK,$@)$(WIN_CC) $^ -o $@ $(WIN_UNPACKER_LIBS)
+	$(Q)$(call say,LINK,$@)$(WIN_CC) $(filter %.o,$^) -o $@ $(WIN_UNPACKER_LIBS)
+	$(win_check_imports)
 
 # The fakes of tests/tools as Windows DLLs, named as NVIDIA names them: cuDNN 9 with its graph
 # sub-library, cuDNN 8 with ops_infer, a wrong cuDNN 9 and an older cuDNN 8 (the stale copy a

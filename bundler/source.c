@@ -18,6 +18,7 @@
 #include "common/io.h"
 #include "common/log.h"
 #include "manifests/compat.h"
+#include "manifests/shadow.h"
 
 void tree_free(struct tree *t)
 {
@@ -740,6 +741,10 @@ int source_add_user_file(struct tree *t, const char *file, struct cf_err *e)
 		return cf_fail(e, CF_USAGE, "--add-file %s: %s", file, strerror(errno));
 	if (!S_ISREG(st.st_mode))
 		return cf_fail(e, CF_USAGE, "--add-file %s: not a regular file", file);
+	if (shadow_is_system_library(name))
+		return cf_fail(e, CF_USAGE, "--add-file %s: %s is the distribution's own library, which "
+			       "every target has: bundled, it would replace the system's for every program",
+			       file, name);
 	int windows = strncmp(t->platform, "windows", 7) == 0;
 	char *path = xasprintf("%s/%s", windows ? "bin" : "lib", name);
 	int rc = CF_OK;

@@ -80,6 +80,15 @@ const char *platform_lib_error(void);
 int platform_lib_path(void *lib, char *out, size_t size);
 /* Call fn with the path of every library mapped into this process, as the loader names it. */
 void platform_loaded_libs(void (*fn)(const char *path, void *ctx), void *ctx);
+/* First thing in main, before any library is loaded by name: this program's own search for
+ * the libraries it names is the system's library directory alone (Windows: System32, never
+ * the program's directory or the working directory); POSIX: nothing to do (0). 0, or -1. */
+int platform_lib_search_system_only(void);
+/* In the probe child, before anything is loaded: libraries loaded by name (what cuDNN loads
+ * itself) are looked for where an installed program finds them, along
+ * platform_lib_config_dirs(""), never in this program's directory or the working directory
+ * (Windows); POSIX: nothing to do here (0), the child's environment decides. 0, or -1. */
+int platform_lib_search_as_installed(void);
 
 /* Watch, from a thread, for a library whose path contains name being mapped at any moment
  * until platform_lib_watch_end: libraries that are opened and closed again (cuDNN's use of

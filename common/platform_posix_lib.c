@@ -36,6 +36,16 @@ int platform_lib_path(void *lib, char *out, size_t size)
 	return 0;
 }
 
+int platform_lib_search_system_only(void)
+{
+	return 0; /* the dynamic loader never looks beside the program for a library it names */
+}
+
+int platform_lib_search_as_installed(void)
+{
+	return 0; /* the probe child's environment, which its parent builds, decides */
+}
+
 struct loaded_walk {
 	void (*fn)(const char *path, void *ctx);
 	void *ctx;

@@ -17,8 +17,17 @@ int win_driver_version_of(unsigned c, unsigned d, char *out, size_t size)
 	return n > 0 && (size_t)n < size ? 0 : -1;
 }
 
+/* version.dll is not a KnownDLL: its three calls come from System32's copy (win_system_proc). */
+typedef DWORD(WINAPI *info_size_fn)(LPCWSTR, LPDWORD);
+typedef BOOL(WINAPI *info_fn)(LPCWSTR, DWORD, DWORD, LPVOID);
+typedef BOOL(WINAPI *query_fn)(LPCVOID, LPCWSTR, LPVOID *, PUINT);
+
 int platform_driver_version(const char *root, char *out, size_t size)
 {
+	info_size_fn info_size =
+		(info_size_fn)(void (*)(void))win_system_proc(L"version.dll", "GetFileVersionInfoSizeW");
+	info_fn info_get = (info_fn)(void (*)(void))win_system_proc(L"version.dll", "GetFileVersionInfoW");
+	query_fn query = (query_fn)(void (*)(void))win_system_proc(L"version.dll", "VerQueryValueW");
 	wchar_t path[MAX_PATH + 16];
 	if (root && root[0])
 		return -1; /* only this system's driver can be asked */
@@ -26,13 +35,15 @@ int platform_driver_version(const char *root, char *out, size_t size)
 	if (n == 0 || n >= MAX_PATH)
 		return -1;
 	wcscpy(path + n, L"\\nvcuda.dll");
-	DWORD ignored = 0, bytes = GetFileVersionInfoSizeW(path, &ignored);
+	if (!info_size || !info_get || !query)
+		return -1;
+	DWORD ignored = 0, bytes = info_size(path, &ignored);
 	void *info = bytes ? malloc(bytes) : NULL;
 	VS_FIXEDFILEINFO *fixed = NULL;
 	UINT len = 0;
 	int rc = -1;
-	if (info && GetFileVersionInfoW(path, 0, bytes, info) &&
-	    VerQueryValueW(info, L"\\", (void **)&fixed, &len) && fixed && len >= sizeof(*fixed))
+	if (info && info_get(path, 0, bytes, info) &&
+	    query(info, L"\\", (void **)&fixed, &len) && fixed && len >= sizeof(*fixed))
 		rc = win_driver_version_of(HIWORD(fixed->dwFileVersionLS), LOWORD(fixed->dwFileVersionLS),
 					   out, size);
 	free(info);

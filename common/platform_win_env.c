@@ -127,12 +127,20 @@ int platform_env_delete(enum platform_env_scope scope, const char *name)
 	return e == ERROR_SUCCESS || e == ERROR_FILE_NOT_FOUND ? 0 : win_fail((DWORD)e);
 }
 
+typedef LRESULT(WINAPI *send_timeout_fn)(HWND, UINT, WPARAM, LPARAM, UINT, UINT, PDWORD_PTR);
+
 int platform_env_announce(void)
 {
 	DWORD_PTR result;
+	/* user32.dll is a KnownDLL, but it is loaded only here, from System32, after the DLL
+	 * search was narrowed: what it imports in turn (Wine's imports version.dll) is then never
+	 * looked for beside the program either. */
+	send_timeout_fn send = (send_timeout_fn)(void (*)(void))win_system_proc(L"user32.dll",
+										 "SendMessageTimeoutW");
 	/* SMTO_ABORTIFHUNG: a window that does not answer is skipped, never waited for long. */
-	SendMessageTimeoutW(HWND_BROADCAST, WM_SETTINGCHANGE, 0, (LPARAM)L"Environment",
-			    SMTO_ABORTIFHUNG, 5000, &result);
+	if (send)
+		send(HWND_BROADCAST, WM_SETTINGCHANGE, 0, (LPARAM)L"Environment", SMTO_ABORTIFHUNG,
+		     5000, &result);
 	return 0;
 }
 

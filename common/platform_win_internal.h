@@ -10,6 +10,7 @@
 #ifndef LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR
 #define LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR 0x00000100
 #define LOAD_LIBRARY_SEARCH_SYSTEM32 0x00000800
+#define LOAD_LIBRARY_SEARCH_USER_DIRS 0x00000400
 #endif
 #ifndef ENOTSUP
 #define ENOTSUP 129
@@ -58,6 +59,13 @@ wchar_t *win_handle_path(int handle);
 /* The pipe write ends of platform_child_pipe still open, for a child to inherit: their count
  * (max at most) in out. */
 size_t win_child_pipes(HANDLE *out, size_t max);
+
+/* ---- Windows' own DLLs that are not KnownDLLs (platform_win_sysdll.c) ---- */
+
+/* name from the DLL dll ("version.dll") of System32, loaded from there alone (never imported:
+ * an import of a DLL that is not a KnownDLL is looked for beside the program first); NULL
+ * when either is missing. Cast to the function's type through void (*)(void). */
+FARPROC win_system_proc(const wchar_t *dll, const char *name);
 
 /* ---- the GPU driver (platform_win_driver.c) ---- */
 

@@ -33,11 +33,14 @@ void *platform_lib_open(const char *path_or_name, enum platform_lib_binding bind
 		set_lib_error(path_or_name, ERROR_INVALID_NAME);
 		return NULL;
 	}
-	/* A full path: its imports come from its own directory and System32, never from the
-	 * current directory or PATH. A bare name: the system's search, as any program gets. */
+	/* A full path: its imports come from its own directory, System32 and, in the probe
+	 * child, the directories an installed program searches (platform_lib_search_as_installed),
+	 * never from this program's directory or the current directory. A bare name: the search
+	 * that platform_lib_search_* set for this process. */
 	HMODULE lib = win_is_absolute(path_or_name)
 			      ? LoadLibraryExW(w, NULL, LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR |
-							LOAD_LIBRARY_SEARCH_SYSTEM32)
+							LOAD_LIBRARY_SEARCH_SYSTEM32 |
+							LOAD_LIBRARY_SEARCH_USER_DIRS)
 			      : LoadLibraryW(w);
 	if (!lib)
 		set_lib_error(path_or_name, GetLastError());

@@ -13,6 +13,7 @@
 #include "common/platform.h"
 #include "common/sha256.h"
 #include "manifests/pathrule.h"
+#include "manifests/shadow.h"
 
 struct manifest *manifest_new(void)
 {
@@ -223,6 +224,10 @@ static int check_files(const struct manifest *m, struct cf_err *e)
 		     f->path[strlen(MANIFEST_META_DIR)] == '/'))
 			return cf_fail(e, CF_INTEGRITY, "'%s': " MANIFEST_META_DIR " is the unpacker's own "
 				       "directory", f->path);
+		if (shadow_is_system_library(f->path))
+			return cf_fail(e, CF_INTEGRITY, "'%s' is the distribution's own library: installed "
+				       "first in the loader's search it would replace the system's for every "
+				       "program; a bundle may not carry it", f->path);
 		if (i > 0 && strcmp(m->files[i - 1].path, f->path) >= 0)
 			return cf_fail(e, CF_INTEGRITY, "files not sorted or duplicated at '%s'",
 				       f->path);

@@ -86,7 +86,9 @@ static char *env_sh_base(const char *cudnn_path, int with_ld_library_path)
 {
 	char *quoted = shell_quote(cudnn_path, "sh");
 	/* ${VAR:+:$VAR} adds a separator only when VAR is set and not empty: an empty element
-	 * would put the current directory on the search path. */
+	 * would put the current directory on the search path. bin/ goes last on PATH: every
+	 * login shell reads this file, and a program in a bundle's bin/ must never be found
+	 * before the system's own of that name (a bundled `sudo` or `ls`). */
 	char *text = xasprintf(
 		"# cuDNN installed by cuferry's unpacker; rewritten on install, removed on the last "
 		"uninstall\n"
@@ -95,7 +97,7 @@ static char *env_sh_base(const char *cudnn_path, int with_ld_library_path)
 		"if [ -d \"$CUDNN_PATH/bin\" ]; then\n"
 		"\tcase \":${PATH-}:\" in\n"
 		"\t*\":$CUDNN_PATH/bin:\"*) ;;\n"
-		"\t*) PATH=\"$CUDNN_PATH/bin${PATH:+:$PATH}\"; export PATH ;;\n"
+		"\t*) PATH=\"${PATH:+$PATH:}$CUDNN_PATH/bin\"; export PATH ;;\n"
 		"\tesac\n"
 		"fi\n"
 		"%s",
@@ -300,11 +302,17 @@ int env_print(const char *cudnn_path, const char *shell, struct cf_err *e)
 		free(sh);
 	} else if (strcmp(shell, "ps") == 0) {
 		/* PowerShell runs on Linux too: the path's own separator, and the platform's
-		 * PATH separator, never a Windows one glued to a Linux path. */
+		 * PATH separator, never a Windows one glued to a Linux path. A Linux bin/ goes
+		 * last, as in profile.d; a Windows bin\ first, as the registry PATH has it, since
+		 * there PATH is where programs find the DLLs. */
 		char sep = path_separator(cudnn_path), *q = shell_quote(cudnn_path, "ps");
-		log_out("$env:CUDNN_PATH = %s\n"
-			"if (Test-Path \"$env:CUDNN_PATH%cbin\") { $env:PATH = \"$env:CUDNN_PATH%cbin\" + "
-			"[IO.Path]::PathSeparator + $env:PATH }\n", q, sep, sep);
+		log_out("$env:CUDNN_PATH = %s\n", q);
+		if (sep == '/')
+			log_out("if (Test-Path \"$env:CUDNN_PATH/bin\") { $env:PATH = $env:PATH + "
+				"[IO.Path]::PathSeparator + \"$env:CUDNN_PATH/bin\" }\n");
+		else
+			log_out("if (Test-Path \"$env:CUDNN_PATH\\bin\") { $env:PATH = "
+				"\"$env:CUDNN_PATH\\bin\" + [IO.Path]::PathSeparator + $env:PATH }\n");
 		free(q);
 	} else if (strcmp(shell, "cmd") == 0) {
 		char sep = path_separator(cudnn_path), *q = shell_quote(cudnn_path, "cmd");

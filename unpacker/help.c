@@ -60,8 +60,8 @@ static const struct {
 	  ".cuferry/header.bin from the verified bundle. Given a DIR of bundles (a kit), the\n"
 	  "one that fits this machine is chosen and the choice explained (the same downgrade\n"
 	  "rule passes older ones over, with the reason); --dry-run only says it\n"
-	  "(--platform P: as if on platform P). --modulefiles DIR (absolute) also writes Lmod and\n"
-	  "Tcl modulefiles there.\n",
+	  "(--platform P: as if on platform P). --modulefiles DIR (absolute; as root, owned by root\n"
+	  "and writable by nobody else, as the prefix) also writes Lmod and Tcl modulefiles there.\n",
 	  "usage: unpacker [install] BUNDLE|PART.001|X.exe [--prefix DIR | /D=DIR] [--trust K.pub]...\n"
 	  "                [--trust-fingerprint HEX]... [/S | /silent] [/log=FILE | --log FILE]\n"
 	  "                [--json FILE] [--no-env | --env=user] [--allow-downgrade | --keep-current]\n"

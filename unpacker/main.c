@@ -311,9 +311,23 @@ int main(int argc, char **argv)
 	struct cf_err e = { 0 };
 	struct install_result r;
 	char why[256];
-	/* The library-loading checks: this same binary, re-executed with a clean environment. */
-	if (argc >= 2 && strcmp(argv[1], PROBE_FLAG) == 0)
+	/* Before anything else: no library this program names is looked for beside it or in the
+	 * working directory (Windows: a DLL on the stick next to a .exe). */
+	if (platform_lib_search_system_only() != 0) {
+		fprintf(stderr, "unpacker: cannot restrict the library search to the system's "
+			"directory: %s\n", strerror(errno));
+		return CF_INSTALL;
+	}
+	/* The library-loading checks: this same binary, re-executed with a clean environment;
+	 * what cuDNN loads by name is found where an installed program finds it. */
+	if (argc >= 2 && strcmp(argv[1], PROBE_FLAG) == 0) {
+		if (platform_lib_search_as_installed() != 0) {
+			fprintf(stderr, "unpacker: bad internal probe: cannot set its library search: "
+				"%s\n", strerror(errno));
+			return 2;
+		}
 		return probe_main(argc - 2, argv + 2);
+	}
 	selfpath_init(argv[0]);
 	/* Line by line on a pipe too, stdout and stderr in the order written (log.c flushes
 	 * stdout before each message; Windows' C runtime has no line buffering, hence both). */

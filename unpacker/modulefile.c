@@ -104,7 +104,7 @@ static char *lua_text(const char *version, const char *install, const struct ins
 		version, version, install, version, install,
 		l->pkgconfig ? "prepend_path(\"PKG_CONFIG_PATH\", pathJoin(root, \"lib/pkgconfig\"))\n" : "",
 		l->cmake ? "prepend_path(\"CMAKE_PREFIX_PATH\", root)\n" : "",
-		l->bin ? "prepend_path(\"PATH\", pathJoin(root, \"bin\"))\n" : "");
+		l->bin ? "append_path(\"PATH\", pathJoin(root, \"bin\"))\n" : "");
 }
 
 static char *tcl_text(const char *version, const char *install, const struct install_parts *l)
@@ -126,7 +126,7 @@ static char *tcl_text(const char *version, const char *install, const struct ins
 		version, version, install, version, install,
 		l->pkgconfig ? "prepend-path PKG_CONFIG_PATH $root/lib/pkgconfig\n" : "",
 		l->cmake ? "prepend-path CMAKE_PREFIX_PATH $root\n" : "",
-		l->bin ? "prepend-path PATH $root/bin\n" : "");
+		l->bin ? "append-path PATH $root/bin\n" : "");
 }
 
 /* ROOT/DIR/cudnn and every directory above it up to ROOT must be real directories, checked

@@ -164,10 +164,11 @@ mkdir -p "$R3/etc/lmod" && cp "$R2/etc/lmod/modulespath" "$R3/etc/lmod/"
 expect 0 "$UNPACKER" "$FX/small.bundle" --root "$R3" $T --no-validate --no-env
 [ ! -e "$R3/etc/lmod/modules/cudnn" ] || fail "--no-env wrote modulefiles to the site path"
 
-note "a module directory that is a symbolic link is refused, nothing written through it"
+note "a module directory that is a symbolic link is refused (exit 4, as a linked prefix), before anything is written"
 R4=$W/root4
 mkdir -p "$R4/site" "$W/elsewhere" && ln -s "$W/elsewhere" "$R4/site/modules"
-expect 5 "$UNPACKER" "$FX/small.bundle" --root "$R4" $T --no-validate --modulefiles /site/modules
+expect 4 "$UNPACKER" "$FX/small.bundle" --root "$R4" $T --no-validate --modulefiles /site/modules
+assert_contains last.err "the modulefiles directory"
 [ -z "$(ls -A "$W/elsewhere")" ] || fail "wrote through a link"
-[ ! -e "$R4/opt/cudnn/current" ] || fail "the install was not rolled back"
+[ ! -e "$R4/opt/cudnn/current" ] || fail "the install was not refused before it began"
 echo "all HPC checks passed"

@@ -30,12 +30,22 @@ for setting in unset empty set; do
 		. '$R/etc/profile.d/cuferry-cudnn.sh'; printf '%s|%s' \"\${PATH-}\" \"\${LD_LIBRARY_PATH-}\"")
 	case "$out" in *::*|:*|*:|*:\|*|*\|:*) fail "empty element with $setting: $out" ;; esac
 done
+note "profile.d appends the install's bin/ to PATH: a bundle's program never comes first"
+# The snippet names /opt/cudnn/current, which is not this machine's: pointed at the test root.
+sed "s|^CUDNN_PATH=.*|CUDNN_PATH='$P/current'|" "$R/etc/profile.d/cuferry-cudnn.sh" > profile.sh
+mkdir -p "$P/current/bin"
+out=$(env -i PATH=/usr/bin:/bin sh -c '. ./profile.sh; printf %s "$PATH"')
+[ "$out" = "/usr/bin:/bin:$P/current/bin" ] || fail "profile.d with PATH=/usr/bin:/bin gave '$out'"
+out=$(env -i PATH="/usr/bin:$P/current/bin:/bin" sh -c '. ./profile.sh; printf %s "$PATH"')
+[ "$out" = "/usr/bin:$P/current/bin:/bin" ] || fail "profile.d added bin/ a second time: '$out'"
 rmdir "$P/current/bin" 2>/dev/null || true
 "$UNPACKER" env --root "$R" --shell sh > env.sh
 out=$(env -i sh -c ". ./env.sh; printf %s \"\$LD_LIBRARY_PATH\"")
 [ "$out" = /opt/cudnn/current/lib ] || fail "env for an unset LD_LIBRARY_PATH gave '$out'"
 expect 0 "$UNPACKER" env --root "$R" --shell ps
 assert_contains last.out '$env:CUDNN_PATH'
+grep -qF '$env:PATH = $env:PATH + [IO.Path]::PathSeparator + "$env:CUDNN_PATH/bin"' last.out ||
+	fail "env --shell ps does not append bin/ to PATH: $(cat last.out)"
 expect 0 "$UNPACKER" env --root "$R" --shell cmd
 assert_contains last.out 'set "CUDNN_PATH='
 expect 1 "$UNPACKER" env --shell fish

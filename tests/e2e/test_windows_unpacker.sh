@@ -10,10 +10,10 @@ need_unpacker_exe
 F=$WIN/fakes
 [ -f "$F/cudnn64_8.dll" ] || fail "no fake DLLs in $F (make test builds them)"
 
-note "unpacker.exe imports only Windows' own DLLs"
-x86_64-w64-mingw32-objdump -p "$EXE" | sed -n 's/^\tDLL Name: //p' > dlls
-grep -v -i -x -e KERNEL32.dll -e ADVAPI32.dll -e USER32.dll -e PSAPI.DLL -e VERSION.dll \
-	-e msvcrt.dll -e bcrypt.dll -e 'api-ms-win-crt-.*' dlls > foreign || true
+note "unpacker.exe imports only Windows' KnownDLLs (tools/windows-known-dlls.txt)"
+x86_64-w64-mingw32-objdump -p "$EXE" | sed -n 's/^\tDLL Name: //p' | tr 'A-Z' 'a-z' > dlls
+grep -v '^#' "$TOP/tools/windows-known-dlls.txt" | tr 'A-Z' 'a-z' > known
+grep -v -x -F -f known dlls > foreign || true
 [ ! -s foreign ] || fail "unpacker.exe imports $(tr '\n' ' ' < foreign)"
 
 note "--version and --help"

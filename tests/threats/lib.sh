@@ -65,3 +65,22 @@ run_repair_case() {
 	record "$id" "$threat" "$behaviour" "threats/$id" "pass (exit 0, both modes)"
 	echo "ok   threat $id"
 }
+# fresh_root DIR: R=DIR, a root with the small bundle installed, which a case must leave as it
+# was; outside_tree: the sentinel tree outside every prefix ($W/outside).
+fresh_root() {
+	R=$1
+	mkdir -p "$R"
+	"$UNPACKER" "$FX/small.bundle" --root "$R" --trust "$FX/test.pub" --no-validate >/dev/null
+}
+outside_tree() {
+	mkdir -p "$W/outside/sub"
+	echo target > "$W/outside/target"
+	echo data > "$W/outside/sub/file"
+}
+# as_root_cases: a script whose cases need root (the ownership rules) skips without it, and
+# runs with umask 022 and the outside tree.
+as_root_cases() {
+	[ "$(id -u)" = 0 ] || { echo "skip: the ownership rules need root"; exit 0; }
+	umask 022
+	outside_tree
+}

@@ -129,6 +129,12 @@ section("threat-results-sfx.tsv", "Self-extracting files",
         "`tests/threats/test_sfx_threats.sh`: damaged or forged `.run` files, each refused (exit 2) "
         "by `unpacker verify`, by both install modes and, where the stub still runs, by the `.run` "
         "itself; nothing is written.")
+section("threat-results-hygiene.tsv", "Environment hygiene (issue 23)",
+        "`tests/threats/test_hygiene_threats.sh`, run as root: a signed bundle carrying a "
+        "distribution base library (`libz.so.1`, OpenSSL) that the install's `lib/`, first in the "
+        "loader's search, would make every program's, and `--modulefiles` directories that do "
+        "not pass the prefix's ownership rule; the same four assertions, and the modulefiles "
+        "directory left empty.")
 section("threat-results-windows.tsv", "Windows (unpacker.exe under Wine)",
         "`tests/threats/test_windows_threats.sh`: the cases above that apply to Windows and the "
         "Windows spellings of a path escape (`..\\`, `C:\\…`, `\\…`, UNC, `C:x`, alternate "

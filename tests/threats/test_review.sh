@@ -7,18 +7,7 @@
 RES=$B/threat-results-review.tsv
 . "$TOP/tests/threats/lib.sh"
 : > "$RES"
-[ "$(id -u)" = 0 ] || { echo "skip: the ownership rules need root"; exit 0; }
-umask 022
-mkdir -p outside/sub
-echo target > outside/target
-echo data > outside/sub/file
-
-# A root with the small bundle installed: every case must leave it as it was.
-fresh_root() { # DIR
-	R=$1
-	mkdir -p "$R"
-	"$UNPACKER" "$FX/small.bundle" --root "$R" --trust "$FX/test.pub" --no-validate >/dev/null
-}
+as_root_cases
 $FORGE --key "$FX/test.key" --out "$W/new.bundle" --bundle-id t-new --version 9.20.0.1
 
 echo "== finding 1: a threshold that cannot be trusted fails closed (exit 2), never T = 1"

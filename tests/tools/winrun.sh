@@ -11,7 +11,8 @@ wine=$(command -v wine || command -v wine64 || { [ -x /usr/lib/wine/wine64 ] && 
 case $prefix in /*) ;; *) prefix=$(pwd)/$prefix ;; esac
 export WINEPREFIX="$prefix" WINEDEBUG=-all WINEARCH=win64
 # No Mono or Gecko installer dialogs, no desktop integration: a test prefix needs neither.
-export WINEDLLOVERRIDES="mscoree,mshtml=;winemenubuilder.exe=d"
+# A caller's WINEDLLOVERRIDES (a test forcing native DLLs) comes after these.
+export WINEDLLOVERRIDES="mscoree,mshtml=;winemenubuilder.exe=d${WINEDLLOVERRIDES:+;$WINEDLLOVERRIDES}"
 unset DISPLAY WAYLAND_DISPLAY
 if [ ! -f "$prefix/system.reg" ]; then
 	mkdir -p "$prefix"

@@ -125,7 +125,7 @@ static void test_modulefiles_follow_install_use_uninstall(void **state)
 	char *lua = NULL, *ver = NULL, *path = xasprintf("%s/mods/cudnn/9.1.0-cuda12.lua", root);
 	assert_int_equal(io_read_file(path, 1 << 16, &lua, NULL), 0);
 	assert_non_null(strstr(lua, "local root = \"/opt/cudnn/cudnn-9.1.0-cuda12\""));
-	assert_non_null(strstr(lua, "prepend_path(\"PATH\", pathJoin(root, \"bin\"))")); /* bin/ exists */
+	assert_non_null(strstr(lua, "append_path(\"PATH\", pathJoin(root, \"bin\"))")); /* bin/ exists */
 	assert_null(strstr(lua, "PKG_CONFIG_PATH")); /* an old bundle: no .pc, no line */
 	char *dot = xasprintf("%s/mods/cudnn/.version", root);
 	assert_int_equal(io_read_file(dot, 1 << 16, &ver, NULL), 0);

@@ -11,20 +11,36 @@
 #include "unpacker/env.h"
 #include "unpacker/modulefile.h"
 #include "unpacker/regenv.h"
+#include "unpacker/safepath.h"
 #include "unpacker/validate/validate.h"
 
 /* Windows keeps the environment in the registry (p->registry), Linux in files: every choice
  * between the two is made here, in the functions below. */
 
 /* Modulefiles: into --modulefiles DIR, or into the site's Lmod directory when Lmod is there
- * and the system environment is written (root, no --no-env). */
+ * and the system environment is written (root, no --no-env); NULL for none. Free it. */
+static char *module_dir_of(const struct layout *p, const struct install_options *o)
+{
+	return o->modulefiles ? xstrdup(o->modulefiles)
+	       : !p->registry && !o->no_env && !o->env_user && platform_is_admin()
+		       ? modulefile_site_dir(p->root)
+		       : NULL;
+}
+
+int environment_check_module_dir(const struct layout *p, const struct install_options *o,
+				 struct cf_err *e)
+{
+	char *module_dir = module_dir_of(p, o);
+	int rc = module_dir ? safepath_check_dir(p->root, module_dir, "the modulefiles directory", e)
+			    : CF_OK;
+	free(module_dir);
+	return rc;
+}
+
 int environment_write_modulefiles(const struct layout *p, const struct install_options *o,
 				  const char *dir, struct install_result *r, struct cf_err *e)
 {
-	char *module_dir = o->modulefiles ? xstrdup(o->modulefiles)
-			   : !p->registry && !o->no_env && !o->env_user && platform_is_admin()
-				   ? modulefile_site_dir(p->root)
-				   : NULL;
+	char *module_dir = module_dir_of(p, o);
 	int rc = CF_OK;
 	if (module_dir) {
 		rc = modulefile_install(p, module_dir, dir, e);

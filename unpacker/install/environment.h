@@ -8,6 +8,11 @@
 #include "unpacker/layout.h"
 #include "unpacker/modulefile.h"
 
+/* The directory modulefiles go to (below) passes the prefix's ownership rule
+ * (safepath_check_dir: no link inside --root; as root, every directory down to it owned by
+ * root and writable by nobody else): CF_OK, or CF_INCOMPATIBLE (4) with the reason. */
+int environment_check_module_dir(const struct layout *p, const struct install_options *o,
+				 struct cf_err *e);
 /* Modulefiles: into --modulefiles DIR, or into the site's Lmod directory when Lmod is there
  * and the system environment is written (root, no --no-env). */
 int environment_write_modulefiles(const struct layout *p, const struct install_options *o,

@@ -9,6 +9,7 @@
 #include "common/io.h"
 #include "common/platform.h"
 #include "unpacker/productline.h"
+#include "unpacker/install/environment.h"
 #include "unpacker/safepath.h"
 
 int policy_check(const struct install_options *o, const struct manifest *m,
@@ -57,10 +58,12 @@ int policy_check(const struct install_options *o, const struct manifest *m,
 }
 
 /* Under --root, and as root on the host, the environment's directories are checked like
- * the prefix before anything is written. */
+ * the prefix before anything is written; the modulefiles' too, which --no-env does not stop. */
 int policy_check_env_dirs(const struct layout *p, const struct install_options *o, struct cf_err *e)
 {
 	static const char *const dirs[] = { LAYOUT_LDCONF_DIR, LAYOUT_PROFILE_DIR };
+	if (environment_check_module_dir(p, o, e) != CF_OK)
+		return e->code;
 	if (p->registry || o->no_env || o->env_user || !platform_is_admin())
 		return CF_OK;
 	for (size_t i = 0; i < 2; i++)

@@ -1,0 +1,59 @@
+#!/bin/sh
+# Environment hygiene (issue 23, items 7 and 9) as threat cases, each in both modes with the
+# suite's four assertions (tests/threats/lib.sh), recorded in
+# $CUFERRY_BUILD/threat-results-hygiene.tsv for docs/SECURITY.md: a signed bundle carrying a
+# distribution base library (libz.so.1, OpenSSL) that the install's lib/, first in the
+# loader's search, would make every program's is refused (exit 3), and the bundler will not
+# pack one; --modulefiles DIR is held to the prefix's ownership rule (exit 4, nothing
+# written there). Run as root, as the unpacker is on a real target.
+. "$CUFERRY_TOP/tests/e2e/lib.sh"
+RES=$B/threat-results-hygiene.tsv
+. "$TOP/tests/threats/lib.sh"
+: > "$RES"
+as_root_cases
+
+echo "== a bundle's lib/ never shadows the system's base libraries (exit 3)"
+for lib in libz.so.1 libssl.so.3 libcrypto.so.3; do
+	$FORGE --key "$FX/test.key" --out "$W/$lib.bundle" --name "lib/$lib" --bundle-id "t-$lib" --version 9.20.0.1
+	fresh_root "$W/shadow-$lib"
+	run_case "shadow_${lib%%.so*}" "a signed bundle carrying lib/$lib" \
+		"integrity: exit 3, a manifest entry that may not be (it would become every program's $lib)" \
+		3 "$lib.bundle" --no-validate
+	assert_contains last.err "is the distribution's own library"
+done
+# Never a prefix: a name that only starts like one installs.
+$FORGE --key "$FX/test.key" --out "$W/libzz.bundle" --name lib/libzz.so.1 --bundle-id t-libzz --version 9.20.0.1
+fresh_root "$W/shadow-ok"
+expect 0 "$UNPACKER" libzz.bundle --root "$R" --trust "$FX/test.pub" --no-validate
+record shadow_prefix_ok "lib/libzz.so.1 (starts like libz)" "accepted: exact sonames only" "threats/shadow_prefix_ok" "pass (exit 0)"
+
+echo zlib > libz.so.1
+expect 1 "$BUNDLER" create --from-dir "$FX/small-src" --key "$FX/test.key" -o addz/ --add-file libz.so.1
+one_line_reason
+assert_contains last.err "libz.so.1 is the distribution's own library"
+[ -z "$(ls addz 2>/dev/null)" ] || fail "the bundler wrote a bundle with libz.so.1"
+record shadow_add_file "bundler create --add-file libz.so.1" "usage: exit 1, nothing written" "threats/shadow_add_file" "pass (exit 1)"
+
+echo "== --modulefiles DIR passes the prefix's ownership rule (exit 4)"
+$FORGE --key "$FX/test.key" --out "$W/new.bundle" --bundle-id t-new --version 9.20.0.1
+modules_case() { # ID "what" SETUP-COMMAND
+	fresh_root "$W/mf-$1"
+	mkdir -p "$R/site/modulefiles"
+	eval "$3"
+	run_case "modulefiles_$1" "--modulefiles DIR: $2" \
+		"exit 4 before anything is written, the directory named" 4 new.bundle --no-validate \
+		--modulefiles /site/modulefiles
+	assert_contains last.err "the modulefiles directory"
+	[ -z "$(ls -A "$R/site/modulefiles")" ] || fail "modulefiles_$1: written into $R/site/modulefiles"
+}
+modules_case world_writable "mode 0777, owned by nobody" \
+	'chmod 777 "$R/site/modulefiles"; chown nobody "$R/site/modulefiles"'
+modules_case other_owner "owned by another user" 'chown nobody "$R/site/modulefiles"'
+modules_case parent_writable "a parent writable by group" 'chmod 775 "$R/site"'
+# A root-owned 0755 directory is fine.
+fresh_root "$W/mf-ok"
+mkdir -p "$R/site/modulefiles"
+expect 0 "$UNPACKER" new.bundle --root "$R" --trust "$FX/test.pub" --no-validate --modulefiles /site/modulefiles
+[ -f "$R/site/modulefiles/cudnn/9.20.0.1-cuda13.lua" ] || fail "no modulefile in a root-owned 0755 directory"
+record modulefiles_ok "--modulefiles DIR: root-owned 0755" "accepted, the modulefiles written" "threats/modulefiles_ok" "pass (exit 0)"
+echo "ok: environment hygiene"
