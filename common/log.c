@@ -118,3 +118,22 @@ const char *log_safe(const char *s, char *buf, unsigned long size)
 	buf[i] = '\0';
 	return buf;
 }
+
+const char *log_escape(const char *s, char *buf, unsigned long size)
+{
+	unsigned long i = 0;
+	if (size == 0)
+		return "";
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		int control = c < 0x20 || c == 0x7f;
+		if (i + (control ? 4 : 1) >= size)
+			break;
+		if (control)
+			i += (unsigned long)snprintf(buf + i, size - i, "\\x%02x", c);
+		else
+			buf[i++] = (char)c;
+	}
+	buf[i] = '\0';
+	return buf;
+}
