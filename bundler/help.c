@@ -15,8 +15,8 @@ const char bundler_usage[] =
 	"       bundler split BUNDLE --split SIZE|fat32\n"
 	"       bundler sfx BUNDLE|X.run [--platform P] [--unpacker PATH] [-o OUT]\n"
 	"                   (--key K.key | --external [--pub K.pub --signature SIG])\n"
-	"       bundler kit -o DIR (--cudnn VER [--cuda 12,13] [--platform P,P] --key K.key | --bundle B)...\n"
-	"                  [--unpacker [P=]PATH]... [--no-unpacker P,P] [--split SIZE]\n"
+	"       bundler kit -o DIR --key K.key... (--cudnn VER [--cuda 12,13] [--platform P,P] | --bundle B)...\n"
+	"                  [--unpacker [P=]PATH]... [--no-unpacker P,P] [--split SIZE] [--valid-days N]\n"
 	"       bundler --version | help [COMMAND] | COMMAND --help\n"
 	"The mirror defaults to $CUFERRY_MIRROR, else NVIDIA's; file:// directories work offline.\n"
 	"exit codes: 0 ok, 1 usage, 2 trust, 3 integrity, 4 incompatible or no space,\n"
@@ -81,14 +81,22 @@ static const struct {
 	  "DIR/<platform>/unpacker). --external alone prints the digest to sign; with --pub and\n"
 	  "--signature (DER, raw r||s or hex) it checks and adds it.\n" },
 	{ "kit",
-	  "usage: bundler kit -o DIR (--cudnn VER [--cuda 12,13] [--platform P,P] --key K.key | --bundle B)...\n"
-	  "                  [--unpacker [P=]PATH]... [--no-unpacker P,P] [--split SIZE]\n"
+	  "usage: bundler kit -o DIR --key K.key... (--cudnn VER [--cuda 12,13] [--platform P,P] | --bundle B)...\n"
+	  "                  [--unpacker [P=]PATH]... [--no-unpacker P,P] [--split SIZE] [--valid-days N]\n"
 	  "Write what a site needs onto a stick or a directory: the bundles (built from the mirror\n"
 	  "for a matrix of CUDA variants and platforms, or given with --bundle), the unpacker for\n"
-	  "each platform, SHA256SUMS and README.txt (the commands, the signing keys'\n"
-	  "fingerprints; never a key). Split for the output's file system (FAT32: 4 GiB - 1),\n"
-	  "space checked first, written as DIR.partial-* and renamed at the end, then flushed and\n"
-	  "read back from the device: a byte that differs is exit 3 with its offset.\n" },
+	  "each platform in a signed container, SHA256SUMS and README.txt (the commands, the\n"
+	  "signing keys' fingerprints; never a key). The kit is signed by each --key, which must\n"
+	  "have signed its bundles: SHA256SUMS.sig (DER; further keys SHA256SUMS.<short id>.sig:\n"
+	  "openssl dgst -sha256 -verify site.pub -signature SHA256SUMS.sig SHA256SUMS), and the\n"
+	  "index cuferry-kit.json (every file, created, valid_until) with cuferry-kit.sig, which\n"
+	  "'unpacker verify KIT' and 'unpacker install KIT' check. --valid-days N (default 90):\n"
+	  "after that the unpacker refuses the kit (exit 7) unless --allow-expired. Prints the\n"
+	  "date, the fingerprints, each unpacker's SHA-256 and the keys it has compiled in, and\n"
+	  "warns when an unpacker trusts none of the kit's keys. Split for the output's file\n"
+	  "system (FAT32: 4 GiB - 1), space checked first, written as DIR.partial-* and renamed\n"
+	  "at the end, then flushed and read back from the device: a byte that differs is exit 3\n"
+	  "with its offset.\n" },
 	{ "help",
 	  "usage: bundler help [COMMAND]\n"
 	  "Print the usage, or the help of one command (the same as COMMAND --help).\n" },

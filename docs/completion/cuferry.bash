@@ -31,7 +31,7 @@ _cuferry_bundler()
 	split) opts="--split --help" ;;
 	sfx) opts="--platform --unpacker -o --key --external --pub --signature --help" ;;
 	kit) opts="-o --cudnn --cuda --platform --key --mirror --bundle --unpacker --no-unpacker
-		--split --cache -q --help" ;;
+		--split --cache --valid-days -q --help" ;;
 	*) opts="--help" ;;
 	esac
 	if [[ $cur == -* ]]; then
@@ -44,7 +44,7 @@ _cuferry_bundler()
 _cuferry_unpacker()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-	local commands="install verify validate list use uninstall env doctor help"
+	local commands="install verify validate list use uninstall env doctor self-install help"
 	if [ "$COMP_CWORD" -eq 1 ] && [[ $cur != -* ]]; then
 		COMPREPLY=($(compgen -W "$commands" -- "$cur") $(compgen -f -- "$cur"))
 		return
