@@ -43,7 +43,10 @@ __attribute__((used, retain)) static const char version_marker[] = SFX_VERSION_M
 static const char *self_bundle(void)
 {
 	const char *path = selfpath_program();
-	int ok = path && (bundle_file_has_sfx_trailer(path) || selfpath_carries_data(path));
+	/* A kit's signed unpacker carries a block but no bundle: started bare, it is a usage
+	 * error like any unpacker's, not an install of itself. */
+	int ok = path && !kitcheck_is_container(path) &&
+		 (bundle_file_has_sfx_trailer(path) || selfpath_carries_data(path));
 	return ok ? path : NULL;
 }
 

@@ -380,6 +380,23 @@ assert_contains kit.out "unpacker  linux-x86_64/unpacker sha256 $(sha256sum kit/
 assert_contains kit.out "valid     until"
 assert_contains kit.err "linux-sbsa/unpacker trusts NONE of the keys that signed this kit"
 
+note "the stick's unpacker runs as it is; started bare it is a usage error, not an install of itself"
+expect 0 kit/linux-x86_64/unpacker --version
+expect 1 kit/linux-x86_64/unpacker
+assert_contains last.err "no bundle given"
+
+note "two keys: SHA256SUMS.sig by the first, SHA256SUMS.<short id>.sig by the second; the index by both"
+mkdir -p two
+cp in/cudnn-9.19.0-cuda12-linux-x86_64.bundle two/
+"$BUNDLER" sign two/cudnn-9.19.0-cuda12-linux-x86_64.bundle --key "$FX/other.key" >/dev/null
+expect 0 "$BUNDLER" kit --key "$FX/test.key" --key "$FX/other.key" -o "$W/kit-two" --bundle "$W/two/cudnn-9.19.0-cuda12-linux-x86_64.bundle"
+other_id=$(openssl pkey -pubin -in "$FX/other.pub" -outform DER | sha256sum | cut -c1-16)
+openssl dgst -sha256 -verify "$FX/test.pub" -signature kit-two/SHA256SUMS.sig kit-two/SHA256SUMS >/dev/null || fail "first key's SHA256SUMS.sig"
+openssl dgst -sha256 -verify "$FX/other.pub" -signature "kit-two/SHA256SUMS.$other_id.sig" kit-two/SHA256SUMS >/dev/null \
+	|| { ls kit-two; fail "second key's SHA256SUMS.$other_id.sig"; }
+expect 0 "$UNPACKER" verify kit-two --trust "$FX/other.pub"
+expect 0 "$UNPACKER" verify kit-two --trust "$FX/test.pub" --trust "$FX/other.pub"
+
 note "a kit needs --key, and only keys that signed its bundles; --valid-days sets the validity"
 expect 1 "$BUNDLER" kit -o "$W/kit-nokey" $BUNDLES $SBSA
 assert_contains last.err "a kit is signed: give --key"
