@@ -86,6 +86,19 @@ rc=0
 wine_run "$EXE" verify "$(wine_path "$W/kit")" $TRUST_WIN > last.out 2>&1 || rc=$?
 [ $rc = 3 ] || { cat last.out; fail "unpacker.exe verify KIT of a changed kit: exit $rc, expected 3"; }
 truncate -s -1 kit/README.txt
+# self-install under Wine: the tests' build (CUFERRY_FAULT=no-acl: Wine's C: is the user's)
+# verifies the kit's unpacker.exe and installs it as %ProgramFiles%\cuferry\unpacker.exe.
+rc=0
+CUFERRY_FAULT=no-acl wine_run "$WIN/test-bin/unpacker.exe" self-install "$(wine_path "$W/kit")" $TRUST_WIN \
+	> last.out 2>&1 || rc=$?
+[ $rc = 0 ] || { cat last.out; fail "unpacker.exe self-install KIT: exit $rc"; }
+assert_contains last.out "installed the unpacker"
+cmp -s "$DRIVE_C/Program Files/cuferry/unpacker.exe" "$EXE" || fail "self-install did not install unpacker.exe"
+rc=0
+CUFERRY_FAULT=no-acl wine_run "$WIN/test-bin/unpacker.exe" self-install "$(wine_path "$W/changed.exe")" \
+	$TRUST_WIN > last.out 2>&1 || rc=$?
+[ $rc = 2 ] || { cat last.out; fail "unpacker.exe self-install of a changed unpacker.exe: exit $rc"; }
+cmp -s "$DRIVE_C/Program Files/cuferry/unpacker.exe" "$EXE" || fail "a changed unpacker.exe was installed"
 assert_contains kit/README.txt '%ProgramData%\\cuferry\\trusted-keys'
 KIT=$(wine_path "$W/kit")
 
