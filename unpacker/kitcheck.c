@@ -377,10 +377,16 @@ int kitcheck_verify_kit(const char *path, const struct trust_sources *src, int a
 	char safe[256];
 	log_safe(*dir, safe, sizeof(safe));
 	if (!kitcheck_present(*dir)) {
-		if (whole)
+		/* A kit that lost its index cannot be proven (2); any other directory is a usage
+		 * error, as before kits were signed. */
+		if (whole && looks_like_kit(*dir))
 			return cf_fail(e, CF_TRUST, "%s has no signed index (%s, %s): not a kit that "
 				       "'bundler kit' signed; verify its bundles one by one", safe,
 				       KITINDEX_NAME, KITINDEX_SIG_NAME);
+		if (whole)
+			return cf_fail(e, CF_USAGE, "%s is a directory: give the bundle file in it "
+				       "(NAME.bundle, NAME.bundle.001 or NAME.run), or a kit that 'bundler "
+				       "kit' wrote", safe);
 		if (looks_like_kit(*dir))
 			log_msg(LOG_WARN, "%s is a kit without a signed index (an older bundler wrote "
 				"it): its files are not checked against one and it never expires; each "
