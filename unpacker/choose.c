@@ -363,7 +363,8 @@ int choose_bundle(const char *path, const struct choose_options *o, char *chosen
 	/* A cuferry-kit/ below a stick's root is looked into, never through a link. */
 	if (io_is_dir(path) && (rc = kitcheck_dir(path, &dir, e)) != CF_OK)
 		return rc;
-	if (dir) {
+	int from_dir = dir != NULL; /* names read from the stick, not one file the user named */
+	if (from_dir) {
 		list_bundles(dir, &l);
 	} else {
 		dir = xstrdup(path);
@@ -386,7 +387,7 @@ int choose_bundle(const char *path, const struct choose_options *o, char *chosen
 	for (size_t i = 0; rc == CF_OK && i < n; i++) {
 		c[i].path = names[i];
 		display_name(names[i], c[i].name, sizeof(c[i].name));
-		if (dir && is_link(names[i])) {
+		if (from_dir && is_link(names[i])) {
 			snprintf(c[i].why, sizeof(c[i].why), "a link: not followed off the kit");
 			continue;
 		}
