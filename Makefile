@@ -101,7 +101,8 @@ VERIFY_SRC    = signing/verify.c
 SIGN_SRC      = signing/sign.c
 BUNDLER_SRC   = bundler/main.c bundler/create.c bundler/source.c bundler/pack.c \
                 bundler/fetch.c bundler/mirror.c bundler/output.c bundler/check.c bundler/inspect.c
-BUNDLER_SRC  += bundler/kit.c bundler/cudajson.c bundler/libreq.c
+BUNDLER_SRC  += bundler/kit.c bundler/kitsign.c bundler/cudajson.c bundler/libreq.c
+MANIFESTS_SRC += manifests/kitindex.c
 UNPACKER_SRC  = unpacker/cli.c unpacker/trust.c unpacker/state.c unpacker/env.c unpacker/validate/doctor.c unpacker/validate/validate.c unpacker/validate/probe.c unpacker/validate/gpucheck.c unpacker/validate/gpuapi.c unpacker/validate/convref.c
 COMMON_SRC   += common/bundle/sfx.c common/elfver.c
 COMMON_SRC   += common/bundle/entry.c common/bundle/open.c
@@ -116,7 +117,7 @@ COMMON_SRC   += common/platform_posix_fs.c common/platform_posix_dir.c common/pl
                 common/platform_posix_loader.c common/memfind.c \
                 common/platform_posix_tree.c common/platform_posix_lib.c common/platform_posix_process.c \
                 common/platform_posix_driver.c
-UNPACKER_SRC += unpacker/choose.c unpacker/hostreq.c unpacker/productline.c
+UNPACKER_SRC += unpacker/choose.c unpacker/hostreq.c unpacker/productline.c unpacker/kitcheck.c unpacker/selfinstall.c
 UNPACKER_SRC += unpacker/validate/unprivileged.c unpacker/validate/probereport.c
 UNPACKER_SRC += unpacker/validate/proberun.c
 UNPACKER_SRC += unpacker/validate/ldconfig.c
@@ -329,7 +330,7 @@ TEST_OBJ_test_devfiles = $(call obj,bundler/devfiles.c bundler/source.c manifest
 # The kit is the bundler's whole create path (it builds bundles itself): every bundler
 # module but main, and libcurl.
 TEST_OBJ_test_kit      = $(LIB_OBJ) $(call obj,$(SIGN_SRC) $(filter-out bundler/main.c,$(BUNDLER_SRC)) \
-                         unpacker/choose.c unpacker/hostreq.c unpacker/productline.c unpacker/bundletrust.c unpacker/trust.c unpacker/layout.c \
+                         unpacker/choose.c unpacker/hostreq.c unpacker/productline.c unpacker/kitcheck.c unpacker/bundletrust.c unpacker/trust.c unpacker/layout.c \
                          unpacker/install/fault.c) \
                          $(B)/obj/trusted_keys.o
 TEST_LIBS_test_kit     = -lcurl

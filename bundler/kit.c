@@ -1,5 +1,6 @@
 /* kit.c - bundler kit: collect and check the bundles, find the unpackers, plan the files,
- * check space, write DIR.partial-XXXXXX, flush, read back from the device, rename to DIR */
+ * check space, write DIR.partial-XXXXXX (SHA256SUMS, its signatures and the signed index
+ * last), flush, read back from the device, rename to DIR */
 #include "bundler/kit.h"
 
 #include <dirent.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "bundler/check.h"
+#include "bundler/kitsign.h"
 #include "bundler/output.h"
 #include "bundler/stub.h"
 #include "common/io.h"
@@ -25,6 +27,7 @@
 #include "common/platform.h"
 #include "common/progress.h"
 #include "common/sha256.h"
+#include "manifests/kitindex.h"
 #include "signing/verify.h"
 
 #define FAT_MAX_FILE 4294967295ull /* 4 GiB - 1 */
@@ -68,6 +71,8 @@ struct kit_bundle {
 struct kit_unpacker {
 	char platform[32];
 	char path[PATH_MAX];
+	uint8_t trusts[8][32]; /* the keys compiled into it */
+	int ntrusts;           /* -1: could not be read */
 };
 
 struct kit {
@@ -78,6 +83,9 @@ struct kit {
 	size_t nunpackers;
 	char skipped[256]; /* platforms whose unpacker the user brings */
 	struct source unpacker_src[8], readme, sums;
+	struct source sums_sigs[KITSIGN_MAX_KEYS], index, index_sig;
+	struct kitsign signing;
+	int64_t created, valid_until;
 	struct kit_file files[KIT_MAX_FILES];
 	size_t nfiles;
 	char *out;        /* the kit's final path */
@@ -495,9 +503,16 @@ static int plan_files(struct kit *k, struct cf_err *e)
 	for (size_t i = 0; i < k->nunpackers; i++) {
 		struct kit_unpacker *u = &k->unpackers[i];
 		struct source *s = &k->unpacker_src[i];
-		int rc = source_add(s, u->path, e);
+		/* The stick's unpacker is a signed container: an installed unpacker can check it, and
+		 * it still runs as it is. */
+		uint8_t *container;
+		size_t container_len;
+		int rc = kitsign_container(&k->signing, u->path, &container, &container_len, e);
 		if (rc != CF_OK)
 			return rc;
+		s->mem = (char *)container;
+		s->size = container_len;
+		u->ntrusts = kitsign_compiled_keys(u->path, u->trusts, 8);
 		/* A program cannot be cut into parts: only the file system's own limit applies. */
 		if (k->fs_limit && s->size > k->fs_limit)
 			return cf_fail(e, CF_INCOMPATIBLE, "%s is larger than the %s limit of %llu bytes per file",
@@ -565,14 +580,139 @@ static void version_note(const struct kit *k, const struct kit_bundle *b, char *
 			 b->version, full, b->version);
 }
 
-/* README.txt: what is here, whose key signed it, and the exact commands. Never a key. */
+/* 1 when the unpacker has at least one of the kit's signing keys compiled in. */
+static int trusts_kit(const struct kit *k, const struct kit_unpacker *u)
+{
+	for (int i = 0; i < u->ntrusts; i++)
+		for (size_t j = 0; j < k->signing.n; j++)
+			if (memcmp(u->trusts[i], k->signing.keyids[j], 32) == 0)
+				return 1;
+	return 0;
+}
+
+/* The name of key i's detached signature of SHA256SUMS: SHA256SUMS.sig for the first key (the
+ * stock command works as written), SHA256SUMS.<short id>.sig for each further one. */
+static char *sums_sig_name(const struct kit *k, size_t i)
+{
+	char id[17];
+	sig_short_id(k->signing.keyids[i], id);
+	return i == 0 ? xstrdup("SHA256SUMS.sig") : xasprintf("SHA256SUMS.%s.sig", id);
+}
+
+static void readme_keys(struct kit *k, char **t, size_t *len, size_t *cap)
+{
+	append(t, len, cap, "\nSIGNED BY (compare with the fingerprint you received by another "
+	       "channel, never with this file)\n");
+	for (size_t i = 0; i < k->signing.n; i++) {
+		char fp[65], id[17], *sig = sums_sig_name(k, i);
+		sig_fingerprint(k->signing.keyids[i], fp);
+		sig_short_id(k->signing.keyids[i], id);
+		append(t, len, cap, "  key id %s  fingerprint %s\n      signed the bundles, %s, "
+		       "cuferry-kit.sig and the unpackers\n", id, fp, sig);
+		free(sig);
+	}
+	for (size_t i = 0; i < k->nunpackers; i++) {
+		const struct kit_unpacker *u = &k->unpackers[i];
+		append(t, len, cap, "  %s/%s trusts %s\n", u->platform, unpacker_name(u->platform),
+		       u->ntrusts <= 0 ? "no compiled-in key (give --trust-fingerprint on the target)"
+		       : trusts_kit(k, u) ? "the kit's key (compiled in)"
+					  : "none of the kit's keys (give --trust-fingerprint on the target)");
+	}
+	append(t, len, cap,
+	       "\nThis kit carries no trusted key on purpose. Whoever could change these bundles could "
+	       "change a\nkey lying beside them too, so a key from the same stick proves nothing. The "
+	       "target trusts\nonly keys compiled into its unpacker, keys in /etc/cuferry/trusted-keys, "
+	       "or a --trust /\n--trust-fingerprint that came by another channel (not copied from this "
+	       "file).\n");
+	if (kit_has_windows(k))
+		append(t, len, cap, "On Windows the installed keys are in "
+		       "%%ProgramData%%\\cuferry\\trusted-keys.\n");
+}
+
+static void readme_first_server(struct kit *k, char **t, size_t *len, size_t *cap)
+{
+	append(t, len, cap,
+	       "\nTHE FIRST SERVER (no cuferry on it yet): check the stick with stock tools before "
+	       "anything from\nit runs, from this directory:\n"
+	       "  1. Compare the key fingerprint under SIGNED BY with the one you received by another\n"
+	       "     channel (paper, phone), and the SHA-256 of the unpacker with the one carried with it.\n"
+	       "  2. Check the kit's signature with the site's own public key (site.pub, brought by "
+	       "that\n     channel, never from this stick); it must print \"Verified OK\":\n"
+	       "       openssl dgst -sha256 -verify site.pub -signature SHA256SUMS.sig SHA256SUMS\n"
+	       "  3. Check every file against the signed list:\n"
+	       "       sha256sum -c SHA256SUMS\n"
+	       "  4. Only then run the stick's unpacker (as root): make it this server's own, then "
+	       "install:\n");
+	for (size_t i = 0; i < k->nunpackers; i++) {
+		const char *p = k->unpackers[i].platform;
+		if (strncmp(p, "linux", 5) != 0)
+			continue;
+		append(t, len, cap, "       ./%s/unpacker self-install . --trust-fingerprint HEX   "
+		       "# %s\n", p, p);
+	}
+	append(t, len, cap, "       unpacker install . --trust-fingerprint HEX /silent\n"
+	       "     (HEX: the fingerprint from step 1; once the key is in /etc/cuferry/trusted-keys "
+	       "or\n     compiled in, leave it out.)\n");
+	for (size_t i = 0; i < k->nunpackers; i++)
+		if (strncmp(k->unpackers[i].platform, "linux", 5) == 0) {
+			/* A private directory: a fixed name under /tmp could be planted by anyone. */
+			append(t, len, cap, "  On a stick mounted noexec, start the checked unpacker from "
+			       "a local copy in a private\n  directory (the bundle still streams from the "
+			       "stick):\n"
+			       "    d=$(mktemp -d) && cp ./%s/unpacker \"$d/unpacker\" && chmod 700 "
+			       "\"$d/unpacker\" &&\n    \"$d/unpacker\" self-install \"$PWD\" "
+			       "--trust-fingerprint HEX; rm -rf \"$d\"\n",
+			       k->unpackers[i].platform);
+			break;
+		}
+	if (!kit_has_windows(k))
+		return;
+	/* On a stick's root the kit is E:\cuferry-kit, and install E:\ looks in there. */
+	const char *base = strrchr(k->out, '/');
+	int in_root = base && strcmp(base, "/cuferry-kit") == 0;
+	const char *dir = in_root ? "E:\\cuferry-kit\\" : "E:\\";
+	append(t, len, cap,
+	       "  Windows has no stock tool that checks an ECDSA signature: compare\n"
+	       "       certutil -hashfile %swindows-x86_64\\unpacker.exe SHA256\n"
+	       "     with the SHA-256 that was carried beside the key's fingerprint ('bundler kit' "
+	       "printed\n     both), then check the rest with the verified unpacker (E:\\ stands for "
+	       "%s):\n"
+	       "       %swindows-x86_64\\unpacker.exe self-install E:\\ --trust-fingerprint HEX\n"
+	       "     PowerShell 7 (.NET 5 or later) can check SHA256SUMS.sig itself:\n"
+	       "       $k=[Security.Cryptography.ECDsa]::Create(); $k.ImportFromPem((Get-Content -Raw "
+	       "site.pub));\n       $k.VerifyData([IO.File]::ReadAllBytes(\"SHA256SUMS\"), "
+	       "[IO.File]::ReadAllBytes(\"SHA256SUMS.sig\"),\n       'SHA256', "
+	       "[Security.Cryptography.DSASignatureFormat]::Rfc3279DerSequence)   # True\n",
+	       dir, in_root ? "the stick" : "this directory", dir);
+}
+
+/* README.txt: the server's own unpacker first, then the first-server bootstrap with stock
+ * tools, what is here and whose key signed it. Never a key. */
 static void make_readme(struct kit *k)
 {
 	size_t len = 0, cap = 4096;
-	char *t = xmalloc(cap), created[32];
-	manifest_format_time((int64_t)time(NULL), created);
-	append(&t, &len, &cap, "cuferry kit, written %s\n\n", created);
-	append(&t, &len, &cap, "BUNDLES (signed; the unpacker picks the one for its machine)\n");
+	char *t = xmalloc(cap), created[32], until[32];
+	manifest_format_time(k->created, created);
+	manifest_format_time(k->valid_until, until);
+	append(&t, &len, &cap, "cuferry kit, written %s, valid until %s\n\n", created, until);
+	append(&t, &len, &cap,
+	       "ON A SERVER THAT HAS CUFERRY: its own, installed unpacker checks the whole kit (its "
+	       "signature,\nevery file, the unpackers on it) before it installs; nothing from the "
+	       "stick runs:\n"
+	       "  unpacker verify /media/usb/kit\n"
+	       "  unpacker install /media/usb/kit --dry-run   # which bundle it would choose, and "
+	       "why\n"
+	       "  unpacker install /media/usb/kit /silent\n"
+	       "  unpacker self-install /media/usb/kit        # this kit's unpacker, when it is newer\n"
+	       "  (/media/usb/kit: where this directory is mounted.) --cuda MAJOR picks a CUDA major "
+	       "other\n  than the driver's. The install reads the bundle straight from the stick: "
+	       "nothing is\n  copied to local disk. After %s the kit is refused as stale (exit 7) "
+	       "unless\n  --allow-expired.\n", until);
+	if (kit_has_windows(k))
+		append(&t, &len, &cap, "  Windows (a Command Prompt run as Administrator):\n"
+		       "    \"%%ProgramFiles%%\\cuferry\\unpacker.exe\" install E:\\ /S\n");
+	readme_first_server(k, &t, &len, &cap);
+	append(&t, &len, &cap, "\nBUNDLES (signed; the unpacker picks the one for its machine)\n");
 	for (size_t i = 0; i < k->nbundles; i++) {
 		const struct kit_bundle *b = &k->bundles[i];
 		int split = k->split && b->src.size > k->split;
@@ -584,77 +724,16 @@ static void make_readme(struct kit *k)
 		       b->packs_cuda ? ", CUDA libraries included" : "", note[0] ? "      (" : "", note,
 		       note[0] ? ")\n" : "");
 	}
-	append(&t, &len, &cap, "\nUNPACKERS\n");
+	append(&t, &len, &cap, "\nUNPACKERS (each a signed container: 'unpacker verify' checks it)\n");
 	for (size_t i = 0; i < k->nunpackers; i++)
 		append(&t, &len, &cap, "  %s/%s\n", k->unpackers[i].platform,
 		       unpacker_name(k->unpackers[i].platform));
 	if (k->skipped[0])
 		append(&t, &len, &cap, "  (none for %s: bring one the site already trusts)\n", k->skipped);
-	append(&t, &len, &cap, "\nSIGNED BY (compare with the fingerprint you received by another "
-	       "channel)\n");
-	char listed[16][65];
-	size_t nlisted = 0;
-	for (size_t i = 0; i < k->nbundles; i++)
-		for (uint32_t s = 0; s < k->bundles[i].nkeys; s++) {
-			char fp[65], id[17];
-			sig_fingerprint(k->bundles[i].keyids[s], fp);
-			sig_short_id(k->bundles[i].keyids[s], id);
-			int seen = 0;
-			for (size_t j = 0; j < nlisted; j++)
-				seen |= strcmp(listed[j], fp) == 0;
-			if (seen || nlisted == 16)
-				continue;
-			snprintf(listed[nlisted++], 65, "%s", fp);
-			append(&t, &len, &cap, "  key id %s  fingerprint %s\n", id, fp);
-		}
-	append(&t, &len, &cap,
-	       "\nThis kit carries no trusted key on purpose. Whoever could change these bundles could "
-	       "change a\nkey lying beside them too, so a key from the same stick proves nothing. The "
-	       "target trusts\nonly keys compiled into its unpacker, keys in /etc/cuferry/trusted-keys, "
-	       "or a --trust /\n--trust-fingerprint that came by another channel (not copied from this "
-	       "file).\n");
-	if (kit_has_windows(k))
-		append(&t, &len, &cap, "On Windows the installed keys are in "
-		       "%%ProgramData%%\\cuferry\\trusted-keys.\n");
-	append(&t, &len, &cap, "\nON THE TARGET (from this directory)\n");
-	append(&t, &len, &cap, "  sha256sum -c SHA256SUMS                      # the stick still holds "
-	       "what was written\n");
-	if (kit_has_windows(k))
-		append(&t, &len, &cap, "  (Windows has no sha256sum: certutil -hashfile FILE SHA256 prints "
-		       "the hash to compare)\n");
-	for (size_t i = 0; i < k->nunpackers; i++) {
-		const char *p = k->unpackers[i].platform;
-		if (strncmp(p, "windows", 7) == 0) {
-			/* On a stick's root the kit is E:\cuferry-kit, and install E:\ looks in there. */
-			const char *base = strrchr(k->out, '/');
-			int in_root = base && strcmp(base, "/cuferry-kit") == 0;
-			append(&t, &len, &cap, "  %s (a Command Prompt run as Administrator; E:\\ stands for %s):\n"
-			       "    E:\\%s%s\\unpacker.exe install E:\\ --dry-run\n"
-			       "    E:\\%s%s\\unpacker.exe install E:\\ /S\n", p,
-			       in_root ? "the stick" : "this directory", in_root ? "cuferry-kit\\" : "", p,
-			       in_root ? "cuferry-kit\\" : "", p);
-			continue;
-		}
-		append(&t, &len, &cap, "  %s (as root):\n    ./%s/unpacker install . --dry-run   "
-		       "# which bundle it would choose, and why\n    ./%s/unpacker install . /silent\n",
-		       p, p, p);
-	}
-	append(&t, &len, &cap,
-	       "  Add --trust-fingerprint HEX (the fingerprint from the other channel) when the key is "
-	       "not\n  installed on the target yet; --cuda MAJOR picks a CUDA major other than the "
-	       "driver's.\n  The install reads the bundle straight from the stick: nothing is copied "
-	       "to local disk.\n");
-	for (size_t i = 0; i < k->nunpackers; i++)
-		if (strncmp(k->unpackers[i].platform, "linux", 5) == 0) {
-			/* A private directory: a fixed name under /tmp could be planted by anyone. */
-			append(&t, &len, &cap, "  On a stick mounted noexec, start the unpacker from a local "
-			       "copy in a private\n  directory (the bundle still streams from the stick):\n"
-			       "    d=$(mktemp -d) && cp ./%s/unpacker \"$d/unpacker\" && chmod 700 "
-			       "\"$d/unpacker\" &&\n    \"$d/unpacker\" install \"$PWD\" /silent; "
-			       "rm -rf \"$d\"\n",
-			       k->unpackers[i].platform);
-			break;
-		}
+	readme_keys(k, &t, &len, &cap);
+	append(&t, &len, &cap, "\nFILES\n  SHA256SUMS, SHA256SUMS*.sig   for sha256sum and openssl\n"
+	       "  cuferry-kit.json, cuferry-kit.sig   the signed index the unpacker checks (every "
+	       "file, and\n      the validity)\n");
 	k->readme.mem = t;
 	k->readme.size = len;
 }
@@ -849,6 +928,49 @@ static void make_sums(struct kit *k, size_t nfiles)
 	k->sums.size = len;
 }
 
+/* One more file from memory, written now (after the ones it describes). */
+static int write_mem(struct kit *k, struct source *src, char *name, void *data, size_t len,
+		     uint8_t *buf, struct progress *p, struct cf_err *e)
+{
+	src->mem = data;
+	src->size = len;
+	return write_file(k, plan_add(k, name, src, 0, len, 0644), buf, p, e);
+}
+
+/* SHA256SUMS.sig by each key, then the index of every file written so far (SHA256SUMS and
+ * its signatures included) and cuferry-kit.sig over it. */
+static int write_signatures(struct kit *k, uint8_t *buf, struct progress *p, struct cf_err *e)
+{
+	int rc = CF_OK;
+	for (size_t i = 0; rc == CF_OK && i < k->signing.n; i++) {
+		uint8_t *der;
+		size_t der_len;
+		rc = kitsign_detached(&k->signing, i, k->sums.mem, (size_t)k->sums.size, &der, &der_len, e);
+		if (rc == CF_OK)
+			rc = write_mem(k, &k->sums_sigs[i], sums_sig_name(k, i), der, der_len, buf, p, e);
+	}
+	if (rc != CF_OK)
+		return rc;
+	struct kitindex x = { k->created, k->valid_until, xcalloc(k->nfiles, sizeof(*x.files)), k->nfiles };
+	for (size_t i = 0; i < k->nfiles; i++) {
+		x.files[i].path = k->files[i].name;
+		x.files[i].size = k->files[i].length;
+		memcpy(x.files[i].sha256, k->files[i].sha256, 32);
+	}
+	size_t len, sig_len;
+	char *index = kitindex_encode(&x, &len);
+	free(x.files);
+	if (!index)
+		return cf_fail(e, CF_INSTALL, "cannot encode the kit index");
+	rc = write_mem(k, &k->index, xstrdup(KITINDEX_NAME), index, len, buf, p, e);
+	uint8_t *sig = NULL;
+	if (rc == CF_OK)
+		rc = kitsign_index(&k->signing, k->index.mem, (size_t)k->index.size, &sig, &sig_len, e);
+	if (rc == CF_OK)
+		rc = write_mem(k, &k->index_sig, xstrdup(KITINDEX_SIG_NAME), sig, sig_len, buf, p, e);
+	return rc;
+}
+
 static int write_all(struct kit *k, struct cf_err *e)
 {
 	uint8_t *buf = xmalloc(BLOCK);
@@ -872,6 +994,8 @@ static int write_all(struct kit *k, struct cf_err *e)
 		struct kit_file *sums = plan_add(k, xstrdup("SHA256SUMS"), &k->sums, 0, k->sums.size, 0644);
 		rc = write_file(k, sums, buf, &p, e);
 	}
+	if (rc == CF_OK)
+		rc = write_signatures(k, buf, &p, e);
 	if (rc == CF_OK && fsync_dirs(k) != 0)
 		rc = cf_fail(e, cf_write_status(errno), "%s: %s", k->partial, strerror(errno));
 #ifdef CUFERRY_TEST_SEAMS
@@ -969,10 +1093,11 @@ static int check_space(struct kit *k, struct cf_err *e)
 	plan_add(k, xstrdup("README.txt"), &k->readme, 0, k->readme.size, 0644);
 	/* Every file rounded up to whole clusters, the directories, SHA256SUMS, some slack. */
 	uint64_t cluster = vfs.f_frsize ? vfs.f_frsize : 4096, need = 1u << 20;
-	uint64_t files = k->nfiles + 1 + 1 + k->nunpackers;
+	/* ... and SHA256SUMS's signatures, the index (a line per file) and its signature. */
+	uint64_t files = k->nfiles + 1 + 1 + k->nunpackers + 2 + k->signing.n;
 	for (size_t i = 0; i < k->nfiles; i++)
 		need += (k->files[i].length + cluster - 1) / cluster * cluster;
-	need += (2 + k->nunpackers) * cluster + 64 * 1024;
+	need += (2 + k->nunpackers + 2 + k->signing.n) * cluster + 64 * 1024 + k->nfiles * 256;
 	uint64_t avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
 	/* Some FUSE drivers (fusefat) report no size at all: then a full stick shows as a write
 	 * error (ENOSPC, exit 4) instead, and the partial kit is removed. */
@@ -1066,9 +1191,27 @@ static int put_in_place(struct kit *k, struct cf_err *e)
 	return rc;
 }
 
+static const struct kit_file *file_named(const struct kit *k, const char *name)
+{
+	for (size_t i = 0; i < k->nfiles; i++)
+		if (strcmp(k->files[i].name, name) == 0)
+			return &k->files[i];
+	return NULL;
+}
+
+/* What the operator carries beside the key's fingerprint (a first Windows server has no
+ * other check than this hash), and which keys each unpacker trusts. */
 static void print_summary(const struct kit *k)
 {
+	char until[32], fp[65], hex[65];
+	manifest_format_time(k->valid_until, until);
 	log_out("kit       %s (%zu files, read back from the device: all match)\n", k->out, k->nfiles);
+	log_out("valid     until %s (--valid-days %d)\n", until,
+		k->o->valid_days ? k->o->valid_days : KIT_DEFAULT_VALID_DAYS);
+	for (size_t i = 0; i < k->signing.n; i++) {
+		sig_fingerprint(k->signing.keyids[i], fp);
+		log_out("signed by %s\n", fp);
+	}
 	for (size_t i = 0; i < k->nbundles; i++) {
 		char note[256];
 		version_note(k, &k->bundles[i], note, sizeof(note));
@@ -1077,19 +1220,74 @@ static void print_summary(const struct kit *k)
 		if (note[0])
 			log_out("          %s\n", note);
 	}
-	for (size_t i = 0; i < k->nunpackers; i++)
-		log_out("unpacker  %s/%s\n", k->unpackers[i].platform,
-			unpacker_name(k->unpackers[i].platform));
+	for (size_t i = 0; i < k->nunpackers; i++) {
+		const struct kit_unpacker *u = &k->unpackers[i];
+		char *name = xasprintf("%s/%s", u->platform, unpacker_name(u->platform));
+		const struct kit_file *f = file_named(k, name);
+		hex_encode(f ? f->sha256 : (const uint8_t *)"", f ? 32 : 0, hex);
+		log_out("unpacker  %s sha256 %s\n", name, hex);
+		for (int j = 0; j < u->ntrusts; j++) {
+			sig_fingerprint(u->trusts[j], fp);
+			log_out("          trusts %s (compiled in)\n", fp);
+		}
+		if (u->ntrusts <= 0)
+			log_out("          trusts no compiled-in key\n");
+		free(name);
+	}
 	if (k->split)
 		log_out("split     parts of at most %llu bytes (%s)\n", (unsigned long long)k->split,
 			k->o->split ? "--split" : k->fs_name);
+}
+
+/* Each --key must have signed a bundle of the kit: the kit is signed by the keys that sign
+ * its bundles, so that the target needs no other key for it. */
+static int check_keys(const struct kit *k, struct cf_err *e)
+{
+	for (size_t i = 0; i < k->signing.n; i++) {
+		int used = 0;
+		for (size_t b = 0; b < k->nbundles; b++)
+			for (uint32_t s = 0; s < k->bundles[b].nkeys; s++)
+				used |= memcmp(k->bundles[b].keyids[s], k->signing.keyids[i], 32) == 0;
+		if (!used) {
+			char id[17];
+			sig_short_id(k->signing.keyids[i], id);
+			return cf_fail(e, CF_USAGE, "--key %s (key id %s) signed none of the kit's bundles: "
+				       "sign the kit with the key(s) that signed them", k->o->keys[i], id);
+		}
+	}
+	return CF_OK;
+}
+
+/* Loud, not fatal: the first server's bootstrap with --trust-fingerprint must keep working. */
+static void warn_untrusting_unpackers(const struct kit *k)
+{
+	for (size_t i = 0; i < k->nunpackers; i++)
+		if (!trusts_kit(k, &k->unpackers[i]))
+			log_msg(LOG_WARN, "%s/%s trusts NONE of the keys that signed this kit "
+				"(%s): every target needs --trust-fingerprint or the key in its trust "
+				"directory; build the unpacker with make TRUSTED_KEYS=site.pub",
+				k->unpackers[i].platform, unpacker_name(k->unpackers[i].platform),
+				k->unpackers[i].ntrusts <= 0 ? "it has no compiled-in key"
+							     : "its compiled-in keys are others");
 }
 
 int kit_make(const struct kit_options *o, struct cf_err *e)
 {
 	struct kit *k = xcalloc(1, sizeof(*k));
 	k->o = o;
-	int rc = choose_output(k, e);
+	k->created = (int64_t)time(NULL);
+#ifdef CUFERRY_TEST_SEAMS
+	/* Test builds only: CUFERRY_KIT_CREATED=EPOCH writes the kit as if on that date (an
+	 * expired kit without waiting 90 days). */
+	if (getenv("CUFERRY_KIT_CREATED"))
+		k->created = strtoll(getenv("CUFERRY_KIT_CREATED"), NULL, 10);
+#endif
+	k->valid_until = k->created + (int64_t)(o->valid_days ? o->valid_days : KIT_DEFAULT_VALID_DAYS) * 86400;
+	int rc = o->nkeys ? kitsign_load(&k->signing, o->keys, o->nkeys, e)
+			  : cf_fail(e, CF_USAGE, "a kit is signed: give --key K.key (the key that signed "
+				    "its bundles; repeat it for each further key)");
+	if (rc == CF_OK)
+		rc = choose_output(k, e);
 	if (rc == CF_OK && o->create.cudnn)
 		rc = build_matrix(k, e);
 	for (size_t i = 0; rc == CF_OK && i < o->nbundles; i++)
@@ -1097,11 +1295,15 @@ int kit_make(const struct kit_options *o, struct cf_err *e)
 	if (rc == CF_OK && k->nbundles == 0)
 		rc = cf_fail(e, CF_USAGE, "no bundles: give --cudnn VER (with --key) or --bundle X.bundle");
 	if (rc == CF_OK)
+		rc = check_keys(k, e);
+	if (rc == CF_OK)
 		rc = find_unpackers(k, e);
 	if (rc == CF_OK) {
 		remove_stale_partials(k);
 		rc = check_space(k, e);
 	}
+	if (rc == CF_OK)
+		warn_untrusting_unpackers(k);
 	if (rc == CF_OK) {
 		char *parent = parent_of(k->out);
 		k->partial = xasprintf("%s.partial-XXXXXX", k->out);
@@ -1131,6 +1333,11 @@ int kit_make(const struct kit_options *o, struct cf_err *e)
 		source_free(&k->unpacker_src[i]);
 	source_free(&k->readme);
 	source_free(&k->sums);
+	for (size_t i = 0; i < KITSIGN_MAX_KEYS; i++)
+		source_free(&k->sums_sigs[i]);
+	source_free(&k->index);
+	source_free(&k->index_sig);
+	kitsign_free(&k->signing);
 	free(k->out);
 	free(k->partial);
 	free(k->workdir);

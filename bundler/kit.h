@@ -1,6 +1,7 @@
 /* kit.h - bundler kit: everything a site needs on a stick (bundles for a matrix, an unpacker
- * per platform, SHA256SUMS, README.txt), split for the stick's file system, written under a
- * temporary name, flushed and read back from the device before it gets its name */
+ * per platform in a signed container, SHA256SUMS and its signature, the signed index with its
+ * validity, README.txt), split for the stick's file system, written under a temporary name,
+ * flushed and read back from the device before it gets its name */
 #ifndef BUNDLER_KIT_H
 #define BUNDLER_KIT_H
 
@@ -11,6 +12,7 @@
 #include "common/err.h"
 
 #define KIT_MAX_INPUTS 64
+#define KIT_DEFAULT_VALID_DAYS 90
 
 struct kit_options {
 	const char *out;
@@ -23,6 +25,9 @@ struct kit_options {
 	const char *platform_list;             /* --platform a,b (matrix) */
 	struct create_options create;          /* --cudnn, --key, --mirror, ... for the matrix */
 	uint64_t split;                        /* --split; 0: what the file system needs */
+	const char *keys[8];                   /* --key: sign SHA256SUMS, the index, the unpackers */
+	size_t nkeys;
+	int valid_days;                        /* --valid-days; 0: KIT_DEFAULT_VALID_DAYS */
 	int progress;
 };
 

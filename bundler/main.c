@@ -50,7 +50,7 @@ enum { OPT_CUDNN = 256, OPT_CUDA, OPT_PLATFORM, OPT_KEY, OPT_MIRROR, OPT_ARCHIVE
        OPT_CUDA_LIBS, OPT_COUNTER, OPT_EXPIRES, OPT_LEVEL, OPT_THREADS, OPT_SPLIT, OPT_SFX,
        OPT_CACHE, OPT_UNPACKER, OPT_EXPORT, OPT_EXTERNAL, OPT_PUB, OPT_SIGNATURE,
        OPT_BUNDLE, OPT_NO_UNPACKER, OPT_ADD_FILE, OPT_OFFLINE, OPT_RELEASE,
-       OPT_ALLOW_FUTURE, OPT_FORCE };
+       OPT_ALLOW_FUTURE, OPT_FORCE, OPT_VALID_DAYS };
 
 static const struct option long_options[] = {
 	{ "cudnn", required_argument, NULL, OPT_CUDNN },
@@ -116,7 +116,17 @@ static int parse_option(struct cli *c, int opt, const char *arg)
 	case OPT_CUDNN: o->cudnn = arg; return 0;
 	case OPT_CUDA: o->cuda = arg; return 0;
 	case OPT_PLATFORM: o->platform = arg; return 0;
-	case OPT_KEY: o->key_path = c->sign.key_path = arg; return 0;
+	case OPT_KEY:
+		o->key_path = c->sign.key_path = arg;
+		if (c->kit.nkeys == sizeof(c->kit.keys) / sizeof(c->kit.keys[0]))
+			return usage_error("more than %zu --key", c->kit.nkeys);
+		c->kit.keys[c->kit.nkeys++] = arg;
+		return 0;
+	case OPT_VALID_DAYS:
+		if (number(arg, 1, 3650, &v))
+			return usage_error("--valid-days '%s' is not a number of days (1-3650)", arg);
+		c->kit.valid_days = (int)v;
+		return 0;
 	case 'o': o->out = arg; return 0;
 	case OPT_MIRROR: o->mirror = arg; o->mirror_given = 1; return 0;
 	case OPT_ARCHIVE: o->from_archive = arg; return 0;

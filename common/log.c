@@ -96,6 +96,25 @@ void log_msg(int level, const char *fmt, ...)
 	free(text);
 }
 
+/* In the log file every line of the output is stamped as log_msg's are (a name from a stick
+ * cannot pass for a line of its own), and control characters are escaped. */
+static void put_stamped(const char *text)
+{
+	static int at_line_start = 1;
+	for (const char *p = text; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (at_line_start)
+			log_stamp(log_file, "info");
+		at_line_start = c == '\n';
+		if (c == '\n')
+			fputc('\n', log_file);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(log_file, "\\x%02x", c);
+		else
+			fputc(c, log_file);
+	}
+}
+
 void log_out(const char *fmt, ...)
 {
 	va_list ap;
@@ -105,9 +124,13 @@ void log_out(const char *fmt, ...)
 	/* Each line when it happens, on a pipe as on a terminal (a row as its step ends). */
 	fflush(stdout);
 	if (log_file) {
+		char *text = NULL;
 		va_start(ap, fmt);
-		vfprintf(log_file, fmt, ap);
+		int n = vasprintf(&text, fmt, ap);
 		va_end(ap);
+		if (n >= 0)
+			put_stamped(text);
+		free(text);
 		fflush(log_file);
 	}
 }
@@ -119,6 +142,25 @@ const char *log_safe(const char *s, char *buf, unsigned long size)
 		return "";
 	for (; s && *s && i + 1 < size; s++)
 		buf[i++] = ((unsigned char)*s < 0x20 || *s == 0x7f) ? '?' : *s;
+	buf[i] = '\0';
+	return buf;
+}
+
+const char *log_escape(const char *s, char *buf, unsigned long size)
+{
+	unsigned long i = 0;
+	if (size == 0)
+		return "";
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		int control = c < 0x20 || c == 0x7f;
+		if (i + (control ? 4 : 1) >= size)
+			break;
+		if (control)
+			i += (unsigned long)snprintf(buf + i, size - i, "\\x%02x", c);
+		else
+			buf[i++] = (char)c;
+	}
 	buf[i] = '\0';
 	return buf;
 }

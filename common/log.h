@@ -16,5 +16,8 @@ void log_msg(int level, const char *fmt, ...) CF_PRINTF(2, 3);
 void log_out(const char *fmt, ...) CF_PRINTF(1, 2);
 /* Copy a name for display: control characters become '?', so names cannot forge lines. */
 const char *log_safe(const char *s, char *buf, unsigned long size);
+/* The same with each control character written as \xNN (as log_msg does): for names from a
+ * stick that log_out prints, so that no raw ESC or BEL reaches a terminal. */
+const char *log_escape(const char *s, char *buf, unsigned long size);
 
 #endif

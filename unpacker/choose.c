@@ -17,8 +17,7 @@
 #include "manifests/manifest.h"
 #include "unpacker/bundletrust.h"
 #include "unpacker/hostreq.h"
-
-#define MAX_CANDIDATES 256
+#include "unpacker/kitcheck.h"
 
 struct machine {
 	const char *root;
@@ -40,6 +39,7 @@ static void cublas_file(const char *platform, int major, char *out, size_t size)
 
 struct candidate {
 	const char *path; /* the kit's file (names[] of choose_bundle owns it) */
+	int link;         /* a link on the stick: listed, never opened */
 	char name[256];
 	struct manifest *m;
 	int eligible;
@@ -166,33 +166,56 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The bundle files of dir, sorted; a directory without any but a cuferry-kit/ (what bundler
- * kit writes onto a stick's root) is looked into. */
-static size_t list_bundles(const char *dir, char **names, size_t max)
+struct listing {
+	char **names;
+	size_t n, cap;
+};
+
+static void listing_add(struct listing *l, char *path)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 64;
+		l->names = xrealloc(l->names, l->cap * sizeof(*l->names));
+	}
+	l->names[l->n++] = path;
+}
+
+/* The bundle files of dir, sorted, however many names it holds (junk must not hide the real
+ * bundle). Each name is looked at with lstat: a link named like a bundle is listed (to be
+ * passed over with its reason) but never opened, so nothing off the stick is read. */
+static void list_bundles(const char *dir, struct listing *l)
 {
 	struct platform_dir *d = platform_dir_open(dir);
-	size_t n = 0;
 	for (const char *name; d && (name = platform_dir_next(d)) != NULL;) {
 		char *path = in_dir(dir, name);
 		struct platform_stat st;
-		if (n < max && name[0] != '.' && platform_stat(path, &st) == 0 &&
-		    st.type == PLATFORM_TYPE_FILE && bundle_file(name, path))
-			names[n++] = path;
+		int named = has_suffix(name, ".bundle") || has_suffix(name, ".001") ||
+			    has_suffix(name, ".run") || has_suffix(name, ".exe");
+		if (name[0] == '.' || !named || platform_lstat(path, &st) != 0)
+			free(path);
+		else if (st.type == PLATFORM_TYPE_LINK || (st.type == PLATFORM_TYPE_FILE && bundle_file(name, path)))
+			listing_add(l, path);
 		else
 			free(path);
 	}
 	platform_dir_close(d);
-	if (n > 1)
-		qsort(names, n, sizeof(names[0]), by_name);
-	return n;
+	if (l->n > 1)
+		qsort(l->names, l->n, sizeof(l->names[0]), by_name);
 }
 
+static int is_link(const char *path)
+{
+	struct platform_stat st;
+	return platform_lstat(path, &st) == 0 && st.type == PLATFORM_TYPE_LINK;
+}
+
+/* The name as it may go to a terminal: escaped (no raw ESC or BEL from a stick's names). */
 static void display_name(const char *path, char *out, size_t size)
 {
 	/* Windows paths as given (E:\kit.bundle) separate with backslashes. */
 	const char *slash = strrchr(path, '/') ? strrchr(path, '/') : strrchr(path, '\\');
 	char buf[256];
-	snprintf(out, size, "%s", log_safe(slash ? slash + 1 : path, buf, sizeof(buf)));
+	snprintf(out, size, "%s", log_escape(slash ? slash + 1 : path, buf, sizeof(buf)));
 }
 
 /* Verify the header (and a .run's stub) with the trusted keys, then read the manifest:
@@ -203,8 +226,10 @@ static int read_candidate(struct candidate *c, const struct trust *t)
 	struct cf_err e = { 0 };
 	char signers[256];
 	int rc = bundletrust_open(c->path, t, signers, sizeof(signers), &in, &c->m, &e);
+	char safe[400];
 	if (rc != CF_OK)
-		snprintf(c->why, sizeof(c->why), "%s%.360s", rc == CF_TRUST ? "not trusted: " : "", e.msg);
+		snprintf(c->why, sizeof(c->why), "%s%.360s", rc == CF_TRUST ? "not trusted: " : "",
+			 log_escape(e.msg, safe, sizeof(safe)));
 	bundle_close(in);
 	return rc;
 }
@@ -336,28 +361,26 @@ int choose_bundle(const char *path, const struct choose_options *o, char *chosen
 	int rc = setup_machine(&mc, o, e);
 	if (rc != CF_OK)
 		return rc;
-	char *names[MAX_CANDIDATES];
-	size_t n;
-	char *dir = xstrdup(path);
-	if (io_is_dir(path)) {
-		n = list_bundles(dir, names, MAX_CANDIDATES);
-		if (n == 0) {
-			char *inside = in_dir(path, "cuferry-kit");
-			if (io_is_dir(inside)) {
-				free(dir);
-				dir = inside;
-				n = list_bundles(dir, names, MAX_CANDIDATES);
-			} else {
-				free(inside);
-			}
-		}
+	struct listing l = { NULL, 0, 0 };
+	char *dir = NULL;
+	/* A cuferry-kit/ below a stick's root is looked into, never through a link. */
+	if (io_is_dir(path) && (rc = kitcheck_dir(path, &dir, e)) != CF_OK)
+		return rc;
+	int from_dir = dir != NULL; /* names read from the stick, not one file the user named */
+	if (from_dir) {
+		list_bundles(dir, &l);
 	} else {
-		names[0] = xstrdup(path);
-		n = 1;
+		dir = xstrdup(path);
+		listing_add(&l, xstrdup(path));
 	}
+	char **names = l.names;
+	size_t n = l.n;
 	if (n == 0) {
-		rc = cf_fail(e, CF_USAGE, "%s holds no bundles (*.bundle, *.001, *.run)", path);
+		char safe[256];
+		rc = cf_fail(e, CF_USAGE, "%s holds no bundles (*.bundle, *.001, *.run)",
+			     log_safe(path, safe, sizeof(safe)));
 		free(dir);
+		free(names);
 		return rc;
 	}
 	struct trust *t = xmalloc(sizeof(*t));
@@ -367,6 +390,10 @@ int choose_bundle(const char *path, const struct choose_options *o, char *chosen
 	for (size_t i = 0; rc == CF_OK && i < n; i++) {
 		c[i].path = names[i];
 		display_name(names[i], c[i].name, sizeof(c[i].name));
+		if (from_dir && is_link(names[i])) {
+			snprintf(c[i].why, sizeof(c[i].why), "a link: not followed off the kit");
+			continue;
+		}
 		if (read_candidate(&c[i], t) != CF_OK)
 			continue;
 		trusted++;
@@ -424,5 +451,6 @@ int choose_bundle(const char *path, const struct choose_options *o, char *chosen
 	free(c);
 	free(t);
 	free(dir);
+	free(names);
 	return rc;
 }

@@ -20,6 +20,9 @@ const char cli_usage[] =
 	"       unpacker [install] DIR [--dry-run] [--cuda MAJOR] [--platform P] ...   the bundle\n"
 	"                of a kit that fits (--platform: as if on P, with --dry-run)\n"
 	"       unpacker verify BUNDLE [--trust K.pub]...   signature and every hash; installs nothing\n"
+	"       unpacker verify KIT [--allow-expired]   a signed kit: its index, every file, its unpackers\n"
+	"       unpacker self-install KIT|CONTAINER [--allow-downgrade] [--root DIR]   the kit's\n"
+	"                verified unpacker as /usr/local/sbin/unpacker (%ProgramFiles%\\cuferry)\n"
 	"       unpacker validate [ID] [--gpu N] [--require-gpu] [--quick-validate] [--trust K.pub]...\n"
 	"       unpacker list | use ID | uninstall ID [--force] | env [--shell sh|ps|cmd] | doctor\n"
 	"       unpacker --version | help [COMMAND] | COMMAND --help\n"
@@ -28,7 +31,7 @@ const char cli_usage[] =
 	"            6 validation failed, 7 policy, 8 busy, 10 rollback failed\n";
 
 static const char *const verbs[] = { "install", "verify", "validate", "list", "use", "uninstall",
-				     "env", "doctor", "help", NULL };
+				     "env", "doctor", "help", "self-install", NULL };
 
 /* "/log=FILE" and "--log=FILE": the value after '=', case-insensitive name. */
 static const char *value_of(const char *arg, const char *name)
@@ -253,13 +256,8 @@ int cli_check_inputs(const struct cli *c, char *why, size_t size)
 {
 	struct platform_stat st;
 	int reads_bundle = strcmp(c->verb, "install") == 0 || strcmp(c->verb, "verify") == 0;
-	/* install DIR chooses among a kit's bundles (unpacker/choose.c); verify takes one file. */
-	if (strcmp(c->verb, "verify") == 0 && c->arg && platform_stat(c->arg, &st) == 0 &&
-	    st.type == PLATFORM_TYPE_DIR) {
-		snprintf(why, size, "%s is a directory: give the bundle file in it (NAME.bundle, "
-			 "NAME.bundle.001 or NAME.run)", c->arg);
-		return 1;
-	}
+	/* install DIR chooses among a kit's bundles (unpacker/choose.c); verify DIR checks a
+	 * whole signed kit (unpacker/kitcheck.c). */
 	if (reads_bundle && c->arg && later_part(c->arg, why, size))
 		return 1;
 	for (size_t i = 0; i < c->ntrust_files; i++)

@@ -15,6 +15,9 @@ static const char windows_usage[] =
 	"       unpacker [install] DIR [--dry-run] [--cuda MAJOR] [--platform P] ...   the bundle\n"
 	"                of a kit (E:\\) that fits (--platform: as if on P, with --dry-run)\n"
 	"       unpacker verify BUNDLE [--trust K.pub]...   signature and every hash; installs nothing\n"
+	"       unpacker verify KIT [--allow-expired]   a signed kit: its index, every file, its unpackers\n"
+	"       unpacker self-install KIT|CONTAINER [--allow-downgrade]   the kit's verified unpacker\n"
+	"                as %ProgramFiles%\\cuferry\\unpacker.exe\n"
 	"       unpacker validate [ID] [--gpu N] [--require-gpu] [--quick-validate] [--trust K.pub]...\n"
 	"       unpacker list | use ID | uninstall ID [--force] | env [--shell cmd|ps|sh] | doctor\n"
 	"       unpacker --version | help [COMMAND] | COMMAND --help\n"
@@ -86,11 +89,31 @@ static const struct {
 	  ".cuferry\\header.bin from the verified bundle. Given a DIR of bundles (a kit, E:\\),\n"
 	  "the one that fits this machine is chosen and the choice explained (the same downgrade\n"
 	  "rule passes older ones over, with the reason); --dry-run only says\n"
-	  "it (--platform P: as if on platform P).\n" },
+	  "it (--platform P: as if on platform P). A signed kit's index is verified first; an\n"
+	  "expired kit is refused (7) unless --allow-expired.\n" },
 	{ "verify",
-	  "usage: unpacker verify BUNDLE|PART.001|X.run [--trust K.pub]... [--trust-fingerprint HEX]\n"
+	  "usage: unpacker verify BUNDLE|PART.001|X.run|KIT|CONTAINER [--trust K.pub]...\n"
+	  "                [--trust-fingerprint HEX]... [--allow-expired]\n"
 	  "Check the signature against the trusted keys and every chunk and file hash; install\n"
-	  "nothing.\n", NULL },
+	  "nothing. A KIT directory (what 'bundler kit' wrote): its index cuferry-kit.json signed\n"
+	  "by trusted keys (2), every file as the index lists it and nothing else (3), each\n"
+	  "unpacker on it signed (2), and not expired (7, unless --allow-expired); a linked\n"
+	  "cuferry-kit/ is 2. A CONTAINER (PLATFORM/unpacker of a kit): its signatures.\n", NULL },
+	{ "self-install",
+	  "usage: unpacker self-install KIT|CONTAINER [--trust K.pub]... [--trust-fingerprint HEX]...\n"
+	  "                [--allow-downgrade] [--root DIR]\n"
+	  "Verify the kit's unpacker for this machine (KIT/PLATFORM/unpacker, or the signed\n"
+	  "container given), read once into memory, with the trusted keys, then install it\n"
+	  "root-owned, mode 0755, as /usr/local/sbin/unpacker (under --root DIR), atomically, so\n"
+	  "that every later stick is opened by the server's own verified unpacker. An older\n"
+	  "version does not replace a newer one (7) unless --allow-downgrade.\n",
+	  "usage: unpacker self-install KIT|CONTAINER [--trust K.pub]... [--trust-fingerprint HEX]...\n"
+	  "                [--allow-downgrade]\n"
+	  "Verify the kit's unpacker.exe (KIT\\windows-x86_64\\unpacker.exe, or the signed\n"
+	  "container given), read once into memory, with the trusted keys, then install it as\n"
+	  "%ProgramFiles%\\cuferry\\unpacker.exe, so that every later stick is opened by the\n"
+	  "machine's own verified unpacker. An older version does not replace a newer one (7)\n"
+	  "unless --allow-downgrade.\n" },
 	{ "validate",
 	  "usage: unpacker validate [ID] [--gpu N] [--require-gpu] [--quick-validate] [--prefix DIR]\n"
 	  "                [--root DIR] [--trust K.pub]... [--trust-fingerprint HEX]... [--json FILE]\n"

@@ -256,3 +256,13 @@ char *layout_user_env(const char *home)
 {
 	return xasprintf("%s/.config/cuferry/cudnn.sh", home);
 }
+
+char *layout_self_install_dir(void)
+{
+	if (!windows())
+		return xstrdup("/usr/local/sbin");
+	char *dir = known_folder(PLATFORM_FOLDER_PROGRAMS);
+	char *path = xasprintf("%s\\cuferry", dir);
+	free(dir);
+	return path;
+}

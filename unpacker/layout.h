@@ -98,4 +98,8 @@ char *layout_user_log(void);
 /* HOME/.config/cuferry/cudnn.sh: the user's environment snippet (--env=user). */
 char *layout_user_env(const char *home);
 
+/* Where self-install puts the unpacker, as the system sees it (Linux /usr/local/sbin, under
+ * --root for images; Windows %ProgramFiles%\cuferry). Caller frees. */
+char *layout_self_install_dir(void);
+
 #endif

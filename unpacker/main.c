@@ -17,6 +17,8 @@
 #include "unpacker/cli.h"
 #include "unpacker/validate/doctor.h"
 #include "unpacker/help.h"
+#include "unpacker/kitcheck.h"
+#include "unpacker/selfinstall.h"
 #include "unpacker/install/commands.h"
 #include "unpacker/install/install.h"
 #include "unpacker/layout.h"
@@ -30,6 +32,8 @@
 /* Marks this program as a cuferry unpacker: the bundler embeds no other file as a .run's stub.
  * "retain" keeps it through --gc-sections (the glibc-floor link drops unreferenced data). */
 __attribute__((used, retain)) static const char stub_marker[] = SFX_STUB_MARKER_HEAD SFX_STUB_MARKER_TAIL;
+/* Its version, for self-install's downgrade rule (common/bundle/sfx.h). */
+__attribute__((used, retain)) static const char version_marker[] = SFX_VERSION_MARKER CUFERRY_VERSION;
 
 /* A .run (.exe on Windows) carries its bundle: with no BUNDLE argument, install from our own
  * file (found also when the dynamic loader started us), also when its trailer is gone or
@@ -40,7 +44,10 @@ __attribute__((used, retain)) static const char stub_marker[] = SFX_STUB_MARKER_
 static const char *self_bundle(void)
 {
 	const char *path = selfpath_program();
-	int ok = path && (bundle_file_has_sfx_trailer(path) || selfpath_carries_data(path));
+	/* A kit's signed unpacker carries a block but no bundle: started bare, it is a usage
+	 * error like any unpacker's, not an install of itself. */
+	int ok = path && !kitcheck_is_container(path) &&
+		 (bundle_file_has_sfx_trailer(path) || selfpath_carries_data(path));
 	return ok ? path : NULL;
 }
 
@@ -240,14 +247,21 @@ static int install_from_kit(const struct cli *c, struct install_options *o,
 	struct choose_options co = { c->root, o->trust, c->cuda, c->platform,
 				     have_state ? &installed : NULL,
 				     { o->allow_downgrade, o->keep_current } };
-	int rc = choose_bundle(o->bundle, &co, chosen, sizeof(chosen), e);
+	char *dir = NULL;
+	/* A signed kit's index first: who signed it, and whether it is still valid. */
+	int rc = io_is_dir(o->bundle) ? kitcheck_verify_kit(o->bundle, &o->trust, c->allow_expired, 0,
+							    &dir, e) : CF_OK;
+	if (rc == CF_OK)
+		rc = choose_bundle(dir ? dir : o->bundle, &co, chosen, sizeof(chosen), e);
+	free(dir);
 	if (have_state)
 		state_free(&installed);
 	layout_free(&p);
 	if (rc != CF_OK)
 		return rc;
 	if (c->dry_run) {
-		log_out("dry run: would install %s\n", chosen);
+		char safe[4096];
+		log_out("dry run: would install %s\n", log_escape(chosen, safe, sizeof(safe)));
 		return CF_OK;
 	}
 	o->bundle = chosen;
@@ -261,6 +275,20 @@ static int dispatch(const struct cli *c, struct install_options *o, struct insta
 		    struct cf_err *e)
 {
 	const char *v = c->verb;
+	if (!strcmp(v, "verify") && c->arg && io_is_dir(c->arg)) {
+		char *dir = NULL;
+		int rc = kitcheck_verify_kit(c->arg, &o->trust, c->allow_expired, 1, &dir, e);
+		free(dir);
+		return rc;
+	}
+	if (!strcmp(v, "verify") && c->arg && kitcheck_is_container(c->arg))
+		return kitcheck_verify_container(c->arg, &o->trust, e);
+	if (!strcmp(v, "self-install")) {
+		struct selfinstall_options so = { c->root, &o->trust, c->allow_downgrade };
+		if (!c->arg)
+			return cf_fail(e, CF_USAGE, "self-install needs a KIT directory or a signed unpacker");
+		return selfinstall_run(c->arg, &so, e);
+	}
 	if (!strcmp(v, "install") || !strcmp(v, "verify")) {
 		o->bundle = c->arg ? c->arg : self_bundle();
 		if (!o->bundle)
@@ -282,7 +310,7 @@ static int dispatch(const struct cli *c, struct install_options *o, struct insta
 		const char *text = c->arg ? unpacker_help_for(c->arg) : unpacker_usage();
 		if (!text)
 			return cf_fail(e, CF_USAGE, "unknown command '%s' (commands: install verify validate "
-				       "list use uninstall env doctor help)", c->arg);
+				       "list use uninstall env doctor self-install help)", c->arg);
 		fputs(text, stdout);
 		return CF_OK;
 	}

@@ -87,7 +87,8 @@ int bundle_file_has_sfx_trailer(const char *path)
 	struct platform_stat st;
 	int fd = platform_open(path, PLATFORM_OPEN_READ, 0);
 	int tagged = fd >= 0 && platform_fstat(fd, &st) == 0 && st.size > SFX_TRAILER_LEN &&
-		     read_trailer(fd, st.size, tail) == 0 && sfx_trailer_tagged(tail) == 0;
+		     read_trailer(fd, st.size, tail) == 0 && sfx_trailer_tagged(tail) == 0 &&
+		     frame_le64(tail + 16) != 0; /* L = 0: an unpacker carried on a kit, no bundle */
 	if (fd >= 0)
 		platform_close(fd);
 	return tagged;
@@ -115,6 +116,9 @@ static int detect_sfx(struct bundle_input *b, int fd, uint64_t file_size, struct
 	int rc = sfx_trailer_parse(tail, file_size, &b->layout, e);
 	if (rc != CF_OK)
 		return rc;
+	if (sfx_layout_is_container(&b->layout))
+		return cf_fail(e, CF_TRUST, "%s: a signed unpacker from a kit, not a bundle (install it "
+			       "with 'unpacker self-install')", b->parts[0].path);
 	b->block = xmalloc((size_t)b->layout.block_len);
 	if (platform_pread(fd, b->block, (size_t)b->layout.block_len,
 			   b->layout.stub_len + b->layout.bundle_len) != (ssize_t)b->layout.block_len)
@@ -136,7 +140,9 @@ int bundle_open(const char *path, struct bundle_input **out, struct cf_err *e)
 		b->split_stem[strlen(path) - 4] = '\0';
 		for (int i = 1; i <= MAX_PARTS; i++) {
 			char *part = xasprintf("%s.%03d", b->split_stem, i);
-			int ok = platform_stat(part, &st) == 0 && st.type == PLATFORM_TYPE_FILE;
+			/* Later parts are never links: on a stick, one could point anywhere. */
+			int ok = (i == 1 ? platform_stat(part, &st) : platform_lstat(part, &st)) == 0 &&
+				 st.type == PLATFORM_TYPE_FILE;
 			if (ok)
 				part_add(b, part, st.size);
 			free(part);
@@ -253,7 +259,7 @@ static int switch_part(struct bundle_input *b, struct cf_err *e)
 	       b->pos >= b->parts[b->current].start + b->parts[b->current].size) {
 		platform_close(b->fd);
 		b->current++;
-		b->fd = platform_open(b->parts[b->current].path, PLATFORM_OPEN_READ, 0);
+		b->fd = platform_open(b->parts[b->current].path, PLATFORM_OPEN_READ | PLATFORM_OPEN_NOFOLLOW, 0);
 		/* A part that is not there is missing data (3); one the medium cannot give is an
 		 * I/O error (5, DESIGN.md §9). */
 		if (b->fd < 0)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/io.h"
+#include "common/memfind.h"
 #include "common/platform.h"
 #include "common/sha256.h"
 
@@ -110,4 +111,62 @@ int sfx_hash_range(int fd, uint64_t len, uint8_t out[32])
 	sha256_final(&h, out);
 	free(buf);
 	return 0;
+}
+
+void sfx_container_digest(const uint8_t stub_sha256[32], uint64_t stub_len, uint8_t digest[32])
+{
+	struct sfx_layout l = { stub_len, 0, 0 };
+	sfx_digest(stub_sha256, (const uint8_t *)"", 0, &l, digest);
+}
+
+int sfx_layout_is_container(const struct sfx_layout *l)
+{
+	return l->bundle_len == 0;
+}
+
+int sfx_container_parse(const uint8_t *data, size_t len, struct sfx_layout *l,
+			struct frame_sig *sigs, uint32_t *nsigs, uint8_t digest[32], struct cf_err *e)
+{
+	uint8_t stub_sha[32];
+	if (len < SFX_TRAILER_LEN)
+		return cf_fail(e, CF_TRUST, "not a signed unpacker: too short for its trailer");
+	const uint8_t *tail = data + len - SFX_TRAILER_LEN;
+	if (sfx_trailer_tagged(tail) != 0)
+		return cf_fail(e, CF_TRUST, "not a signed unpacker: no signature block at its end (a "
+			       "program nobody signed)");
+	int rc = sfx_trailer_parse(tail, len, l, e);
+	if (rc != CF_OK)
+		return rc;
+	if (!sfx_layout_is_container(l))
+		return cf_fail(e, CF_TRUST, "not a signed unpacker: it carries a bundle (a .run or .exe "
+			       "self-extractor)");
+	rc = sfx_block_parse(data + l->stub_len, (size_t)l->block_len, sigs, nsigs, e);
+	if (rc == CF_OK) {
+		sha256_buf(data, (size_t)l->stub_len, stub_sha);
+		sfx_container_digest(stub_sha, l->stub_len, digest);
+	}
+	return rc;
+}
+
+int sfx_program_version(const uint8_t *data, size_t len, char *out, size_t size)
+{
+	static const char marker[] = SFX_VERSION_MARKER;
+	size_t m = sizeof(marker) - 1;
+	for (const uint8_t *p = data, *end = data + len; p < end;) {
+		const uint8_t *at = memfind(p, (size_t)(end - p), marker, m);
+		if (!at)
+			break;
+		const uint8_t *v = at + m;
+		size_t n = 0;
+		while (v + n < end && n + 1 < size && ((v[n] >= '0' && v[n] <= '9') || v[n] == '.'))
+			n++;
+		/* The marker alone (the needle in a program's own data) is followed by no digit. */
+		if (n > 0 && v + n < end && v[n] == '\0') {
+			memcpy(out, v, n);
+			out[n] = '\0';
+			return 0;
+		}
+		p = at + 1;
+	}
+	return -1;
 }

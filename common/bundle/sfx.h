@@ -13,7 +13,13 @@
  *   "CFSTUB01" || SHA-256(stub bytes) || SHA-256(the bundle's signed header bytes)
  *   || u64 LE S || u64 LE L
  * so the stub, the bundle (its header, and through it every payload chunk) and the trailer
- * are all covered. Format 1 had 8 zero bytes where K is: such a file has no block. */
+ * are all covered. Format 1 had 8 zero bytes where K is: such a file has no block.
+ *
+ * An unpacker carried on a kit (DESIGN.md §10) is the same with no bundle: stub, block,
+ * trailer with L = 0, signed over the message above with an empty header (SHA-256 of no
+ * bytes) and L = 0. It still runs as the program it is (bytes after an ELF or PE image are
+ * ignored by the loader), and no .run can pass for one or one for a .run: a .run always
+ * has a bundle, whose header is never empty. */
 #ifndef COMMON_BUNDLE_SFX_H
 #define COMMON_BUNDLE_SFX_H
 
@@ -58,6 +64,21 @@ void sfx_message(const uint8_t stub_sha256[32], const uint8_t *header, size_t he
 		 const struct sfx_layout *l, uint8_t m[SFX_MESSAGE_LEN]);
 void sfx_digest(const uint8_t stub_sha256[32], const uint8_t *header, size_t header_len,
 		const struct sfx_layout *l, uint8_t digest[32]);
+/* An unpacker container (L = 0): the digest its signatures cover. */
+void sfx_container_digest(const uint8_t stub_sha256[32], uint64_t stub_len, uint8_t digest[32]);
+/* 1 when a parsed trailer is a container's (no bundle inside). */
+int sfx_layout_is_container(const struct sfx_layout *l);
+/* Parse the container held in memory (len bytes: read once, so that a device that returns
+ * other bytes on a second read cannot slip them in): its layout, signatures and the digest
+ * they must cover. CF_TRUST with the reason when it is not a signed container (no trailer, a
+ * bundle inside, a bad block); the signatures are not judged here. */
+int sfx_container_parse(const uint8_t *data, size_t len, struct sfx_layout *l,
+			struct frame_sig *sigs, uint32_t *nsigs, uint8_t digest[32], struct cf_err *e);
+/* Every cuferry unpacker carries SFX_VERSION_MARKER followed by its version (unpacker/main.c),
+ * so that self-install can tell an older one from a newer one. */
+#define SFX_VERSION_MARKER "CUFERRY-UNPACKER-VERSION="
+/* The version a program's bytes carry after the marker, in out; -1 when none. */
+int sfx_program_version(const uint8_t *data, size_t len, char *out, size_t size);
 /* SHA-256 of len bytes of fd from offset 0 (pread, the file position is left alone). */
 int sfx_hash_range(int fd, uint64_t len, uint8_t out[32]);
 

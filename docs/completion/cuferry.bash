@@ -32,7 +32,7 @@ _cuferry_bundler()
 	split) opts="--split --help" ;;
 	sfx) opts="--platform --unpacker -o --key --external --pub --signature --force --help" ;;
 	kit) opts="-o --cudnn --cuda --platform --key --mirror --bundle --unpacker --no-unpacker
-		--split --cache --offline -q --help" ;;
+		--split --cache --offline --valid-days -q --help" ;;
 	*) opts="--help" ;;
 	esac
 	if [[ $cur == -* ]]; then
@@ -45,7 +45,7 @@ _cuferry_bundler()
 _cuferry_unpacker()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-	local commands="install verify validate list use uninstall env doctor help"
+	local commands="install verify validate list use uninstall env doctor self-install help"
 	if [ "$COMP_CWORD" -eq 1 ] && [[ $cur != -* ]]; then
 		COMPREPLY=($(compgen -W "$commands" -- "$cur") $(compgen -f -- "$cur"))
 		return

@@ -62,11 +62,43 @@ make_bundle w919libs 12 windows-x86_64 --with-cuda-libs --mirror "file://$FX/fil
 [ -f in/cudnn-9.19.0-cuda12-cudalibs-windows-x86_64.bundle ] || { ls in; fail "no cudalibs bundle"; }
 make_bundle l 12 linux-x86_64
 make_bundle l 13 linux-x86_64
-expect 0 "$BUNDLER" kit -o "$W/kit" $(for f in in/*.bundle; do printf -- '--bundle %s ' "$W/$f"; done)
+expect 0 "$BUNDLER" kit --key "$FX/test.key" -o "$W/kit" $(for f in in/*.bundle; do printf -- '--bundle %s ' "$W/$f"; done)
 [ -f kit/windows-x86_64/unpacker.exe ] && [ -f kit/linux-x86_64/unpacker ] || { ls -R kit; fail "the kit lacks an unpacker"; }
-cmp -s kit/windows-x86_64/unpacker.exe "$EXE" || fail "the kit's unpacker.exe is not build/windows/unpacker.exe"
-assert_contains kit/README.txt 'E:\\windows-x86_64\\unpacker.exe install E:\\ /S'
-assert_contains kit/README.txt 'certutil -hashfile'
+cmp -s -n "$(stat -c %s "$EXE")" kit/windows-x86_64/unpacker.exe "$EXE" || fail "the kit's unpacker.exe is not build/windows/unpacker.exe"
+assert_contains kit/README.txt '"%ProgramFiles%\\cuferry\\unpacker.exe" install E:\\ /S'
+assert_contains kit/README.txt 'E:\\windows-x86_64\\unpacker.exe self-install E:\\ --trust-fingerprint HEX'
+assert_contains kit/README.txt 'certutil -hashfile E:\\windows-x86_64\\unpacker.exe SHA256'
+assert_contains kit/README.txt 'DSASignatureFormat\]::Rfc3279DerSequence'
+# The Linux unpacker verifies the whole kit, the windows-x86_64 unpacker.exe container included;
+# a changed byte in it is refused on its own.
+expect 0 "$UNPACKER" verify kit --trust "$FX/test.pub"
+assert_contains last.out "unpacker  windows-x86_64/unpacker.exe: signed by"
+cp kit/windows-x86_64/unpacker.exe changed.exe
+printf 'X' | dd of=changed.exe bs=1 seek=2000 conv=notrunc 2>/dev/null
+expect 2 "$UNPACKER" self-install "$W/changed.exe" --root "$W/selfroot" --trust "$FX/test.pub"
+# unpacker.exe verify KIT under Wine: the same checks with Windows paths.
+rc=0
+wine_run "$EXE" verify "$(wine_path "$W/kit")" $TRUST_WIN > last.out 2>&1 || rc=$?
+[ $rc = 0 ] || { cat last.out; fail "unpacker.exe verify KIT: exit $rc"; }
+assert_contains last.out "verified kit"
+printf 'x' >> kit/README.txt
+rc=0
+wine_run "$EXE" verify "$(wine_path "$W/kit")" $TRUST_WIN > last.out 2>&1 || rc=$?
+[ $rc = 3 ] || { cat last.out; fail "unpacker.exe verify KIT of a changed kit: exit $rc, expected 3"; }
+truncate -s -1 kit/README.txt
+# self-install under Wine: the tests' build (CUFERRY_FAULT=no-acl: Wine's C: is the user's)
+# verifies the kit's unpacker.exe and installs it as %ProgramFiles%\cuferry\unpacker.exe.
+rc=0
+CUFERRY_FAULT=no-acl wine_run "$WIN/test-bin/unpacker.exe" self-install "$(wine_path "$W/kit")" $TRUST_WIN \
+	> last.out 2>&1 || rc=$?
+[ $rc = 0 ] || { cat last.out; fail "unpacker.exe self-install KIT: exit $rc"; }
+assert_contains last.out "installed the unpacker"
+cmp -s "$DRIVE_C/Program Files/cuferry/unpacker.exe" "$EXE" || fail "self-install did not install unpacker.exe"
+rc=0
+CUFERRY_FAULT=no-acl wine_run "$WIN/test-bin/unpacker.exe" self-install "$(wine_path "$W/changed.exe")" \
+	$TRUST_WIN > last.out 2>&1 || rc=$?
+[ $rc = 2 ] || { cat last.out; fail "unpacker.exe self-install of a changed unpacker.exe: exit $rc"; }
+cmp -s "$DRIVE_C/Program Files/cuferry/unpacker.exe" "$EXE" || fail "a changed unpacker.exe was installed"
 assert_contains kit/README.txt '%ProgramData%\\cuferry\\trusted-keys'
 KIT=$(wine_path "$W/kit")
 

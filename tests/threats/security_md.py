@@ -135,6 +135,13 @@ section("threat-results-hygiene.tsv", "Environment hygiene (issue 23)",
         "loader's search, would make every program's, and `--modulefiles` directories that do "
         "not pass the prefix's ownership rule; the same four assertions, and the modulefiles "
         "directory left empty.")
+section("threat-results-kit.tsv", "The stick (a kit on a USB medium)",
+        "`tests/threats/test_kit_threats.sh`: the stick attacker, who can change every byte of a "
+        "kit but has no signing key: a swapped unpacker with `SHA256SUMS` and `README.txt` to "
+        "match (refused by `openssl` and by `unpacker verify KIT`), a link to `/etc/shadow` "
+        "named like a bundle (never opened: strace), 300 junk names before the real bundle "
+        "(every name read), escape sequences in a name (printed as `\\xNN`), an expired kit "
+        "and a linked `cuferry-kit/`, each with the four assertions in both modes.")
 section("threat-results-windows.tsv", "Windows (unpacker.exe under Wine)",
         "`tests/threats/test_windows_threats.sh`: the cases above that apply to Windows and the "
         "Windows spellings of a path escape (`..\\`, `C:\\…`, `\\…`, UNC, `C:x`, alternate "

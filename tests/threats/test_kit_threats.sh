@@ -1,0 +1,81 @@
+#!/bin/sh
+# The stick attacker (issue 23 items 2 and 8, issue 24's kit index): a kit whose unpacker,
+# SHA256SUMS and README.txt were swapped; a link to /etc/shadow named like a bundle; 300 junk
+# bundle names before the real one; escape sequences in a name; an expired kit; a linked
+# cuferry-kit/. Each runs in both modes with the suite's four assertions (tests/threats/lib.sh)
+# against a root with a bundle installed, plus what the case itself must show (never opened,
+# every name read, nothing raw on the terminal). Results go to
+# $CUFERRY_BUILD/threat-results-kit.tsv for docs/SECURITY.md. Run as root, as on a target.
+. "$CUFERRY_TOP/tests/e2e/lib.sh"
+RES=$B/threat-results-kit.tsv
+. "$TOP/tests/threats/lib.sh"
+: > "$RES"
+umask 022
+mkdir -p outside/sub
+echo target > outside/target
+echo data > outside/sub/file
+R=$W/root
+"$UNPACKER" "$FX/small.bundle" --root "$R" --trust "$FX/test.pub" --no-validate >/dev/null
+$FORGE --key "$FX/test.key" --out "$W/new.bundle" --bundle-id t-new --version 9.20.0.1
+KIT="$BUNDLER kit --key $FX/test.key"
+$KIT -o "$W/kit" --bundle "$W/new.bundle" >/dev/null 2>&1 || fail "bundler kit"
+ESC=$(printf '\033')
+BEL=$(printf '\007')
+
+echo "== the swapped stick: another unpacker, SHA256SUMS and README.txt to match"
+cp -a kit kswap
+cp /bin/sh kswap/linux-x86_64/unpacker
+echo "run ./linux-x86_64/unpacker as root" > kswap/README.txt
+(cd kswap && grep -v ' README.txt$\| linux-x86_64/unpacker$' SHA256SUMS > S &&
+	sha256sum README.txt linux-x86_64/unpacker >> S && mv S SHA256SUMS)
+(cd kswap && sha256sum -c --quiet SHA256SUMS) || fail "the swap does not pass sha256sum (the attack)"
+! openssl dgst -sha256 -verify "$FX/test.pub" -signature kswap/SHA256SUMS.sig kswap/SHA256SUMS \
+	>/dev/null 2>&1 || fail "openssl verifies the swapped SHA256SUMS"
+run_case stick_swapped "a stick with its unpacker, SHA256SUMS and README.txt swapped (sha256sum -c passes)" \
+	"openssl refuses SHA256SUMS.sig; unpacker verify KIT: exit 3, the file named" 3 verify "$W/kswap"
+assert_contains last.err "linux-x86_64/unpacker: .* the kit's signed index says"
+run_case stick_swapped_install "the same stick given to install DIR" \
+	"the swapped program is never run; install reads only signed bundles" 0 "$W/kswap" --dry-run
+
+echo "== a link to /etc/shadow on the stick, named like a bundle: listed, never opened"
+mkdir -p klink && cp new.bundle klink/ && ln -s /etc/shadow klink/aaa.bundle
+run_case stick_link_shadow "aaa.bundle -> /etc/shadow beside the real bundle (install DIR)" \
+	"passed over as a link, never opened; the real bundle chosen" 0 "$W/klink" --dry-run
+assert_contains last.out "aaa.bundle: a link: not followed off the kit"
+strace -f -e trace=open,openat -o "$W/strace.out" "$UNPACKER" install "$W/klink" --root "$R" \
+	--trust "$FX/test.pub" --dry-run >/dev/null 2>&1 || fail "install klink under strace"
+! grep -q 'shadow' "$W/strace.out" || { grep shadow "$W/strace.out"; fail "/etc/shadow was opened"; }
+mkdir -p klink-only && ln -s /etc/shadow klink-only/cudnn.bundle
+run_case stick_link_only "the kit's only bundle is a link to /etc/shadow" \
+	"trust: exit 2 (nothing trusted to install), the link never opened" 2 "$W/klink-only"
+
+echo "== 300 junk bundle names before the real one: every name is read"
+mkdir -p kjunk
+i=0
+while [ $i -lt 300 ]; do echo junk > "kjunk/aaa-junk-$i.bundle"; i=$((i + 1)); done
+cp new.bundle kjunk/zzz-real.bundle
+run_case stick_junk_names "300 junk *.bundle files before the real bundle" \
+	"every name read; the real bundle chosen, each junk file passed over" 0 "$W/kjunk" --dry-run
+assert_contains last.out "chose zzz-real.bundle"
+[ "$(grep -c '^  aaa-junk-.*\.bundle: ' last.out)" = 300 ] || fail "not every junk name was read"
+
+echo "== escape sequences in a name: printed escaped, nothing raw reaches the terminal"
+mkdir -p kesc && cp new.bundle kesc/ && echo junk > "kesc/x${ESC}[2J${ESC}]0;owned${BEL}.bundle"
+run_case stick_escape_name "a bundle named with ESC [2J, an OSC title and BEL" \
+	"the name printed as \\x1b...\\x07; no raw control character on stdout or stderr" 0 "$W/kesc" --dry-run
+! grep -q "$ESC\|$BEL" last.out last.err || fail "a raw ESC or BEL reached the terminal"
+assert_contains last.out 'x\\x1b\[2J\\x1b\]0;owned\\x07.bundle'
+
+echo "== an expired kit: exit 7 unless --allow-expired"
+CUFERRY_KIT_CREATED=$(( $(date +%s) - 100 * 86400 )) "$B/bundler-test-seams" kit --key "$FX/test.key" \
+	-o "$W/kold" --bundle "$W/new.bundle" >/dev/null 2>&1 || fail "the expired kit was not written"
+run_case stick_expired "a kit written 100 days ago (valid 90)" \
+	"policy: exit 7 before any bundle is read, the date named" 7 "$W/kold" --no-validate
+assert_contains last.err "the kit expired on"
+
+echo "== a linked cuferry-kit/ on a stick's root: exit 2, never followed"
+mkdir -p stick && ln -s "$W/kit" stick/cuferry-kit
+run_case stick_linked_kit "the stick's cuferry-kit/ is a link to a kit elsewhere" \
+	"trust: exit 2, the link named, not followed" 2 "$W/stick" --no-validate
+assert_contains last.err "cuferry-kit is a link"
+echo "ok"
