@@ -17,6 +17,9 @@ const char bundler_usage[] =
 	"                   (--key K.key | --external [--pub K.pub --signature SIG])\n"
 	"       bundler kit -o DIR (--cudnn VER [--cuda 12,13] [--platform P,P] --key K.key | --bundle B)...\n"
 	"                  [--unpacker [P=]PATH]... [--no-unpacker P,P] [--split SIZE]\n"
+	"       bundler trust-statement (--revoke FP | --add K.pub | --threshold N\n"
+	"                  | --statement-threshold N)... [--counter N] (--key K.key | --external) -o FILE\n"
+	"       bundler trust-statement FILE (--key K.key | --external [--pub K.pub --signature SIG])\n"
 	"       bundler --version | help [COMMAND] | COMMAND --help\n"
 	"The mirror defaults to $CUFERRY_MIRROR, else NVIDIA's; file:// directories work offline.\n"
 	"exit codes: 0 ok, 1 usage, 2 trust, 3 integrity, 4 incompatible or no space,\n"
@@ -89,6 +92,19 @@ static const struct {
 	  "fingerprints; never a key). Split for the output's file system (FAT32: 4 GiB - 1),\n"
 	  "space checked first, written as DIR.partial-* and renamed at the end, then flushed and\n"
 	  "read back from the device: a byte that differs is exit 3 with its offset.\n" },
+	{ "trust-statement",
+	  "usage: bundler trust-statement (--revoke FP | --add K.pub | --threshold N\n"
+	  "                  | --statement-threshold N)... [--counter N] (--key K.key | --external) -o FILE\n"
+	  "       bundler trust-statement FILE (--key K.key | --external [--pub K.pub --signature SIG])\n"
+	  "Write a signed trust statement for 'unpacker trust apply FILE': revoke a key by its\n"
+	  "fingerprint, add a key, set the threshold T or the statement threshold. The targets\n"
+	  "apply it only when T of their trusted keys signed it to revoke only those signers (a key\n"
+	  "can always revoke itself), and their statement threshold signed it for anything else\n"
+	  "(default: every trusted key when at most three, else T + 1). Give FILE alone to add one\n"
+	  "more signature. The counter (default SOURCE_DATE_EPOCH or the clock) must grow: a host\n"
+	  "refuses one older than the last it applied. --external alone prints the digest to sign\n"
+	  "elsewhere; run it again with the same SOURCE_DATE_EPOCH and --counter, --pub and\n"
+	  "--signature. The format is in the README's file formats section.\n" },
 	{ "help",
 	  "usage: bundler help [COMMAND]\n"
 	  "Print the usage, or the help of one command (the same as COMMAND --help).\n" },

@@ -11,12 +11,14 @@ static const char windows_usage[] =
 	"                [--trust-fingerprint HEX]... [/S | /silent] [/log=FILE | --log FILE]\n"
 	"                [--json FILE] [--no-env | --env=user] [--allow-downgrade | --keep-current]\n"
 	"                [--allow-expired] [--no-validate | --require-gpu] [--keep-failed] [--gpu N]\n"
-	"                [--repair] [--quick-validate]\n"
+	"                [--repair] [--quick-validate] [--remember]\n"
 	"       unpacker [install] DIR [--dry-run] [--cuda MAJOR] [--platform P] ...   the bundle\n"
 	"                of a kit (E:\\) that fits (--platform: as if on P, with --dry-run)\n"
 	"       unpacker verify BUNDLE [--trust K.pub]...   signature and every hash; installs nothing\n"
 	"       unpacker validate [ID] [--gpu N] [--require-gpu] [--quick-validate] [--trust K.pub]...\n"
 	"       unpacker list | use ID | uninstall ID [--force] | env [--shell cmd|ps|sh] | doctor\n"
+	"       unpacker trust [list] | add K.pub [--fingerprint HEX] | remove FP | threshold N\n"
+	"                | statement-threshold N | apply STATEMENT | reset-clock   what this host trusts\n"
 	"       unpacker --version | help [COMMAND] | COMMAND --help\n"
 	"Windows-style switches: /silent /S /quiet /log=FILE /prefix=DIR /D=DIR /?\n"
 	"exit codes: 0 ok, 1 usage, 2 trust, 3 integrity, 4 incompatible, 5 install failed,\n"
@@ -55,7 +57,8 @@ static const struct {
 	  "switches to it, --keep-current installs it beside. Given a DIR of bundles (a kit), the\n"
 	  "one that fits this machine is chosen and the choice explained; --dry-run only says it\n"
 	  "(--platform P: as if on platform P). --modulefiles DIR (absolute) also writes Lmod and\n"
-	  "Tcl modulefiles there.\n",
+	  "Tcl modulefiles there. --trust K.pub --remember adds K.pub to the trust directory once\n"
+	  "the install worked (as 'unpacker trust add').\n",
 	  "usage: unpacker [install] BUNDLE|PART.001|X.exe [--prefix DIR | /D=DIR] [--trust K.pub]...\n"
 	  "                [--trust-fingerprint HEX]... [/S | /silent] [/log=FILE | --log FILE]\n"
 	  "                [--json FILE] [--no-env | --env=user] [--allow-downgrade | --keep-current]\n"
@@ -74,7 +77,8 @@ static const struct {
 	  "An older cuDNN than current's (same CUDA variant) is refused (7): --allow-downgrade\n"
 	  "switches to it, --keep-current installs it beside. Given a DIR of bundles (a kit, E:\\),\n"
 	  "the one that fits this machine is chosen and the choice explained; --dry-run only says\n"
-	  "it (--platform P: as if on platform P).\n" },
+	  "it (--platform P: as if on platform P). --trust K.pub --remember adds K.pub to the\n"
+	  "trust directory once the install worked (as 'unpacker trust add').\n" },
 	{ "verify",
 	  "usage: unpacker verify BUNDLE|PART.001|X.run [--trust K.pub]... [--trust-fingerprint HEX]\n"
 	  "Check the signature against the trusted keys and every chunk and file hash; install\n"
@@ -85,7 +89,10 @@ static const struct {
 	  "Prove an install works: its stored signature, files, library, resolution,\n"
 	  "dependencies, driver and GPU, and a convolution on each GPU. ID defaults to the current\n"
 	  "install. The stored signature must be by a key trusted here (installed, or given with\n"
-	  "--trust or --trust-fingerprint), else validation fails.\n", NULL },
+	  "--trust or --trust-fingerprint); with no key configured at all, the keys recorded at\n"
+	  "install (.cuferry/signers) are used and validate says so. A recorded key since removed\n"
+	  "passes with a note; one since revoked fails (2, \"signed by a revoked key\"). No key\n"
+	  "anywhere is a trust error (2).\n", NULL },
 	{ "list",
 	  "usage: unpacker list [--prefix DIR] [--root DIR]\n"
 	  "The installed bundles, their counters, and which is current (*).\n", NULL },
@@ -117,6 +124,29 @@ static const struct {
 	  "Report other copies of cuDNN that could shadow the install, and leftovers of\n"
 	  "interrupted runs (.staging-*, .old-*, a pending journal) with the command that cleans\n"
 	  "them.\n", NULL },
+	{ "trust",
+	  "usage: unpacker trust [list] [--root DIR]\n"
+	  "       unpacker trust add K.pub [--fingerprint HEX] | remove FP | threshold N\n"
+	  "       unpacker trust statement-threshold N | apply STATEMENT | reset-clock [--prefix DIR]\n"
+	  "What this host trusts: keys compiled in, the trust directory (/etc/cuferry/trusted-keys,\n"
+	  "Windows %ProgramData%\\cuferry\\trusted-keys: root's, not writable by others), its\n"
+	  "threshold T (signatures a bundle needs) and statement threshold (signatures a trust\n"
+	  "statement needs; default every trusted key when at most three, else T + 1).\n"
+	  "list      each key's fingerprint, source (compiled in, file, statement) and since when;\n"
+	  "          revoked keys; both thresholds; the last statement applied.\n"
+	  "add       K.pub into the trust directory (written root's, atomically); --fingerprint: the\n"
+	  "          64 hex digits you were given by another channel must match, else exit 2.\n"
+	  "remove    a key of the trust directory (not below T keys; a compiled-in key is revoked).\n"
+	  "apply     a trust statement ('bundler trust-statement'): signed by T trusted keys to\n"
+	  "          revoke only its own signers, by the statement threshold for anything else;\n"
+	  "          its counter must be newer than the last applied (replay: exit 7). A revoked\n"
+	  "          key's signatures count nowhere: install, verify, .run stubs, validate.\n"
+	  "reset-clock  a prefix whose state recorded a `created` ahead of the clock (a bundle\n"
+	  "          dated in the future) goes back to the newest time that is not; logged.\n"
+	  "Lifecycle: first key (trust add --fingerprint, or install --trust K.pub --remember);\n"
+	  "rotation (a statement adding the next key, then one revoking the old); a leaked key\n"
+	  "(a statement revoking it, signed by the others); a lost key (trust remove on each host,\n"
+	  "or a statement revoking it). Changes need root and are logged.\n", NULL },
 	{ "help",
 	  "usage: unpacker help [COMMAND]\n"
 	  "Print the usage, or the help of one command (the same as COMMAND --help).\n", NULL },

@@ -24,6 +24,7 @@
 #include "unpacker/validate/probe.h"
 #include "unpacker/selfpath.h"
 #include "unpacker/safepath.h"
+#include "unpacker/trustverbs.h"
 #include "signing/verify.h"
 
 /* Marks this program as a cuferry unpacker: the bundler embeds no other file as a .run's stub.
@@ -78,6 +79,12 @@ static void print_compiled_keys(void)
 		printf("trusted keys  none compiled in (make TRUSTED_KEYS=a.pub,...)\n");
 }
 
+/* A trust verb that changes what the host trusts is logged to the system log in every mode. */
+static int trust_change(const struct cli *c)
+{
+	return strcmp(c->verb, "trust") == 0 && c->trust_sub && strcmp(c->trust_sub, "list") != 0;
+}
+
 /* The log's directory is checked like the prefix (DESIGN.md §6) before anything is written. */
 static int open_log(const struct cli *c, struct cf_err *e)
 {
@@ -88,7 +95,7 @@ static int open_log(const struct cli *c, struct cf_err *e)
 		path = platform_path_is_absolute(c->log_file) || platform_current_dir(cwd, sizeof(cwd)) != 0
 			       ? xstrdup(c->log_file)
 			       : xasprintf("%s%c%s", cwd, platform_dir_separator(), c->log_file);
-	} else if (c->silent && (platform_is_admin() || *c->root)) {
+	} else if ((c->silent || trust_change(c)) && (platform_is_admin() || *c->root)) {
 		path = layout_system_log();
 		root = c->root;
 	} else if (c->silent) {
@@ -231,6 +238,8 @@ static int install_from_kit(const struct cli *c, struct install_options *o,
 	rc = install_bundle(o, r, e);
 	if (rc == CF_OK)
 		summarize(c, r);
+	if (rc == CF_OK && c->remember)
+		rc = trustverbs_remember(o, e);
 	return rc;
 }
 
@@ -247,6 +256,8 @@ static int dispatch(const struct cli *c, struct install_options *o, struct insta
 		int rc = !strcmp(v, "install") ? install_bundle(o, r, e) : verify_bundle(o, r, e);
 		if (rc == CF_OK)
 			summarize(c, r);
+		if (rc == CF_OK && c->remember)
+			rc = trustverbs_remember(o, e);
 		return rc;
 	}
 	if (!strcmp(v, "validate"))
@@ -259,12 +270,14 @@ static int dispatch(const struct cli *c, struct install_options *o, struct insta
 		const char *text = c->arg ? unpacker_help_for(c->arg) : unpacker_usage();
 		if (!text)
 			return cf_fail(e, CF_USAGE, "unknown command '%s' (commands: install verify validate "
-				       "list use uninstall env doctor help)", c->arg);
+				       "list use uninstall env doctor trust help)", c->arg);
 		fputs(text, stdout);
 		return CF_OK;
 	}
 	if (!strcmp(v, "doctor"))
 		return doctor_run(o, e);
+	if (!strcmp(v, "trust"))
+		return trustverbs_run(o, c->trust_sub, c->arg, c->fingerprint, e);
 	if (!c->arg)
 		return cf_fail(e, CF_USAGE, "%s needs an ID (see '%s list')", v, cli_program_name());
 	return !strcmp(v, "use") ? use_installed(o, c->arg, e) : uninstall_installed(o, c->arg, e);

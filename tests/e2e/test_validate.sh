@@ -66,10 +66,22 @@ expect 0 "$UNPACKER" validate --root "$W/real" $T
 assert_contains last.out "passed WITHOUT a GPU check"
 assert_contains last.out "1    signature     pass   the stored header is signed by"
 
-note "validate re-checks the stored signature: no trusted key, or a changed header: exit 6, nothing loaded"
-expect 6 "$UNPACKER" validate --root "$W/real"
+note "no key configured: validate re-checks the stored header with the keys recorded at install, and says so"
+expect 0 "$UNPACKER" validate --root "$W/real"
+assert_contains last.out "1    signature     pass   the stored header is signed by"
+assert_contains last.out "recorded at install (no key is configured here)"
+sg=$W/real/opt/cudnn/current/.cuferry/signers
+[ "$(cat "$sg")" = "$(openssl pkey -pubin -in "$FX/test.pub" -outform DER | sha256sum | cut -c1-64)" ] ||
+	fail ".cuferry/signers does not hold the signer's fingerprint: $(cat "$sg")"
+note "no key anywhere (an install that recorded none): a trust error, exit 2, one line, nothing loaded"
+mv "$sg" saved.sg
+expect 2 "$UNPACKER" validate --root "$W/real"
+one_line_reason
+assert_contains last.err "no trusted key is configured"
 assert_contains last.out "1    signature     fail   .cuferry/header.bin: "
 assert_contains last.out "2    library       skip   not loaded: step 1 failed"
+mv saved.sg "$sg"
+note "a changed signature of the stored header: exit 2 (a bad signature), nothing loaded"
 hb=$W/real/opt/cudnn/current/.cuferry/header.bin
 cp "$hb" saved.hb
 py - "$hb" <<'PY2'
@@ -78,7 +90,7 @@ p = sys.argv[1]; b = bytearray(open(p, "rb").read())
 b[-3] ^= 1   # a byte of the signature
 open(p, "wb").write(b)
 PY2
-expect 6 "$UNPACKER" validate --root "$W/real" $T
+expect 2 "$UNPACKER" validate --root "$W/real" $T
 assert_contains last.out "1    signature     fail"
 assert_contains last.out "2    library       skip   not loaded: step 1 failed"
 cp saved.hb "$hb"
