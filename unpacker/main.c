@@ -79,10 +79,12 @@ static void print_compiled_keys(void)
 		printf("trusted keys  none compiled in (make TRUSTED_KEYS=a.pub,...)\n");
 }
 
-/* A trust verb that changes what the host trusts is logged to the system log in every mode. */
+/* A change of what the host trusts (a trust verb, install --remember) is logged to the
+ * system log in every mode. */
 static int trust_change(const struct cli *c)
 {
-	return strcmp(c->verb, "trust") == 0 && c->trust_sub && strcmp(c->trust_sub, "list") != 0;
+	return c->remember ||
+	       (strcmp(c->verb, "trust") == 0 && c->trust_sub && strcmp(c->trust_sub, "list") != 0);
 }
 
 /* The log's directory is checked like the prefix (DESIGN.md §6) before anything is written. */

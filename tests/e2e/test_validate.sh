@@ -95,6 +95,24 @@ assert_contains last.out "1    signature     fail"
 assert_contains last.out "2    library       skip   not loaded: step 1 failed"
 cp saved.hb "$hb"
 
+note "after a rotation: the recorded key removed, validate passes and says so; revoked, exit 2"
+fp() { openssl pkey -pubin -in "$1" -outform DER | sha256sum | cut -c1-64; }
+expect 0 "$UNPACKER" trust add "$FX/test.pub" --root "$W/real"
+expect 0 "$UNPACKER" trust add "$FX/other.pub" --root "$W/real"
+expect 0 "$UNPACKER" validate --root "$W/real"
+assert_contains last.out "1    signature     pass   .*trusted here"
+expect 0 "$UNPACKER" trust remove "$(fp "$FX/test.pub")" --root "$W/real"
+expect 0 "$UNPACKER" validate --root "$W/real"
+assert_contains last.out "recorded at install; that key is no longer trusted here"
+expect 0 "$BUNDLER" trust-statement --revoke "$(fp "$FX/test.pub")" --counter 5 --key "$FX/other.key" -o revoke.st
+expect 0 "$UNPACKER" trust apply revoke.st --root "$W/real"
+expect 2 "$UNPACKER" validate --root "$W/real"
+one_line_reason
+assert_contains last.err "signed by a revoked key"
+expect 2 "$UNPACKER" validate --root "$W/real" $T
+assert_contains last.err "signed by a revoked key"
+rm -r "$W/real/etc/cuferry" # the later steps trust by --trust again
+
 note "a file changed after the install (same size): validate names it, loads nothing, exit 6"
 f=$W/real/opt/cudnn/current/include/cudnn_version.h
 cp "$f" saved.h
