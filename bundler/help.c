@@ -16,7 +16,7 @@ const char bundler_usage[] =
 	"       bundler sfx BUNDLE|X.run [--platform P] [--unpacker PATH] [-o OUT]\n"
 	"                   (--key K.key | --external [--pub K.pub --signature SIG])\n"
 	"       bundler kit -o DIR (--cudnn VER [--cuda 12,13] [--platform P,P] --key K.key | --bundle B)...\n"
-	"                  [--unpacker [P=]PATH]... [--no-unpacker P,P] [--split SIZE]\n"
+	"                  [--unpacker [P=]PATH]... [--no-unpacker P,P] [--split SIZE] [--statement FILE]\n"
 	"       bundler trust-statement (--revoke FP | --add K.pub | --threshold N\n"
 	"                  | --statement-threshold N)... [--counter N] (--key K.key | --external) -o FILE\n"
 	"       bundler trust-statement FILE (--key K.key | --external [--pub K.pub --signature SIG])\n"
@@ -85,13 +85,15 @@ static const struct {
 	  "--signature (DER, raw r||s or hex) it checks and adds it.\n" },
 	{ "kit",
 	  "usage: bundler kit -o DIR (--cudnn VER [--cuda 12,13] [--platform P,P] --key K.key | --bundle B)...\n"
-	  "                  [--unpacker [P=]PATH]... [--no-unpacker P,P] [--split SIZE]\n"
+	  "                  [--unpacker [P=]PATH]... [--no-unpacker P,P] [--split SIZE] [--statement FILE]\n"
 	  "Write what a site needs onto a stick or a directory: the bundles (built from the mirror\n"
 	  "for a matrix of CUDA variants and platforms, or given with --bundle), the unpacker for\n"
 	  "each platform, SHA256SUMS and README.txt (the commands, the signing keys'\n"
 	  "fingerprints; never a key). Split for the output's file system (FAT32: 4 GiB - 1),\n"
 	  "space checked first, written as DIR.partial-* and renamed at the end, then flushed and\n"
-	  "read back from the device: a byte that differs is exit 3 with its offset.\n" },
+	  "read back from the device: a byte that differs is exit 3 with its offset.\n"
+	  "--statement FILE carries a trust statement (bundler trust-statement) as\n"
+	  "trust-statement.cuferry: 'unpacker install DIR' applies it before it chooses.\n" },
 	{ "trust-statement",
 	  "usage: bundler trust-statement (--revoke FP | --add K.pub | --threshold N\n"
 	  "                  | --statement-threshold N)... [--counter N] (--key K.key | --external) -o FILE\n"

@@ -77,7 +77,7 @@ struct kit {
 	struct kit_unpacker unpackers[8];
 	size_t nunpackers;
 	char skipped[256]; /* platforms whose unpacker the user brings */
-	struct source unpacker_src[8], readme, sums;
+	struct source unpacker_src[8], readme, sums, statement;
 	struct kit_file files[KIT_MAX_FILES];
 	size_t nfiles;
 	char *out;        /* the kit's final path */
@@ -465,7 +465,11 @@ static int plan_files(struct kit *k, struct cf_err *e)
 				      strncmp(u->platform, "windows", 7) == 0 ? ".exe" : ""),
 			 s, 0, s->size, 0755);
 	}
-	return CF_OK;
+	/* --statement: 'unpacker install DIR' applies it before it chooses (unpacker trust apply). */
+	int rc = k->o->statement ? source_add(&k->statement, k->o->statement, e) : CF_OK;
+	if (rc == CF_OK && k->o->statement)
+		plan_add(k, xstrdup(KIT_STATEMENT_NAME), &k->statement, 0, k->statement.size, 0644);
+	return rc;
 }
 
 static void append(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
@@ -1057,6 +1061,7 @@ int kit_make(const struct kit_options *o, struct cf_err *e)
 		source_free(&k->unpacker_src[i]);
 	source_free(&k->readme);
 	source_free(&k->sums);
+	source_free(&k->statement);
 	free(k->out);
 	free(k->partial);
 	free(k->workdir);

@@ -8,9 +8,11 @@
 #include <stdint.h>
 
 #include "bundler/create.h"
+#include "common/bundle/frame.h"
 #include "common/err.h"
 
 #define KIT_MAX_INPUTS 64
+#define KIT_STATEMENT_NAME FRAME_STATEMENT_KIT_FILE /* the name install DIR looks for */
 
 struct kit_options {
 	const char *out;
@@ -23,6 +25,7 @@ struct kit_options {
 	const char *platform_list;             /* --platform a,b (matrix) */
 	struct create_options create;          /* --cudnn, --key, --mirror, ... for the matrix */
 	uint64_t split;                        /* --split; 0: what the file system needs */
+	const char *statement;                 /* --statement FILE: a trust statement to carry */
 	int progress;
 };
 

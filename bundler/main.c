@@ -50,7 +50,7 @@ enum { OPT_CUDNN = 256, OPT_CUDA, OPT_PLATFORM, OPT_KEY, OPT_MIRROR, OPT_ARCHIVE
        OPT_CUDA_LIBS, OPT_COUNTER, OPT_EXPIRES, OPT_LEVEL, OPT_THREADS, OPT_SPLIT, OPT_SFX,
        OPT_CACHE, OPT_UNPACKER, OPT_EXPORT, OPT_EXTERNAL, OPT_PUB, OPT_SIGNATURE,
        OPT_BUNDLE, OPT_NO_UNPACKER, OPT_ADD_FILE, OPT_REVOKE, OPT_ADD, OPT_THRESHOLD,
-       OPT_STATEMENT_THRESHOLD };
+       OPT_STATEMENT_THRESHOLD, OPT_STATEMENT };
 
 static const struct option long_options[] = {
 	{ "cudnn", required_argument, NULL, OPT_CUDNN },
@@ -67,6 +67,7 @@ static const struct option long_options[] = {
 	{ "add", required_argument, NULL, OPT_ADD },
 	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 	{ "statement-threshold", required_argument, NULL, OPT_STATEMENT_THRESHOLD },
+	{ "statement", required_argument, NULL, OPT_STATEMENT },
 	{ "counter", required_argument, NULL, OPT_COUNTER },
 	{ "expires", required_argument, NULL, OPT_EXPIRES },
 	{ "level", required_argument, NULL, OPT_LEVEL },
@@ -139,6 +140,7 @@ static int parse_option(struct cli *c, int opt, const char *arg)
 		c->kit.bundles[c->kit.nbundles++] = arg;
 		return 0;
 	case OPT_NO_UNPACKER: c->kit.no_unpacker = arg; return 0;
+	case OPT_STATEMENT: c->kit.statement = arg; return 0;
 	case OPT_CACHE: o->cache = arg; return 0;
 	case OPT_EXPORT: c->export_dir = arg; return 0;
 	case OPT_EXTERNAL: c->sign.external = 1; return 0;

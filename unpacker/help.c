@@ -58,7 +58,8 @@ static const struct {
 	  "one that fits this machine is chosen and the choice explained; --dry-run only says it\n"
 	  "(--platform P: as if on platform P). --modulefiles DIR (absolute) also writes Lmod and\n"
 	  "Tcl modulefiles there. --trust K.pub --remember adds K.pub to the trust directory once\n"
-	  "the install worked (as 'unpacker trust add').\n",
+	  "the install worked (as 'unpacker trust add'). A kit's trust statement\n"
+	  "(trust-statement.cuferry) is applied (as root) before a bundle is chosen.\n",
 	  "usage: unpacker [install] BUNDLE|PART.001|X.exe [--prefix DIR | /D=DIR] [--trust K.pub]...\n"
 	  "                [--trust-fingerprint HEX]... [/S | /silent] [/log=FILE | --log FILE]\n"
 	  "                [--json FILE] [--no-env | --env=user] [--allow-downgrade | --keep-current]\n"
@@ -78,7 +79,8 @@ static const struct {
 	  "switches to it, --keep-current installs it beside. Given a DIR of bundles (a kit, E:\\),\n"
 	  "the one that fits this machine is chosen and the choice explained; --dry-run only says\n"
 	  "it (--platform P: as if on platform P). --trust K.pub --remember adds K.pub to the\n"
-	  "trust directory once the install worked (as 'unpacker trust add').\n" },
+	  "trust directory once the install worked (as 'unpacker trust add'). A kit's trust\n"
+	  "statement (trust-statement.cuferry) is applied before a bundle is chosen.\n" },
 	{ "verify",
 	  "usage: unpacker verify BUNDLE|PART.001|X.run [--trust K.pub]... [--trust-fingerprint HEX]\n"
 	  "Check the signature against the trusted keys and every chunk and file hash; install\n"

@@ -229,7 +229,9 @@ static int install_from_kit(const struct cli *c, struct install_options *o,
 {
 	static char chosen[4096];
 	struct choose_options co = { c->root, o->trust, c->cuda, c->platform };
-	int rc = choose_bundle(o->bundle, &co, chosen, sizeof(chosen), e);
+	int rc = c->dry_run ? CF_OK : trustverbs_apply_kit(c->root, o->bundle, e);
+	if (rc == CF_OK)
+		rc = choose_bundle(o->bundle, &co, chosen, sizeof(chosen), e);
 	if (rc != CF_OK)
 		return rc;
 	if (c->dry_run) {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bundle/frame.h"
 #include "common/io.h"
 #include "common/log.h"
 #include "common/platform.h"
@@ -371,6 +372,25 @@ int trustverbs_apply(const char *root, const char *path, struct cf_err *e)
 	free(dir);
 	free(s);
 	free(t);
+	return rc;
+}
+
+int trustverbs_apply_kit(const char *root, const char *kit_dir, struct cf_err *e)
+{
+	char *path = in_dir(kit_dir, FRAME_STATEMENT_KIT_FILE);
+	struct cf_err why = { 0 };
+	int rc = CF_OK;
+	if (!io_exists(path)) {
+		free(path);
+		return CF_OK;
+	}
+	if (!platform_is_admin())
+		log_msg(LOG_WARN, "%s not applied: changing what this host trusts needs root", path);
+	else if ((rc = trustverbs_apply(root, path, &why)) == CF_POLICY)
+		log_msg(LOG_INFO, "%s passed over: %s", path, why.msg), rc = CF_OK;
+	else if (rc != CF_OK)
+		rc = cf_fail(e, rc, "the kit's trust statement: %s", why.msg);
+	free(path);
 	return rc;
 }
 

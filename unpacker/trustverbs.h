@@ -15,6 +15,10 @@ int trustverbs_run(const struct install_options *o, const char *sub, const char 
 int trustverbs_remember(const struct install_options *o, struct cf_err *e);
 /* trust apply FILE, also what install DIR does with a kit's statement first. */
 int trustverbs_apply(const char *root, const char *path, struct cf_err *e);
+/* install DIR: the kit's trust statement (FRAME_STATEMENT_KIT_FILE), when there is one,
+ * applied before a bundle is chosen. One not newer than the last applied is passed over (a
+ * note); without root it is not applied (a warning); any other failure stops the install. */
+int trustverbs_apply_kit(const char *root, const char *kit_dir, struct cf_err *e);
 /* The subcommands, for usage messages. */
 extern const char trustverbs_names[];
 

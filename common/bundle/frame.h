@@ -12,6 +12,7 @@
 #define FRAME_STATEMENT_TAG "CUFTRST1" /* a trust statement (docs/SECURITY.md), same frame */
 #define FRAME_STATEMENT_FORMAT "cuferry-trust-statement-1" /* its JSON's "format" */
 #define FRAME_STATEMENT_MAX (64u << 10) /* a statement file is small: refused above this */
+#define FRAME_STATEMENT_KIT_FILE "trust-statement.cuferry" /* on a kit (bundler kit --statement) */
 #define FRAME_CAP (16u << 20)
 #define FRAME_MAX_SIGS 8
 #define FRAME_SPKI_MAX 512

@@ -9,7 +9,7 @@ _cuferry_bundler()
 		return
 	fi
 	case $prev in
-	--key|--from-archive|--unpacker|--pub|--signature|-o|--output|--bundle|--add)
+	--key|--from-archive|--unpacker|--pub|--signature|-o|--output|--bundle|--add|--statement)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--from-dir|--cache|--export)
 		COMPREPLY=($(compgen -d -- "$cur")); return ;;
@@ -31,7 +31,7 @@ _cuferry_bundler()
 	split) opts="--split --help" ;;
 	sfx) opts="--platform --unpacker -o --key --external --pub --signature --help" ;;
 	kit) opts="-o --cudnn --cuda --platform --key --mirror --bundle --unpacker --no-unpacker
-		--split --cache -q --help" ;;
+		--split --cache --statement -q --help" ;;
 	trust-statement) opts="--revoke --add --threshold --statement-threshold --counter --key
 		--external --pub --signature -o --help" ;;
 	*) opts="--help" ;;

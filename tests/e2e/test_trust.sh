@@ -207,3 +207,18 @@ awk '/^H=\$\(od -An -tu4 -j16/,/^openssl dgst -sha256 -verify <\(openssl pkey/' 
 bash stock.sh > stock.out 2>&1 || { cat stock.out; fail "the README's openssl check of a statement failed"; }
 assert_contains stock.out "Verified OK"
 assert_contains body.json '"format": "cuferry-trust-statement-1"'
+
+note "bundler kit --statement carries a statement; install DIR applies it before it chooses"
+expect 0 "$BUNDLER" kit -o kit --bundle newer.bundle --unpacker "$UNPACKER" --statement revoke1.st
+[ -f kit/trust-statement.cuferry ] || fail "the kit carries no trust-statement.cuferry"
+grep -q trust-statement.cuferry kit/SHA256SUMS || fail "SHA256SUMS does not list the statement"
+RK=$W/rk; mkdir -p "$RK"
+expect 0 "$UNPACKER" trust add "$P1" --root "$RK"
+expect 0 "$UNPACKER" trust add "$P2" --root "$RK"
+expect 0 "$UNPACKER" install kit --root "$RK" --dry-run
+expect 2 "$UNPACKER" install kit --root "$RK" --no-validate
+assert_contains last.out "applied kit/trust-statement.cuferry"
+assert_contains last.err "signed by a revoked key"
+expect 0 "$UNPACKER" trust list --root "$RK"
+assert_contains last.out "$F1  revoked"
+[ ! -e "$RK/opt/cudnn/current" ] || fail "a bundle of the revoked key was installed from the kit"
