@@ -222,3 +222,15 @@ assert_contains last.err "signed by a revoked key"
 expect 0 "$UNPACKER" trust list --root "$RK"
 assert_contains last.out "$F1  revoked"
 [ ! -e "$RK/opt/cudnn/current" ] || fail "a bundle of the revoked key was installed from the kit"
+
+note "trust-statement --external: the digest, signed with openssl elsewhere, then added"
+d=$(SOURCE_DATE_EPOCH=1790000000 "$BUNDLER" trust-statement --threshold 1 --counter 3 --external -o ext.st 2>/dev/null)
+[ ! -e ext.st ] || fail "--external alone wrote a statement"
+printf %s "$d" | xxd -r -p > digest.bin
+openssl pkeyutl -sign -inkey "$K2" -in digest.bin -out ext.der
+SOURCE_DATE_EPOCH=1790000000 expect 0 "$BUNDLER" trust-statement --threshold 1 --counter 3 --external \
+	--pub "$P2" --signature ext.der -o ext.st
+EX=$W/ext; mkdir -p "$EX"
+expect 0 "$UNPACKER" trust add "$P2" --root "$EX"
+expect 0 "$UNPACKER" trust apply ext.st --root "$EX"
+assert_contains last.out "applied ext.st: counter 3"
