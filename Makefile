@@ -126,13 +126,14 @@ COMMON_SRC   += common/interrupt.c common/version.c
 BUNDLER_SRC  += bundler/sums.c bundler/help.c
 UNPACKER_SRC += unpacker/repair.c unpacker/help.c unpacker/leftovers.c
 UNPACKER_SRC += unpacker/unlisted.c
-BUNDLER_SRC  += bundler/devfiles.c
+BUNDLER_SRC  += bundler/devfiles.c bundler/statement.c
 UNPACKER_SRC += unpacker/modulefile.c
 UNPACKER_SRC += unpacker/layout.c unpacker/install/install.c unpacker/install/result.c unpacker/install/opened.c unpacker/install/stage.c \
                 unpacker/install/journal.c unpacker/install/prefix.c unpacker/install/policy.c \
                 unpacker/install/environment.c unpacker/install/commands.c unpacker/install/fault.c
 UNPACKER_SRC += unpacker/winpath.c unpacker/validate/pefile.c
 UNPACKER_SRC += unpacker/regenv.c
+UNPACKER_SRC += unpacker/statement.c unpacker/trustverbs.c
 UNPACKER_SRC += unpacker/validate/dllsearch.c unpacker/validate/windoctor.c
 COMMON_SRC   += common/platform_posix_env.c common/platform_dir.c
 
@@ -308,7 +309,7 @@ TEST_OBJ_test_platform = $(call obj,$(UNIT_CORE))
 TEST_OBJ_test_io       = $(call obj,$(UNIT_CORE))
 TEST_OBJ_test_interrupt = $(call obj,$(UNIT_CORE))
 TEST_OBJ_test_rootpath = $(call obj,$(UNIT_CORE))
-TEST_OBJ_test_frame    = $(call obj,common/bundle/frame.c $(UNIT_CORE))
+TEST_OBJ_test_frame    = $(call obj,common/bundle/frame.c common/sha256.c $(UNIT_CORE))
 TEST_OBJ_test_sfx      = $(call obj,common/bundle/sfx.c common/bundle/frame.c common/sha256.c $(UNIT_CORE))
 TEST_OBJ_test_reader   = $(call obj,$(BUNDLE_SRC) $(UNIT_CORE))
 TEST_OBJ_test_payload  = $(call obj,$(BUNDLE_SRC) $(UNIT_CORE))
@@ -339,8 +340,8 @@ TEST_OBJ_test_state    = $(call obj,unpacker/state.c unpacker/layout.c $(MANIFES
 TEST_OBJ_test_cli      = $(call obj,unpacker/cli.c unpacker/modulefile.c unpacker/env.c unpacker/layout.c \
                          $(UNIT_CORE))
 # trust.c with the test's own compiled-in keys (no trusted_keys.o)
-TEST_OBJ_test_trust    = $(call obj,unpacker/trust.c unpacker/layout.c unpacker/install/fault.c signing/verify.c signing/sign.c common/sha256.c \
-                         $(UNIT_CORE))
+TEST_OBJ_test_trust    = $(call obj,unpacker/trust.c unpacker/statement.c unpacker/layout.c unpacker/install/fault.c signing/verify.c signing/sign.c \
+                         $(MANIFESTS_SRC) $(BUNDLE_SRC) $(UNIT_CORE)) $(B)/obj/compat_data.o
 TEST_OBJ_test_winpath  = $(call obj,unpacker/winpath.c)
 TEST_OBJ_test_pefile   = $(call obj,unpacker/validate/pefile.c)
 TEST_OBJ_test_platform_env = $(call obj,common/platform_posix_env.c)

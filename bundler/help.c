@@ -18,7 +18,11 @@ const char bundler_usage[] =
 	"                   (--key K.key | --external [--pub K.pub --signature SIG])\n"
 	"       bundler kit -o DIR --key K.key... (--cudnn VER [--cuda 12,13] [--platform P,P] | --bundle B)...\n"
 	"                  [--unpacker [P=]PATH]... [--no-unpacker P,P] [--split SIZE] [--valid-days N]\n"
+	"                  [--statement FILE]\n"
 	"       bundler cuda-json --from-dir TOOLKIT -o DIR [--platform P] [--release X.Y.Z]\n"
+	"       bundler trust-statement (--revoke FP | --add K.pub | --threshold N\n"
+	"                  | --statement-threshold N)... [--counter N] (--key K.key | --external) -o FILE\n"
+	"       bundler trust-statement FILE (--key K.key | --external [--pub K.pub --signature SIG])\n"
 	"       bundler --version | help [COMMAND] | COMMAND --help\n"
 	"The mirror defaults to $CUFERRY_MIRROR, else NVIDIA's; file:// directories work offline,\n"
 	"and --offline (create, resolve, kit) never touches the network.\n"
@@ -96,6 +100,7 @@ static const struct {
 	{ "kit",
 	  "usage: bundler kit -o DIR --key K.key... (--cudnn VER [--cuda 12,13] [--platform P,P] | --bundle B)...\n"
 	  "                  [--unpacker [P=]PATH]... [--no-unpacker P,P] [--split SIZE] [--valid-days N]\n"
+	  "                  [--statement FILE]\n"
 	  "Write what a site needs onto a stick or a directory: the bundles (built from the mirror\n"
 	  "for a matrix of CUDA variants and platforms, or given with --bundle), the unpacker for\n"
 	  "each platform in a signed container, SHA256SUMS and README.txt (the commands, the\n"
@@ -109,7 +114,8 @@ static const struct {
 	  "warns when an unpacker trusts none of the kit's keys. Split for the output's file\n"
 	  "system (FAT32: 4 GiB - 1), space checked first, written as DIR.partial-* and renamed\n"
 	  "at the end, then flushed and read back from the device: a byte that differs is exit 3\n"
-	  "with its offset.\n" },
+	  "with its offset. --statement FILE carries a trust statement (bundler trust-statement)\n"
+	  "as trust-statement.cuferry: 'unpacker install DIR' applies it before it chooses.\n" },
 	{ "cuda-json",
 	  "usage: bundler cuda-json --from-dir TOOLKIT -o DIR [--platform P] [--release X.Y.Z]\n"
 	  "Write NVIDIA's CUDA component list, DIR/cuda/redist/redistrib_<release>.json, from a\n"
@@ -119,6 +125,19 @@ static const struct {
 	  "the libraries' own: the JSON lists, it names no archive to download.\n"
 	  "  --release X.Y.Z    the release label when the toolkit cannot tell it exactly (a\n"
 	  "                     wheel's runtime 13.0.96 gives 13.0)\n" },
+	{ "trust-statement",
+	  "usage: bundler trust-statement (--revoke FP | --add K.pub | --threshold N\n"
+	  "                  | --statement-threshold N)... [--counter N] (--key K.key | --external) -o FILE\n"
+	  "       bundler trust-statement FILE (--key K.key | --external [--pub K.pub --signature SIG])\n"
+	  "Write a signed trust statement for 'unpacker trust apply FILE': revoke a key by its\n"
+	  "fingerprint, add a key, set the threshold T or the statement threshold. The targets\n"
+	  "apply it only when T of their trusted keys signed it to revoke only those signers (a key\n"
+	  "can always revoke itself), and their statement threshold signed it for anything else\n"
+	  "(default: every trusted key when at most three, else T + 1). Give FILE alone to add one\n"
+	  "more signature. The counter (default SOURCE_DATE_EPOCH or the clock) must grow: a host\n"
+	  "refuses one older than the last it applied. --external alone prints the digest to sign\n"
+	  "elsewhere; run it again with the same SOURCE_DATE_EPOCH and --counter, --pub and\n"
+	  "--signature. The format is in the README's file formats section.\n" },
 	{ "help",
 	  "usage: bundler help [COMMAND]\n"
 	  "Print the usage, or the help of one command (the same as COMMAND --help).\n" },

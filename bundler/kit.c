@@ -82,7 +82,7 @@ struct kit {
 	struct kit_unpacker unpackers[8];
 	size_t nunpackers;
 	char skipped[256]; /* platforms whose unpacker the user brings */
-	struct source unpacker_src[8], readme, sums;
+	struct source unpacker_src[8], readme, sums, statement;
 	struct source sums_sigs[KITSIGN_MAX_KEYS], index, index_sig;
 	struct kitsign signing;
 	int64_t created, valid_until;
@@ -521,7 +521,11 @@ static int plan_files(struct kit *k, struct cf_err *e)
 				      strncmp(u->platform, "windows", 7) == 0 ? ".exe" : ""),
 			 s, 0, s->size, 0755);
 	}
-	return CF_OK;
+	/* --statement: 'unpacker install DIR' applies it before it chooses (unpacker trust apply). */
+	int rc = k->o->statement ? source_add(&k->statement, k->o->statement, e) : CF_OK;
+	if (rc == CF_OK && k->o->statement)
+		plan_add(k, xstrdup(KIT_STATEMENT_NAME), &k->statement, 0, k->statement.size, 0644);
+	return rc;
 }
 
 static void append(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
@@ -1338,6 +1342,7 @@ int kit_make(const struct kit_options *o, struct cf_err *e)
 	source_free(&k->index);
 	source_free(&k->index_sig);
 	kitsign_free(&k->signing);
+	source_free(&k->statement);
 	free(k->out);
 	free(k->partial);
 	free(k->workdir);

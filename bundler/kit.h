@@ -9,10 +9,12 @@
 #include <stdint.h>
 
 #include "bundler/create.h"
+#include "common/bundle/frame.h"
 #include "common/err.h"
 
 #define KIT_MAX_INPUTS 64
 #define KIT_DEFAULT_VALID_DAYS 90
+#define KIT_STATEMENT_NAME FRAME_STATEMENT_KIT_FILE /* the name install DIR looks for */
 
 struct kit_options {
 	const char *out;
@@ -28,6 +30,7 @@ struct kit_options {
 	const char *keys[8];                   /* --key: sign SHA256SUMS, the index, the unpackers */
 	size_t nkeys;
 	int valid_days;                        /* --valid-days; 0: KIT_DEFAULT_VALID_DAYS */
+	const char *statement;                 /* --statement FILE: a trust statement to carry */
 	int progress;
 };
 

@@ -19,6 +19,7 @@
 #include "bundler/mirror.h"
 #include "bundler/output.h"
 #include "bundler/sfx.h"
+#include "bundler/statement.h"
 #include "bundler/stub.h"
 #include "common/interrupt.h"
 #include "common/io.h"
@@ -50,7 +51,8 @@ enum { OPT_CUDNN = 256, OPT_CUDA, OPT_PLATFORM, OPT_KEY, OPT_MIRROR, OPT_ARCHIVE
        OPT_CUDA_LIBS, OPT_COUNTER, OPT_EXPIRES, OPT_LEVEL, OPT_THREADS, OPT_SPLIT, OPT_SFX,
        OPT_CACHE, OPT_UNPACKER, OPT_EXPORT, OPT_EXTERNAL, OPT_PUB, OPT_SIGNATURE,
        OPT_BUNDLE, OPT_NO_UNPACKER, OPT_ADD_FILE, OPT_OFFLINE, OPT_RELEASE,
-       OPT_ALLOW_FUTURE, OPT_FORCE, OPT_VALID_DAYS };
+       OPT_ALLOW_FUTURE, OPT_FORCE, OPT_VALID_DAYS, OPT_REVOKE, OPT_ADD, OPT_THRESHOLD,
+       OPT_STATEMENT_THRESHOLD, OPT_STATEMENT };
 
 static const struct option long_options[] = {
 	{ "cudnn", required_argument, NULL, OPT_CUDNN },
@@ -63,6 +65,11 @@ static const struct option long_options[] = {
 	{ "from-dir", required_argument, NULL, OPT_DIR },
 	{ "with-cuda-libs", no_argument, NULL, OPT_CUDA_LIBS },
 	{ "add-file", required_argument, NULL, OPT_ADD_FILE },
+	{ "revoke", required_argument, NULL, OPT_REVOKE },
+	{ "add", required_argument, NULL, OPT_ADD },
+	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+	{ "statement-threshold", required_argument, NULL, OPT_STATEMENT_THRESHOLD },
+	{ "statement", required_argument, NULL, OPT_STATEMENT },
 	{ "counter", required_argument, NULL, OPT_COUNTER },
 	{ "expires", required_argument, NULL, OPT_EXPIRES },
 	{ "allow-future", no_argument, NULL, OPT_ALLOW_FUTURE },
@@ -95,6 +102,7 @@ struct cli {
 	const char *release; /* cuda-json --release */
 	struct kit_options kit;
 	int force; /* --force: sfx co-signs a stub an unknown key signed */
+	struct statement_options statement;
 	int quiet, verbose;
 };
 
@@ -154,6 +162,7 @@ static int parse_option(struct cli *c, int opt, const char *arg)
 		c->kit.bundles[c->kit.nbundles++] = arg;
 		return 0;
 	case OPT_NO_UNPACKER: c->kit.no_unpacker = arg; return 0;
+	case OPT_STATEMENT: c->kit.statement = arg; return 0;
 	case OPT_CACHE: o->cache = arg; return 0;
 	case OPT_EXPORT: c->export_dir = arg; return 0;
 	case OPT_EXTERNAL: c->sign.external = 1; return 0;
@@ -164,8 +173,26 @@ static int parse_option(struct cli *c, int opt, const char *arg)
 	case OPT_COUNTER:
 		if (number(arg, 0, LLONG_MAX, &v))
 			return usage_error("--counter '%s' is not a non-negative integer", arg);
-		o->counter = (uint64_t)v;
-		o->has_counter = 1;
+		o->counter = c->statement.counter = (uint64_t)v;
+		o->has_counter = c->statement.has_counter = 1;
+		return 0;
+	case OPT_REVOKE:
+	case OPT_ADD: {
+		struct statement_options *s = &c->statement;
+		int *n = opt == OPT_REVOKE ? &s->nrevoke : &s->nadd;
+		if (*n == STATEMENT_MAX_INPUTS)
+			return usage_error("more than %d --%s", STATEMENT_MAX_INPUTS,
+					   opt == OPT_REVOKE ? "revoke" : "add");
+		(opt == OPT_REVOKE ? s->revoke : s->add)[(*n)++] = arg;
+		return 0;
+	}
+	case OPT_THRESHOLD:
+	case OPT_STATEMENT_THRESHOLD:
+		if (number(arg, 1, 8, &v))
+			return usage_error("--%s '%s' is not a number from 1 to 8",
+					   opt == OPT_THRESHOLD ? "threshold" : "statement-threshold", arg);
+		*(opt == OPT_THRESHOLD ? &c->statement.threshold : &c->statement.statement_threshold) =
+			(int)v;
 		return 0;
 	case OPT_EXPIRES:
 		if (number(arg, 1, 36500, &v))
@@ -202,7 +229,7 @@ static int print_help(const char *command)
 	const char *text = bundler_help_for(command);
 	if (!text)
 		return usage_error("unknown command '%s' (commands: keygen create resolve inspect sign "
-				   "split sfx kit cuda-json help)", command);
+				   "split sfx kit cuda-json trust-statement help)", command);
 	fputs(text, stdout);
 	return 0;
 }
@@ -312,6 +339,28 @@ static int run_kit(struct cli *c, int argc, char **argv)
 	return finish(rc, &e);
 }
 
+/* trust-statement ACTIONS... -o FILE signs a new one; trust-statement FILE signs it again. */
+static int run_statement(struct cli *c, int argc, char **argv)
+{
+	struct cf_err e = { 0 };
+	struct statement_options *s = &c->statement;
+	int actions = s->nrevoke + s->nadd + (s->threshold > 0) + (s->statement_threshold > 0);
+	if (!!c->sign.key_path == !!c->sign.external)
+		return usage_error("%s", "trust-statement needs --key K.key or --external");
+	if (c->sign.external && !!c->sign.pub_path != !!c->sign.signature_path)
+		return usage_error("%s", "--external takes --pub and --signature together");
+	if (argc > 1 || (argc == 1 && (actions || c->create.out)))
+		return usage_error("%s", "trust-statement takes actions and -o FILE (a new statement), "
+				   "or one FILE (to sign it again), not both");
+	s->sign = c->sign;
+	if (argc == 1)
+		return finish(statement_cosign(argv[0], &c->sign, &e), &e);
+	if (!c->create.out)
+		return usage_error("%s", "trust-statement needs -o FILE");
+	s->out = c->create.out;
+	return finish(statement_write(s, &e), &e);
+}
+
 static int run_verb(const char *verb, struct cli *c, int argc, char **argv)
 {
 	struct cf_err e = { 0 };
@@ -347,6 +396,8 @@ static int run_verb(const char *verb, struct cli *c, int argc, char **argv)
 					       .platform = c->create.platform, .release = c->release };
 		return finish(cudajson_write(&jo, &e), &e);
 	}
+	if (strcmp(verb, "trust-statement") == 0)
+		return run_statement(c, argc, argv);
 	if (strcmp(verb, "help") == 0) {
 		if (argc > 1)
 			return usage_error("%s", "help takes at most one COMMAND");
@@ -408,7 +459,7 @@ int main(int argc, char **argv)
 	const char *verb = argv[1];
 	if (!bundler_help_for(verb))
 		return usage_error("unknown command '%s' (commands: keygen create resolve inspect sign "
-				   "split sfx kit cuda-json help)", verb);
+				   "split sfx kit cuda-json trust-statement help)", verb);
 	if (strcmp(verb, "keygen") == 0)
 		return log_init("bundler", LOG_INFO), cmd_keygen(argc - 2, argv + 2);
 	log_init("bundler", LOG_INFO); /* warnings while the options are read name this program */

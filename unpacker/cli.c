@@ -16,7 +16,7 @@ const char cli_usage[] =
 	"                [--json FILE] [--no-env | --env=user] [--allow-downgrade | --keep-current]\n"
 	"                [--allow-expired]\n"
 	"                [--root DIR] [--no-validate | --require-gpu] [--keep-failed] [--gpu N]\n"
-	"                [--repair] [--modulefiles DIR] [--quick-validate]\n"
+	"                [--repair] [--modulefiles DIR] [--quick-validate] [--remember]\n"
 	"       unpacker [install] DIR [--dry-run] [--cuda MAJOR] [--platform P] ...   the bundle\n"
 	"                of a kit that fits (--platform: as if on P, with --dry-run)\n"
 	"       unpacker verify BUNDLE [--trust K.pub]...   signature and every hash; installs nothing\n"
@@ -25,13 +25,15 @@ const char cli_usage[] =
 	"                verified unpacker as /usr/local/sbin/unpacker (%ProgramFiles%\\cuferry)\n"
 	"       unpacker validate [ID] [--gpu N] [--require-gpu] [--quick-validate] [--trust K.pub]...\n"
 	"       unpacker list | use ID | uninstall ID [--force] | env [--shell sh|ps|cmd] | doctor\n"
+	"       unpacker trust [list] | add K.pub [--fingerprint HEX] | remove FP | threshold N\n"
+	"                | statement-threshold N | apply STATEMENT | reset-clock   what this host trusts\n"
 	"       unpacker --version | help [COMMAND] | COMMAND --help\n"
 	"Windows-style switches work too: /silent /S /quiet /log=FILE /prefix=DIR /D=DIR /?\n"
 	"exit codes: 0 ok, 1 usage, 2 trust, 3 integrity, 4 incompatible, 5 install failed,\n"
 	"            6 validation failed, 7 policy, 8 busy, 10 rollback failed\n";
 
 static const char *const verbs[] = { "install", "verify", "validate", "list", "use", "uninstall",
-				     "env", "doctor", "help", "self-install", NULL };
+				     "env", "doctor", "help", "self-install", "trust", NULL };
 
 /* "/log=FILE" and "--log=FILE": the value after '=', case-insensitive name. */
 static const char *value_of(const char *arg, const char *name)
@@ -92,7 +94,7 @@ static int long_option(const char *a, int *i, int argc, char **argv, struct cli 
 		{ "--allow-downgrade", &c->allow_downgrade }, { "--allow-expired", &c->allow_expired },
 		{ "--force", &c->force }, { "--help", &c->help }, { "-h", &c->help },
 		{ "--keep-failed", &c->keep_failed }, { "--quick-validate", &c->quick },
-		{ "--keep-current", &c->keep_current },
+		{ "--keep-current", &c->keep_current }, { "--remember", &c->remember },
 		{ "--dry-run", &c->dry_run },
 		{ "--verbose", &c->verbose }, { "-v", &c->verbose }, { "--repair", &c->repair },
 		{ "--version", &c->version },
@@ -106,7 +108,7 @@ static int long_option(const char *a, int *i, int argc, char **argv, struct cli 
 		{ "--prefix", &c->prefix }, { "--root", &c->root }, { "--log", &c->log_file },
 		{ "--json", &c->json_file }, { "--shell", &c->shell },
 		{ "--cuda", &c->cuda }, { "--platform", &c->platform },
-		{ "--modulefiles", &c->modulefiles },
+		{ "--modulefiles", &c->modulefiles }, { "--fingerprint", &c->fingerprint },
 	};
 	for (size_t k = 0; k < sizeof(values) / sizeof(values[0]); k++)
 		if ((r = takes_value(a, values[k].name, i, argc, argv, values[k].out)) != 0) {
@@ -139,6 +141,8 @@ static int positional(const char *a, struct cli *c, char *why, size_t size)
 				return c->verb = verbs[k], c->verb_given = 1, 0;
 		c->verb = "install"; /* the default verb: unpacker BUNDLE */
 	}
+	if (strcmp(c->verb, "trust") == 0 && !c->trust_sub)
+		return c->trust_sub = a, 0;
 	if (c->arg) {
 		snprintf(why, size, "unexpected argument '%s'", a);
 		return 1;
@@ -161,6 +165,11 @@ static int contradiction(const struct cli *c, char *why, size_t size)
 				 pairs[k].b);
 			return 1;
 		}
+	if (c->remember && (!c->ntrust_files || strcmp(c->verb, "install") != 0)) {
+		snprintf(why, size, "--remember goes with install --trust K.pub: it adds those keys "
+			 "once the install worked");
+		return 1;
+	}
 	if (c->modulefiles && !modulefile_dir_valid(c->modulefiles)) {
 		snprintf(why, size, "--modulefiles '%s': give an absolute directory of the characters "
 			 "[A-Za-z0-9._+@/-]", c->modulefiles);
@@ -219,7 +228,7 @@ int cli_parse(int argc, char **argv, struct cli *c, char *why, size_t why_size)
 	 * the bundler, not the help of install. */
 	if (c->help && !c->verb_given && c->arg && platform_access(c->arg, PLATFORM_CAN_EXIST) != 0) {
 		snprintf(why, why_size, "unknown command '%s' (commands: install verify validate list "
-			 "use uninstall env doctor help)", c->arg);
+			 "use uninstall env doctor trust help)", c->arg);
 		return 1;
 	}
 	if (!c->verb)

@@ -8,7 +8,9 @@
 
 struct cli {
 	const char *verb;      /* install, verify, validate, list, use, uninstall, env, doctor, help */
-	const char *arg;       /* BUNDLE or ID */
+	const char *arg;       /* BUNDLE or ID; trust: the subcommand's KEY.pub, FP, N or FILE */
+	const char *trust_sub; /* trust: list, add, remove, threshold, apply, reset-clock, ... */
+	const char *fingerprint; /* trust add --fingerprint HEX */
 	const char *prefix;
 	const char *prefix_option; /* how the prefix was given: "--prefix", "/D" or "/prefix" */
 	const char *root;
@@ -25,6 +27,7 @@ struct cli {
 	int silent, no_env, env_user, no_validate, require_gpu, allow_downgrade, allow_expired;
 	int force, help, verbose, keep_failed, quick, dry_run;
 	int keep_current;
+	int remember; /* install --trust K.pub --remember: add the key once the install worked */
 	int repair, version;
 	int verb_given; /* the command was named: "unpacker install --help" vs "unpacker --help" */
 	int gpu; /* -1: all */

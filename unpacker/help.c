@@ -11,7 +11,7 @@ static const char windows_usage[] =
 	"                [--trust-fingerprint HEX]... [/S | /silent] [/log=FILE | --log FILE]\n"
 	"                [--json FILE] [--no-env | --env=user] [--allow-downgrade | --keep-current]\n"
 	"                [--allow-expired] [--no-validate | --require-gpu] [--keep-failed] [--gpu N]\n"
-	"                [--repair] [--quick-validate]\n"
+	"                [--repair] [--quick-validate] [--remember]\n"
 	"       unpacker [install] DIR [--dry-run] [--cuda MAJOR] [--platform P] ...   the bundle\n"
 	"                of a kit (E:\\) that fits (--platform: as if on P, with --dry-run)\n"
 	"       unpacker verify BUNDLE [--trust K.pub]...   signature and every hash; installs nothing\n"
@@ -20,6 +20,8 @@ static const char windows_usage[] =
 	"                as %ProgramFiles%\\cuferry\\unpacker.exe\n"
 	"       unpacker validate [ID] [--gpu N] [--require-gpu] [--quick-validate] [--trust K.pub]...\n"
 	"       unpacker list | use ID | uninstall ID [--force] | env [--shell cmd|ps|sh] | doctor\n"
+	"       unpacker trust [list] | add K.pub [--fingerprint HEX] | remove FP | threshold N\n"
+	"                | statement-threshold N | apply STATEMENT | reset-clock   what this host trusts\n"
 	"       unpacker --version | help [COMMAND] | COMMAND --help\n"
 	"Windows-style switches: /silent /S /quiet /log=FILE /prefix=DIR /D=DIR /?\n"
 	"exit codes: 0 ok, 1 usage, 2 trust, 3 integrity, 4 incompatible, 5 install failed,\n"
@@ -63,8 +65,12 @@ static const struct {
 	  ".cuferry/header.bin from the verified bundle. Given a DIR of bundles (a kit), the\n"
 	  "one that fits this machine is chosen and the choice explained (the same downgrade\n"
 	  "rule passes older ones over, with the reason); --dry-run only says it\n"
-	  "(--platform P: as if on platform P). --modulefiles DIR (absolute; as root, owned by root\n"
-	  "and writable by nobody else, as the prefix) also writes Lmod and Tcl modulefiles there.\n",
+	  "(--platform P: as if on platform P). A signed kit's index is verified first; an expired\n"
+	  "kit is refused (7) unless --allow-expired. A kit's trust statement\n"
+	  "(trust-statement.cuferry) is applied (as root) before a bundle is chosen.\n"
+	  "--modulefiles DIR (absolute; as root, owned by root and writable by nobody else, as the\n"
+	  "prefix) also writes Lmod and Tcl modulefiles there. --trust K.pub --remember adds K.pub\n"
+	  "to the trust directory once the install worked (as 'unpacker trust add').\n",
 	  "usage: unpacker [install] BUNDLE|PART.001|X.exe [--prefix DIR | /D=DIR] [--trust K.pub]...\n"
 	  "                [--trust-fingerprint HEX]... [/S | /silent] [/log=FILE | --log FILE]\n"
 	  "                [--json FILE] [--no-env | --env=user] [--allow-downgrade | --keep-current]\n"
@@ -90,7 +96,9 @@ static const struct {
 	  "the one that fits this machine is chosen and the choice explained (the same downgrade\n"
 	  "rule passes older ones over, with the reason); --dry-run only says\n"
 	  "it (--platform P: as if on platform P). A signed kit's index is verified first; an\n"
-	  "expired kit is refused (7) unless --allow-expired.\n" },
+	  "expired kit is refused (7) unless --allow-expired. --trust K.pub --remember adds K.pub\n"
+	  "to the trust directory once the install worked (as 'unpacker trust add'). A kit's trust\n"
+	  "statement (trust-statement.cuferry) is applied before a bundle is chosen.\n" },
 	{ "verify",
 	  "usage: unpacker verify BUNDLE|PART.001|X.run|KIT|CONTAINER [--trust K.pub]...\n"
 	  "                [--trust-fingerprint HEX]... [--allow-expired]\n"
@@ -120,8 +128,11 @@ static const struct {
 	  "Prove an install works: its stored signature, files, library, resolution,\n"
 	  "dependencies, driver and GPU, and a convolution on each GPU. ID defaults to the current\n"
 	  "install. The stored signature must be by a key trusted here (installed, or given with\n"
-	  "--trust or --trust-fingerprint), else validation fails. --json FILE: every step, GPU\n"
-	  "row, detail and timing, as report.json keeps them (docs/json-schema.md).\n", NULL },
+	  "--trust or --trust-fingerprint); with no key configured at all, the keys recorded at\n"
+	  "install (.cuferry/signers) are used and validate says so. A recorded key since removed\n"
+	  "passes with a note; one since revoked fails (2, \"signed by a revoked key\"). No key\n"
+	  "anywhere is a trust error (2). --json FILE: every step, GPU row, detail and timing, as\n"
+	  "report.json keeps them (docs/json-schema.md).\n", NULL },
 	{ "list",
 	  "usage: unpacker list [--prefix DIR] [--root DIR]\n"
 	  "The installed bundles, their counters, and which is current (*).\n", NULL },
@@ -156,6 +167,29 @@ static const struct {
 	  "Report other copies of cuDNN that could shadow the install, and leftovers of\n"
 	  "interrupted runs (.staging-*, .old-*, a pending journal) with the command that cleans\n"
 	  "them.\n", NULL },
+	{ "trust",
+	  "usage: unpacker trust [list] [--root DIR]\n"
+	  "       unpacker trust add K.pub [--fingerprint HEX] | remove FP | threshold N\n"
+	  "       unpacker trust statement-threshold N | apply STATEMENT | reset-clock [--prefix DIR]\n"
+	  "What this host trusts: keys compiled in, the trust directory (/etc/cuferry/trusted-keys,\n"
+	  "Windows %ProgramData%\\cuferry\\trusted-keys: root's, not writable by others), its\n"
+	  "threshold T (signatures a bundle needs) and statement threshold (signatures a trust\n"
+	  "statement needs; default every trusted key when at most three, else T + 1).\n"
+	  "list      each key's fingerprint, source (compiled in, file, statement) and since when;\n"
+	  "          revoked keys; both thresholds; the last statement applied.\n"
+	  "add       K.pub into the trust directory (written root's, atomically); --fingerprint: the\n"
+	  "          64 hex digits you were given by another channel must match, else exit 2.\n"
+	  "remove    a key of the trust directory (not below T keys; a compiled-in key is revoked).\n"
+	  "apply     a trust statement ('bundler trust-statement'): signed by T trusted keys to\n"
+	  "          revoke only its own signers, by the statement threshold for anything else;\n"
+	  "          its counter must be newer than the last applied (replay: exit 7). A revoked\n"
+	  "          key's signatures count nowhere: install, verify, .run stubs, validate.\n"
+	  "reset-clock  a prefix whose state recorded a `created` ahead of the clock (a bundle\n"
+	  "          dated in the future) goes back to the newest time that is not; logged.\n"
+	  "Lifecycle: first key (trust add --fingerprint, or install --trust K.pub --remember);\n"
+	  "rotation (a statement adding the next key, then one revoking the old); a leaked key\n"
+	  "(a statement revoking it, signed by the others); a lost key (trust remove on each host,\n"
+	  "or a statement revoking it). Changes need root and are logged.\n", NULL },
 	{ "help",
 	  "usage: unpacker help [COMMAND]\n"
 	  "Print the usage, or the help of one command (the same as COMMAND --help).\n", NULL },

@@ -28,6 +28,7 @@ const char layout_aside_suffix[] = ".cuferry-aside";
 const char layout_install_meta_rel[] = META;
 const char layout_install_header_rel[] = META "/header.bin";
 const char layout_install_report_rel[] = META "/" REPORT;
+const char layout_install_signers_rel[] = META "/signers";
 
 /* A Windows known folder; when the process is not told, Windows' own default for the
  * machine's (a user's data then goes to the machine's ProgramData, which is no worse than

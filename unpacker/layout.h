@@ -68,6 +68,7 @@ int layout_is_repair_temp(const char *name);
 extern const char layout_install_meta_rel[];   /* .cuferry */
 extern const char layout_install_header_rel[]; /* .cuferry/header.bin */
 extern const char layout_install_report_rel[]; /* .cuferry/report.json */
+extern const char layout_install_signers_rel[]; /* .cuferry/signers: fingerprints that verified it */
 char *layout_install_header(const char *install_dir);
 char *layout_install_report(const char *install_dir);
 /* PREFIX/.cuferry/failed/NAME-STAMP: a failed install's report kept for later. */

@@ -27,6 +27,7 @@
 #include "unpacker/selfpath.h"
 #include "unpacker/safepath.h"
 #include "unpacker/state.h"
+#include "unpacker/trustverbs.h"
 #include "signing/verify.h"
 
 /* Marks this program as a cuferry unpacker: the bundler embeds no other file as a .run's stub.
@@ -86,6 +87,14 @@ static void print_compiled_keys(void)
 		printf("trusted keys  none compiled in (make TRUSTED_KEYS=a.pub,...)\n");
 }
 
+/* A change of what the host trusts (a trust verb, install --remember) is logged to the
+ * system log in every mode. */
+static int trust_change(const struct cli *c)
+{
+	return c->remember ||
+	       (strcmp(c->verb, "trust") == 0 && c->trust_sub && strcmp(c->trust_sub, "list") != 0);
+}
+
 /* The log's directory is checked like the prefix (DESIGN.md §6) before anything is written. */
 static int open_log(const struct cli *c, struct cf_err *e)
 {
@@ -96,7 +105,7 @@ static int open_log(const struct cli *c, struct cf_err *e)
 		path = platform_path_is_absolute(c->log_file) || platform_current_dir(cwd, sizeof(cwd)) != 0
 			       ? xstrdup(c->log_file)
 			       : xasprintf("%s%c%s", cwd, platform_dir_separator(), c->log_file);
-	} else if (c->silent && (platform_is_admin() || *c->root)) {
+	} else if ((c->silent || trust_change(c)) && (platform_is_admin() || *c->root)) {
 		path = layout_system_log();
 		root = c->root;
 	} else if (c->silent) {
@@ -248,9 +257,12 @@ static int install_from_kit(const struct cli *c, struct install_options *o,
 				     have_state ? &installed : NULL,
 				     { o->allow_downgrade, o->keep_current } };
 	char *dir = NULL;
-	/* A signed kit's index first: who signed it, and whether it is still valid. */
+	/* A signed kit's index first: who signed it, and whether it is still valid; then its
+	 * trust statement, before any bundle is judged by the keys it may revoke. */
 	int rc = io_is_dir(o->bundle) ? kitcheck_verify_kit(o->bundle, &o->trust, c->allow_expired, 0,
 							    &dir, e) : CF_OK;
+	if (rc == CF_OK && !c->dry_run)
+		rc = trustverbs_apply_kit(c->root, dir ? dir : o->bundle, e);
 	if (rc == CF_OK)
 		rc = choose_bundle(dir ? dir : o->bundle, &co, chosen, sizeof(chosen), e);
 	free(dir);
@@ -268,6 +280,8 @@ static int install_from_kit(const struct cli *c, struct install_options *o,
 	rc = install_bundle(o, r, e);
 	if (rc == CF_OK)
 		summarize(c, r);
+	if (rc == CF_OK && c->remember)
+		rc = trustverbs_remember(o, e);
 	return rc;
 }
 
@@ -298,6 +312,8 @@ static int dispatch(const struct cli *c, struct install_options *o, struct insta
 		int rc = !strcmp(v, "install") ? install_bundle(o, r, e) : verify_bundle(o, r, e);
 		if (rc == CF_OK)
 			summarize(c, r);
+		if (rc == CF_OK && c->remember)
+			rc = trustverbs_remember(o, e);
 		return rc;
 	}
 	if (!strcmp(v, "validate"))
@@ -310,12 +326,14 @@ static int dispatch(const struct cli *c, struct install_options *o, struct insta
 		const char *text = c->arg ? unpacker_help_for(c->arg) : unpacker_usage();
 		if (!text)
 			return cf_fail(e, CF_USAGE, "unknown command '%s' (commands: install verify validate "
-				       "list use uninstall env doctor self-install help)", c->arg);
+				       "list use uninstall env doctor self-install trust help)", c->arg);
 		fputs(text, stdout);
 		return CF_OK;
 	}
 	if (!strcmp(v, "doctor"))
 		return doctor_run(o, e);
+	if (!strcmp(v, "trust"))
+		return trustverbs_run(o, c->trust_sub, c->arg, c->fingerprint, e);
 	if (!c->arg)
 		return cf_fail(e, CF_USAGE, "%s needs an ID (see '%s list')", v, cli_program_name());
 	return !strcmp(v, "use") ? use_installed(o, c->arg, e) : uninstall_installed(o, c->arg, e);

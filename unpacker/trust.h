@@ -10,6 +10,14 @@
 
 #define TRUST_MAX_KEYS 64
 
+/* Files of the trust directory besides its KEY.pub files (DESIGN.md §5, §10): each read only
+ * when root's (Administrators') and not writable by others, like the keys. */
+#define TRUST_FILE_THRESHOLD "threshold"                     /* T, one number 1..8 */
+#define TRUST_FILE_STATEMENT_THRESHOLD "statement-threshold" /* signatures a statement needs */
+#define TRUST_FILE_REVOKED "revoked"                         /* fingerprints, one a line */
+#define TRUST_FILE_STATEMENT_COUNTER "statement-counter"     /* "N SHA256": the last applied */
+#define TRUST_STATEMENT_KEY_PREFIX "statement-"              /* a key a statement added */
+
 struct trust_key {
 	uint8_t keyid[32];
 	uint8_t spki[512];
@@ -23,6 +31,13 @@ struct trust {
 	uint8_t fingerprints[16][32]; /* --trust-fingerprint: accept the bundle's key if it matches */
 	size_t nfingerprints;
 	unsigned threshold;
+	/* Revoked keys (the trust directory's revoked file): their signatures count nowhere,
+	 * whatever else says to trust them (compiled in, --trust, --trust-fingerprint). */
+	uint8_t revoked[TRUST_MAX_KEYS][32];
+	size_t nrevoked;
+	unsigned statement_threshold; /* 0: not configured (trust_statement_threshold) */
+	uint64_t statement_counter;   /* the highest statement counter applied here; 0: none */
+	uint8_t statement_sha256[32]; /* and the SHA-256 of that statement's file */
 };
 
 struct trust_sources {
@@ -44,5 +59,18 @@ int trust_check(const struct trust *t, const struct frame *f, char *signers, siz
 int trust_check_sigs(const struct trust *t, const uint8_t digest[32],
 		     const struct frame_sig *sigs, uint32_t nsigs, char *signers, size_t size,
 		     struct cf_err *e);
+
+/* The distinct trusted, not revoked keys whose signatures over digest verify: their ids into
+ * ids (FRAME_MAX_SIGS at most), their short ids into signers ("a, b"); returns how many. */
+unsigned trust_accepted(const struct trust *t, const uint8_t digest[32],
+			const struct frame_sig *sigs, uint32_t nsigs, uint8_t ids[][32],
+			char *signers, size_t size);
+int trust_is_revoked(const struct trust *t, const uint8_t keyid[32]);
+/* Signatures a trust statement that does more than revoke its own signers needs: the
+ * configured statement threshold, else every trusted key when there are at most three, else
+ * T + 1; never fewer than T. */
+unsigned trust_statement_threshold(const struct trust *t);
+/* make TRUSTED_THRESHOLD=N (1 when not given): the trust directory may raise it, not lower it. */
+unsigned trust_compiled_threshold(void);
 
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/io.h"
+#include "common/sha256.h"
 
 uint32_t frame_le32(const uint8_t *p)
 {
@@ -95,13 +96,20 @@ uint8_t *frame_put_sigs(uint8_t *p, const struct frame_sig *sigs, uint32_t nsigs
 
 int frame_parse(const uint8_t *content, size_t len, struct frame *f, struct cf_err *e)
 {
+	return frame_parse_tagged(content, len, FRAME_TAG, f, e);
+}
+
+int frame_parse_tagged(const uint8_t *content, size_t len, const char *tag, struct frame *f,
+		       struct cf_err *e)
+{
 	const uint8_t *p = content, *end = content + len;
 	memset(f, 0, sizeof(*f));
 	if (len > FRAME_CAP)
 		return cf_fail(e, CF_TRUST, "signed header of %zu bytes is over the %u-byte cap", len,
 			       FRAME_CAP);
-	if (len < 8 + 4 || memcmp(p, FRAME_TAG, 8) != 0)
-		return cf_fail(e, CF_TRUST, "not a cuferry bundle header (tag CUFERRY1 missing)");
+	if (len < 8 + 4 || memcmp(p, tag, 8) != 0)
+		return cf_fail(e, CF_TRUST, "not a cuferry %s (tag %s missing)",
+			       strcmp(tag, FRAME_TAG) == 0 ? "bundle header" : "trust statement", tag);
 	p += 8;
 	uint32_t hlen = frame_le32(p);
 	p += 4;
@@ -128,12 +136,18 @@ int frame_parse(const uint8_t *content, size_t len, struct frame *f, struct cf_e
 uint8_t *frame_encode(const uint8_t *header, uint32_t header_len, const struct frame_sig *sigs,
 		      uint32_t nsigs, size_t *out_len)
 {
+	return frame_encode_tagged(FRAME_TAG, header, header_len, sigs, nsigs, out_len);
+}
+
+uint8_t *frame_encode_tagged(const char *tag, const uint8_t *header, uint32_t header_len,
+			     const struct frame_sig *sigs, uint32_t nsigs, size_t *out_len)
+{
 	size_t content = 8 + 4 + header_len + frame_sigs_size(sigs, nsigs);
 	uint8_t *buf = xmalloc(8 + content), *p = buf;
 	frame_put_le32(p, FRAME_MAGIC);
 	frame_put_le32(p + 4, (uint32_t)content);
 	p += 8;
-	memcpy(p, FRAME_TAG, 8);
+	memcpy(p, tag, 8);
 	p += 8;
 	frame_put_le32(p, header_len);
 	p += 4;
@@ -142,6 +156,29 @@ uint8_t *frame_encode(const uint8_t *header, uint32_t header_len, const struct f
 	frame_put_sigs(p, sigs, nsigs);
 	*out_len = 8 + content;
 	return buf;
+}
+
+int frame_read_statement(const char *path, struct frame *f, uint8_t file_sha256[32],
+			 struct cf_err *e)
+{
+	char *data = NULL;
+	size_t len = 0;
+	uint32_t content = 0;
+	memset(f, 0, sizeof(*f));
+	int r = io_read_file(path, FRAME_STATEMENT_MAX, &data, &len);
+	if (r != 0) {
+		free(data);
+		return r == -2 ? cf_fail(e, CF_TRUST, "%s is over %u bytes: not a trust statement", path,
+					 FRAME_STATEMENT_MAX)
+			       : cf_fail(e, CF_USAGE, "%s: cannot read", path);
+	}
+	sha256_buf(data, len, file_sha256);
+	int rc = frame_prefix((uint8_t *)data, len, &content) != 0 || content != len - FRAME_PREFIX_LEN
+			 ? cf_fail(e, CF_TRUST, "%s is not a trust statement (no frame of its length)", path)
+			 : frame_parse_tagged((uint8_t *)data + FRAME_PREFIX_LEN, content,
+					      FRAME_STATEMENT_TAG, f, e);
+	free(data);
+	return rc;
 }
 
 void frame_free(struct frame *f)

@@ -9,6 +9,10 @@
 
 #define FRAME_MAGIC 0x184D2A5Cu
 #define FRAME_TAG "CUFERRY1"
+#define FRAME_STATEMENT_TAG "CUFTRST1" /* a trust statement (docs/SECURITY.md), same frame */
+#define FRAME_STATEMENT_FORMAT "cuferry-trust-statement-1" /* its JSON's "format" */
+#define FRAME_STATEMENT_MAX (64u << 10) /* a statement file is small: refused above this */
+#define FRAME_STATEMENT_KIT_FILE "trust-statement.cuferry" /* on a kit (bundler kit --statement) */
 #define FRAME_CAP (16u << 20)
 #define FRAME_MAX_SIGS 8
 #define FRAME_SPKI_MAX 512
@@ -36,9 +40,18 @@ int frame_prefix(const uint8_t *data, size_t len, uint32_t *content_len);
 /* Parse the frame content (after magic and length). Bounded; no JSON is looked at.
  * Problems are CF_TRUST: nothing in an unverified frame is believed. */
 int frame_parse(const uint8_t *content, size_t len, struct frame *f, struct cf_err *e);
+/* The same for a frame of another tag (8 bytes: FRAME_STATEMENT_TAG). */
+int frame_parse_tagged(const uint8_t *content, size_t len, const char *tag, struct frame *f,
+		       struct cf_err *e);
 /* Encode a whole frame, prefix included. Caller frees. */
 uint8_t *frame_encode(const uint8_t *header, uint32_t header_len, const struct frame_sig *sigs,
 		      uint32_t nsigs, size_t *out_len);
+uint8_t *frame_encode_tagged(const char *tag, const uint8_t *header, uint32_t header_len,
+			     const struct frame_sig *sigs, uint32_t nsigs, size_t *out_len);
+/* A trust statement file: one frame of FRAME_STATEMENT_TAG and nothing else, at most
+ * FRAME_STATEMENT_MAX bytes; file_sha256 gets the SHA-256 of the whole file. */
+int frame_read_statement(const char *path, struct frame *f, uint8_t file_sha256[32],
+			 struct cf_err *e);
 void frame_free(struct frame *f);
 /* A list of signatures, as the frame and a .run's stub-signature block both carry it:
  * u32 LE count (1..FRAME_MAX_SIGS), then per signature the key id (32 bytes), u16 LE length

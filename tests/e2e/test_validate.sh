@@ -66,10 +66,22 @@ expect 0 "$UNPACKER" validate --root "$W/real" $T
 assert_contains last.out "passed WITHOUT a GPU check"
 assert_contains last.out "1    signature     pass   the stored header is signed by"
 
-note "validate re-checks the stored signature: no trusted key, or a changed header: exit 6, nothing loaded"
-expect 6 "$UNPACKER" validate --root "$W/real"
+note "no key configured: validate re-checks the stored header with the keys recorded at install, and says so"
+expect 0 "$UNPACKER" validate --root "$W/real"
+assert_contains last.out "1    signature     pass   the stored header is signed by"
+assert_contains last.out "recorded at install (no key is configured here)"
+sg=$W/real/opt/cudnn/current/.cuferry/signers
+[ "$(cat "$sg")" = "$(openssl pkey -pubin -in "$FX/test.pub" -outform DER | sha256sum | cut -c1-64)" ] ||
+	fail ".cuferry/signers does not hold the signer's fingerprint: $(cat "$sg")"
+note "no key anywhere (an install that recorded none): a trust error, exit 2, one line, nothing loaded"
+mv "$sg" saved.sg
+expect 2 "$UNPACKER" validate --root "$W/real"
+one_line_reason
+assert_contains last.err "no trusted key is configured"
 assert_contains last.out "1    signature     fail   .cuferry/header.bin: "
 assert_contains last.out "2    library       skip   not loaded: step 1 failed"
+mv saved.sg "$sg"
+note "a changed signature of the stored header: exit 2 (a bad signature), nothing loaded"
 hb=$W/real/opt/cudnn/current/.cuferry/header.bin
 cp "$hb" saved.hb
 py - "$hb" <<'PY2'
@@ -78,10 +90,28 @@ p = sys.argv[1]; b = bytearray(open(p, "rb").read())
 b[-3] ^= 1   # a byte of the signature
 open(p, "wb").write(b)
 PY2
-expect 6 "$UNPACKER" validate --root "$W/real" $T
+expect 2 "$UNPACKER" validate --root "$W/real" $T
 assert_contains last.out "1    signature     fail"
 assert_contains last.out "2    library       skip   not loaded: step 1 failed"
 cp saved.hb "$hb"
+
+note "after a rotation: the recorded key removed, validate passes and says so; revoked, exit 2"
+fp() { openssl pkey -pubin -in "$1" -outform DER | sha256sum | cut -c1-64; }
+expect 0 "$UNPACKER" trust add "$FX/test.pub" --root "$W/real"
+expect 0 "$UNPACKER" trust add "$FX/other.pub" --root "$W/real"
+expect 0 "$UNPACKER" validate --root "$W/real"
+assert_contains last.out "1    signature     pass   .*trusted here"
+expect 0 "$UNPACKER" trust remove "$(fp "$FX/test.pub")" --root "$W/real"
+expect 0 "$UNPACKER" validate --root "$W/real"
+assert_contains last.out "recorded at install; that key is no longer trusted here"
+expect 0 "$BUNDLER" trust-statement --revoke "$(fp "$FX/test.pub")" --counter 5 --key "$FX/other.key" -o revoke.st
+expect 0 "$UNPACKER" trust apply revoke.st --root "$W/real"
+expect 2 "$UNPACKER" validate --root "$W/real"
+one_line_reason
+assert_contains last.err "signed by a revoked key"
+expect 2 "$UNPACKER" validate --root "$W/real" $T
+assert_contains last.err "signed by a revoked key"
+rm -r "$W/real/etc/cuferry" # the later steps trust by --trust again
 
 note "a file changed after the install (same size): validate names it, loads nothing, exit 6"
 f=$W/real/opt/cudnn/current/include/cudnn_version.h

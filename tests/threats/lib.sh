@@ -84,3 +84,23 @@ as_root_cases() {
 	umask 022
 	outside_tree
 }
+# run_statement_case ID "threat" "behaviour" CODE STATEMENT: 'unpacker trust apply' in both
+# modes against $R, the same four assertions, the trust directory unchanged too.
+run_statement_case() {
+	id=$1 threat=$2 behaviour=$3 code=$4 statement=$5
+	for mode in interactive silent; do
+		before=$(snapshot; tree_listing "$R/etc/cuferry")
+		if [ $mode = silent ]; then
+			rm -f "$W/s.log"
+			expect "$code" "$UNPACKER" trust apply "$statement" --root "$R" /silent /log="$W/s.log" </dev/null
+			grep -q "error" "$W/s.log" || fail "$id: no reason in the silent log"
+		else
+			expect "$code" "$UNPACKER" trust apply "$statement" --root "$R"
+		fi
+		one_line_reason
+		[ "$(snapshot; tree_listing "$R/etc/cuferry")" = "$before" ] || fail "$id ($mode): something changed"
+		no_staging "$W"
+	done
+	record "$id" "$threat" "$behaviour" "threats/$id" "pass (exit $code, both modes)"
+	echo "ok   threat $id"
+}

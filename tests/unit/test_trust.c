@@ -13,9 +13,13 @@
 #include <unistd.h>
 
 #include "common/io.h"
+#include "common/platform.h"
 #include "common/sha256.h"
 #include "signing/sign.h"
 #include "signing/verify.h"
+#include "common/bundle/frame.h"
+#include "manifests/manifest.h"
+#include "unpacker/statement.h"
 #include "unpacker/trust.h"
 
 /* The keys "compiled in" (make TRUSTED_KEYS) are this test's: key A's PEM, filled in by the
@@ -384,6 +388,220 @@ static void test_trust_dir_key_owner_and_mode(void **state)
 	free(c);
 }
 
+
+/* A PEM as a JSON string: newlines escaped. */
+static char *json_escape_pem(const char *pem)
+{
+	char *out = xmalloc(strlen(pem) * 2 + 1), *o = out;
+	for (const char *p = pem; *p; p++) {
+		if (*p == '\n')
+			*o++ = '\\', *o++ = 'n';
+		else
+			*o++ = *p;
+	}
+	*o = '\0';
+	return out;
+}
+
+/* A file of the trust directory with text, root's, 0644. */
+static void put_trust_file(struct fixture *f, const char *name, const char *text)
+{
+	char *path = xasprintf("%s/%s", f->trust_dir, name);
+	assert_int_equal(io_mkdirs(f->trust_dir, 0755), 0);
+	assert_int_equal(io_write_file_atomic(path, text, strlen(text), 0644), 0);
+	assert_int_equal(chmod(path, 0644), 0);
+	free(path);
+}
+
+static char *fingerprint_line(struct fixture *f, int k)
+{
+	char fp[65];
+	sig_fingerprint(f->keyid[k], fp);
+	return xasprintf("%s\n", fp);
+}
+
+/* A revoked key counts nowhere: compiled in, in the directory, --trust-fingerprint. */
+static void test_revoked_key(void **state)
+{
+	struct fixture *f = *state;
+	struct trust t;
+	struct cf_err e;
+	char signers[256], fp[65];
+	int keys[] = { KEY_B };
+	skip_unless_root();
+	make_trust_dir(f, keys, 1, NULL);
+	char *a = fingerprint_line(f, KEY_A), *c = fingerprint_line(f, KEY_C);
+	char *lines = xasprintf("%s%s", c, a); /* two lines, each with its newline */
+	put_trust_file(f, "revoked", lines);
+	free(a);
+	free(c);
+	free(lines);
+	sig_fingerprint(f->keyid[KEY_A], fp);
+	const char *fps[] = { fp };
+	assert_int_equal(load(f, NULL, 0, fps, 1, &t, &e), CF_OK);
+	assert_int_equal(t.nrevoked, 2);
+	assert_int_equal(t.nkeys, 1); /* A compiled in, dropped; B kept */
+	assert_memory_equal(t.keys[0].keyid, f->keyid[KEY_B], 32);
+	sign_with(f, KEY_A);
+	assert_int_equal(check(&t, f, signers, &e), CF_TRUST);
+	assert_non_null(strstr(e.msg, "signed by a revoked key"));
+	sign_with(f, KEY_B);
+	assert_int_equal(check(&t, f, signers, &e), CF_OK);
+	assert_null(strstr(signers, ",")); /* B only */
+}
+
+static void skip_unless_root(void);
+
+static void test_revoked_file_rejected(void **state)
+{
+	struct fixture *f = *state;
+	struct trust t;
+	struct cf_err e;
+	skip_unless_root();
+	put_trust_file(f, "revoked", "not-a-fingerprint\n");
+	assert_int_equal(load(f, NULL, 0, NULL, 0, &t, &e), CF_TRUST);
+	assert_non_null(strstr(e.msg, "cannot be trusted"));
+	put_trust_file(f, "revoked", "");
+	assert_int_equal(load(f, NULL, 0, NULL, 0, &t, &e), CF_OK);
+	/* revocations in a directory others may write: refused, not ignored */
+	char *line = fingerprint_line(f, KEY_A);
+	put_trust_file(f, "revoked", line);
+	free(line);
+	assert_int_equal(chmod(f->trust_dir, 0777), 0);
+	assert_int_equal(load(f, NULL, 0, NULL, 0, &t, &e), CF_TRUST);
+	assert_non_null(strstr(e.msg, "revocations"));
+}
+
+static void test_statement_threshold(void **state)
+{
+	struct fixture *f = *state;
+	struct trust t;
+	struct cf_err e;
+	skip_unless_root();
+	int two[] = { KEY_B };
+	make_trust_dir(f, two, 1, NULL);
+	assert_int_equal(load(f, NULL, 0, NULL, 0, &t, &e), CF_OK);
+	assert_int_equal(trust_statement_threshold(&t), 2); /* every key when at most three */
+	t.nkeys = 4;
+	t.threshold = 2;
+	assert_int_equal(trust_statement_threshold(&t), 3); /* else T + 1 */
+	put_trust_file(f, "statement-threshold", "1\n");
+	assert_int_equal(load(f, NULL, 0, NULL, 0, &t, &e), CF_OK);
+	assert_int_equal(trust_statement_threshold(&t), 1);
+	put_trust_file(f, "statement-threshold", "9\n");
+	assert_int_equal(load(f, NULL, 0, NULL, 0, &t, &e), CF_TRUST);
+	put_trust_file(f, "statement-threshold", "1\n");
+	put_trust_file(f, "statement-counter", "12\n"); /* no SHA-256 */
+	assert_int_equal(load(f, NULL, 0, NULL, 0, &t, &e), CF_TRUST);
+}
+
+/* A statement file with body, signed by the keys given. */
+static char *write_statement(struct fixture *f, const char *name, const char *body,
+			     const int *keys, size_t n)
+{
+	struct frame_sig sigs[FRAME_MAX_SIGS];
+	struct cf_err e = { 0 };
+	uint8_t digest[32];
+	size_t len;
+	sha256_buf(body, strlen(body), digest);
+	for (size_t i = 0; i < n; i++) {
+		const uint8_t *spki = signer_spki(f->signer[keys[i]], &len);
+		memset(&sigs[i], 0, sizeof(sigs[i]));
+		memcpy(sigs[i].spki, spki, len);
+		sigs[i].spki_len = (uint16_t)len;
+		sig_keyid(spki, len, sigs[i].keyid);
+		assert_int_equal(signer_sign(f->signer[keys[i]], digest, sigs[i].sig, &e), CF_OK);
+	}
+	uint8_t *frame = frame_encode_tagged(FRAME_STATEMENT_TAG, (const uint8_t *)body,
+					     (uint32_t)strlen(body), sigs, (uint32_t)n, &len);
+	char *path = xasprintf("%s/%s", f->dir, name);
+	assert_int_equal(io_write_file_atomic(path, frame, len, 0644), 0);
+	free(frame);
+	return path;
+}
+
+static char *statement_body(uint64_t counter, const char *created, const char *actions)
+{
+	return xasprintf("{\"format\":\"" FRAME_STATEMENT_FORMAT "\",\"counter\":%llu,"
+			 "\"created\":\"%s\",\"actions\":[%s]}", (unsigned long long)counter, created,
+			 actions);
+}
+
+static int judge(struct fixture *f, const char *body, const int *keys, size_t n,
+		 const struct trust *t, struct statement *s, struct cf_err *e)
+{
+	char *path = write_statement(f, "x.statement", body, keys, n);
+	cf_err_clear(e);
+	int rc = statement_read(path, t, s, e);
+	free(path);
+	return rc;
+}
+
+/* One leaked key must not take a site over (compiled-in A, B in the directory, T = 1). */
+static void test_statement_rules(void **state)
+{
+	struct fixture *f = *state;
+	struct trust t;
+	struct statement s;
+	struct cf_err e;
+	char fa[65], fb[65], actions[512];
+	skip_unless_root();
+	int dir_keys[] = { KEY_B };
+	make_trust_dir(f, dir_keys, 1, NULL);
+	assert_int_equal(load(f, NULL, 0, NULL, 0, &t, &e), CF_OK);
+	sig_fingerprint(f->keyid[KEY_A], fa);
+	sig_fingerprint(f->keyid[KEY_B], fb);
+	int a[] = { KEY_A }, ab[] = { KEY_A, KEY_B }, c[] = { KEY_C };
+	/* a key can always revoke itself */
+	snprintf(actions, sizeof(actions), "{\"revoke\":\"%s\"}", fa);
+	char *body = statement_body(5, "2026-01-01T00:00:00Z", actions);
+	assert_int_equal(judge(f, body, a, 1, &t, &s, &e), CF_OK);
+	assert_int_equal(s.needed, 1);
+	assert_int_equal(s.counter, 5);
+	assert_int_equal(s.nactions, 1);
+	assert_int_equal(s.actions[0].kind, STATEMENT_REVOKE);
+	free(body);
+	/* ...but not another key alone: the statement threshold (both keys) */
+	snprintf(actions, sizeof(actions), "{\"revoke\":\"%s\"}", fb);
+	body = statement_body(6, "2026-01-01T00:00:00Z", actions);
+	assert_int_equal(judge(f, body, a, 1, &t, &s, &e), CF_TRUST);
+	assert_non_null(strstr(e.msg, "need 2"));
+	assert_int_equal(judge(f, body, ab, 2, &t, &s, &e), CF_OK);
+	free(body);
+	/* nor add itself a friend */
+	char *pem = json_escape_pem(f->pem[KEY_C]);
+	snprintf(actions, sizeof(actions), "{\"add\":\"%s\"}", pem);
+	free(pem);
+	body = statement_body(7, "2026-01-01T00:00:00Z", actions);
+	assert_int_equal(judge(f, body, a, 1, &t, &s, &e), CF_TRUST);
+	assert_int_equal(judge(f, body, ab, 2, &t, &s, &e), CF_OK);
+	assert_int_equal(s.actions[0].kind, STATEMENT_ADD);
+	assert_memory_equal(s.actions[0].keyid, f->keyid[KEY_C], 32);
+	/* a key that is not trusted signs nothing here */
+	assert_int_equal(judge(f, body, c, 1, &t, &s, &e), CF_TRUST);
+	free(body);
+	/* replay: a counter not above the last applied */
+	t.statement_counter = 7;
+	snprintf(actions, sizeof(actions), "{\"threshold\":1}");
+	body = statement_body(6, "2026-01-01T00:00:00Z", actions);
+	assert_int_equal(judge(f, body, ab, 2, &t, &s, &e), CF_POLICY);
+	assert_non_null(strstr(e.msg, "replayed"));
+	free(body);
+	/* created far ahead of the clock; an unknown action; a revoked signer */
+	char future[32];
+	manifest_format_time(platform_time_now() + 3 * 86400, future);
+	body = statement_body(8, future, actions);
+	assert_int_equal(judge(f, body, ab, 2, &t, &s, &e), CF_POLICY);
+	free(body);
+	body = statement_body(8, "2026-01-01T00:00:00Z", "{\"trust_everyone\":true}");
+	assert_int_equal(judge(f, body, ab, 2, &t, &s, &e), CF_INCOMPATIBLE);
+	free(body);
+	memcpy(t.revoked[t.nrevoked++], f->keyid[KEY_B], 32);
+	body = statement_body(8, "2026-01-01T00:00:00Z", actions);
+	assert_int_equal(judge(f, body, ab, 2, &t, &s, &e), CF_TRUST); /* A alone: needs 2 */
+	free(body);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -397,6 +615,10 @@ int main(void)
 		cmocka_unit_test_setup(test_threshold_from_trust_dir, reset),
 		cmocka_unit_test_setup(test_threshold_file_rejected, reset),
 		cmocka_unit_test_setup(test_trust_dir_key_owner_and_mode, reset),
+		cmocka_unit_test_setup(test_revoked_key, reset),
+		cmocka_unit_test_setup(test_revoked_file_rejected, reset),
+		cmocka_unit_test_setup(test_statement_threshold, reset),
+		cmocka_unit_test_setup(test_statement_rules, reset),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "common/sha256.h"
 #include "common/bundle/open.h"
 #include "unpacker/bundletrust.h"
 #include "unpacker/layout.h"
@@ -25,6 +26,14 @@ int open_trusted(const struct install_options *o, struct opened *b, char *signer
 	int rc = trust_load(&t, &o->trust, e);
 	if (rc == CF_OK)
 		rc = bundletrust_open(o->bundle, &t, signers, size, &b->input, &b->m, e);
+	if (rc == CF_OK) { /* recorded with the install, for validate (.cuferry/signers) */
+		const struct frame *f = bundle_frame(b->input);
+		uint8_t digest[32];
+		char names[256];
+		sha256_buf(f->header, f->header_len, digest);
+		b->nsigner_ids = trust_accepted(&t, digest, f->sigs, f->nsigs, b->signer_ids, names,
+						sizeof(names));
+	}
 	return rc;
 }
 

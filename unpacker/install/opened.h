@@ -13,6 +13,8 @@
 struct opened {
 	struct bundle_input *input; /* owns the signed header (bundle_frame) */
 	struct manifest *m;
+	uint8_t signer_ids[FRAME_MAX_SIGS][32]; /* the trusted keys whose signatures counted */
+	unsigned nsigner_ids;
 };
 
 /* Open o->bundle and check it against the trusted keys; only then parse the manifest.

@@ -11,6 +11,7 @@
 #include "common/io.h"
 #include "common/bundle/open.h"
 #include "common/platform.h"
+#include "signing/verify.h"
 #include "unpacker/install/fault.h"
 #include "unpacker/layout.h"
 
@@ -89,15 +90,23 @@ static int write_meta(int rootfd, const struct opened *b, const struct install_r
 				   (json_int_t)r->bytes);
 	char *text = json_dumps(report, JSON_INDENT(2) | JSON_SORT_KEYS);
 	json_decref(report);
+	char fps[FRAME_MAX_SIGS * 65 + 1] = "";
+	for (unsigned i = 0; i < b->nsigner_ids; i++) {
+		sig_fingerprint(b->signer_ids[i], fps + strlen(fps));
+		strcat(fps, "\n");
+	}
 	int ok = platform_tree_mkdir(rootfd, layout_install_meta_rel) == 0;
 	int hfd = ok ? platform_tree_create_file(rootfd, layout_install_header_rel) : -1;
 	int jfd = ok ? platform_tree_create_file(rootfd, layout_install_report_rel) : -1;
-	ok = hfd >= 0 && jfd >= 0 && io_write_all(hfd, frame, len) == 0 &&
-	     io_write_all(jfd, text, strlen(text)) == 0;
+	int sfd = ok ? platform_tree_create_file(rootfd, layout_install_signers_rel) : -1;
+	ok = hfd >= 0 && jfd >= 0 && sfd >= 0 && io_write_all(hfd, frame, len) == 0 &&
+	     io_write_all(jfd, text, strlen(text)) == 0 && io_write_all(sfd, fps, strlen(fps)) == 0;
 	int saved = errno;
 	if (hfd >= 0 && platform_file_finish(hfd, 0644) != 0 && ok)
 		ok = 0, saved = errno;
 	if (jfd >= 0 && platform_file_finish(jfd, 0644) != 0 && ok)
+		ok = 0, saved = errno;
+	if (sfd >= 0 && platform_file_finish(sfd, 0644) != 0 && ok)
 		ok = 0, saved = errno;
 	free(frame);
 	free(text);

@@ -51,6 +51,7 @@ struct run {
 	int gpu_checked;       /* step 6 ran on at least one GPU */
 	int failed;
 	int incompatible;
+	char untrusted[1200]; /* the stored signature failed: why (a trust failure, exit 2) */
 	pthread_mutex_t *lock; /* the console, while checks finish in parallel */
 };
 
@@ -195,7 +196,31 @@ static void check_files(struct run *r)
 	add(r, 1, "files", failed ? "fail" : "pass", why);
 }
 
-/* validate: the stored header's signatures, against the keys trusted here now. */
+/* The fingerprints recorded at install (.cuferry/signers) join t as --trust-fingerprint would:
+ * the stored header then verifies with the keys that verified it. Revoked ones stay out
+ * (trust.c counts them nowhere). Returns how many were read. */
+static size_t add_recorded(struct trust *t, const char *install_dir)
+{
+	char *path = xasprintf("%s%c%s", install_dir, platform_dir_separator(),
+			       layout_install_signers_rel), *text = NULL;
+	size_t len, n = 0;
+	if (io_read_file_nofollow(path, FRAME_MAX_SIGS * 65 + 1, &text, &len) == 0)
+		for (char *line = text; *line && t->nfingerprints < 16;) {
+			size_t k = strcspn(line, "\n");
+			int more = line[k] == '\n';
+			line[k] = '\0';
+			if (k == 64 && hex_decode(line, t->fingerprints[t->nfingerprints], 32) == 0)
+				t->nfingerprints++, n++;
+			line += k + more;
+		}
+	free(text);
+	free(path);
+	return n;
+}
+
+/* validate: the stored header's signatures, against the keys trusted here now; else, with the
+ * keys recorded at install (none configured here, or removed since). Any failure is a trust
+ * failure (exit 2), not a validation failure. */
 static void check_signature(struct run *r)
 {
 	char *path = layout_install_header(r->dir), *data = NULL, signers[256] = "", why[1200];
@@ -203,6 +228,7 @@ static void check_signature(struct run *r)
 	struct frame f;
 	struct cf_err e = { 0 };
 	struct trust *t = xmalloc(sizeof(*t));
+	const char *note = "trusted here";
 	int rc = io_read_file(path, FRAME_CAP + 8, &data, &len) == 0 ? CF_OK
 			 : cf_fail(&e, CF_TRUST, "cannot be read");
 	if (rc == CF_OK && frame_prefix((uint8_t *)data, len, NULL) != 0)
@@ -210,13 +236,29 @@ static void check_signature(struct run *r)
 	int parsed = rc == CF_OK && (rc = frame_parse((uint8_t *)data + 8, len - 8, &f, &e)) == CF_OK;
 	if (rc == CF_OK)
 		rc = trust_load(t, r->o->trust, &e);
+	int loaded = rc == CF_OK, configured = loaded && (t->nkeys || t->nfingerprints);
+	size_t recorded_n = 0;
+	if (configured || (loaded && (recorded_n = add_recorded(t, r->dir)) == 0))
+		rc = trust_check(t, &f, signers, sizeof(signers), &e); /* none at all: it says so */
+	if (loaded && configured && rc != CF_OK)
+		recorded_n = add_recorded(t, r->dir);
+	if (recorded_n > 0) {
+		struct cf_err recorded = { 0 };
+		if (trust_check(t, &f, signers, sizeof(signers), &recorded) == CF_OK) {
+			rc = CF_OK;
+			note = configured ? "recorded at install; that key is no longer trusted here"
+					  : "recorded at install (no key is configured here)";
+		} else if (!configured || strstr(recorded.msg, "revoked")) {
+			rc = cf_fail(&e, CF_TRUST, "%s", recorded.msg);
+		}
+	}
 	if (rc == CF_OK)
-		rc = trust_check(t, &f, signers, sizeof(signers), &e);
-	if (rc == CF_OK)
-		snprintf(why, sizeof(why), "the stored header is signed by %s, trusted here", signers);
+		snprintf(why, sizeof(why), "the stored header is signed by %s, %s", signers, note);
 	else
 		snprintf(why, sizeof(why), "%s: %s", layout_install_header_rel, e.msg);
 	add(r, 1, "signature", rc == CF_OK ? "pass" : "fail", why);
+	if (rc != CF_OK)
+		snprintf(r->untrusted, sizeof(r->untrusted), "%s", why);
 	if (parsed)
 		frame_free(&f);
 	free(t);
@@ -1177,6 +1219,8 @@ int validate_install(const struct validate_options *o, const char *install_dir,
 	json_decref(r.checks);
 	json_decref(r.timings);
 	const char *see = kept[0] ? kept : "the log";
+	if (r.untrusted[0])
+		return cf_fail(e, CF_TRUST, "%s; report: %s", r.untrusted, see);
 	if (r.incompatible)
 		return cf_fail(e, CF_INCOMPATIBLE, "validation: the driver or GPU cannot run this cuDNN "
 			       "(or no GPU with --require-gpu): %s; report: %s", first, see);

@@ -1,0 +1,76 @@
+#!/bin/sh
+# Trust statements as threats (DESIGN §10 "Trust lifecycle"): a replayed or forged statement,
+# one by a key that is not trusted or is revoked, one below its threshold, and a leaked key
+# that tries to take the site over. Each: 'unpacker trust apply' in both modes, the suite's
+# four assertions, and the trust directory unchanged. Results: threat-results-trust.tsv.
+. "$CUFERRY_TOP/tests/e2e/lib.sh"
+RES=$B/threat-results-trust.tsv
+. "$TOP/tests/threats/lib.sh"
+: > "$RES"
+fp() { openssl pkey -pubin -in "$1" -outform DER | sha256sum | cut -c1-64; }
+K1=$FX/test.key K2=$FX/other.key F1=$(fp "$FX/test.pub") F2=$(fp "$FX/other.pub")
+R=$W/root
+mkdir -p outside root
+echo target > outside/target
+"$UNPACKER" "$FX/small.bundle" --root "$R" --trust "$FX/test.pub" --no-validate >/dev/null
+"$UNPACKER" trust add "$FX/test.pub" --root "$R" >/dev/null
+"$UNPACKER" trust add "$FX/other.pub" --root "$R" >/dev/null
+"$BUNDLER" keygen leaked-friend >/dev/null
+"$BUNDLER" keygen stranger >/dev/null
+st() { "$BUNDLER" trust-statement "$@" >/dev/null || fail "trust-statement $*"; }
+
+# A statement applied first: counter 10 (T = 1 and two keys: the statement threshold is 2).
+st --threshold 1 --counter 10 --key "$K1" -o applied.st
+st applied.st --key "$K2"
+expect 0 "$UNPACKER" trust apply applied.st --root "$R"
+
+T2="refused, exit 2; the trust directory unchanged"
+st --threshold 1 --counter 9 --key "$K1" -o replay.st
+st replay.st --key "$K2"
+run_statement_case statement_replayed "an older statement replayed (counter below the last applied)" "refused, exit 7; the trust directory unchanged" 7 replay.st
+st --threshold 1 --counter 10 --key "$K1" -o same.st
+st same.st --key "$K2"
+cmp -s same.st applied.st && fail "same.st should differ from applied.st"
+run_statement_case statement_same_counter "another statement with the counter already applied" "refused, exit 7; the trust directory unchanged" 7 same.st
+st --revoke "$F2" --counter 20 --key stranger.key -o stranger.st
+run_statement_case statement_untrusted_key "a statement signed by a key that is not trusted" "$T2" 2 stranger.st
+st --revoke "$F2" --counter 20 --key "$K1" -o below.st
+run_statement_case statement_below_threshold "a statement revoking another key, signed by one of two" "$T2" 2 below.st
+st --revoke "$F2" --revoke "$F1" --counter 20 --key "$K1" -o takeover.st
+run_statement_case statement_leak_revokes_others "a leaked key revoking the other key with itself" "$T2" 2 takeover.st
+st --add leaked-friend.pub --counter 20 --key "$K1" -o friend.st
+run_statement_case statement_leak_adds_friend "a leaked key adding itself a friend" "$T2" 2 friend.st
+st --statement-threshold 1 --counter 20 --key "$K1" -o lower.st
+run_statement_case statement_leak_lowers_threshold "a leaked key lowering the statement threshold" "$T2" 2 lower.st
+st --threshold 1 --counter 21 --key "$K1" -o tampered.st
+st tampered.st --key "$K2"
+py - tampered.st <<'PY'
+import sys
+p = sys.argv[1]; b = bytearray(open(p, "rb").read())
+i = b.index(b'"counter": 21'); b[i + 11] = ord("9")   # 21 -> 91 after signing
+open(p, "wb").write(b)
+PY
+run_statement_case statement_tampered "a statement changed after signing (its counter raised)" "$T2" 2 tampered.st
+run_statement_case statement_is_a_bundle "a bundle header given as a statement (the other tag)" "$T2" 2 "$FX/small.bundle"
+
+# K1 revokes itself (allowed alone); afterwards its signatures count nowhere, statements included.
+st --revoke "$F1" --counter 30 --key "$K1" -o self.st
+expect 0 "$UNPACKER" trust apply self.st --root "$R"
+# Its .pub put back by hand (a restored backup): the revocation still wins.
+cp "$FX/test.pub" "$R/etc/cuferry/trusted-keys/restored.pub"
+chmod 644 "$R/etc/cuferry/trusted-keys/restored.pub"
+st --threshold 1 --counter 31 --key "$K1" -o revoked-signer.st
+run_statement_case statement_revoked_signer "a statement signed by a revoked key whose .pub was put back" "$T2" 2 revoked-signer.st
+assert_contains last.err "revoked"
+$FORGE --key "$K1" --out "$W/k1.bundle" --bundle-id t-k1
+run_case bundle_revoked_signer "a bundle signed by a revoked key (its .pub put back, --trust given)" "trust: exit 2, signed by a revoked key" 2 "$W/k1.bundle"
+assert_contains last.err "signed by a revoked key"
+
+echo "== a revocation list that cannot be believed: install refuses, never ignores it"
+chmod 666 "$R/etc/cuferry/trusted-keys/revoked"
+"$BUNDLER" keygen fresh >/dev/null
+$FORGE --key fresh.key --out "$W/fresh.bundle" --bundle-id t-fresh
+cp fresh.pub "$R/etc/cuferry/trusted-keys/" && chmod 644 "$R/etc/cuferry/trusted-keys/fresh.pub"
+run_case revoked_file_writable "the trust directory's revoked file writable by others" "trust: exit 2 with the reason, not ignored" 2 "$W/fresh.bundle"
+assert_contains last.err "revoked must be owned by root and not writable"
+chmod 644 "$R/etc/cuferry/trusted-keys/revoked"
