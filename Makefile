@@ -155,8 +155,8 @@ FUZZ_SECONDS ?= 60
 ## all: build bundler and unpacker (never installs anything: a missing package stops it with
 ##      one line that says to run `make deps`)
 all: $(B)/.deps $(B)/bundler $(B)/unpacker $(B)/linux-sbsa/unpacker
-	@echo "built $(B)/bundler, $(B)/unpacker and $(B)/linux-sbsa/unpacker$(if $(Q), (V=1 shows the commands))"
 	@sh tools/trusted-keys.sh show $(B)/trusted-keys
+	@echo "built $(B)/bundler, $(B)/unpacker and $(B)/linux-sbsa/unpacker$(if $(Q), (V=1 shows the commands))"
 
 ## trusted-keys: say which keys the unpackers of $(B) trust (fingerprints), after applying a
 ##               TRUSTED_KEYS= or TRUSTED_THRESHOLD= given; every build ends with this
@@ -430,8 +430,8 @@ endef
 
 .PHONY: windows
 windows: $(WIN)/unpacker.exe
-	@echo "built $(WIN)/unpacker.exe"
 	@sh tools/trusted-keys.sh show $(B)/trusted-keys
+	@echo "built $(WIN)/unpacker.exe"
 $(WIN)/unpacker.exe: $(WIN_UNPACKER_OBJ) tools/windows-known-dlls.txt
 	$(Q)$(call say,LINK,$@)$(WIN_CC) $(filter %.o,$^) -o $@ $(WIN_UNPACKER_LIBS)
 	$(win_check_imports)

@@ -26,7 +26,9 @@ assert_contains last.out "usage: unpacker"
 mkdir -p src/lib src/include
 printf '#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 19\n#define CUDNN_PATCHLEVEL 0\n' > src/include/cudnn_version.h
 $ACC -shared -fPIC -o src/lib/libcudnn_graph.so.9 -Wl,-soname,libcudnn_graph.so.9 "$TOP/tests/tools/fakegraph.c"
-$ACC -shared -fPIC -O2 -I"$TOP" -o src/lib/libcudnn.so.9 -Wl,-soname,libcudnn.so.9 \
+# $ORIGIN: the probe loads libcudnn.so.9 by its absolute path with no LD_LIBRARY_PATH, and the
+# sub-library is found beside it, as the real cuDNN 9 finds its own.
+$ACC -shared -fPIC -O2 -I"$TOP" -o src/lib/libcudnn.so.9 -Wl,-soname,libcudnn.so.9 -Wl,-rpath,'$ORIGIN' \
 	"$TOP/tests/tools/fakecudnn.c" "$TOP/unpacker/validate/convref.c" src/lib/libcudnn_graph.so.9 -lm
 ln -sf libcudnn.so.9 src/lib/libcudnn.so
 # The CUDA component list for linux-sbsa: the fixtures' file:// mirror (made from this

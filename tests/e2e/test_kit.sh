@@ -153,7 +153,8 @@ done
 
 note "one kit mixing 9.19.0 (a tree without metadata) and 9.19.0.56 (NVIDIA's archive) says which is which"
 expect 0 "$BUNDLER" kit -o "$W/kit-mixed" --bundle "$W/in/cudnn-9.19.0-cuda12-linux-sbsa.bundle" \
-	--bundle "$W/kit-matrix/cudnn-9.19.0.56-cuda13-linux-x86_64.bundle.001" $SBSA --split $SPLIT
+	--bundle "$W/kit-matrix/cudnn-9.19.0.56-cuda13-linux-x86_64.bundle.001" $SBSA --split $SPLIT \
+	--key "$FX/test.key"
 assert_contains last.out "cuDNN 9.19.0 from its headers: its source named no build number; the kit's 9.19.0.56 bundles are the same 9.19.0 release"
 assert_contains kit-mixed/README.txt "the kit's 9.19.0.56 bundles are the same 9.19.0 release"
 [ "$(grep -c 'no build number' kit-mixed/README.txt)" -eq 1 ] || fail "the 9.19.0.56 bundle got a note too"

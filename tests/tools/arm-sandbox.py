@@ -6,7 +6,8 @@ qemu-user alone cannot run a program that executes itself (the unpacker's valida
 the kernel does not know how to start the aarch64 child. So CMD runs in a private user and
 mount namespace in which binfmt_misc is mounted and qemu-aarch64-static registered for
 aarch64 ELF files (Linux 6.7+ gives each user namespace its own binfmt_misc): the host's
-binfmt settings are never touched. IDs 0-65535 map to themselves, so root inside is root
+binfmt settings are never touched. The O flag hands qemu the program as an open file: the
+probe is executed from a sealed memfd (fexecve), which has no path qemu could open. IDs 0-65535 map to themselves, so root inside is root
 outside and a program may still drop to `nobody`. ROOT/proc is the host's /proc, bound.
 
 On an older kernel (Debian 12's 6.1) where the host already runs aarch64 programs through
@@ -72,7 +73,7 @@ def child(root, cmd, ready_w, go_r, use_host):
                      "newer), and the host has no aarch64 handler (qemu-user-static with "
                      "binfmt-support registers one)")
         with open("/proc/sys/fs/binfmt_misc/register", "wb") as f:
-            f.write(b":cuferry-aarch64:M::" + ELF_MAGIC + b":" + ELF_MASK + b":" + QEMU.encode() + b":F")
+            f.write(b":cuferry-aarch64:M::" + ELF_MAGIC + b":" + ELF_MASK + b":" + QEMU.encode() + b":FO")
     os.makedirs(os.path.join(root, "proc"), exist_ok=True)
     mount("/proc", os.path.join(root, "proc"), None, MS_BIND | MS_REC)
     os.chroot(root)

@@ -87,10 +87,11 @@ static void cli_repair_and_version(void **state)
 	assert_int_equal(cli_parse(4, argv, &c, why, sizeof(why)), 0);
 	assert_true(c.repair);
 	assert_true(c.version);
-	char *bad[] = { "unpacker", "verify", dir, NULL };
-	assert_int_equal(cli_parse(3, bad, &c, why, sizeof(why)), 0);
-	assert_int_equal(cli_check_inputs(&c, why, sizeof(why)), 1);
-	assert_non_null(strstr(why, "is a directory"));
+	/* verify DIR is a kit's check now (unpacker/kitcheck.c: a directory that is no kit is a
+	 * usage error there, test_everyday_unpacker.sh), not the command line's */
+	char *kit[] = { "unpacker", "verify", dir, NULL };
+	assert_int_equal(cli_parse(3, kit, &c, why, sizeof(why)), 0);
+	assert_int_equal(cli_check_inputs(&c, why, sizeof(why)), 0);
 }
 
 int main(void)
