@@ -88,6 +88,7 @@ static const struct option long_options[] = {
 	{ "no-unpacker", required_argument, NULL, OPT_NO_UNPACKER },
 	{ "offline", no_argument, NULL, OPT_OFFLINE },
 	{ "release", required_argument, NULL, OPT_RELEASE },
+	{ "valid-days", required_argument, NULL, OPT_VALID_DAYS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
