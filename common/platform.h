@@ -17,6 +17,10 @@
 const char *platform_name(void);
 /* The C library's version where it is glibc ("2.36", gnu_get_libc_version); NULL elsewhere. */
 const char *platform_libc_version(void);
+/* The running Windows' version, "major.minor" ("6.1", "10.0"), as the kernel reports it
+ * (RtlGetVersion: GetVersionEx answers what the program's manifest claims to support); NULL
+ * elsewhere or when it cannot be read. */
+const char *platform_windows_version(void);
 int platform_is_admin(void);
 int platform_cpu_count(void);
 /* A number unique to this process among those running, for temporary names. */

@@ -36,6 +36,11 @@ const char *platform_libc_version(void)
 #endif
 }
 
+const char *platform_windows_version(void)
+{
+	return NULL; /* a Linux bundle's floor is its libraries' glibc version */
+}
+
 int platform_is_admin(void)
 {
 	return geteuid() == 0;

@@ -170,6 +170,23 @@ const char *platform_libc_version(void)
 	return NULL; /* no glibc: a Windows bundle's floor is its DLLs' Windows version */
 }
 
+const char *platform_windows_version(void)
+{
+	/* From ntdll, which every process maps first and which unpacker.exe may import (a
+	 * KnownDLL): looked up in the module already there, so nothing is loaded. */
+	typedef LONG(WINAPI * get_version_fn)(OSVERSIONINFOW *);
+	static char version[24];
+	HMODULE nt = GetModuleHandleW(L"ntdll.dll");
+	get_version_fn get =
+		nt ? (get_version_fn)(void (*)(void))GetProcAddress(nt, "RtlGetVersion") : NULL;
+	OSVERSIONINFOW info = { .dwOSVersionInfoSize = sizeof(info) };
+	if (!get || get(&info) != 0)
+		return NULL;
+	snprintf(version, sizeof(version), "%lu.%lu", (unsigned long)info.dwMajorVersion,
+		 (unsigned long)info.dwMinorVersion);
+	return version;
+}
+
 static int token_has(WELL_KNOWN_SID_TYPE type)
 {
 	BYTE sid[SECURITY_MAX_SID_SIZE];

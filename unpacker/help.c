@@ -82,6 +82,8 @@ static const struct {
 	  "(PREFIX\\.cuferry\\state.json names it: there is no current link), put its bin\\ first\n"
 	  "on the machine's PATH in the registry (the user's with --env=user) and set CUDNN_PATH,\n"
 	  "and validate. Any failure restores the previous state, the registry included.\n"
+	  "A bundle whose DLLs need a newer Windows than this one (their PE headers, the\n"
+	  "manifest's requires.windows_min) is refused (4) before anything is staged.\n"
 	  "A re-run of an installed bundle checks the installed files (sizes, types, modes and\n"
 	  "links; SHA-256 too with --repair), puts back from the bundle whatever differs (what\n"
 	  "stands where a directory or a file belongs is moved aside, never followed), and writes\n"

@@ -1,4 +1,5 @@
-/* hostreq.c - the C library a bundle's libraries need against the one the host offers */
+/* hostreq.c - the C library (Linux) or the Windows version (Windows) a bundle's libraries
+ * need against the one the host offers */
 #include "unpacker/hostreq.h"
 
 #include <stdio.h>
@@ -36,9 +37,26 @@ static int image_libc(const char *root, char *out, size_t size, char *file, size
 	return -1;
 }
 
+/* Windows' loader refuses a DLL whose PE header names a subsystem version newer than the
+ * running system's: the bundle would install, fail validation and roll back. A version that
+ * cannot be read (RtlGetVersion is in every ntdll since Windows 2000) is not judged here:
+ * validation still loads the DLLs. */
+static int windows_check(const struct manifest *m, char *why, size_t size)
+{
+	const char *have = platform_windows_version();
+	if (!m->windows_min || !have || elfver_cmp(have, m->windows_min) >= 0)
+		return 0;
+	snprintf(why, size, "cuDNN %s needs Windows %s (its DLLs' PE headers), this machine runs "
+		 "Windows %s: use an older cuDNN, or a newer Windows", m->cudnn_version,
+		 m->windows_min, have);
+	return 1;
+}
+
 int hostreq_check(const char *root, const struct manifest *m, char *why, size_t size)
 {
 	char have[32], file[4096];
+	if (strncmp(m->platform, "windows-", 8) == 0)
+		return windows_check(m, why, size);
 	if (!m->glibc_min || strncmp(m->platform, "linux-", 6) != 0)
 		return 0;
 	if (*root) {

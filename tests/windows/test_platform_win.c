@@ -937,6 +937,13 @@ static void the_process(void **state)
 	assert_int_equal(platform_process_id(), (long)GetCurrentProcessId());
 	assert_non_null(strstr(platform_self_path(), "test_platform_win.exe"));
 	platform_is_admin(); /* either answer is right; it must not fail */
+	/* the kernel's "major.minor": Wine reports Windows 7 (6.1) or newer, as every supported */
+	const char *version = platform_windows_version();
+	unsigned major = 0, minor = 0;
+	char rest;
+	assert_non_null(version);
+	assert_int_equal(sscanf(version, "%u.%u%c", &major, &minor, &rest), 2);
+	assert_true(major >= 6);
 }
 
 static int *volatile nowhere; /* NULL, and the compiler may not know it */
