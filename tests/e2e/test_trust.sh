@@ -209,7 +209,7 @@ assert_contains stock.out "Verified OK"
 assert_contains body.json '"format": "cuferry-trust-statement-1"'
 
 note "bundler kit --statement carries a statement; install DIR applies it before it chooses"
-expect 0 "$BUNDLER" kit -o kit --bundle newer.bundle --unpacker "$UNPACKER" --statement revoke1.st
+expect 0 "$BUNDLER" kit -o kit --key "$K1" --bundle newer.bundle --unpacker "$UNPACKER" --statement revoke1.st
 [ -f kit/trust-statement.cuferry ] || fail "the kit carries no trust-statement.cuferry"
 grep -q trust-statement.cuferry kit/SHA256SUMS || fail "SHA256SUMS does not list the statement"
 RK=$W/rk; mkdir -p "$RK"
