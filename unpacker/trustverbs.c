@@ -379,12 +379,18 @@ int trustverbs_apply_kit(const char *root, const char *kit_dir, struct cf_err *e
 {
 	char *path = in_dir(kit_dir, FRAME_STATEMENT_KIT_FILE);
 	struct cf_err why = { 0 };
+	struct platform_stat st;
 	int rc = CF_OK;
-	if (!io_exists(path)) {
+	if (platform_lstat(path, &st) != 0) {
 		free(path);
 		return CF_OK;
 	}
-	if (!platform_is_admin())
+	/* Nothing off the stick: a link (to /dev/watchdog, /etc/shadow) or a device named like
+	 * the statement is never opened, as the chooser opens no link (issue 23). */
+	if (st.type != PLATFORM_TYPE_FILE)
+		rc = cf_fail(e, CF_INTEGRITY, "%s is not a plain file on the kit (a link or a device is "
+			     "never opened)", path);
+	else if (!platform_is_admin())
 		log_msg(LOG_WARN, "%s not applied: changing what this host trusts needs root", path);
 	else if ((rc = trustverbs_apply(root, path, &why)) == CF_POLICY)
 		log_msg(LOG_INFO, "%s passed over: %s", path, why.msg), rc = CF_OK;

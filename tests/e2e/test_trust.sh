@@ -223,6 +223,19 @@ expect 0 "$UNPACKER" trust list --root "$RK"
 assert_contains last.out "$F1  revoked"
 [ ! -e "$RK/opt/cudnn/current" ] || fail "a bundle of the revoked key was installed from the kit"
 
+note "a kit's trust-statement.cuferry that is a link (off the stick) or a device is never opened"
+RL=$W/rl; mkdir -p "$RL"
+expect 0 "$UNPACKER" trust add "$P1" --root "$RL"
+cp -R kit kit-link && rm kit-link/trust-statement.cuferry
+mkfifo kit-link/trust-statement.cuferry
+expect 3 "$UNPACKER" install kit-link --root "$RL" --no-validate
+one_line_reason
+assert_contains last.err "not a plain file on the kit"
+rm kit-link/trust-statement.cuferry && ln -s /dev/zero kit-link/trust-statement.cuferry
+expect 3 "$UNPACKER" install kit-link --root "$RL" --no-validate
+assert_contains last.err "not a plain file on the kit"
+[ ! -e "$RL/opt/cudnn/current" ] || fail "installed from a kit whose statement is a link"
+
 note "trust-statement --external: the digest, signed with openssl elsewhere, then added"
 d=$(SOURCE_DATE_EPOCH=1790000000 "$BUNDLER" trust-statement --threshold 1 --counter 3 --external -o ext.st 2>/dev/null)
 [ ! -e ext.st ] || fail "--external alone wrote a statement"
