@@ -35,11 +35,15 @@ CPPFLAGS += -I$(DEPS)/include
 
 # Keys compiled into the unpacker: make TRUSTED_KEYS=a.pub,b.pub; the number of distinct
 # trusted signatures a bundle needs: make TRUSTED_THRESHOLD=N (1 to 8; a trust directory's
-# threshold file may raise it, never lower it). Both are the build's configuration, kept in
-# $(B)/trusted-keys/ (the key bytes): a later make without them keeps them; TRUSTED_KEYS=
-# (empty) removes the keys; make clean removes the configuration (tools/trusted-keys.sh).
+# threshold file may raise it, never lower it); the signatures a trust statement needs for
+# anything but revoking its own signers: make TRUSTED_STATEMENT_THRESHOLD=N (the same rule;
+# empty or not given: every trusted key when at most three, else T + 1). All are the build's
+# configuration, kept in $(B)/trusted-keys/ (the key bytes): a later make without them keeps
+# them; TRUSTED_KEYS= (empty) removes the keys; make clean removes the configuration
+# (tools/trusted-keys.sh).
 TRUSTED_KEYS_GIVEN      := $(if $(filter undefined,$(origin TRUSTED_KEYS)),0,1)
 TRUSTED_THRESHOLD_GIVEN := $(if $(filter undefined,$(origin TRUSTED_THRESHOLD)),0,1)
+TRUSTED_STATEMENT_THRESHOLD_GIVEN := $(if $(filter undefined,$(origin TRUSTED_STATEMENT_THRESHOLD)),0,1)
 
 ifeq ($(FUZZ),1)
 # libFuzzer build (make fuzz): clang, ASan and UBSan, shared libraries.
@@ -158,8 +162,9 @@ all: $(B)/.deps $(B)/bundler $(B)/unpacker $(B)/linux-sbsa/unpacker
 	@sh tools/trusted-keys.sh show $(B)/trusted-keys
 	@echo "built $(B)/bundler, $(B)/unpacker and $(B)/linux-sbsa/unpacker$(if $(Q), (V=1 shows the commands))"
 
-## trusted-keys: say which keys the unpackers of $(B) trust (fingerprints), after applying a
-##               TRUSTED_KEYS= or TRUSTED_THRESHOLD= given; every build ends with this
+## trusted-keys: say which keys the unpackers of $(B) trust (fingerprints) and the thresholds,
+##               after applying a TRUSTED_KEYS=, TRUSTED_THRESHOLD= or
+##               TRUSTED_STATEMENT_THRESHOLD= given (kept for later builds); every build ends with this
 .PHONY: trusted-keys
 trusted-keys: $(B)/trusted_keys.c
 	@sh tools/trusted-keys.sh show $(B)/trusted-keys
@@ -218,9 +223,11 @@ $(B)/obj/compat_data.o: $(B)/compat_data.c
 $(B)/trusted_keys.c: FORCE
 	@mkdir -p $(B)
 	@sh tools/trusted-keys.sh save $(B)/trusted-keys $(TRUSTED_KEYS_GIVEN) "$(TRUSTED_KEYS)" \
-		$(TRUSTED_THRESHOLD_GIVEN) "$(TRUSTED_THRESHOLD)"
+		$(TRUSTED_THRESHOLD_GIVEN) "$(TRUSTED_THRESHOLD)" \
+		$(TRUSTED_STATEMENT_THRESHOLD_GIVEN) "$(TRUSTED_STATEMENT_THRESHOLD)"
 	@sh tests/tools/embed-keys.sh "$$(sh tools/trusted-keys.sh files $(B)/trusted-keys)" \
-		"$$(sh tools/trusted-keys.sh threshold $(B)/trusted-keys)" > $@.tmp
+		"$$(sh tools/trusted-keys.sh threshold $(B)/trusted-keys)" \
+		"$$(sh tools/trusted-keys.sh statement-threshold $(B)/trusted-keys)" > $@.tmp
 	@cmp -s $@.tmp $@ 2>/dev/null && rm -f $@.tmp || mv $@.tmp $@
 
 $(B)/obj/trusted_keys.o: $(B)/trusted_keys.c
@@ -622,7 +629,7 @@ install: all man
 	install -m 0644 docs/completion/cuferry.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/unpacker
 
 ## clean: remove build outputs, and with them the build's configuration (the flags, the
-##        trusted keys kept from TRUSTED_KEYS and TRUSTED_THRESHOLD)
+##        trusted keys kept from TRUSTED_KEYS, TRUSTED_THRESHOLD and TRUSTED_STATEMENT_THRESHOLD)
 clean:
 	rm -rf build build-san build-fuzz
 

@@ -16,6 +16,7 @@
 
 extern const char *const trusted_keys_pem[]; /* make TRUSTED_KEYS=a.pub,b.pub */
 extern const unsigned trusted_threshold;     /* make TRUSTED_THRESHOLD=N */
+extern const unsigned trusted_statement_threshold; /* make TRUSTED_STATEMENT_THRESHOLD=N; 0: none */
 
 static int add_key(struct trust *t, const uint8_t *der, size_t len, const char *origin)
 {
@@ -286,6 +287,8 @@ int trust_load(struct trust *t, const struct trust_sources *src, struct cf_err *
 {
 	memset(t, 0, sizeof(*t));
 	t->threshold = trusted_threshold; /* make TRUSTED_THRESHOLD=N; 1 when not given */
+	/* the trust directory's file may raise it, never lower it (read_threshold) */
+	t->statement_threshold = trusted_statement_threshold;
 	int rc = load_compiled(t, e);
 	if (rc == CF_OK)
 		rc = load_trust_dir(t, src->root, e);
@@ -313,6 +316,11 @@ int trust_load(struct trust *t, const struct trust_sources *src, struct cf_err *
 unsigned trust_compiled_threshold(void)
 {
 	return trusted_threshold;
+}
+
+unsigned trust_compiled_statement_threshold(void)
+{
+	return trusted_statement_threshold;
 }
 
 unsigned trust_statement_threshold(const struct trust *t)

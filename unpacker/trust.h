@@ -35,7 +35,9 @@ struct trust {
 	 * whatever else says to trust them (compiled in, --trust, --trust-fingerprint). */
 	uint8_t revoked[TRUST_MAX_KEYS][32];
 	size_t nrevoked;
-	unsigned statement_threshold; /* 0: not configured (trust_statement_threshold) */
+	/* make TRUSTED_STATEMENT_THRESHOLD, raised by the trust directory's file; 0: neither
+	 * (the default rule of trust_statement_threshold) */
+	unsigned statement_threshold;
 	uint64_t statement_counter;   /* the highest statement counter applied here; 0: none */
 	uint8_t statement_sha256[32]; /* and the SHA-256 of that statement's file */
 };
@@ -67,10 +69,12 @@ unsigned trust_accepted(const struct trust *t, const uint8_t digest[32],
 			char *signers, size_t size);
 int trust_is_revoked(const struct trust *t, const uint8_t keyid[32]);
 /* Signatures a trust statement that does more than revoke its own signers needs: the
- * configured statement threshold, else every trusted key when there are at most three, else
- * T + 1; never fewer than T. */
+ * compiled-in or configured statement threshold, else every trusted key when there are at
+ * most three, else T + 1; never fewer than T. */
 unsigned trust_statement_threshold(const struct trust *t);
 /* make TRUSTED_THRESHOLD=N (1 when not given): the trust directory may raise it, not lower it. */
 unsigned trust_compiled_threshold(void);
+/* make TRUSTED_STATEMENT_THRESHOLD=N (0 when not given: the default rule); the same rule. */
+unsigned trust_compiled_statement_threshold(void);
 
 #endif

@@ -178,8 +178,10 @@ static int list(const char *root, struct cf_err *e)
 		}
 		log_out("threshold %u (signatures a bundle needs)\n", t->threshold);
 		log_out("statement threshold %u (%s)\n", trust_statement_threshold(t),
-			t->statement_threshold ? "configured"
-			: "default: every trusted key when at most three, else threshold + 1");
+			!t->statement_threshold ? "default: every trusted key when at most three, else "
+						  "threshold + 1"
+			: t->statement_threshold == trust_compiled_statement_threshold() ? "compiled in"
+			: "configured");
 		if (t->statement_counter)
 			log_out("last statement applied: counter %llu\n",
 				(unsigned long long)t->statement_counter);
@@ -265,12 +267,15 @@ static int set_threshold(const char *root, const char *name, const char *value, 
 	int rc = ok ? open_for_change(root, t, &dir, e)
 		    : cf_fail(e, CF_USAGE, "trust %s needs one number from 1 to 8", name);
 	unsigned n = ok ? (unsigned)(value[0] - '0') : 0;
+	unsigned compiled = statement ? trust_compiled_statement_threshold()
+				      : trust_compiled_threshold();
 	if (rc == CF_OK && n > t->nkeys)
 		rc = cf_fail(e, CF_USAGE, "%s %u is more than the %zu keys trusted here: nothing could "
 			     "be signed enough", name, n, t->nkeys);
-	else if (rc == CF_OK && !statement && n < trust_compiled_threshold())
-		rc = cf_fail(e, CF_USAGE, "this unpacker was built with threshold %u: the trust "
-			     "directory may raise it, never lower it", trust_compiled_threshold());
+	else if (rc == CF_OK && n < compiled)
+		rc = cf_fail(e, CF_USAGE, "this unpacker was built with %s %u: the trust directory "
+			     "may raise it, never lower it", statement ? "statement threshold"
+			     : "threshold", compiled);
 	if (rc == CF_OK) {
 		snprintf(text, sizeof(text), "%u\n", n);
 		rc = write_file(dir, name, text, e);

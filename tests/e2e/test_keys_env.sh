@@ -36,6 +36,44 @@ assert_contains keys.out "removed the 1 compiled-in key"
 expect 2 "$K" verify "$FX/small.bundle"
 (cd "$TOP" && make -s B="$W/kb" trusted-keys) > keys.out
 assert_contains keys.out "none compiled in"
+note "make TRUSTED_STATEMENT_THRESHOLD=2: compiled in beside the keys, kept by a later plain make"
+(cd "$TOP" && make -s B="$W/kb" TRUSTED_KEYS="$FX/other.pub,$FX/test.pub" TRUSTED_STATEMENT_THRESHOLD=2 \
+	"$W/kb/unpacker") > keys.out
+assert_contains keys.out "TRUSTED_STATEMENT_THRESHOLD: 2, kept for later builds"
+(cd "$TOP" && env -u TRUSTED_KEYS -u TRUSTED_THRESHOLD -u TRUSTED_STATEMENT_THRESHOLD \
+	make -s B="$W/kb" "$W/kb/unpacker" >/dev/null)
+(cd "$TOP" && env -u TRUSTED_STATEMENT_THRESHOLD make -s B="$W/kb" trusted-keys) > keys.out
+assert_contains keys.out "statement threshold 2;"
+S=$W/sroot; mkdir -p "$S"; STD=$S/etc/cuferry/trusted-keys
+expect 0 "$K" trust list --root "$S"
+assert_contains last.out "statement threshold 2 (compiled in)"
+note "the trust directory may raise it, never lower it"
+expect 1 "$K" trust statement-threshold 1 --root "$S"
+one_line_reason
+assert_contains last.err "built with statement threshold 2"
+[ ! -e "$STD/statement-threshold" ] || fail "a statement threshold below the compiled-in one was written"
+expect 0 "$K" trust add "$FX/third.pub" --root "$S"
+expect 0 "$K" trust statement-threshold 3 --root "$S"
+expect 0 "$K" trust list --root "$S"
+assert_contains last.out "statement threshold 3 (configured)"
+note "a file written lower by hand does not lower it: one key cannot add a friend"
+echo 1 > "$STD/statement-threshold"
+chmod 644 "$STD/statement-threshold"
+"$BUNDLER" keygen friend >/dev/null
+expect 0 "$BUNDLER" trust-statement --add friend.pub --counter 11 --key "$FX/test.key" -o friend.st
+expect 2 "$K" trust apply friend.st --root "$S"
+assert_contains last.err "need 2"
+[ ! -e "$STD/statement-counter" ] || fail "a statement signed by too few keys was applied"
+note "TRUSTED_STATEMENT_THRESHOLD= (empty) goes back to the default rule, and make says so"
+(cd "$TOP" && make -s B="$W/kb" TRUSTED_STATEMENT_THRESHOLD= "$W/kb/unpacker") > keys.out
+assert_contains keys.out "compiled-in statement threshold removed"
+rm "$STD/statement-threshold"
+expect 0 "$K" trust list --root "$S"
+assert_contains last.out "statement threshold 3 (default"
+expect 0 "$K" trust statement-threshold 1 --root "$S"
+if (cd "$TOP" && make -s B="$W/kb3" TRUSTED_STATEMENT_THRESHOLD=9 "$W/kb3/trusted_keys.c" >/dev/null 2>&1); then
+	fail "a statement threshold out of range was compiled in"
+fi
 if (cd "$TOP" && make -s B="$W/kb3" TRUSTED_THRESHOLD=two "$W/kb3/trusted_keys.c" >/dev/null 2>&1); then
 	fail "a threshold that is not a number was compiled in"
 fi

@@ -27,6 +27,10 @@
 static char compiled_pem[1024];
 const char *const trusted_keys_pem[] = { compiled_pem, NULL };
 const unsigned trusted_threshold = 1;
+/* make TRUSTED_STATEMENT_THRESHOLD=2: with two trusted keys it is also what the default rule
+ * gives, so the statement tests below hold either way; test_statement_threshold tells them
+ * apart. */
+const unsigned trusted_statement_threshold = 2;
 
 enum { KEY_A, KEY_B, KEY_C, NKEYS };
 
@@ -481,13 +485,30 @@ static void test_statement_threshold(void **state)
 	int two[] = { KEY_B };
 	make_trust_dir(f, two, 1, NULL);
 	assert_int_equal(load(f, NULL, 0, NULL, 0, &t, &e), CF_OK);
-	assert_int_equal(trust_statement_threshold(&t), 2); /* every key when at most three */
+	/* the compiled-in value (make TRUSTED_STATEMENT_THRESHOLD=2) stands in for the default
+	 * rule: with four keys and T = 2 the rule would say 3 */
+	assert_int_equal(trust_compiled_statement_threshold(), 2);
+	assert_int_equal(t.statement_threshold, 2);
+	t.nkeys = 4;
+	t.threshold = 2;
+	assert_int_equal(trust_statement_threshold(&t), 2);
+	t.threshold = 3;
+	assert_int_equal(trust_statement_threshold(&t), 3); /* never fewer than T */
+	/* a build without one, and no file: the default rule */
+	t.statement_threshold = 0;
+	t.nkeys = 3;
+	t.threshold = 1;
+	assert_int_equal(trust_statement_threshold(&t), 3); /* every key when at most three */
 	t.nkeys = 4;
 	t.threshold = 2;
 	assert_int_equal(trust_statement_threshold(&t), 3); /* else T + 1 */
+	/* the trust directory's file may raise the compiled-in value, never lower it */
 	put_trust_file(f, "statement-threshold", "1\n");
 	assert_int_equal(load(f, NULL, 0, NULL, 0, &t, &e), CF_OK);
-	assert_int_equal(trust_statement_threshold(&t), 1);
+	assert_int_equal(trust_statement_threshold(&t), 2);
+	put_trust_file(f, "statement-threshold", "3\n");
+	assert_int_equal(load(f, NULL, 0, NULL, 0, &t, &e), CF_OK);
+	assert_int_equal(trust_statement_threshold(&t), 3);
 	put_trust_file(f, "statement-threshold", "9\n");
 	assert_int_equal(load(f, NULL, 0, NULL, 0, &t, &e), CF_TRUST);
 	put_trust_file(f, "statement-threshold", "1\n");
