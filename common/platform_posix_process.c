@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -186,7 +187,11 @@ static int make_sealed_copy(const struct platform_probe_program *p)
 		ok = write_all(fd, buf, (size_t)n) == 0;
 		left -= (uint64_t)n;
 	}
-	if (ok && fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) == 0) {
+	/* Readable by its owner only (0511): a program the dropped child may execute but not read
+	 * starts non-dumpable (the kernel's rule at exec), so no process of the unprivileged user
+	 * can attach to the probe between exec and its own PR_SET_DUMPABLE (outside review). */
+	if (ok && fchmod(fd, 0511) == 0 &&
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) == 0) {
 		snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
 		ro = open(self, O_RDONLY | O_CLOEXEC);
 	}

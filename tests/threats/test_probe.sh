@@ -128,6 +128,8 @@ for so in $NEEDED; do
 	run_case "probe_needed_link_$so" "--root image: lib/$so -> libcudnn.so.9 in the install (where a probe with the install on LD_LIBRARY_PATH maps it before main, as root)" "validate --root: nothing of the install mapped before the drop; every constructor as nobody" 0 validate $V
 	no_root_constructor "probe_needed_link_$so"
 	ls "$UIDS" | grep -q '^uid-65534-libcudnn' || fail "probe_needed_link_$so: cuDNN was not loaded as nobody: $(ls "$UIDS")"
+	# started from an image it cannot read, so non-dumpable from its exec on (no ptrace window)
+	! ls "$UIDS" | grep -q '^exe-readable-' || fail "probe_needed_link_$so: the probe could read its own image: $(ls "$UIDS")"
 	rm "$R/opt/cudnn/current/lib/$so"
 done
 

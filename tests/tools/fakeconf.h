@@ -2,7 +2,8 @@
  * clean environment, so the switch is a file, FAKE_CONF (compiled in by the test), of
  * "key=value" lines: gpus=N, fwd_off_algo=A, bwd_filter_off=1, bad_gpu=G, hang_gpu=G,
  * graph_off_engine=E. Each constructor also records the uid it runs as in FAKE_UID_DIR, as
- * "uid-<uid>-<library>-<pid>", which proves no library the unpacker loads runs as root. */
+ * "uid-<uid>-<library>-<pid>", which proves no library the unpacker loads runs as root, and
+ * "exe-readable-<library>-<pid>" when an unprivileged one could read the program it runs in. */
 #ifndef FAKECONF_H
 #define FAKECONF_H
 
@@ -51,6 +52,18 @@ static void fake_record_uid(const char *library)
 	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 	if (fd >= 0)
 		close(fd);
+#ifndef _WIN32
+	/* The probe's own image must be unreadable to it once it runs unprivileged: the kernel
+	 * then starts it non-dumpable, so no other process of that user can attach to it. */
+	int self = getuid() != 0 ? open("/proc/self/exe", O_RDONLY | O_CLOEXEC) : -1;
+	if (self >= 0) {
+		close(self);
+		snprintf(path, sizeof(path), "%s/exe-readable-%s-%d", FAKE_UID_DIR, library, (int)getpid());
+		fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		if (fd >= 0)
+			close(fd);
+	}
+#endif
 #else
 	(void)library;
 #endif
