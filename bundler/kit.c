@@ -635,40 +635,47 @@ static void readme_keys(struct kit *k, char **t, size_t *len, size_t *cap)
 
 static void readme_first_server(struct kit *k, char **t, size_t *len, size_t *cap)
 {
+	/* The checks run on private copies, and the copy checked is the copy run: a user who can
+	 * write the stick (a FAT stick mounted for a desktop user) could otherwise swap a file
+	 * between its check and its use (outside review). A private directory: a fixed name under
+	 * /tmp could be planted by anyone. */
 	append(t, len, cap,
-	       "\nTHE FIRST SERVER (no cuferry on it yet): check the stick with stock tools before "
-	       "anything from\nit runs, from this directory:\n"
-	       "  1. Compare the key fingerprint under SIGNED BY with the one you received by another\n"
+	       "\nTHE FIRST SERVER (no cuferry on it yet): check with stock tools before anything "
+	       "from the stick\nruns, and check copies, never the stick itself: a user who can write "
+	       "the stick could\nchange a file between its check and its use. As root, from this "
+	       "directory:\n"
+	       "  1. Copy the lists and the unpacker into a private directory, and go there:\n"
+	       "       k=$PWD d=$(mktemp -d) && cp SHA256SUMS SHA256SUMS.sig \"$d/\" &&\n");
+	for (size_t i = 0; i < k->nunpackers; i++) {
+		const char *p = k->unpackers[i].platform;
+		if (strncmp(p, "linux", 5) == 0)
+			append(t, len, cap, "         mkdir \"$d/%s\" && cp ./%s/unpacker \"$d/%s/\" &&   "
+			       "# %s\n", p, p, p, p);
+	}
+	append(t, len, cap,
+	       "         cd \"$d\"\n"
+	       "  2. Compare the key fingerprint under SIGNED BY with the one you received by another\n"
 	       "     channel (paper, phone), and the SHA-256 of the unpacker with the one carried with it.\n"
-	       "  2. Check the kit's signature with the site's own public key (site.pub, brought by "
+	       "  3. Check the kit's signature with the site's own public key (site.pub, brought by "
 	       "that\n     channel, never from this stick); it must print \"Verified OK\":\n"
 	       "       openssl dgst -sha256 -verify site.pub -signature SHA256SUMS.sig SHA256SUMS\n"
-	       "  3. Check every file against the signed list:\n"
-	       "       sha256sum -c SHA256SUMS\n"
-	       "  4. Only then run the stick's unpacker (as root): make it this server's own, then "
-	       "install:\n");
+	       "  4. Check the copies against the signed list (the unpacker checks every bundle "
+	       "itself):\n"
+	       "       sha256sum -c SHA256SUMS --ignore-missing\n"
+	       "  5. Only then run the checked copy: make it this server's own, then install from the "
+	       "stick:\n");
 	for (size_t i = 0; i < k->nunpackers; i++) {
 		const char *p = k->unpackers[i].platform;
 		if (strncmp(p, "linux", 5) != 0)
 			continue;
-		append(t, len, cap, "       ./%s/unpacker self-install . --trust-fingerprint HEX   "
-		       "# %s\n", p, p);
+		append(t, len, cap, "       ./%s/unpacker self-install ./%s/unpacker --trust-fingerprint "
+		       "HEX   # %s\n", p, p, p);
 	}
-	append(t, len, cap, "       unpacker install . --trust-fingerprint HEX /silent\n"
-	       "     (HEX: the fingerprint from step 1; once the key is in /etc/cuferry/trusted-keys "
-	       "or\n     compiled in, leave it out.)\n");
-	for (size_t i = 0; i < k->nunpackers; i++)
-		if (strncmp(k->unpackers[i].platform, "linux", 5) == 0) {
-			/* A private directory: a fixed name under /tmp could be planted by anyone. */
-			append(t, len, cap, "  On a stick mounted noexec, start the checked unpacker from "
-			       "a local copy in a private\n  directory (the bundle still streams from the "
-			       "stick):\n"
-			       "    d=$(mktemp -d) && cp ./%s/unpacker \"$d/unpacker\" && chmod 700 "
-			       "\"$d/unpacker\" &&\n    \"$d/unpacker\" self-install \"$PWD\" "
-			       "--trust-fingerprint HEX; rm -rf \"$d\"\n",
-			       k->unpackers[i].platform);
-			break;
-		}
+	append(t, len, cap, "       cd \"$k\" && rm -rf \"$d\" && unpacker install . --trust-fingerprint "
+	       "HEX /silent\n"
+	       "     (HEX: the fingerprint from step 2; once the key is in /etc/cuferry/trusted-keys "
+	       "or\n     compiled in, leave it out. The copy runs from the local disk, so a stick "
+	       "mounted noexec\n     needs nothing more.)\n");
 	if (!kit_has_windows(k))
 		return;
 	/* On a stick's root the kit is E:\cuferry-kit, and install E:\ looks in there. */
