@@ -683,18 +683,22 @@ static void readme_first_server(struct kit *k, char **t, size_t *len, size_t *ca
 	int in_root = base && strcmp(base, "/cuferry-kit") == 0;
 	const char *dir = in_root ? "E:\\cuferry-kit\\" : "E:\\";
 	append(t, len, cap,
-	       "  Windows has no stock tool that checks an ECDSA signature: compare\n"
-	       "       certutil -hashfile %swindows-x86_64\\unpacker.exe SHA256\n"
+	       "  Windows has no stock tool that checks an ECDSA signature. Copy the unpacker to a\n"
+	       "  directory of the Administrator's own first (any user can write a FAT stick), "
+	       "compare\n"
+	       "       copy %swindows-x86_64\\unpacker.exe \"%%TEMP%%\\unpacker.exe\"\n"
+	       "       certutil -hashfile \"%%TEMP%%\\unpacker.exe\" SHA256\n"
 	       "     with the SHA-256 that was carried beside the key's fingerprint ('bundler kit' "
-	       "printed\n     both), then check the rest with the verified unpacker (E:\\ stands for "
+	       "printed\n     both), then let the checked copy check the rest (E:\\ stands for "
 	       "%s):\n"
-	       "       %swindows-x86_64\\unpacker.exe self-install E:\\ --trust-fingerprint HEX\n"
+	       "       \"%%TEMP%%\\unpacker.exe\" self-install \"%%TEMP%%\\unpacker.exe\" "
+	       "--trust-fingerprint HEX\n"
 	       "     PowerShell 7 (.NET 5 or later) can check SHA256SUMS.sig itself:\n"
 	       "       $k=[Security.Cryptography.ECDsa]::Create(); $k.ImportFromPem((Get-Content -Raw "
 	       "site.pub));\n       $k.VerifyData([IO.File]::ReadAllBytes(\"SHA256SUMS\"), "
 	       "[IO.File]::ReadAllBytes(\"SHA256SUMS.sig\"),\n       'SHA256', "
 	       "[Security.Cryptography.DSASignatureFormat]::Rfc3279DerSequence)   # True\n",
-	       dir, in_root ? "the stick" : "this directory", dir);
+	       dir, in_root ? "the stick" : "this directory");
 }
 
 /* README.txt: the server's own unpacker first, then the first-server bootstrap with stock

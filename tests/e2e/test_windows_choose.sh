@@ -66,8 +66,9 @@ expect 0 "$BUNDLER" kit --key "$FX/test.key" -o "$W/kit" $(for f in in/*.bundle;
 [ -f kit/windows-x86_64/unpacker.exe ] && [ -f kit/linux-x86_64/unpacker ] || { ls -R kit; fail "the kit lacks an unpacker"; }
 cmp -s -n "$(stat -c %s "$EXE")" kit/windows-x86_64/unpacker.exe "$EXE" || fail "the kit's unpacker.exe is not build/windows/unpacker.exe"
 assert_contains kit/README.txt '"%ProgramFiles%\\cuferry\\unpacker.exe" install E:\\ /S'
-assert_contains kit/README.txt 'E:\\windows-x86_64\\unpacker.exe self-install E:\\ --trust-fingerprint HEX'
-assert_contains kit/README.txt 'certutil -hashfile E:\\windows-x86_64\\unpacker.exe SHA256'
+assert_contains kit/README.txt '"%TEMP%\\unpacker.exe" self-install "%TEMP%\\unpacker.exe" --trust-fingerprint HEX'
+assert_contains kit/README.txt 'copy E:\\windows-x86_64\\unpacker.exe "%TEMP%\\unpacker.exe"'
+assert_contains kit/README.txt 'certutil -hashfile "%TEMP%\\unpacker.exe" SHA256'
 assert_contains kit/README.txt 'DSASignatureFormat\]::Rfc3279DerSequence'
 # The Linux unpacker verifies the whole kit, the windows-x86_64 unpacker.exe container included;
 # a changed byte in it is refused on its own.
