@@ -104,8 +104,11 @@ int unlisted_move_aside(const char *dir, const struct manifest *m, size_t *moved
 	char sep = platform_dir_separator();
 	char *meta = xasprintf("%s%c%s", dir, sep, MANIFEST_META_DIR);
 	char *aside = xasprintf("%s%caside", meta, sep);
-	platform_mkdir(meta, 0755);
-	platform_mkdir(aside, 0700);
+	/* Only when there is something to move: a clean install stays as the bundle left it. */
+	if (list[0]) {
+		platform_mkdir(meta, 0755);
+		platform_mkdir(aside, 0700);
+	}
 	for (size_t i = 0; rc == CF_OK && list[i]; i++) {
 		/* lib/x.so -> .cuferry/aside/lib%x.so.N: one flat directory, never overwritten */
 		char *flat = xstrdup(list[i]), *to = NULL;

@@ -28,7 +28,7 @@ T2="refused, exit 2; the trust directory unchanged"
 st --threshold 1 --counter 9 --key "$K1" -o replay.st
 st replay.st --key "$K2"
 run_statement_case statement_replayed "an older statement replayed (counter below the last applied)" "refused, exit 7; the trust directory unchanged" 7 replay.st
-st --threshold 1 --counter 10 --key "$K1" -o same.st
+st --threshold 1 --statement-threshold 2 --counter 10 --key "$K1" -o same.st
 st same.st --key "$K2"
 cmp -s same.st applied.st && fail "same.st should differ from applied.st"
 run_statement_case statement_same_counter "another statement with the counter already applied" "refused, exit 7; the trust directory unchanged" 7 same.st
