@@ -35,18 +35,43 @@ static int ref_component(const char *c, size_t len)
 	return 1;
 }
 
+/* The last component named like the C library or the loader (DESIGN §10): exact names, or
+ * ld-linux.so.N / ld-linux-MACHINE.so.N with something after ".so.". */
+static int ref_c_runtime(const char *base)
+{
+	static const char *const names[] = { "libc.so.6", "libdl.so.2", "libpthread.so.0",
+					     "librt.so.1", "libm.so.6", "libgcc_s.so.1",
+					     "libstdc++.so.6", "libutil.so.1", "libresolv.so.2",
+					     "libanl.so.1", "libnsl.so.1", "libcrypt.so.1" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(base, names[i]) == 0)
+			return 1;
+	size_t n = strlen(base);
+	if (strncmp(base, "ld-linux", 8) != 0)
+		return 0;
+	if (base[8] == '.') /* ld-linux.so.N */
+		return n > 12 && memcmp(base + 8, ".so.", 4) == 0;
+	if (base[8] != '-')
+		return 0;
+	for (size_t i = 9; i + 4 <= n; i++)
+		if (memcmp(base + i, ".so.", 4) == 0)
+			return i + 4 < n;
+	return 0;
+}
+
 static int ref_path(const char *p)
 {
-	size_t n = strlen(p), start = 0;
+	size_t n = strlen(p), start = 0, last = 0;
 	if (n == 0 || n > 1024)
 		return 0;
 	for (size_t i = 0; i <= n; i++)
 		if (i == n || p[i] == '/') {
 			if (!ref_component(p + start, i - start))
 				return 0;
+			last = start;
 			start = i + 1;
 		}
-	return 1;
+	return !ref_c_runtime(p + last);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
