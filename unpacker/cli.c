@@ -19,6 +19,7 @@ const char cli_usage[] =
 	"                [--repair] [--modulefiles DIR] [--quick-validate]\n"
 	"       unpacker [install] DIR [--dry-run] [--cuda MAJOR] [--platform P] ...   the bundle\n"
 	"                of a kit that fits (--platform: as if on P, with --dry-run)\n"
+	"       unpacker install BUNDLE --dry-run ...   what installing it would change; writes nothing\n"
 	"       unpacker verify BUNDLE [--trust K.pub]...   signature and every hash; installs nothing\n"
 	"       unpacker validate [ID] [--gpu N] [--require-gpu] [--quick-validate] [--trust K.pub]...\n"
 	"       unpacker list | use ID | uninstall ID [--force] | env [--shell sh|ps|cmd] | doctor\n"

@@ -14,6 +14,7 @@ static const char windows_usage[] =
 	"                [--repair] [--quick-validate]\n"
 	"       unpacker [install] DIR [--dry-run] [--cuda MAJOR] [--platform P] ...   the bundle\n"
 	"                of a kit (E:\\) that fits (--platform: as if on P, with --dry-run)\n"
+	"       unpacker install BUNDLE --dry-run ...   what installing it would change; writes nothing\n"
 	"       unpacker verify BUNDLE [--trust K.pub]...   signature and every hash; installs nothing\n"
 	"       unpacker validate [ID] [--gpu N] [--require-gpu] [--quick-validate] [--trust K.pub]...\n"
 	"       unpacker list | use ID | uninstall ID [--force] | env [--shell cmd|ps|sh] | doctor\n"
@@ -44,6 +45,7 @@ static const struct {
 	  "                [--allow-expired] [--repair] [--root DIR] [--no-validate | --require-gpu]\n"
 	  "                [--keep-failed] [--gpu N] [--quick-validate] [--modulefiles DIR]\n"
 	  "       unpacker [install] DIR [--dry-run] [--cuda MAJOR] [--platform P] [options as above]\n"
+	  "       unpacker install BUNDLE --dry-run [options as above]\n"
 	  "Verify the signature, then stream, check and install the bundle side by side with\n"
 	  "earlier versions under PREFIX, switch PREFIX/current atomically, write the environment\n"
 	  "and validate. Any failure restores the previous state.\n"
@@ -55,13 +57,17 @@ static const struct {
 	  "switches to it, --keep-current installs it beside. Given a DIR of bundles (a kit), the\n"
 	  "one that fits this machine is chosen and the choice explained; --dry-run only says it\n"
 	  "(--platform P: as if on platform P). --modulefiles DIR (absolute) also writes Lmod and\n"
-	  "Tcl modulefiles there.\n",
+	  "Tcl modulefiles there.\n"
+	  "install BUNDLE --dry-run writes nothing: it says what the run would change (install,\n"
+	  "repair, nothing; --json: \"dry_run\") after checking the signature and, unless nothing\n"
+	  "would change, every hash, and refuses as the run would, with its exit code.\n",
 	  "usage: unpacker [install] BUNDLE|PART.001|X.exe [--prefix DIR | /D=DIR] [--trust K.pub]...\n"
 	  "                [--trust-fingerprint HEX]... [/S | /silent] [/log=FILE | --log FILE]\n"
 	  "                [--json FILE] [--no-env | --env=user] [--allow-downgrade | --keep-current]\n"
 	  "                [--allow-expired] [--repair] [--no-validate | --require-gpu]\n"
 	  "                [--keep-failed] [--gpu N] [--quick-validate]\n"
 	  "       unpacker [install] DIR [--dry-run] [--cuda MAJOR] [--platform P] [options as above]\n"
+	  "       unpacker install BUNDLE --dry-run [options as above]\n"
 	  "Verify the signature, then stream, check and install the bundle side by side with\n"
 	  "earlier versions under PREFIX (default %ProgramFiles%\\cuferry\\cudnn), make it current\n"
 	  "(PREFIX\\.cuferry\\state.json names it: there is no current link), put its bin\\ first\n"
@@ -74,7 +80,10 @@ static const struct {
 	  "An older cuDNN than current's (same CUDA variant) is refused (7): --allow-downgrade\n"
 	  "switches to it, --keep-current installs it beside. Given a DIR of bundles (a kit, E:\\),\n"
 	  "the one that fits this machine is chosen and the choice explained; --dry-run only says\n"
-	  "it (--platform P: as if on platform P).\n" },
+	  "it (--platform P: as if on platform P).\n"
+	  "install BUNDLE --dry-run writes nothing: it says what the run would change (install,\n"
+	  "repair, nothing; --json: \"dry_run\") after checking the signature and, unless nothing\n"
+	  "would change, every hash, and refuses as the run would, with its exit code.\n" },
 	{ "verify",
 	  "usage: unpacker verify BUNDLE|PART.001|X.run [--trust K.pub]... [--trust-fingerprint HEX]\n"
 	  "Check the signature against the trusted keys and every chunk and file hash; install\n"

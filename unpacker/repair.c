@@ -170,7 +170,8 @@ int repair_tree(const char *dir, struct bundle_input *in, const struct manifest 
 		log_msg(LOG_INFO, "%s: %s", m->files[i].path, why);
 	}
 	int rc = CF_OK;
-	if (ndiffer > 0) {
+	r->differ = ndiffer;
+	if (ndiffer > 0 && in) {
 		struct restorer s = { .tree = tree, .todo = todo, .m = m, .dirfd = -1, .fd = -1 };
 		struct payload_sink sink = { restore_begin, restore_data, restore_end, &s };
 		struct progress prog;

@@ -18,6 +18,8 @@ void environment_note_paths(struct install_result *r, const char *a, const char 
 int environment_validate_mode(const struct layout *p, const struct install_options *o);
 /* An ld.so.conf.d file under the old name takes the new one. */
 int environment_migrate(const struct layout *p, const struct install_options *o, struct cf_err *e);
+/* 1 when the environment the options ask for is missing (a re-run would write it). */
+int environment_missing(const struct layout *p, const struct install_options *o);
 /* The environment the options ask for, written when it is missing. */
 int environment_add_missing(const struct layout *p, const struct install_options *o,
 			    struct install_result *r, struct cf_err *e);
