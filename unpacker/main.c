@@ -88,6 +88,8 @@ static int open_log(const struct cli *c, struct cf_err *e)
 		path = platform_path_is_absolute(c->log_file) || platform_current_dir(cwd, sizeof(cwd)) != 0
 			       ? xstrdup(c->log_file)
 			       : xasprintf("%s%c%s", cwd, platform_dir_separator(), c->log_file);
+	} else if (c->dry_run) {
+		/* A dry run writes nothing, the system log included (--log FILE still works). */
 	} else if (c->silent && (platform_is_admin() || *c->root)) {
 		path = layout_system_log();
 		root = c->root;
@@ -212,7 +214,7 @@ static void summarize_dry_run(const struct cli *c, const struct install_result *
 			r->version, r->cuda_variant, r->prefix, platform_dir_separator(), r->dir);
 		log_out("  signed by %s; %llu files, %llu bytes; all hashes match\n", r->signers,
 			(unsigned long long)r->files, (unsigned long long)r->bytes);
-		log_out("  current: %s -> %s, then validated\n",
+		log_out("  current: %s -> %s\n",
 			r->previous_current[0] ? r->previous_current : "none", r->dir);
 		return;
 	}

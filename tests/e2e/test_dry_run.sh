@@ -26,6 +26,8 @@ PY
 }
 
 note "a fresh machine: would install, names the current it would replace (none)"
+dry 0 install "$FX/small.bundle" $T /silent
+[ ! -e "$R/var" ] || fail "the dry run wrote the system log"
 dry 0 install "$FX/small.bundle" $T
 assert_contains last.out "dry run: would install"
 assert_contains last.out "current: none -> cudnn-9.19.0-cuda13"
