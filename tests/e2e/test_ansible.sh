@@ -120,7 +120,7 @@ done
 [ ! -e "$W/local_run/var/cache/cuferry/unpacker" ] || fail "local_run: the unpacker copied beside a .run"
 if [ -n "$ROOTFS" ]; then
 	[ "$(readlink "$W/chroot1/opt/cudnn/current")" = cudnn-9.19.0-cuda13 ] || fail "chroot1: not installed"
-	assert_contains "$W/chroot1/etc/ld.so.conf.d/cuferry-cudnn.conf" /opt/cudnn/current/lib
+	assert_contains "$W/chroot1/etc/ld.so.conf.d/00-cuferry-cudnn.conf" /opt/cudnn/current/lib
 fi
 for c in $(echo $HOSTS | tr ' ' '\n' | grep pod); do
 	podman exec "cuferry-fleet-$$-${c#pod}" readlink /opt/cudnn/current > pod.out
