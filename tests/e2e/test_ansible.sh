@@ -136,7 +136,7 @@ report = json.load(open(sys.argv[1]))
 rows = {r["host"]: r for r in report["hosts"]}
 assert sorted(rows) == sorted(sys.argv[2:]), rows.keys()
 assert sorted(report["hosts_covered"]) == sorted(sys.argv[2:]), report
-assert report["hosts_without_result"] == [] and report["limit"] is None, report
+assert report["hosts_without_result"] == [] and not report["limit"], report
 assert report["run_started"] <= report["written"], report
 for h, r in rows.items():
     want = 6 if h == "local_bad" else 0
@@ -223,7 +223,7 @@ grep "^local_bad " "$W/summary/fleet-summary.txt" | grep -q "exit 6" || { cat "$
 py - "$W/summary/fleet-summary.json" $good_hosts <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-assert r["limit"] is None, r
+assert not r["limit"], r
 assert sorted(r["hosts_without_result"]) == sorted(sys.argv[2:]), r["hosts_without_result"]
 assert [h["host"] for h in r["hosts"] if h["exit_code"] is not None] == ["local_bad"], r["hosts"]
 PY
