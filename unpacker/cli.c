@@ -19,6 +19,7 @@ const char cli_usage[] =
 	"                [--repair] [--modulefiles DIR] [--quick-validate] [--remember]\n"
 	"       unpacker [install] DIR [--dry-run] [--cuda MAJOR] [--platform P] ...   the bundle\n"
 	"                of a kit that fits (--platform: as if on P, with --dry-run)\n"
+	"       unpacker install BUNDLE --dry-run ...   what installing it would change; writes nothing\n"
 	"       unpacker verify BUNDLE [--trust K.pub]...   signature and every hash; installs nothing\n"
 	"       unpacker verify KIT [--allow-expired]   a signed kit: its index, every file, its unpackers\n"
 	"       unpacker self-install KIT|CONTAINER [--allow-downgrade] [--root DIR]   the kit's\n"

@@ -14,6 +14,7 @@ static const char windows_usage[] =
 	"                [--repair] [--quick-validate] [--remember]\n"
 	"       unpacker [install] DIR [--dry-run] [--cuda MAJOR] [--platform P] ...   the bundle\n"
 	"                of a kit (E:\\) that fits (--platform: as if on P, with --dry-run)\n"
+	"       unpacker install BUNDLE --dry-run ...   what installing it would change; writes nothing\n"
 	"       unpacker verify BUNDLE [--trust K.pub]...   signature and every hash; installs nothing\n"
 	"       unpacker verify KIT [--allow-expired]   a signed kit: its index, every file, its unpackers\n"
 	"       unpacker self-install KIT|CONTAINER [--allow-downgrade]   the kit's verified unpacker\n"
@@ -49,6 +50,7 @@ static const struct {
 	  "                [--allow-expired] [--repair] [--root DIR] [--no-validate | --require-gpu]\n"
 	  "                [--keep-failed] [--gpu N] [--quick-validate] [--modulefiles DIR]\n"
 	  "       unpacker [install] DIR [--dry-run] [--cuda MAJOR] [--platform P] [options as above]\n"
+	  "       unpacker install BUNDLE --dry-run [options as above]\n"
 	  "Verify the signature, then stream, check and install the bundle side by side with\n"
 	  "earlier versions under PREFIX, switch PREFIX/current atomically, write the environment\n"
 	  "and validate. Any failure restores the previous state.\n"
@@ -70,13 +72,17 @@ static const struct {
 	  "(trust-statement.cuferry) is applied (as root) before a bundle is chosen.\n"
 	  "--modulefiles DIR (absolute; as root, owned by root and writable by nobody else, as the\n"
 	  "prefix) also writes Lmod and Tcl modulefiles there. --trust K.pub --remember adds K.pub\n"
-	  "to the trust directory once the install worked (as 'unpacker trust add').\n",
+	  "to the trust directory once the install worked (as 'unpacker trust add').\n"
+	  "install BUNDLE --dry-run writes nothing: it says what the run would change (install,\n"
+	  "repair, nothing; --json: \"dry_run\") after checking the signature and, unless nothing\n"
+	  "would change, every hash, and refuses as the run would, with its exit code.\n",
 	  "usage: unpacker [install] BUNDLE|PART.001|X.exe [--prefix DIR | /D=DIR] [--trust K.pub]...\n"
 	  "                [--trust-fingerprint HEX]... [/S | /silent] [/log=FILE | --log FILE]\n"
 	  "                [--json FILE] [--no-env | --env=user] [--allow-downgrade | --keep-current]\n"
 	  "                [--allow-expired] [--repair] [--no-validate | --require-gpu]\n"
 	  "                [--keep-failed] [--gpu N] [--quick-validate]\n"
 	  "       unpacker [install] DIR [--dry-run] [--cuda MAJOR] [--platform P] [options as above]\n"
+	  "       unpacker install BUNDLE --dry-run [options as above]\n"
 	  "Verify the signature, then stream, check and install the bundle side by side with\n"
 	  "earlier versions under PREFIX (default %ProgramFiles%\\cuferry\\cudnn), make it current\n"
 	  "(PREFIX\\.cuferry\\state.json names it: there is no current link), put its bin\\ first\n"
@@ -100,7 +106,10 @@ static const struct {
 	  "it (--platform P: as if on platform P). A signed kit's index is verified first; an\n"
 	  "expired kit is refused (7) unless --allow-expired. --trust K.pub --remember adds K.pub\n"
 	  "to the trust directory once the install worked (as 'unpacker trust add'). A kit's trust\n"
-	  "statement (trust-statement.cuferry) is applied before a bundle is chosen.\n" },
+	  "statement (trust-statement.cuferry) is applied before a bundle is chosen.\n"
+	  "install BUNDLE --dry-run writes nothing: it says what the run would change (install,\n"
+	  "repair, nothing; --json: \"dry_run\") after checking the signature and, unless nothing\n"
+	  "would change, every hash, and refuses as the run would, with its exit code.\n" },
 	{ "verify",
 	  "usage: unpacker verify BUNDLE|PART.001|X.run|KIT|CONTAINER [--trust K.pub]...\n"
 	  "                [--trust-fingerprint HEX]... [--allow-expired]\n"

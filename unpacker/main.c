@@ -105,6 +105,8 @@ static int open_log(const struct cli *c, struct cf_err *e)
 		path = platform_path_is_absolute(c->log_file) || platform_current_dir(cwd, sizeof(cwd)) != 0
 			       ? xstrdup(c->log_file)
 			       : xasprintf("%s%c%s", cwd, platform_dir_separator(), c->log_file);
+	} else if (c->dry_run) {
+		/* A dry run writes nothing, the system log included (--log FILE still works). */
 	} else if ((c->silent || trust_change(c)) && (platform_is_admin() || *c->root)) {
 		path = layout_system_log();
 		root = c->root;
@@ -178,6 +180,8 @@ static void write_json(const char *path, const struct cli *c, int rc, const stru
 		json_object_set_new(o, "recovered_interrupted_run", json_boolean(r->recovered));
 		json_object_set_new(o, "environment", env);
 		json_object_set_new(o, "environment_note", json_string(r->env_note));
+		if (r->would && rc == CF_OK) /* what would change; a refusal has none */
+			json_object_set_new(o, "dry_run", json_string(r->would));
 		char timings[512];
 		install_timings_text(r, timings, sizeof(timings));
 		json_t *t = json_loads(timings, 0, NULL);
@@ -204,9 +208,49 @@ static void write_json(const char *path, const struct cli *c, int rc, const stru
 	json_decref(o);
 }
 
+/* A re-run of an installed bundle: what it put back and added, or (dry) would. */
+static void summarize_rerun(const struct install_result *r, int dry)
+{
+	log_out(dry ? "dry run: %s (counter %llu) is installed in %s\n"
+		    : "%s (counter %llu) was already installed in %s\n", r->dir,
+		(unsigned long long)r->counter, r->prefix);
+	if (r->repaired)
+		log_out(dry ? "  would put back %llu entries from the bundle (first: %s)\n"
+			    : "  repaired: %llu entries put back from the bundle (first: %s)\n",
+			(unsigned long long)r->repaired, r->repaired_first);
+	if (r->env_added && dry)
+		log_out("  would add the missing environment\n");
+	else if (r->env_added)
+		log_out("  environment added: %s\n", r->env_note);
+}
+
+/* install BUNDLE --dry-run: what the real run would change, claiming only what was looked at. */
+static void summarize_dry_run(const struct cli *c, const struct install_result *r)
+{
+	if (r->recovery_pending)
+		log_out("dry run: an interrupted run's journal is in %s: it would be recovered first\n",
+			r->prefix);
+	if (!strcmp(r->would, "install")) {
+		log_out("dry run: would install %s (cuDNN %s for CUDA %s) into %s%c%s\n", r->bundle_id,
+			r->version, r->cuda_variant, r->prefix, platform_dir_separator(), r->dir);
+		log_out("  signed by %s; %llu files, %llu bytes; all hashes match\n", r->signers,
+			(unsigned long long)r->files, (unsigned long long)r->bytes);
+		log_out("  current: %s -> %s\n",
+			r->previous_current[0] ? r->previous_current : "none", r->dir);
+		return;
+	}
+	summarize_rerun(r, 1);
+	if (!strcmp(r->would, "nothing"))
+		log_out("  %s: nothing would change\n", c->repair
+			? "every entry matches its bundle, contents included"
+			: "sizes, types, modes and links match (contents not re-hashed: --repair checks them)");
+}
+
 static void summarize(const struct cli *c, const struct install_result *r)
 {
-	if (strcmp(c->verb, "verify") == 0) {
+	if (r->would) {
+		summarize_dry_run(c, r);
+	} else if (strcmp(c->verb, "verify") == 0) {
 		log_out("verified %s: signed by %s, %llu files, %llu bytes, all hashes match\n",
 			r->bundle_id, r->signers, (unsigned long long)r->files, (unsigned long long)r->bytes);
 	} else if (r->noop) {
@@ -217,13 +261,7 @@ static void summarize(const struct cli *c, const struct install_result *r)
 			: "sizes, types, modes and links match (contents were not re-hashed: --repair "
 			  "checks them)");
 	} else if (r->rerun) {
-		log_out("%s (counter %llu) was already installed in %s\n", r->dir,
-			(unsigned long long)r->counter, r->prefix);
-		if (r->repaired)
-			log_out("  repaired: %llu entries put back from the bundle (first: %s)\n",
-				(unsigned long long)r->repaired, r->repaired_first);
-		if (r->env_added)
-			log_out("  environment added: %s\n", r->env_note);
+		summarize_rerun(r, 0);
 	} else {
 		log_out("installed %s (cuDNN %s for CUDA %s) into %s%c%s\n", r->bundle_id, r->version,
 			r->cuda_variant, r->prefix, platform_dir_separator(), r->dir);
@@ -307,9 +345,11 @@ static int dispatch(const struct cli *c, struct install_options *o, struct insta
 		o->bundle = c->arg ? c->arg : self_bundle();
 		if (!o->bundle)
 			return cf_fail(e, CF_USAGE, "no bundle given");
-		if (!strcmp(v, "install") && (io_is_dir(o->bundle) || c->dry_run || c->cuda))
+		int kit = io_is_dir(o->bundle) || c->cuda || c->platform;
+		if (!strcmp(v, "install") && kit)
 			return install_from_kit(c, o, r, e);
-		int rc = !strcmp(v, "install") ? install_bundle(o, r, e) : verify_bundle(o, r, e);
+		int rc = strcmp(v, "install") ? verify_bundle(o, r, e)
+			 : c->dry_run ? install_dry_run(o, r, e) : install_bundle(o, r, e);
 		if (rc == CF_OK)
 			summarize(c, r);
 		if (rc == CF_OK && c->remember)

@@ -279,7 +279,8 @@ int repair_tree(const char *dir, struct bundle_input *in, const struct manifest 
 		log_msg(LOG_INFO, "%s: %s", m->files[i].path, why);
 	}
 	int rc = CF_OK;
-	if (ndiffer > 0) {
+	r->differ = ndiffer;
+	if (ndiffer > 0 && in) {
 		struct restorer s = { .dir = dir, .tree = tree, .todo = todo, .m = m, .dirfd = -1,
 				      .fd = -1 };
 		struct payload_sink sink = { restore_begin, restore_data, restore_end, &s };
@@ -298,12 +299,14 @@ int repair_tree(const char *dir, struct bundle_input *in, const struct manifest 
 			free(s.aside[i]);
 		free(s.aside);
 	}
-	if (rc == CF_OK)
+	/* Given no bundle (a dry run) it only looks: nothing is put back or moved. */
+	if (rc == CF_OK && in)
 		rc = restore_header(tree, dir, bundle_frame(in), r, e);
 	free(todo);
 	platform_tree_close(tree);
 	size_t aside = 0; /* --repair: what the manifest does not list goes too */
-	if (rc == CF_OK && hashes && (rc = unlisted_move_aside(dir, m, &aside, e)) == CF_OK && aside) {
+	if (rc == CF_OK && in && hashes && (rc = unlisted_move_aside(dir, m, &aside, e)) == CF_OK &&
+	    aside) {
 		if (!r->first[0])
 			snprintf(r->first, sizeof(r->first), "%zu entries not in the manifest moved aside", aside);
 		r->restored += aside;

@@ -6,11 +6,8 @@
 # validation fails (a fake cuDNN of the wrong version) fails with exit 6 while the others
 # finish; the fleet summary lists every host. ansible-lint passes on the collection.
 . "$CUFERRY_TOP/tests/e2e/lib.sh"
-command -v ansible-playbook >/dev/null || { echo "SKIP: ansible-playbook not installed (make deps installs ansible)"; exit 0; }
+. "$CUFERRY_TOP/tests/e2e/ansible_lib.sh"
 CUDA=$(cat "$FX/cuda_dir")
-A=$TOP/ansible
-export ANSIBLE_CONFIG=$A/ansible.cfg ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 ANSIBLE_LOCAL_TEMP=$W/ansible-tmp \
-	ANSIBLE_HOME=$W/ansible-home ANSIBLE_SSH_CONTROL_PATH_DIR=$W/cp ANSIBLE_PYTHON_INTERPRETER=/usr/bin/python3
 
 note "ansible-lint and syntax checks (Linux and Windows tasks)"
 if command -v ansible-lint >/dev/null; then
@@ -40,7 +37,6 @@ mkdir parts
 "$BUNDLER" create --from-dir "$FX/small-src" --cuda 13 --key "$FX/test.key" -o small.run --sfx --unpacker "$UNPACKER" \
 	--counter 100 --level 1 -q >/dev/null
 HOSTS="local_a local_bad local_parts local_run"
-sandbox() { echo "$1 ansible_connection=local cudnn_root=$W/$1 cudnn_remote_dir=$W/$1/var/cache/cuferry ${2-}"; }
 {
 	echo "[cudnn_hosts]"
 	sandbox local_a
@@ -48,8 +44,6 @@ sandbox() { echo "$1 ansible_connection=local cudnn_root=$W/$1 cudnn_remote_dir=
 	sandbox local_parts "cudnn_bundle=$W/parts/small.bundle.001"
 	sandbox local_run "cudnn_bundle=$W/small.run"
 } > inventory.ini
-# The sandboxes stand for a host's /: traversable by the unprivileged user validation runs as.
-for h in local_a local_bad local_parts local_run; do mkdir -p "$W/$h" && chmod 0755 "$W/$h"; done
 ROOTFS=$B/fleet/rootfs
 if [ "$(id -u)" != 0 ]; then
 	echo "SKIP chroot and podman hosts: they need root (chroot, mounts, rootful podman)"
@@ -93,26 +87,10 @@ if [ -n "$ROOTFS" ]; then
 		echo "SKIP podman hosts: podman or runc not installed (make deps installs them)"
 	fi
 fi
-cat >> inventory.ini <<INV
-[cudnn_hosts:vars]
-cudnn_unpacker=$UNPACKER
-cudnn_bundle=$FX/small.bundle
-cudnn_trust_keys=["$FX/test.pub"]
-INV
+group_vars >> inventory.ini
 echo "hosts: $HOSTS"
 
-play() { # LOG [ansible-playbook options]: the install playbook; its recap lines in LOG.recap
-	log=$1; shift
-	set +e
-	(cd "$A" && ansible-playbook -i "$W/inventory.ini" playbooks/install.yml -e cudnn_summary_dir="$W/summary" "$@") > "$log" 2>&1
-	rc=$?
-	set -e
-	sed -n '/PLAY RECAP/,$p' "$log" > "$log.recap"
-	return $rc
-}
-recap() { # LOG HOST FIELD
-	sed -n "s/^$2 *:.* $3=\([0-9]*\).*/\1/p" "$1.recap"
-}
+play() { l=$1; shift; playbook "$l" install.yml "$@"; } # LOG [ansible-playbook options]
 good_hosts=$(echo $HOSTS | tr ' ' '\n' | grep -v local_bad)
 
 note "check mode on fresh hosts: says what would change, changes nothing"
@@ -120,7 +98,8 @@ play check0.log --check || { cat check0.log; fail "check mode on fresh hosts fai
 for h in $good_hosts; do
 	[ "$(recap check0.log $h changed)" -ge 1 ] || { cat check0.log; fail "$h: check mode reported no change"; }
 done
-[ ! -e "$W/local_a/opt" ] && [ ! -e "$W/local_a/var/cache/cuferry" ] || fail "check mode wrote on local_a"
+[ ! -e "$W/local_a/opt" ] && [ ! -e "$W/local_a/var" ] || fail "check mode wrote on local_a"
+no_check_copies
 [ -n "$ROOTFS" ] && { [ ! -e "$W/chroot1/opt/cudnn" ] || fail "check mode installed in the chroot"; }
 
 note "first run: every good host changed, local_bad fails with exit 6, the others finish"
@@ -137,10 +116,11 @@ for h in local_parts local_run; do
 	[ "$(readlink "$W/$h/opt/cudnn/current")" = cudnn-9.19.0-cuda13 ] || fail "$h: not installed"
 done
 [ -f "$W/local_parts/var/cache/cuferry/small.bundle.002" ] || fail "local_parts: not every part copied"
+[ "$(stat -c %a "$W/local_a/var/cache/cuferry")" = 700 ] || fail "the copies' directory is not 0700"
 [ ! -e "$W/local_run/var/cache/cuferry/unpacker" ] || fail "local_run: the unpacker copied beside a .run"
 if [ -n "$ROOTFS" ]; then
 	[ "$(readlink "$W/chroot1/opt/cudnn/current")" = cudnn-9.19.0-cuda13 ] || fail "chroot1: not installed"
-	assert_contains "$W/chroot1/etc/ld.so.conf.d/cuferry-cudnn.conf" /opt/cudnn/current/lib
+	assert_contains "$W/chroot1/etc/ld.so.conf.d/00-cuferry-cudnn.conf" /opt/cudnn/current/lib
 fi
 for c in $(echo $HOSTS | tr ' ' '\n' | grep pod); do
 	podman exec "cuferry-fleet-$$-${c#pod}" readlink /opt/cudnn/current > pod.out
@@ -152,8 +132,12 @@ for h in $HOSTS; do grep -q "^$h " "$W/summary/fleet-summary.txt" || { cat "$W/s
 grep "^local_bad " "$W/summary/fleet-summary.txt" | grep -q "exit 6" || fail "the summary hides local_bad's exit 6"
 py - "$W/summary/fleet-summary.json" $HOSTS <<'PY'
 import json, sys
-rows = {r["host"]: r for r in json.load(open(sys.argv[1]))}
+report = json.load(open(sys.argv[1]))
+rows = {r["host"]: r for r in report["hosts"]}
 assert sorted(rows) == sorted(sys.argv[2:]), rows.keys()
+assert sorted(report["hosts_covered"]) == sorted(sys.argv[2:]), report
+assert report["hosts_without_result"] == [] and not report["limit"], report
+assert report["run_started"] <= report["written"], report
 for h, r in rows.items():
     want = 6 if h == "local_bad" else 0
     assert int(r["exit_code"]) == want, (h, r)
@@ -185,24 +169,89 @@ play run3.log --limit local_a || { cat run3.log; fail "the repairing run failed"
 [ "$(recap run3.log local_a changed)" -ge 1 ] || { cat run3.log; fail "local_a: a repair reported changed=0"; }
 cmp -s "$W/local_a/opt/cudnn/current/lib/libcudnn.so.9" "$FX/small-src/lib/libcudnn.so.9" || fail "local_a: not repaired"
 
-note "a copy already on the host, checked by SHA-256, is used instead of copying"
+note "check mode predicts the real run: a newer bundle of the same name, the host's cache holding the old"
+# Before, check mode judged the host's old copy and said "current" while the real run installed.
+mkdir -p newer
+"$BUNDLER" create --from-dir "$FX/small-src" --cuda 13 --key "$FX/test.key" -o newer/small.bundle --counter 101 \
+	--level 1 -q >/dev/null
+before=$(tree_listing "$W/local_a")
+play check2.log --check --limit local_a -e cudnn_bundle="$W/newer/small.bundle" || { cat check2.log; fail "check mode failed"; }
+[ "$(recap check2.log local_a changed)" -ge 1 ] || { cat check2.log; fail "check mode: no change predicted"; }
+assert_contains check2.log "dry run: would install"
+[ "$(tree_listing "$W/local_a")" = "$before" ] || fail "check mode changed local_a (its cache included)"
+no_check_copies
+py - "$W/summary/fleet-summary-check.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+rows = {h["host"]: h for h in r["hosts"]}
+assert r["check_mode"] and r["limit"] == "local_a", r
+assert list(rows) == ["local_a"] and rows["local_a"]["status"] == "would install", rows
+assert "local_bad" in r["hosts_outside_limit"], r
+PY
+play run4.log --limit local_a -e cudnn_bundle="$W/newer/small.bundle" || { cat run4.log; fail "the real run failed"; }
+[ "$(recap run4.log local_a changed)" -ge 1 ] || { cat run4.log; fail "the real run did not change what check mode said it would"; }
+"$UNPACKER" list --root "$W/local_a" | grep -q "101" || fail "the newer bundle is not installed"
+
+note "a --limit run's summary: dated, its limit, the hosts outside it; no row left from the last run"
+py - "$W/summary/fleet-summary.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["limit"] == "local_a" and not r["check_mode"], r
+assert [h["host"] for h in r["hosts"]] == ["local_a"], r["hosts"]
+assert r["hosts"][0]["already_installed"] is False and r["hosts"][0]["counter"] == 101, r["hosts"][0]
+assert sorted(r["hosts_outside_limit"]) == sorted(set(r["hosts_covered"] + r["hosts_outside_limit"]) - {"local_a"}), r
+PY
+assert_contains "$W/summary/fleet-summary.txt" "limit local_a"
+assert_contains "$W/summary/fleet-summary.txt" "not in this run (outside --limit): "
+if grep -q "^local_bad " "$W/summary/fleet-summary.txt"; then fail "the last run's row of local_bad is still in the summary"; fi
+
+note "check mode of a refused bundle fails as the real run does (exit 7), changing nothing installed"
+# The real run copies the refused bundle into the cache before the unpacker refuses it.
+installed() { tree_listing "$W/local_a/opt"; tree_listing "$W/local_a/etc"; }
+before=$(installed)
+play check3.log --check --limit local_a && fail "check mode passed a bundle the real run refuses"
+assert_contains check3.log "unpacker exit 7 (policy): bundle counter 100 is lower than 101"
+play run5.log --limit local_a && fail "the real run installed a replayed bundle"
+assert_contains run5.log "unpacker exit 7 (policy): bundle counter 100 is lower than 101"
+[ "$(installed)" = "$before" ] || fail "a refused bundle changed what local_a has installed"
+no_check_copies
+
+note "a rolling upgrade whose canary fails stops, and still writes this run's summary"
+{ echo "[cudnn_canary]"; echo local_bad; cat inventory.ini; } > rolling.ini
+cp rolling.ini inventory.ini
+playbook rolling.log rolling-upgrade.yml && fail "the rolling upgrade passed with a failing canary"
+if grep -q "PLAY \[The rest of the fleet" rolling.log; then fail "the run went on after its canary failed"; fi
+grep "^local_bad " "$W/summary/fleet-summary.txt" | grep -q "exit 6" || { cat "$W/summary/fleet-summary.txt"; fail "no canary row"; }
+py - "$W/summary/fleet-summary.json" $good_hosts <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert not r["limit"], r
+assert sorted(r["hosts_without_result"]) == sorted(sys.argv[2:]), r["hosts_without_result"]
+assert [h["host"] for h in r["hosts"] if h["exit_code"] is not None] == ["local_bad"], r["hosts"]
+PY
+assert_contains "$W/summary/fleet-summary.txt" "no result (unreachable, or not reached): "
+[ ! -e "$W/local_bad/opt/cudnn/current" ] || fail "local_bad: the failed install was kept"
+
+note "a copy already on the host is copied into the private directory, checked there, and that copy run"
 mkdir -p "$W/local_c/media"
 cp "$FX/small.bundle" "$UNPACKER" "$W/local_c/media/"
 sha() { sha256sum "$1" | cut -d' ' -f1; }
 (cd "$A" && ansible-playbook -i "$W/inventory.ini" playbooks/install.yml --limit local_a -e cudnn_summary_dir="$W/summary" \
-	-e "{\"cudnn_root\": \"$W/local_c\", \"cudnn_remote_dir\": \"$W/local_c/cache\",
+	-e "{\"cudnn_root\": \"$W/local_c\",
 	     \"cudnn_host_files\": {\"bundle\": \"$W/local_c/media/small.bundle\", \"unpacker\": \"$W/local_c/media/unpacker\"},
 	     \"cudnn_host_sha256\": {\"bundle\": \"$(sha "$FX/small.bundle")\", \"unpacker\": \"$(sha "$UNPACKER")\"},
 	     \"cudnn_trust_keys\": [], \"cudnn_extra_args\": [\"--trust\", \"$FX/test.pub\"]}") > hostcopy.log 2>&1 ||
 	{ cat hostcopy.log; fail "install from a copy on the host"; }
 [ "$(readlink "$W/local_c/opt/cudnn/current")" = cudnn-9.19.0-cuda13 ] || fail "local_c: not installed"
-[ ! -e "$W/local_c/cache/small.bundle" ] || fail "the bundle was copied although the host had it"
+cmp -s "$W/local_c/var/cache/cuferry/small.bundle" "$FX/small.bundle" || fail "the host's bundle was not copied"
+cmp -s "$W/local_c/var/cache/cuferry/unpacker" "$UNPACKER" || fail "the host's unpacker was not copied"
 printf 'x' >> "$W/local_c/media/small.bundle"
 if (cd "$A" && ansible-playbook -i "$W/inventory.ini" playbooks/install.yml --limit local_a -e cudnn_summary_dir="$W/summary" \
-	-e "{\"cudnn_root\": \"$W/local_c\", \"cudnn_remote_dir\": \"$W/local_c/cache\",
+	-e "{\"cudnn_root\": \"$W/local_c\",
 	     \"cudnn_host_files\": {\"bundle\": \"$W/local_c/media/small.bundle\"},
 	     \"cudnn_host_sha256\": {\"bundle\": \"$(sha "$FX/small.bundle")\"}}") > hostcopy2.log 2>&1; then
 	fail "a host copy with the wrong SHA-256 was used"
 fi
 assert_contains hostcopy2.log "SHA-256 is not the one in cudnn_host_sha256.bundle"
+[ ! -e "$W/local_c/var/cache/cuferry/small.bundle" ] || fail "the copy with the wrong SHA-256 was kept"
 echo "fleet: $HOSTS"

@@ -8,6 +8,7 @@ out=$1
 [ -x "$out/usr/bin/python3" ] && exit 0
 command -v debootstrap >/dev/null || { echo "debootstrap not installed (make deps installs it)"; exit 1; }
 mirror=${CUFERRY_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+mkdir -p "$(dirname "$out")"
 rm -rf "$out.tmp"
 if ! debootstrap --variant=minbase --include=python3 bookworm "$out.tmp" "$mirror" > "$out.log" 2>&1; then
 	rm -rf "$out.tmp"

@@ -90,36 +90,35 @@ int environment_migrate(const struct layout *p, const struct install_options *o,
 
 /* The environment the options ask for, written when it is missing (a re-run with --env=user
  * after an install without it). */
+int environment_missing(const struct layout *p, const struct install_options *o)
+{
+	if (o->no_env)
+		return 0;
+	if (o->env_user && !p->registry)
+		return !env_user_present();
+	if (p->registry)
+		return !environment_present(p, o);
+	return platform_is_admin() && !env_system_present(p);
+}
+
 int environment_add_missing(const struct layout *p, const struct install_options *o,
 			    struct install_result *r, struct cf_err *e)
 {
-	if (o->no_env)
+	if (!environment_missing(p, o))
 		return CF_OK;
-	int rc = CF_OK;
+	int rc;
 	if (o->env_user && !p->registry) {
 		char written[512];
-		if (env_user_present())
-			return CF_OK;
 		rc = env_write_user(p->prefix_sys, written, sizeof(written), e);
 		snprintf(r->env_note, sizeof(r->env_note), "written to %.400s: source it from ~/.profile",
 			 written);
 		environment_note_paths(r, written, "");
 	} else if (p->registry) {
-		if (!environment_present(p, o)) {
-			rc = environment_write(p, o, r, e);
-			r->env_added = rc == CF_OK;
-		}
-		return rc;
-	} else if (platform_is_admin()) {
-		if (!env_system_present(p)) {
-			rc = env_write_system(p, e);
-			snprintf(r->env_note, sizeof(r->env_note), "%s and %s", p->ldconf, p->profile);
-			environment_note_paths(r, p->ldconf, p->profile);
-			r->env_added = rc == CF_OK;
-		}
-		return rc;
+		rc = environment_write(p, o, r, e);
 	} else {
-		return CF_OK;
+		rc = env_write_system(p, e);
+		snprintf(r->env_note, sizeof(r->env_note), "%s and %s", p->ldconf, p->profile);
+		environment_note_paths(r, p->ldconf, p->profile);
 	}
 	r->env_added = rc == CF_OK;
 	return rc;

@@ -28,6 +28,8 @@ int environment_migrate(const struct layout *p, const struct install_options *o,
 int environment_add_missing_modulefiles(const struct layout *p, const struct install_options *o,
 					const char *dir, const char *current,
 					struct install_result *r, struct cf_err *e);
+/* 1 when the environment the options ask for is missing (a re-run would write it). */
+int environment_missing(const struct layout *p, const struct install_options *o);
 /* The environment the options ask for, written when it is missing. */
 int environment_add_missing(const struct layout *p, const struct install_options *o,
 			    struct install_result *r, struct cf_err *e);

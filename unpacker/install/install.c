@@ -22,6 +22,7 @@
 #include "unpacker/install/prefix.h"
 #include "unpacker/install/stage.h"
 #include "unpacker/repair.h"
+#include "unpacker/safepath.h"
 #include "unpacker/state.h"
 #include "unpacker/validate/validate.h"
 
@@ -193,33 +194,42 @@ static int rerun_installed(const struct layout *p, const struct install_options 
 	return rc;
 }
 
+/* What an install and its dry run start with: a bundle that trusted keys signed, for this
+ * platform, and environment directories that pass the prefix rule. */
+static int open_for_install(const struct install_options *o, const struct layout *p,
+			    struct opened *b, struct install_result *r, struct cf_err *e)
+{
+	memset(r, 0, sizeof(*r));
+	for (int i = 0; i < PHASE_COUNT; i++)
+		r->phase_s[i] = -1;
+	double t = platform_elapsed_s();
+	int rc = open_trusted(o, b, r->signers, sizeof(r->signers), e);
+	r->phase_s[PHASE_OPEN_VERIFY] = platform_elapsed_s() - t;
+	if (rc == CF_OK)
+		rc = install_fault("verified", e);
+	if (rc == CF_OK && strcmp(b->m->platform, platform_name()) != 0)
+		rc = cf_fail(e, CF_INCOMPATIBLE, "bundle is for %s, this machine is %s", b->m->platform,
+			     platform_name());
+	char why[512];
+	if (rc == CF_OK && hostreq_check(o->root, b->m, why, sizeof(why)))
+		rc = cf_fail(e, CF_INCOMPATIBLE, "%s", why);
+	if (rc == CF_OK)
+		rc = policy_check_env_dirs(p, o, e);
+	if (rc == CF_OK)
+		opened_fill_result(r, b->m, p);
+	return rc;
+}
+
 int install_bundle(const struct install_options *o, struct install_result *r, struct cf_err *e)
 {
 	struct layout p;
 	struct opened b;
 	struct state st = { 0 };
 	int lock = -1;
-	memset(r, 0, sizeof(*r));
-	for (int i = 0; i < PHASE_COUNT; i++)
-		r->phase_s[i] = -1;
 	layout_init(&p, o->root, o->prefix);
-	double t = platform_elapsed_s();
-	int rc = open_trusted(o, &b, r->signers, sizeof(r->signers), e);
-	r->phase_s[PHASE_OPEN_VERIFY] = platform_elapsed_s() - t;
+	int rc = open_for_install(o, &p, &b, r, e);
 	if (rc == CF_OK)
-		rc = install_fault("verified", e);
-	if (rc == CF_OK && strcmp(b.m->platform, platform_name()) != 0)
-		rc = cf_fail(e, CF_INCOMPATIBLE, "bundle is for %s, this machine is %s", b.m->platform,
-			     platform_name());
-	char why[512];
-	if (rc == CF_OK && hostreq_check(o->root, b.m, why, sizeof(why)))
-		rc = cf_fail(e, CF_INCOMPATIBLE, "%s", why);
-	if (rc == CF_OK)
-		rc = policy_check_env_dirs(&p, o, e);
-	if (rc == CF_OK) {
-		opened_fill_result(r, b.m, &p);
 		rc = prefix_open(&p, &lock, &r->recovered, e);
-	}
 	if (rc == CF_OK)
 		rc = state_load(p.state, &st, e);
 	if (rc == CF_OK)
@@ -236,6 +246,81 @@ int install_bundle(const struct install_options *o, struct install_result *r, st
 	char timings[512];
 	install_timings_text(r, timings, sizeof(timings));
 	log_msg(LOG_DEBUG, "install timings (s): %s", timings); /* the log file only */
+	state_free(&st);
+	opened_close(&b);
+	layout_free(&p);
+	return rc;
+}
+
+/* The nearest directory of path that exists: where a dry run measures the space that the
+ * real run, which creates the prefix first, would find. */
+static char *existing_dir(const char *path)
+{
+	char *dir = xstrdup(path);
+	for (size_t n = strlen(dir); n > 1 && !io_is_dir(dir);) {
+		while (n > 1 && !platform_is_separator(dir[n - 1]))
+			n--;
+		while (n > 1 && platform_is_separator(dir[n - 1]))
+			n--;
+		dir[n] = '\0';
+	}
+	return dir;
+}
+
+/* A re-run's dry run: what the re-run would put back or add, looked at only. */
+static int rerun_would(const struct layout *p, const struct install_options *o,
+		       struct install_result *r, const struct manifest *m, struct cf_err *e)
+{
+	struct repair_result rr;
+	char *dir = layout_under(p, r->dir);
+	int rc = repair_tree(dir, NULL, m, o->repair, 0, &rr, e);
+	free(dir);
+	if (rc != CF_OK)
+		return e->code = CF_INSTALL;
+	r->repaired = rr.differ;
+	snprintf(r->repaired_first, sizeof(r->repaired_first), "%s", rr.first);
+	r->env_added = environment_missing(p, o);
+	r->would = r->repaired || r->env_added ? "repair" : "nothing";
+	return CF_OK;
+}
+
+int install_dry_run(const struct install_options *o, struct install_result *r, struct cf_err *e)
+{
+	struct layout p;
+	struct opened b;
+	struct state st = { 0 };
+	layout_init(&p, o->root, o->prefix);
+	int rc = open_for_install(o, &p, &b, r, e);
+	if (rc == CF_OK)
+		rc = safepath_check_dir(p.root, p.prefix_sys, "the prefix", e) == CF_OK ? CF_OK : e->code;
+	if (rc == CF_OK)
+		rc = state_load(p.state, &st, e);
+	if (rc == CF_OK) {
+		r->recovery_pending = io_exists(p.journal);
+		snprintf(r->previous_current, sizeof(r->previous_current), "%s", st.current ? st.current : "");
+		rc = policy_check(o, b.m, &st, &p, r, e);
+	}
+	if (rc == CF_OK && r->noop)
+		rc = rerun_would(&p, o, r, b.m, e);
+	if (rc == CF_OK && !r->noop) {
+		struct layout measured = p;
+		measured.prefix = existing_dir(p.prefix);
+		rc = policy_check_space(&measured, b.m, e);
+		free(measured.prefix);
+		r->would = "install";
+	}
+	/* The real run reads the payload to install or repair: its bytes are checked here too. */
+	if (rc == CF_OK && strcmp(r->would, "nothing") != 0) {
+		struct progress prog;
+		progress_start(&prog, "verifying", b.m->compressed_size, o->progress);
+		rc = bundle_walk(b.input, NULL, &prog, e);
+		progress_end(&prog);
+	}
+	if (rc == CF_OK) {
+		r->files = b.m->nfiles;
+		for (size_t i = 0; i < b.m->nfiles; i++)
+			r->bytes += b.m->files[i].size;
+	}
 	state_free(&st);
 	opened_close(&b);
 	layout_free(&p);

@@ -6,5 +6,10 @@
 #include "unpacker/install/result.h"
 
 int install_bundle(const struct install_options *o, struct install_result *r, struct cf_err *e);
+/* install BUNDLE --dry-run: install_bundle's decisions on what is there now, with nothing
+ * written, no lock taken and nothing validated: r->would says what the real run would change,
+ * and a refusal (trust, integrity, platform, downgrade, replay, space) is the real run's,
+ * with its exit code. */
+int install_dry_run(const struct install_options *o, struct install_result *r, struct cf_err *e);
 
 #endif

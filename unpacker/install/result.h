@@ -57,6 +57,9 @@ struct install_result {
 	int rerun;            /* a re-run that repaired or added something */
 	char env_note[512];
 	char env_paths[2][512]; /* environment files written ("" when none) */
+	const char *would;    /* --dry-run: "install", "repair" or "nothing"; NULL otherwise */
+	char previous_current[256]; /* --dry-run: the current install a switch would replace */
+	int recovery_pending; /* --dry-run: an interrupted run's journal, recovered first */
 };
 
 /* The phases that ran, as a JSON object {"open_verify": s, ...} (for the log and reports). */
