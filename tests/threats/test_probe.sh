@@ -219,4 +219,25 @@ for mode in interactive silent; do
 	if ls "$UIDS" | grep -q .; then fail "doctor loaded a user's copy: $(ls "$UIDS")"; fi
 done
 record doctor_user_copy "a libcudnn.so.9 without a version in its name, owned by a user, under ~/.local" "doctor reports it 'version unknown (not loaded: owned by uid N)'; nothing of it runs" "threats/doctor_user_copy" "pass (both modes)"
+
+echo "== doctor prints no command a user's directory name could turn into another one"
+# A directory name is the user's: pasted as root, 'rm DIR/libcudnn*' must not run its ';'.
+rm -rf "$W/home/.local"
+up=$W/home/'x;touch${IFS}PWNED;'/.local/lib/python3.11/site-packages/nvidia/cudnn/lib
+mkdir -p "$up"
+cp "$W/src-good/lib/libcudnn.so.9" "$up/"
+chown -R nobody "$W/home"
+for mode in interactive silent; do
+	set +e
+	if [ $mode = silent ]; then
+		HOME=$W/home/'x;touch${IFS}PWNED;' "$UNPACKER" doctor /silent </dev/null >"$W/last.out" 2>"$W/last.err"
+	else
+		HOME=$W/home/'x;touch${IFS}PWNED;' "$UNPACKER" doctor >"$W/last.out" 2>"$W/last.err"
+	fi
+	set -e
+	assert_contains last.out "libcudnn.so.9"
+	if grep 'fix:' "$W/last.out" | grep -q 'PWNED'; then cat "$W/last.out" >&2; fail "doctor printed a fix command holding the user's ';'"; fi
+	assert_contains last.out "fix: not shown"
+done
+record doctor_fix_injection "a directory named 'x;touch\${IFS}PWNED;' holding a libcudnn.so.9 (a command in its name)" "doctor names the copy, escaped, and prints no runnable fix for it" "threats/doctor_fix_injection" "pass (both modes)"
 echo ok

@@ -46,6 +46,7 @@ struct copy {
 	char version_how[640]; /* how version was read when no name, header or metadata says */
 	char *origin;           /* deb package X, pip wheel X, conda environment X, … */
 	char *fix;              /* the one command that removes it */
+	char origin_word[256];  /* a name from metadata that fix holds (a pip wheel's) */
 	char vias[2048];        /* every file that puts it on the search path */
 	int ours;
 };
@@ -456,6 +457,7 @@ static int classify_pip(const struct survey *s, struct copy *c, const char *pre)
 	}
 	set_text(&c->origin, "pip wheel %s%s%s in %s", name, *wheel_version ? " " : "",
 		 wheel_version, site);
+	snprintf(c->origin_word, sizeof(c->origin_word), "%s", name);
 	set_text(&c->fix, "%s%s -m pip uninstall %s   (only Python programs that import "
 		 "it load it, by path; a package that depends on it, such as torch, needs it back)", pre,
 		 python, name);
@@ -715,6 +717,17 @@ int doctor_pick(const struct layout *l, const char *major, int system_env, struc
 	return installed ? 0 : -1;
 }
 
+/* Whether a path or name can stand in a command printed for root to paste: nothing a shell
+ * would read as more than a word (a user names the directories doctor finds under /home). */
+static int shell_plain(const char *t)
+{
+	for (; *t; t++)
+		if (!((*t >= 'a' && *t <= 'z') || (*t >= 'A' && *t <= 'Z') || (*t >= '0' && *t <= '9') ||
+		      strchr("/._+-@%=:,", *t)))
+			return 0;
+	return 1;
+}
+
 static void print_copies(const struct survey *s, const struct copy *main_winner)
 {
 	if (*s->root)
@@ -727,13 +740,19 @@ static void print_copies(const struct survey *s, const struct copy *main_winner)
 		log_out("  (none)\n");
 	for (size_t i = 0; i < s->ncopies; i++) {
 		const struct copy *c = &s->copies[i];
-		log_out("  %s %-10s %s%s\n", c == main_winner ? "=>" : "  ", c->version, s->root, c->real);
-		log_out("                from: %s\n", c->origin);
+		char real[PATH_MAX * 4], origin[PATH_MAX * 4];
+		log_out("  %s %-10s %s%s\n", c == main_winner ? "=>" : "  ", c->version, s->root,
+			log_escape(c->real, real, sizeof(real)));
+		log_out("                from: %s\n", log_escape(c->origin ? c->origin : "", origin,
+								   sizeof(origin)));
 		if (c->version_how[0])
 			log_out("                version: %s\n", c->version_how);
 		log_out("                on the search path through: %s\n",
 			c->vias[0] ? c->vias : "nothing (a program that loads it by name does not find it)");
-		if (!c->ours && c->fix)
+		if (!c->ours && c->fix && (!shell_plain(c->real) || !shell_plain(c->origin_word)))
+			log_out("                fix: not shown: its path or name holds characters a "
+				"shell would read as more than a name; remove it by hand\n");
+		else if (!c->ours && c->fix)
 			log_out("                fix: %s\n", c->fix);
 	}
 }
