@@ -222,20 +222,21 @@ record doctor_user_copy "a libcudnn.so.9 without a version in its name, owned by
 
 echo "== doctor prints no command a user's directory name could turn into another one"
 # A directory name is the user's: pasted as root, 'rm DIR/libcudnn*' must not run its ';'.
-rm -rf "$W/home/.local"
-up=$W/home/'x;touch${IFS}PWNED;'/.local/lib/python3.11/site-packages/nvidia/cudnn/lib
-mkdir -p "$up"
+# (doctor looks in /home/*/*conda*/lib, here of an image given with --root.)
+IMG=$W/img
+up=$IMG/home/u/'x;touch${IFS}PWNED;conda'/lib
+mkdir -p "$up" "$IMG/etc"
 cp "$W/src-good/lib/libcudnn.so.9" "$up/"
-chown -R nobody "$W/home"
+chown -R nobody "$IMG/home/u"
 for mode in interactive silent; do
 	set +e
 	if [ $mode = silent ]; then
-		HOME=$W/home/'x;touch${IFS}PWNED;' "$UNPACKER" doctor /silent </dev/null >"$W/last.out" 2>"$W/last.err"
+		"$UNPACKER" doctor --root "$IMG" /silent </dev/null >"$W/last.out" 2>"$W/last.err"
 	else
-		HOME=$W/home/'x;touch${IFS}PWNED;' "$UNPACKER" doctor >"$W/last.out" 2>"$W/last.err"
+		"$UNPACKER" doctor --root "$IMG" >"$W/last.out" 2>"$W/last.err"
 	fi
 	set -e
-	assert_contains last.out "libcudnn.so.9"
+	assert_contains last.out "PWNED;conda/lib/libcudnn.so.9"
 	if grep 'fix:' "$W/last.out" | grep -q 'PWNED'; then cat "$W/last.out" >&2; fail "doctor printed a fix command holding the user's ';'"; fi
 	assert_contains last.out "fix: not shown"
 done
