@@ -142,6 +142,12 @@ section("threat-results-kit.tsv", "The stick (a kit on a USB medium)",
         "named like a bundle (never opened: strace), 300 junk names before the real bundle "
         "(every name read), escape sequences in a name (printed as `\\xNN`), an expired kit "
         "and a linked `cuferry-kit/`, each with the four assertions in both modes.")
+section("threat-results-trust.tsv", "Trust statements and revocation (issue 24)",
+        "`tests/threats/test_trust_threats.sh`, run as root: `unpacker trust apply` of statements "
+        "that are replayed (a counter at or below the last applied), signed by a key that is not "
+        "trusted or by fewer keys than the threshold, a leaked key revoking the others or adding "
+        "a friend alone, and damaged or foreign files; each with the four assertions in both "
+        "modes, and the trust directory unchanged.")
 section("threat-results-windows.tsv", "Windows (unpacker.exe under Wine)",
         "`tests/threats/test_windows_threats.sh`: the cases above that apply to Windows and the "
         "Windows spellings of a path escape (`..\\`, `C:\\…`, `\\…`, UNC, `C:x`, alternate "
