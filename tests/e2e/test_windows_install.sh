@@ -14,12 +14,7 @@
 # that ownership check.
 . "$CUFERRY_TOP/tests/e2e/lib.sh"
 . "$TOP/tests/e2e/winlib.sh"
-EXE=$WIN/unpacker.exe
-SEAMS=$WIN/test-bin/unpacker.exe
-if [ ! -f "$EXE" ] || [ ! -f "$SEAMS" ]; then
-	echo "SKIP $NAME: no $EXE or $SEAMS (make windows $SEAMS builds them)"
-	exit 0
-fi
+need_both_exes
 F=$WIN/fakes
 [ -f "$F/cudnn64_9.dll" ] || fail "no fake DLLs in $F (make windows-fakes builds them)"
 K=$(wine_path "$FX/test.pub")

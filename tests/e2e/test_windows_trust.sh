@@ -6,12 +6,7 @@
 # refuses that user-owned directory.
 . "$CUFERRY_TOP/tests/e2e/lib.sh"
 . "$TOP/tests/e2e/winlib.sh"
-EXE=$WIN/unpacker.exe
-SEAMS=$WIN/test-bin/unpacker.exe
-if [ ! -f "$EXE" ] || [ ! -f "$SEAMS" ]; then
-	echo "SKIP $NAME: no $EXE or $SEAMS (make windows $SEAMS builds them)"
-	exit 0
-fi
+need_both_exes
 fp() { openssl pkey -pubin -in "$1" -outform DER | sha256sum | cut -c1-64; }
 C=$WINEPREFIX_DIR/drive_c
 TD=$C/ProgramData/cuferry/trusted-keys

@@ -91,6 +91,17 @@ need_unpacker_exe() {
 	fi
 }
 
+# need_both_exes: EXE=build/windows/unpacker.exe (the shipped one) and SEAMS (the tests'
+# build), or a SKIP line when either was not built.
+need_both_exes() {
+	EXE=$WIN/unpacker.exe
+	SEAMS=$WIN/test-bin/unpacker.exe
+	if [ ! -f "$EXE" ] || [ ! -f "$SEAMS" ]; then
+		echo "SKIP $NAME: no $EXE or $SEAMS (make windows $SEAMS builds them)"
+		exit 0
+	fi
+}
+
 # need_seams_exe: SEAMS=build/windows/test-bin/unpacker.exe (the tests' build, whose
 # CUFERRY_FAULT seams the shipped one ignores), or a SKIP line when it was not built.
 need_seams_exe() {
