@@ -104,6 +104,12 @@ int path_check(const char *path, char *why, size_t why_size)
 	}
 }
 
+int path_is_below(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	return strncmp(path, dir, n) == 0 && path[n] == '/';
+}
+
 int path_casecmp(const char *a, const char *b)
 {
 	for (;; a++, b++) {

@@ -18,5 +18,7 @@ int path_is_c_runtime(const char *path);
 int path_check_component(const char *name, size_t len, char *why, size_t why_size);
 /* Case-insensitive ASCII comparison, as Windows and macOS file systems compare names. */
 int path_casecmp(const char *a, const char *b);
+/* Whether path lies below directory dir ("lib/x.so" below "lib"; not "lib2/x"). */
+int path_is_below(const char *path, const char *dir);
 
 #endif

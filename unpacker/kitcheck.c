@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "common/platform.h"
 #include "common/sha256.h"
+#include "manifests/pathrule.h"
 #include "manifests/manifest.h"
 
 #define KIT_DIR_NAME "cuferry-kit"
@@ -272,9 +273,8 @@ struct walk {
 /* Whether rel is a directory some listed file lies below. */
 static int listed_dir(const struct kitindex *x, const char *rel)
 {
-	size_t n = strlen(rel);
 	for (size_t i = 0; i < x->nfiles; i++)
-		if (strncmp(x->files[i].path, rel, n) == 0 && x->files[i].path[n] == '/')
+		if (path_is_below(x->files[i].path, rel))
 			return 1;
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include "common/io.h"
 #include "common/log.h"
 #include "common/platform.h"
+#include "manifests/pathrule.h"
 
 struct walk {
 	size_t skip; /* strlen(dir) */
@@ -21,9 +22,8 @@ struct walk {
 /* A directory is listed when a listed entry lies below it. */
 static int dir_listed(const struct manifest *m, const char *rel)
 {
-	size_t n = strlen(rel);
 	for (size_t i = 0; i < m->nfiles; i++)
-		if (strncmp(m->files[i].path, rel, n) == 0 && m->files[i].path[n] == '/')
+		if (path_is_below(m->files[i].path, rel))
 			return 1;
 	return 0;
 }
