@@ -27,8 +27,9 @@ say   = printf '  %-6s %s\n' '$(1)' '$(2)';
 endif
 
 # Pinned static libraries built from Debian source packages by tools/deps.sh, cached outside
-# the checkout (README: "Libraries"). Every build compiles against their headers (mbedTLS 3.6
-# for everything); the release unpackers link them statically.
+# the checkout (docs/security-model.md, "What the programs are built from"). Every build
+# compiles against their headers (mbedTLS 3.6 for everything); the release unpackers link
+# them statically.
 DEPS     := $(shell sh tools/deps.sh --dir linux-x86_64)
 DEPS_SBSA:= $(shell sh tools/deps.sh --dir linux-sbsa)
 CPPFLAGS += -I$(DEPS)/include

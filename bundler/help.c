@@ -137,7 +137,7 @@ static const struct {
 	  "more signature. The counter (default SOURCE_DATE_EPOCH or the clock) must grow: a host\n"
 	  "refuses one older than the last it applied. --external alone prints the digest to sign\n"
 	  "elsewhere; run it again with the same SOURCE_DATE_EPOCH and --counter, --pub and\n"
-	  "--signature. The format is in the README's file formats section.\n" },
+	  "--signature. The format is in docs/formats.md (\"Trust statements\").\n" },
 	{ "help",
 	  "usage: bundler help [COMMAND]\n"
 	  "Print the usage, or the help of one command (the same as COMMAND --help).\n" },
