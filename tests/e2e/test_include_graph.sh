@@ -16,10 +16,10 @@ for d in common manifests signing bundler unpacker; do cp -r "$TOP/$d" tree/; do
 chmod -R a-w tree
 expect 0 $CHECK tree
 chmod -R u+w tree
-echo '#include "unpacker/env.h"' >> tree/common/log.h
+echo '#include "unpacker/environment/env.h"' >> tree/common/log.h
 expect 1 $CHECK tree
-assert_contains last.out "^include-graph: common/log.h includes unpacker/env.h"
-assert_contains last.out "include cycle between common/log, unpacker/env: common/log.h -> unpacker/env.h"
+assert_contains last.out "^include-graph: common/log.h includes unpacker/environment/env.h"
+assert_contains last.out "include cycle between common/log, unpacker/environment/env: common/log.h -> unpacker/environment/env.h"
 
 cp "$TOP/common/log.h" tree/common/log.h
 printf '#include "bundler/sums.h"\n' > tree/manifests/third.h

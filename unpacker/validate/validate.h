@@ -5,8 +5,8 @@
 
 #include "common/err.h"
 #include "manifests/manifest.h"
-#include "unpacker/layout.h"
-#include "unpacker/trust.h"
+#include "unpacker/target/layout.h"
+#include "unpacker/target/trust.h"
 
 struct validate_options {
 	const struct layout *layout; /* where installs live, and --root */
