@@ -13,6 +13,7 @@
 #include "common/version.h"
 #include "common/log.h"
 #include "common/platform.h"
+#include "manifests/manifest.h"
 #include "unpacker/target/choose.h"
 #include "unpacker/cli/cli.h"
 #include "unpacker/validate/doctor.h"
@@ -434,7 +435,7 @@ int main(int argc, char **argv)
 		return CF_USAGE;
 	}
 	if (c.version) {
-		version_print("unpacker");
+		version_print("unpacker", MANIFEST_FORMAT);
 		print_compiled_keys();
 		c.verb = "version";
 		return finish(&c, CF_OK, &e, &r, started);
