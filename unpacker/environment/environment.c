@@ -12,7 +12,6 @@
 #include "unpacker/environment/modulefile.h"
 #include "unpacker/environment/regenv.h"
 #include "unpacker/target/safepath.h"
-#include "unpacker/validate/validate.h"
 
 /* Windows keeps the environment in the registry (p->registry), Linux in files: every choice
  * between the two is made here, in the functions below. */

@@ -19,7 +19,11 @@ int environment_write_modulefiles(const struct layout *p, const struct install_o
 				  const char *dir, struct install_result *r, struct cf_err *e);
 /* The environment files written, for the result. */
 void environment_note_paths(struct install_result *r, const char *a, const char *b);
-/* How a fresh program finds the install: VALIDATE_ENV_CACHE or VALIDATE_ENV_LIBRARY_PATH. */
+/* How a fresh program finds the install: the loader's cache (the system files) or the
+ * LD_LIBRARY_PATH of the user snippet; validate_options' env_mode (the environment is below
+ * validation, which checks what it wrote). */
+enum { VALIDATE_ENV_CACHE, VALIDATE_ENV_LIBRARY_PATH };
+/* The mode an install's options give: VALIDATE_ENV_CACHE or VALIDATE_ENV_LIBRARY_PATH. */
 int environment_validate_mode(const struct layout *p, const struct install_options *o);
 /* An ld.so.conf.d file under the old name takes the new one. */
 int environment_migrate(const struct layout *p, const struct install_options *o, struct cf_err *e);

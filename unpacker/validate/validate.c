@@ -25,6 +25,7 @@
 #include "unpacker/validate/proberun.h"
 #include "unpacker/target/trust.h"
 #include "unpacker/target/unlisted.h"
+#include "unpacker/environment/environment.h"
 #include "unpacker/validate/gpuapi.h"
 #include "unpacker/validate/dllsearch.h"
 #include "unpacker/validate/doctor.h"
