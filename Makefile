@@ -129,7 +129,7 @@ UNPACKER_SRC += unpacker/validate/mapped.c
 COMMON_SRC   += common/interrupt.c common/version.c
 BUNDLER_SRC  += bundler/sums.c bundler/help.c
 UNPACKER_SRC += unpacker/install/repair.c unpacker/cli/help.c unpacker/target/leftovers.c
-UNPACKER_SRC += unpacker/target/unlisted.c
+UNPACKER_SRC += unpacker/target/unlisted.c unpacker/target/progname.c
 BUNDLER_SRC  += bundler/devfiles.c bundler/statement.c
 UNPACKER_SRC += unpacker/environment/modulefile.c
 UNPACKER_SRC += unpacker/target/layout.c unpacker/cli/install.c unpacker/target/result.c unpacker/install/opened.c unpacker/install/stage.c \
@@ -329,7 +329,7 @@ TEST_OBJ_test_mapped   = $(call obj,unpacker/validate/mapped.c $(UNIT_CORE))
 TEST_OBJ_test_layout   = $(call obj,unpacker/target/layout.c $(UNIT_CORE))
 TEST_OBJ_test_safepath = $(call obj,unpacker/target/safepath.c common/fault.c $(MANIFESTS_SRC) $(BUNDLE_SRC) $(UNIT_CORE)) \
                          $(B)/obj/compat_data.o
-TEST_OBJ_test_sums     = $(call obj,bundler/sums.c unpacker/cli/cli.c unpacker/environment/env.c unpacker/environment/modulefile.c \
+TEST_OBJ_test_sums     = $(call obj,bundler/sums.c unpacker/cli/cli.c unpacker/target/progname.c unpacker/environment/env.c unpacker/environment/modulefile.c \
                          unpacker/target/layout.c common/sha256.c $(UNIT_CORE))
 TEST_OBJ_test_devfiles = $(call obj,bundler/devfiles.c bundler/source.c manifests/shadow.c unpacker/environment/env.c \
                          unpacker/environment/modulefile.c unpacker/target/layout.c \
@@ -344,7 +344,7 @@ TEST_OBJ_test_kit      = $(LIB_OBJ) $(call obj,$(SIGN_SRC) $(filter-out bundler/
 TEST_LIBS_test_kit     = -lcurl
 TEST_OBJ_test_state    = $(call obj,unpacker/target/state.c unpacker/target/layout.c $(MANIFESTS_SRC) $(BUNDLE_SRC) $(UNIT_CORE)) \
                          $(B)/obj/compat_data.o
-TEST_OBJ_test_cli      = $(call obj,unpacker/cli/cli.c unpacker/environment/modulefile.c unpacker/environment/env.c unpacker/target/layout.c \
+TEST_OBJ_test_cli      = $(call obj,unpacker/cli/cli.c unpacker/target/progname.c unpacker/environment/modulefile.c unpacker/environment/env.c unpacker/target/layout.c \
                          $(UNIT_CORE))
 # trust.c with the test's own compiled-in keys (no trusted_keys.o)
 TEST_OBJ_test_trust    = $(call obj,unpacker/target/trust.c unpacker/target/statement.c unpacker/target/layout.c common/fault.c signing/verify.c signing/sign.c \

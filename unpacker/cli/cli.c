@@ -9,6 +9,7 @@
 #include <errno.h>
 
 #include "common/platform.h"
+#include "unpacker/target/progname.h"
 
 const char cli_usage[] =
 	"usage: unpacker [install] BUNDLE|PART.001|X.run [--prefix DIR] [--trust K.pub]...\n"
@@ -179,27 +180,10 @@ static int contradiction(const struct cli *c, char *why, size_t size)
 	return 0;
 }
 
-static const char *program_name = "unpacker";
-
-const char *cli_program_name(void)
-{
-	return program_name;
-}
-
-static void set_program_name(const char *argv0)
-{
-	const char *name = argv0;
-	for (const char *p = argv0; p && *p; p++)
-		if (platform_is_separator(*p))
-			name = p + 1;
-	if (name && *name)
-		program_name = name;
-}
-
 int cli_parse(int argc, char **argv, struct cli *c, char *why, size_t why_size)
 {
 	memset(c, 0, sizeof(*c));
-	set_program_name(argc > 0 ? argv[0] : NULL);
+	progname_set(argc > 0 ? argv[0] : NULL);
 	c->gpu = -1;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];

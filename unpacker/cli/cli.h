@@ -33,11 +33,7 @@ struct cli {
 	int gpu; /* -1: all */
 };
 
-/* The name the program was started as (argv[0] without its directory: "unpacker",
- * "unpacker.exe", a self-extractor's own name), for messages that tell the user a command to
- * type; "unpacker" before cli_parse. */
-const char *cli_program_name(void);
-/* 0 ok; otherwise 1 with a one-line reason in why. */
+/* 0 ok; otherwise 1 with a one-line reason in why. Sets progname() from argv[0]. */
 int cli_parse(int argc, char **argv, struct cli *c, char *why, size_t why_size);
 extern const char cli_usage[];
 /* Inputs a command cannot use, said before any work: 0, or the exit code with the reason in

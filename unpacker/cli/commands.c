@@ -9,7 +9,7 @@
 #include "common/log.h"
 #include "common/platform.h"
 #include "manifests/manifest.h"
-#include "unpacker/cli/cli.h"
+#include "unpacker/target/progname.h"
 #include "unpacker/environment/env.h"
 #include "unpacker/environment/environment.h"
 #include "unpacker/install/journal.h"
@@ -50,7 +50,7 @@ static int open_installed(const struct layout *p, const char *id, int *lock, str
 	*b = rc == CF_OK ? state_find(st, id) : NULL;
 	if (rc == CF_OK && !*b)
 		rc = cf_fail(e, CF_USAGE, "'%s' is not installed in %s (see '%s list')", id, p->prefix,
-			     cli_program_name());
+			     progname());
 	return rc;
 }
 
@@ -154,7 +154,7 @@ int uninstall_installed(const struct install_options *o, const char *id, struct 
 	int is_current = rc == CF_OK && st.current && strcmp(st.current, b->dir) == 0;
 	if (rc == CF_OK && is_current && !o->force)
 		rc = cf_fail(e, CF_USAGE, "'%s' is the current cuDNN; '%s use' another first, or "
-			     "--force", b->dir, cli_program_name());
+			     "--force", b->dir, progname());
 	if (rc == CF_OK) {
 		char *name = xstrdup(b->dir), *dir = layout_under(&p, name);
 		char *backup_name = layout_backup_name(name, platform_process_id());
@@ -189,7 +189,7 @@ int uninstall_installed(const struct install_options *o, const char *id, struct 
 			rc = environment_hand_over(&p, o, name, e);
 		if (rc == CF_OK && io_rmtree(backup) != 0)
 			log_msg(LOG_WARN, "could not remove all of %s (%s): '%s doctor' lists it, the "
-				"next run removes it", backup, strerror(errno), cli_program_name());
+				"next run removes it", backup, strerror(errno), progname());
 		if (rc == CF_OK && next)
 			log_out("removed %s; %s%s (the newest left; the environment and modulefiles "
 				"follow it)\n", name, layout_current_label(), next);
@@ -221,7 +221,7 @@ int validate_command(const struct install_options *o, const char *id, struct ins
 	struct state_bundle *b = rc == CF_OK && want ? state_find(&st, want) : NULL;
 	if (rc == CF_OK && !b)
 		rc = id ? cf_fail(e, CF_USAGE, "'%s' is not installed in %s (see '%s list')", id, p.prefix,
-				  cli_program_name())
+				  progname())
 			: cf_fail(e, CF_USAGE, "nothing is current in %s", p.prefix);
 	char *dir = b ? layout_under(&p, b->dir) : NULL;
 	if (rc == CF_OK && dir)

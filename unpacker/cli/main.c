@@ -19,6 +19,7 @@
 #include "unpacker/validate/doctor.h"
 #include "unpacker/cli/help.h"
 #include "unpacker/target/kitcheck.h"
+#include "unpacker/target/progname.h"
 #include "unpacker/install/selfinstall.h"
 #include "unpacker/cli/commands.h"
 #include "unpacker/cli/install.h"
@@ -270,7 +271,7 @@ static void summarize(const struct cli *c, const struct install_result *r)
 			(unsigned long long)r->files, (unsigned long long)r->bytes);
 		if (r->kept_current)
 			log_out("  current unchanged (--keep-current): '%s use %s' switches to it\n",
-				cli_program_name(), r->dir);
+				progname(), r->dir);
 		else
 			log_out("  %s%s\n", layout_current_label(), r->dir);
 		if (r->replaced_variant[0])
@@ -376,7 +377,7 @@ static int dispatch(const struct cli *c, struct install_options *o, struct insta
 	if (!strcmp(v, "trust"))
 		return trustverbs_run(o, c->trust_sub, c->arg, c->fingerprint, e);
 	if (!c->arg)
-		return cf_fail(e, CF_USAGE, "%s needs an ID (see '%s list')", v, cli_program_name());
+		return cf_fail(e, CF_USAGE, "%s needs an ID (see '%s list')", v, progname());
 	return !strcmp(v, "use") ? use_installed(o, c->arg, e) : uninstall_installed(o, c->arg, e);
 }
 
@@ -424,7 +425,7 @@ int main(int argc, char **argv)
 	log_init("unpacker", LOG_INFO);
 	if (cli_parse(argc, argv, &c, why, sizeof(why)) != 0) {
 		fprintf(stderr, "unpacker: %s\ntry '%s help' or '%s COMMAND --help' for more "
-			"information\n", why, cli_program_name(), cli_program_name());
+			"information\n", why, progname(), progname());
 		/* Scripts read the report even when the command line was wrong. */
 		const char *json = c.json_file ? c.json_file : json_arg(argc, argv);
 		if (json) {
@@ -452,7 +453,7 @@ int main(int argc, char **argv)
 			? "--platform only goes with --dry-run (a bundle installs on its own platform)"
 			: "--cuda and --dry-run go with install");
 		fprintf(stderr, "unpacker: %s\ntry '%s --help' for more information\n", e.msg,
-			cli_program_name());
+			progname());
 		return finish(&c, rc, &e, &r, started);
 	}
 	interrupt_install();

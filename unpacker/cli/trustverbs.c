@@ -14,7 +14,7 @@
 #include "common/sha256.h"
 #include "manifests/manifest.h"
 #include "signing/verify.h"
-#include "unpacker/cli/cli.h"
+#include "unpacker/target/progname.h"
 #include "unpacker/install/prefix.h"
 #include "unpacker/target/layout.h"
 #include "unpacker/target/state.h"
@@ -131,7 +131,7 @@ static int parse_fingerprint(const char *text, uint8_t id[32], struct cf_err *e)
 {
 	if (!text || strlen(text) != 64 || hex_decode(text, id, 32) != 0)
 		return cf_fail(e, CF_USAGE, "give the key's whole fingerprint, 64 hex digits ('%s "
-			       "trust list' shows them)", cli_program_name());
+			       "trust list' shows them)", progname());
 	return CF_OK;
 }
 
@@ -168,7 +168,7 @@ static int list(const char *root, struct cf_err *e)
 		free(dir);
 		if (t->nkeys == 0)
 			log_out("no trusted key: add one with '%s trust add KEY.pub --fingerprint HEX'\n",
-				cli_program_name());
+				progname());
 		for (size_t i = 0; i < t->nkeys; i++)
 			print_since(&t->keys[i]);
 		for (size_t i = 0; i < t->nrevoked; i++) {
@@ -241,7 +241,7 @@ static int remove_key(const char *root, const char *fingerprint, struct cf_err *
 	const struct trust_key *k = rc == CF_OK ? find_key(t, id) : NULL;
 	if (rc == CF_OK && !k)
 		rc = cf_fail(e, CF_USAGE, "%s is not trusted here (see '%s trust list')", fingerprint,
-			     cli_program_name());
+			     progname());
 	else if (rc == CF_OK && strcmp(k->origin, "compiled in") == 0)
 		rc = cf_fail(e, CF_USAGE, "%s is compiled into this unpacker: revoke it with a trust "
 			     "statement, or carry an unpacker built without it", fingerprint);

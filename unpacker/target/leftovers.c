@@ -8,7 +8,7 @@
 
 #include "common/io.h"
 #include "common/log.h"
-#include "unpacker/cli/cli.h"
+#include "unpacker/target/progname.h"
 #include "unpacker/target/layout.h"
 #include "common/platform.h"
 #include "unpacker/target/state.h"
@@ -86,7 +86,7 @@ int leftovers_report(const struct layout *l)
 		if (loaded && st.current)
 			log_out("  clean up: %s use %s%s%s --prefix %s (takes the lock, finishes or "
 				"rolls back the interrupted run and removes what it left)\n",
-				cli_program_name(), st.current, opts, root, prefix_sys);
+				progname(), st.current, opts, root, prefix_sys);
 		else
 			log_out("  clean up: run the interrupted install again (it takes the lock, rolls "
 				"back or finishes, and removes what was left)\n");
