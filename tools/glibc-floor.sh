@@ -9,7 +9,7 @@
 #   - a symbol whose default version is newer than FLOOR but which has an older version is
 #     pinned to that older version (dlopen@GLIBC_2.2.5, pthread_create@GLIBC_2.2.5, ...);
 #   - a symbol with no version at or below FLOOR is either provided by
-#     unpacker/target/glibcfloor.c (WRAPPED below: the stat family, fcntl64, ...) or poisoned with a
+#     unpacker/glibcfloor.c (WRAPPED below: the stat family, fcntl64, ...) or poisoned with a
 #     version no glibc has, so a configure check for it fails and any use fails to link,
 #     instead of silently raising the floor.
 set -eu
