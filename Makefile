@@ -604,8 +604,9 @@ lint: $(B)/.deps-all check-portable check-includes
 	if [ $$fail = 0 ]; then echo "lint: clean (gcc -fanalyzer on $(words $(LINT_SRC)) files, cppcheck)"; else exit 1; fi
 
 ## check-includes: the tree's two structural rules, from its #includes (tools/include-graph.py):
-##       no header under common/ includes one from manifests/, bundler/ or unpacker/, and no
-##       include cycle between modules (x.c with x.h is one); known ones are allow-listed there
+##       every .c and .h lies in a layer and includes only from its own or a lower one (the
+##       order is its LAYERS table; docs/ARCHITECTURE.md), and no include cycle between
+##       modules (x.c with x.h is one); known ones are allow-listed there
 .PHONY: check-includes
 check-includes:
 	@python3 tools/include-graph.py
