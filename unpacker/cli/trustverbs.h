@@ -4,7 +4,7 @@
 #define UNPACKER_TRUSTVERBS_H
 
 #include "common/err.h"
-#include "unpacker/target/result.h"
+#include "unpacker/target/options.h"
 
 /* unpacker trust SUB [ARG]: o->root and o->prefix say where; fingerprint is --fingerprint
  * (trust add: the key must have it). Changes need an administrator and are logged. */

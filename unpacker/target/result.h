@@ -1,34 +1,13 @@
-/* result.h - what an install is asked (its options) and what it reports (its result and the
- * timings of its phases): the types every step of unpacker/install/ shares, in a header of
- * their own so that the steps need not include the transaction that calls them */
+/* result.h - what an install is asked (its options, target/options.h) and what it reports (its
+ * result and the timings of its phases): the types every step of unpacker/install/ shares, in a
+ * header of their own so that the steps need not include the transaction that calls them */
 #ifndef UNPACKER_INSTALL_RESULT_H
 #define UNPACKER_INSTALL_RESULT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "unpacker/target/trust.h"
-
-struct install_options {
-	const char *bundle;
-	const char *root;   /* "" or --root DIR */
-	const char *prefix; /* as the system sees it; NULL for the default */
-	struct trust_sources trust;
-	int no_env;
-	int env_user;
-	int allow_downgrade;
-	int keep_current; /* an older cuDNN installs beside; current is not switched */
-	int allow_expired;
-	int force;
-	int progress;
-	int no_validate;
-	int require_gpu;
-	int keep_failed;
-	int gpu;
-	int quick_validate;
-	int repair; /* a re-run compares SHA-256 too, not only sizes */
-	const char *modulefiles; /* --modulefiles DIR (as the system sees it), or NULL */
-};
+#include "unpacker/target/options.h"
 
 /* Phases of an install, timed for the log, --json and report.json. */
 enum install_phase { PHASE_OPEN_VERIFY, PHASE_EXTRACT, PHASE_SYNC, PHASE_SWITCH, PHASE_ENVIRONMENT,

@@ -4,7 +4,7 @@
 #define UNPACKER_DOCTOR_H
 
 #include "common/err.h"
-#include "unpacker/target/result.h"
+#include "unpacker/target/options.h"
 #include "unpacker/target/layout.h"
 
 /* CF_OK when nothing shadows the install (or nothing is installed); CF_VALIDATION when another
