@@ -97,49 +97,25 @@ DEB_PACKAGES += wine wine64
 # test_everyday_unpacker: the --json report checked against docs/unpacker-report.schema.json.
 DEB_PACKAGES += python3-jsonschema
 
-COMMON_SRC    = common/err.c common/log.c common/io.c common/sha256.c common/progress.c \
-                common/bundle/frame.c common/bundle/reader.c common/bundle/payload.c common/platform_posix.c
-MANIFESTS_SRC = manifests/manifest.c manifests/pathrule.c manifests/redist.c manifests/compat.c
-MANIFESTS_SRC += manifests/shadow.c
+# The sources, by folder: the folders are the layers of tools/include-graph.py
+# (docs/ARCHITECTURE.md), and a new file in one is built without a line here.
+# src_in FOLDER...: the .c files directly in those folders, sorted
+src_in = $(sort $(foreach d,$(1),$(wildcard $(d)/*.c)))
+# The platform layer: the POSIX side here (the Windows build takes common/platform_win*.c).
+PLATFORM_SRC  = $(sort $(wildcard common/platform_posix*.c)) common/platform_dir.c
+# common/fault.c is the unpacker's test seam (install steps, trust, safe paths, validation):
+# the unpacker links it, the bundler has seams of its own.
+COMMON_SRC    = $(filter-out common/platform_% common/fault.c,$(call src_in,common common/bundle)) \
+                $(PLATFORM_SRC)
+MANIFESTS_SRC = $(call src_in,manifests)
 VERIFY_SRC    = signing/verify.c
 SIGN_SRC      = signing/sign.c
-BUNDLER_SRC   = bundler/main.c bundler/create.c bundler/source.c bundler/pack.c \
-                bundler/fetch.c bundler/mirror.c bundler/output.c bundler/check.c bundler/inspect.c
-BUNDLER_SRC  += bundler/kit.c bundler/kitsign.c bundler/cudajson.c bundler/libreq.c
-MANIFESTS_SRC += manifests/kitindex.c
-UNPACKER_SRC  = unpacker/cli/cli.c unpacker/target/trust.c unpacker/target/state.c unpacker/environment/env.c unpacker/validate/doctor.c unpacker/validate/validate.c unpacker/validate/probe.c unpacker/validate/gpucheck.c unpacker/validate/gpuapi.c unpacker/validate/convref.c
-COMMON_SRC   += common/bundle/sfx.c common/elfver.c
-COMMON_SRC   += common/bundle/entry.c common/bundle/open.c
-MANIFESTS_SRC += manifests/contents.c
-BUNDLER_SRC  += bundler/stub.c bundler/sfx.c
-UNPACKER_SRC += unpacker/target/bundletrust.c unpacker/target/selfpath.c
-UNPACKER_SRC += unpacker/target/safepath.c
-COMMON_SRC   += common/rootpath.c
-COMMON_SRC   += common/platform_posix_fs.c common/platform_posix_dir.c common/platform_posix_time.c \
-                common/platform_posix_signal.c common/platform_posix_child.c \
-                common/platform_posix_privilege.c common/platform_posix_self.c \
-                common/platform_posix_loader.c common/memfind.c \
-                common/platform_posix_tree.c common/platform_posix_lib.c common/platform_posix_process.c \
-                common/platform_posix_driver.c
-UNPACKER_SRC += unpacker/target/choose.c unpacker/target/hostreq.c unpacker/target/productline.c unpacker/target/kitcheck.c unpacker/install/selfinstall.c
-UNPACKER_SRC += unpacker/validate/unprivileged.c unpacker/validate/probereport.c
-UNPACKER_SRC += unpacker/validate/proberun.c
-UNPACKER_SRC += unpacker/validate/ldconfig.c
-UNPACKER_SRC += unpacker/validate/mapped.c
-COMMON_SRC   += common/interrupt.c common/version.c
-BUNDLER_SRC  += bundler/sums.c bundler/help.c
-UNPACKER_SRC += unpacker/install/repair.c unpacker/cli/help.c unpacker/target/leftovers.c
-UNPACKER_SRC += unpacker/target/unlisted.c unpacker/target/progname.c
-BUNDLER_SRC  += bundler/devfiles.c bundler/statement.c
-UNPACKER_SRC += unpacker/environment/modulefile.c
-UNPACKER_SRC += unpacker/target/layout.c unpacker/cli/install.c unpacker/target/result.c unpacker/install/opened.c unpacker/install/stage.c \
-                unpacker/install/journal.c unpacker/install/prefix.c unpacker/install/policy.c \
-                unpacker/environment/environment.c unpacker/cli/commands.c common/fault.c
-UNPACKER_SRC += unpacker/environment/winpath.c unpacker/validate/pefile.c
-UNPACKER_SRC += unpacker/environment/regenv.c
-UNPACKER_SRC += unpacker/target/statement.c unpacker/cli/trustverbs.c
-UNPACKER_SRC += unpacker/validate/dllsearch.c unpacker/validate/windoctor.c
-COMMON_SRC   += common/platform_posix_env.c common/platform_dir.c
+BUNDLER_SRC   = $(call src_in,bundler)
+# The unpacker's layers but its main (the fuzz targets link the rest) and the glibc floor's
+# glue (linked only where the floor is on: UNPACKER_FLOOR_OBJ, the sbsa build).
+UNPACKER_DIRS = unpacker/target unpacker/environment unpacker/install unpacker/validate unpacker/cli
+UNPACKER_SRC  = $(filter-out unpacker/cli/main.c unpacker/target/glibcfloor.c,$(call src_in,$(UNPACKER_DIRS))) \
+                common/fault.c
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
@@ -304,13 +280,11 @@ $(SBSA)/unpacker: $(SBSA_OBJ)
 # here; without one it stops with a message) and $(TEST_LIBS_test_X) besides the shared
 # libraries, of which it keeps only those it uses (--as-needed). Neither program's main, nor
 # libcurl unless the module downloads.
-# The platform layer (POSIX here) and the small common modules nearly every module uses.
-PLATFORM_SRC = $(sort $(wildcard common/platform_posix*.c)) common/platform_dir.c
+# The platform layer (PLATFORM_SRC above) and the small common modules nearly every module uses.
 UNIT_CORE = common/err.c common/io.c common/log.c common/memfind.c common/rootpath.c \
             common/interrupt.c $(PLATFORM_SRC)
-BUNDLE_SRC = common/bundle/frame.c common/bundle/reader.c common/bundle/payload.c \
-             common/bundle/sfx.c common/bundle/entry.c common/bundle/open.c common/sha256.c \
-             common/progress.c
+# The bundle format's folder, with the hash and progress it uses.
+BUNDLE_SRC = $(call src_in,common/bundle) common/sha256.c common/progress.c
 TEST_OBJ_test_sha256   = $(call obj,common/sha256.c $(UNIT_CORE))
 TEST_OBJ_test_platform = $(call obj,$(UNIT_CORE))
 TEST_OBJ_test_io       = $(call obj,$(UNIT_CORE))
