@@ -276,62 +276,21 @@ $(SBSA)/unpacker: $(SBSA_OBJ)
 	$(Q)$(call say,LINK,$@)$(SBSA_CC) $^ -o $@ $(SBSA_LIBS)
 
 # Unit tests: one cmocka binary per module, linked with only the module it tests and what
-# that module needs: tests/unit/test_X.c links $(TEST_OBJ_test_X) (a new test adds its line
-# here; without one it stops with a message) and $(TEST_LIBS_test_X) besides the shared
-# libraries, of which it keeps only those it uses (--as-needed). Neither program's main, nor
-# libcurl unless the module downloads.
-# The platform layer (PLATFORM_SRC above) and the small common modules nearly every module uses.
-UNIT_CORE = common/err.c common/io.c common/log.c common/memfind.c common/rootpath.c \
-            common/interrupt.c $(PLATFORM_SRC)
-# The bundle format's folder, with the hash and progress it uses.
-BUNDLE_SRC = $(call src_in,common/bundle) common/sha256.c common/progress.c
-TEST_OBJ_test_sha256   = $(call obj,common/sha256.c $(UNIT_CORE))
-TEST_OBJ_test_platform = $(call obj,$(UNIT_CORE))
-TEST_OBJ_test_io       = $(call obj,$(UNIT_CORE))
-TEST_OBJ_test_interrupt = $(call obj,$(UNIT_CORE))
-TEST_OBJ_test_rootpath = $(call obj,$(UNIT_CORE))
-TEST_OBJ_test_frame    = $(call obj,common/bundle/frame.c common/sha256.c $(UNIT_CORE))
-TEST_OBJ_test_sfx      = $(call obj,common/bundle/sfx.c common/bundle/frame.c common/sha256.c $(UNIT_CORE))
-TEST_OBJ_test_reader   = $(call obj,$(BUNDLE_SRC) $(UNIT_CORE))
-TEST_OBJ_test_payload  = $(call obj,$(BUNDLE_SRC) $(UNIT_CORE))
-TEST_OBJ_test_signing  = $(call obj,signing/sign.c signing/verify.c common/sha256.c $(UNIT_CORE))
-TEST_OBJ_test_manifest = $(call obj,$(MANIFESTS_SRC) $(BUNDLE_SRC) $(UNIT_CORE)) $(B)/obj/compat_data.o
-TEST_OBJ_test_redist   = $(call obj,manifests/redist.c manifests/compat.c manifests/shadow.c bundler/source.c \
-                         common/bundle/entry.c common/sha256.c $(UNIT_CORE)) $(B)/obj/compat_data.o
-TEST_OBJ_test_ldconfig = $(call obj,unpacker/validate/ldconfig.c $(UNIT_CORE))
-TEST_OBJ_test_mapped   = $(call obj,unpacker/validate/mapped.c $(UNIT_CORE))
-TEST_OBJ_test_layout   = $(call obj,unpacker/target/layout.c $(UNIT_CORE))
-TEST_OBJ_test_safepath = $(call obj,unpacker/target/safepath.c common/fault.c $(MANIFESTS_SRC) $(BUNDLE_SRC) $(UNIT_CORE)) \
-                         $(B)/obj/compat_data.o
-TEST_OBJ_test_sums     = $(call obj,bundler/sums.c unpacker/cli/cli.c unpacker/target/progname.c unpacker/environment/env.c unpacker/environment/modulefile.c \
-                         unpacker/target/layout.c common/sha256.c $(UNIT_CORE))
-TEST_OBJ_test_devfiles = $(call obj,bundler/devfiles.c bundler/source.c manifests/shadow.c unpacker/environment/env.c \
-                         unpacker/environment/modulefile.c unpacker/target/layout.c \
-                         manifests/compat.c common/bundle/entry.c common/sha256.c $(UNIT_CORE)) \
-                         $(B)/obj/compat_data.o
-# The kit is the bundler's whole create path (it builds bundles itself): every bundler
-# module but main, and libcurl.
-TEST_OBJ_test_kit      = $(LIB_OBJ) $(call obj,$(SIGN_SRC) $(filter-out bundler/main.c,$(BUNDLER_SRC)) \
-                         unpacker/target/choose.c unpacker/target/hostreq.c unpacker/target/productline.c unpacker/target/kitcheck.c unpacker/target/bundletrust.c unpacker/target/trust.c unpacker/target/layout.c \
-                         common/fault.c) \
-                         $(B)/obj/trusted_keys.o
+# that module needs, derived from the #includes: tests/unit/test_X.c links the .c files its
+# includes reach (tools/include-graph.py --objects: a header brings its own .c, and
+# common/platform.h the POSIX platform layer), the generated compatibility table where
+# manifests/compat.c is among them, and $(TEST_LIBS_test_X) besides the shared libraries, of
+# which it keeps only those it uses (--as-needed). Neither program's main, nor libcurl unless
+# the module downloads; a new test needs no line here.
+unit_src = $(shell python3 tools/include-graph.py --objects $(1) $(PLATFORM_SRC))
+unit_obj = $(call obj,$(1)) $(if $(filter manifests/compat.c,$(1)),$(B)/obj/compat_data.o)
+# The kit builds bundles itself: bundler/fetch.c with it, and libcurl.
 TEST_LIBS_test_kit     = -lcurl
-TEST_OBJ_test_state    = $(call obj,unpacker/target/state.c unpacker/target/layout.c $(MANIFESTS_SRC) $(BUNDLE_SRC) $(UNIT_CORE)) \
-                         $(B)/obj/compat_data.o
-TEST_OBJ_test_cli      = $(call obj,unpacker/cli/cli.c unpacker/target/progname.c unpacker/environment/modulefile.c unpacker/environment/env.c unpacker/target/layout.c \
-                         $(UNIT_CORE))
-# trust.c with the test's own compiled-in keys (no trusted_keys.o)
-TEST_OBJ_test_trust    = $(call obj,unpacker/target/trust.c unpacker/target/statement.c unpacker/target/layout.c common/fault.c signing/verify.c signing/sign.c \
-                         $(MANIFESTS_SRC) $(BUNDLE_SRC) $(UNIT_CORE)) $(B)/obj/compat_data.o
-TEST_OBJ_test_winpath  = $(call obj,unpacker/environment/winpath.c)
-TEST_OBJ_test_pefile   = $(call obj,unpacker/validate/pefile.c)
-TEST_OBJ_test_platform_env = $(call obj,common/platform_posix_env.c)
 # The fixed data the unit tests read (tests/data/), by absolute path: a test runs from any
 # directory.
 TEST_DATA_FLAGS = -DCUFERRY_TEST_DATA='"$(CURDIR)/tests/data/"'
 .SECONDEXPANSION:
-$(B)/tests/test_%: tests/unit/test_%.c $$(TEST_OBJ_test_$$*)
-	$(if $(TEST_OBJ_test_$*),,$(error $<: no TEST_OBJ_test_$* in the Makefile (the objects it links)))
+$(B)/tests/test_%: tests/unit/test_%.c $$(call unit_obj,$$(call unit_src,tests/unit/test_$$*.c))
 	@mkdir -p $(dir $@)
 	$(Q)$(call say,LINK,$@)$(CC) $(CPPFLAGS) $(TEST_DATA_FLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) $^ -o $@ -Wl,--as-needed $(TEST_LIBS) $(TEST_LIBS_test_$*)
 

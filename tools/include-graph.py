@@ -13,6 +13,8 @@
 
 Usage: include-graph.py [TOP]   (TOP: the checkout, default: the current directory)
        include-graph.py --layers  (the layer table, lowest first, as Markdown)
+       include-graph.py --objects FILE.c [PLATFORM.c...]  (the .c files FILE.c links: see
+                                   link_sources; the Makefile's unit tests use it)
 Exit 0 when every finding is in the allow-list below, 1 otherwise. One line per finding.
 """
 import os
@@ -142,9 +144,40 @@ def strongly_connected(graph):
     return found
 
 
+# The header the platform layer implements in files of other names (platform_posix*.c, or
+# platform_win*.c): the caller says which.
+PLATFORM_HEADER = "common/platform.h"
+
+
+def link_sources(start, platform_sources):
+    """The .c files that start links: what its quoted #includes reach, transitively, where a
+    header brings its own .c (x.h: x.c) and PLATFORM_HEADER the platform_sources given."""
+    seen, todo, found = set(), [start], set()
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        if path.endswith(".c") and path != start:
+            found.add(path)
+        if path.endswith(".h"):
+            own = path[:-2] + ".c"
+            if os.path.isfile(own):
+                todo.append(own)
+            if path == PLATFORM_HEADER:
+                todo.extend(platform_sources)
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        todo.extend(t for t in (resolve(".", path, n) for n in INCLUDE.findall(text)) if t)
+    return sorted(found)
+
+
 def main():
     if sys.argv[1:] == ["--layers"]:
         print_layers()
+        return 0
+    if sys.argv[1:2] == ["--objects"] and len(sys.argv) > 2:
+        print(" ".join(link_sources(os.path.normpath(sys.argv[2]), sys.argv[3:])))
         return 0
     top = sys.argv[1] if len(sys.argv) > 1 else "."
     graph = {}   # module -> modules it includes

@@ -16,6 +16,13 @@ expect 0 $CHECK --layers
 assert_contains last.out "^| common | .common/. | (nothing) |"
 assert_contains last.out "^| unpacker/cli | .unpacker/cli/. | .*unpacker/install, unpacker/validate |"
 
+note "a unit test's link list is what its includes reach (the Makefile links it)"
+(cd "$TOP" && $CHECK --objects tests/unit/test_layout.c common/platform_posix_fs.c) > objects.out
+for f in unpacker/target/layout.c common/io.c common/platform_posix_fs.c; do
+	grep -qw "$f" objects.out || fail "--objects: $f missing from: $(cat objects.out)"
+done
+! grep -q 'bundler/\|unpacker/cli/\|tests/' objects.out || fail "--objects: more than test_layout needs: $(cat objects.out)"
+
 note "a copy with one new arrow of each kind fails, naming the files"
 mkdir tree
 for d in common manifests signing bundler unpacker; do cp -r "$TOP/$d" tree/; done
