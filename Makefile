@@ -323,19 +323,11 @@ $(DEPS_WIN)/.complete:
 	@sh tools/packages.sh check $(BUILD_PACKAGES)
 	sh tools/deps.sh windows-x86_64
 
-$(WIN)/tests/test_winpath.exe: tests/unit/test_winpath.c unpacker/environment/winpath.c $(DEPS_WIN)/.complete
-	@mkdir -p $(dir $@)
-	$(Q)$(call say,CC-WIN,$@)$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
-$(WIN)/tests/test_pefile.exe: tests/unit/test_pefile.c unpacker/validate/pefile.c $(DEPS_WIN)/.complete
-	@mkdir -p $(dir $@)
-	$(Q)$(call say,CC-WIN,$@)$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
-$(WIN)/tests/test_platform_win.exe: tests/windows/test_platform_win.c $(WIN_PLATFORM) $(WIN_PLATFORM_H) $(DEPS_WIN)/.complete
-	@mkdir -p $(dir $@)
-	$(Q)$(call say,CC-WIN,$@)$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
-$(WIN)/tests/test_platform_win_child.exe: tests/windows/test_platform_win_child.c $(WIN_PLATFORM) $(WIN_PLATFORM_H) $(DEPS_WIN)/.complete
-	@mkdir -p $(dir $@)
-	$(Q)$(call say,CC-WIN,$@)$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
-$(WIN)/tests/test_platform_win_env.exe: tests/windows/test_platform_win_env.c unpacker/environment/winpath.c $(WIN_PLATFORM) \
+# A Windows test (tests/unit/X.c, run twice, or tests/windows/X.c) links what its #includes
+# reach, with the Windows platform layer (tools/include-graph.py --objects).
+win_test_src = $(firstword $(wildcard tests/unit/$(1).c tests/windows/$(1).c))
+win_unit_src = $(shell python3 tools/include-graph.py --objects $(1) $(WIN_PLATFORM))
+$(WIN)/tests/%.exe: $$(call win_test_src,$$*) $$(call win_unit_src,$$(call win_test_src,$$*)) \
 		$(WIN_PLATFORM_H) $(DEPS_WIN)/.complete
 	@mkdir -p $(dir $@)
 	$(Q)$(call say,CC-WIN,$@)$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
