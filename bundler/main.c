@@ -26,6 +26,7 @@
 #include "common/version.h"
 #include "common/platform.h"
 #include "common/log.h"
+#include "manifests/manifest.h"
 #include "signing/sign.h"
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -453,7 +454,7 @@ int main(int argc, char **argv)
 		return argc < 2 ? 1 : 0;
 	}
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
-		version_print("bundler");
+		version_print("bundler", MANIFEST_FORMAT);
 		printf("libcurl       %s\n", fetch_library_version());
 		return 0;
 	}

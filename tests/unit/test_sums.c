@@ -12,7 +12,7 @@
 
 #include "bundler/sums.h"
 #include "common/io.h"
-#include "unpacker/cli.h"
+#include "unpacker/cli/cli.h"
 
 static char dir[] = "/tmp/cuferry-test-sums-XXXXXX";
 
@@ -87,7 +87,7 @@ static void cli_repair_and_version(void **state)
 	assert_int_equal(cli_parse(4, argv, &c, why, sizeof(why)), 0);
 	assert_true(c.repair);
 	assert_true(c.version);
-	/* verify DIR is a kit's check now (unpacker/kitcheck.c: a directory that is no kit is a
+	/* verify DIR is a kit's check now (unpacker/target/kitcheck.c: a directory that is no kit is a
 	 * usage error there, test_everyday_unpacker.sh), not the command line's */
 	char *kit[] = { "unpacker", "verify", dir, NULL };
 	assert_int_equal(cli_parse(3, kit, &c, why, sizeof(why)), 0);
