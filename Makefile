@@ -100,7 +100,7 @@ DEB_PACKAGES += python3-jsonschema
 COMMON_SRC    = common/err.c common/log.c common/io.c common/sha256.c common/progress.c \
                 common/bundle/frame.c common/bundle/reader.c common/bundle/payload.c common/platform_posix.c
 MANIFESTS_SRC = manifests/manifest.c manifests/pathrule.c manifests/redist.c manifests/compat.c
-MANIFESTS_SRC += manifests/shadow.c
+MANIFESTS_SRC += manifests/shadow.c manifests/platforms.c
 VERIFY_SRC    = signing/verify.c
 SIGN_SRC      = signing/sign.c
 BUNDLER_SRC   = bundler/main.c bundler/create.c bundler/source.c bundler/pack.c \
@@ -307,7 +307,7 @@ $(SBSA)/unpacker: $(SBSA_OBJ)
 # The platform layer (POSIX here) and the small common modules nearly every module uses.
 PLATFORM_SRC = $(sort $(wildcard common/platform_posix*.c)) common/platform_dir.c
 UNIT_CORE = common/err.c common/io.c common/log.c common/memfind.c common/rootpath.c \
-            common/interrupt.c $(PLATFORM_SRC)
+            common/interrupt.c $(PLATFORM_SRC) manifests/platforms.c
 BUNDLE_SRC = common/bundle/frame.c common/bundle/reader.c common/bundle/payload.c \
              common/bundle/sfx.c common/bundle/entry.c common/bundle/open.c common/sha256.c \
              common/progress.c
@@ -351,6 +351,7 @@ TEST_OBJ_test_trust    = $(call obj,unpacker/trust.c unpacker/statement.c unpack
                          $(MANIFESTS_SRC) $(BUNDLE_SRC) $(UNIT_CORE)) $(B)/obj/compat_data.o
 TEST_OBJ_test_winpath  = $(call obj,unpacker/winpath.c)
 TEST_OBJ_test_pefile   = $(call obj,unpacker/validate/pefile.c)
+TEST_OBJ_test_platforms = $(call obj,manifests/platforms.c)
 TEST_OBJ_test_platform_env = $(call obj,common/platform_posix_env.c)
 # The fixed data the unit tests read (tests/data/), by absolute path: a test runs from any
 # directory.
@@ -373,7 +374,8 @@ WIN_PLATFORM = $(sort $(wildcard common/platform_win*.c)) common/platform_dir.c
 WIN_PLATFORM_H = common/platform.h common/platform_win.h common/platform_win_internal.h
 # Portable tests run twice: natively (UNIT_TESTS) and as .exe under Wine, with what they test.
 WIN_UNIT   = $(WIN)/tests/test_winpath.exe $(WIN)/tests/test_pefile.exe $(WIN)/tests/test_platform_win.exe \
-             $(WIN)/tests/test_platform_win_env.exe $(WIN)/tests/test_platform_win_child.exe
+             $(WIN)/tests/test_platform_win_env.exe $(WIN)/tests/test_platform_win_child.exe \
+             $(WIN)/tests/test_platforms.exe
 WIN_FAKES  = $(addprefix $(WIN)/fakes/,nvcuda.dll cudnn_graph64_9.dll cudnn64_9.dll \
              cudnn_ops_infer64_8.dll cudnn64_8.dll wrong/cudnn64_9.dll stale/cudnn64_8.dll \
              zlib/zlibwapi.dll zlib/cudnn64_8.dll) $(WIN)/fakes/loadfakes.exe
@@ -394,6 +396,9 @@ $(WIN)/tests/test_winpath.exe: tests/unit/test_winpath.c unpacker/winpath.c $(DE
 	@mkdir -p $(dir $@)
 	$(Q)$(call say,CC-WIN,$@)$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
 $(WIN)/tests/test_pefile.exe: tests/unit/test_pefile.c unpacker/validate/pefile.c $(DEPS_WIN)/.complete
+	@mkdir -p $(dir $@)
+	$(Q)$(call say,CC-WIN,$@)$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
+$(WIN)/tests/test_platforms.exe: tests/unit/test_platforms.c manifests/platforms.c $(DEPS_WIN)/.complete
 	@mkdir -p $(dir $@)
 	$(Q)$(call say,CC-WIN,$@)$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
 $(WIN)/tests/test_platform_win.exe: tests/windows/test_platform_win.c $(WIN_PLATFORM) $(WIN_PLATFORM_H) $(DEPS_WIN)/.complete

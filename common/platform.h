@@ -13,8 +13,6 @@
 #include <sys/types.h> /* ssize_t: also in mingw-w64 */
 #include <time.h>
 
-/* NVIDIA's name for the platform this program was built for: "linux-x86_64", … */
-const char *platform_name(void);
 /* The C library's version where it is glibc ("2.36", gnu_get_libc_version); NULL elsewhere. */
 const char *platform_libc_version(void);
 /* The running Windows' version, "major.minor" ("6.1", "10.0"), as the kernel reports it
