@@ -117,10 +117,10 @@ UNPACKER_SRC += unpacker/safepath.c
 COMMON_SRC   += common/rootpath.c
 COMMON_SRC   += common/platform_posix_fs.c common/platform_posix_dir.c common/platform_posix_time.c \
                 common/platform_posix_signal.c common/platform_posix_child.c \
-                common/platform_posix_privilege.c common/platform_posix_self.c \
-                common/platform_posix_loader.c common/memfind.c \
-                common/platform_posix_tree.c common/platform_posix_lib.c common/platform_posix_process.c \
-                common/platform_posix_driver.c
+                common/platform_linux_privilege.c common/platform_linux_self.c \
+                common/platform_linux_loader.c common/memfind.c \
+                common/platform_posix_tree.c common/platform_linux_lib.c common/platform_linux_process.c \
+                common/platform_linux_driver.c
 UNPACKER_SRC += unpacker/choose.c unpacker/hostreq.c unpacker/productline.c unpacker/kitcheck.c unpacker/selfinstall.c
 UNPACKER_SRC += unpacker/validate/unprivileged.c unpacker/validate/probereport.c
 UNPACKER_SRC += unpacker/validate/proberun.c
@@ -304,8 +304,8 @@ $(SBSA)/unpacker: $(SBSA_OBJ)
 # here; without one it stops with a message) and $(TEST_LIBS_test_X) besides the shared
 # libraries, of which it keeps only those it uses (--as-needed). Neither program's main, nor
 # libcurl unless the module downloads.
-# The platform layer (POSIX here) and the small common modules nearly every module uses.
-PLATFORM_SRC = $(sort $(wildcard common/platform_posix*.c)) common/platform_dir.c
+# The platform layer (POSIX and Linux here) and the small common modules nearly every module uses.
+PLATFORM_SRC = $(sort $(wildcard common/platform_posix*.c common/platform_linux*.c)) common/platform_dir.c
 UNIT_CORE = common/err.c common/io.c common/log.c common/memfind.c common/rootpath.c \
             common/interrupt.c $(PLATFORM_SRC) manifests/platforms.c
 BUNDLE_SRC = common/bundle/frame.c common/bundle/reader.c common/bundle/payload.c \
@@ -369,7 +369,7 @@ WIN_CC    ?= x86_64-w64-mingw32-gcc
 DEPS_WIN  := $(shell sh tools/deps.sh --dir windows-x86_64)
 WIN_FLAGS  = -std=c11 -I. -I$(DEPS_WIN)/include -O2 -g -D_WIN32_WINNT=0x0601 -DUNICODE -D_UNICODE
 WIN_LIBS   = -static $(DEPS_WIN)/lib/libcmocka.a -lpsapi -ladvapi32 -luser32
-# The Windows side of common/platform.h, in place of common/platform_posix*.c.
+# The Windows side of common/platform.h, in place of common/platform_posix*.c and platform_linux*.c.
 WIN_PLATFORM = $(sort $(wildcard common/platform_win*.c)) common/platform_dir.c
 WIN_PLATFORM_H = common/platform.h common/platform_win.h common/platform_win_internal.h
 # Portable tests run twice: natively (UNIT_TESTS) and as .exe under Wine, with what they test.
@@ -413,9 +413,9 @@ $(WIN)/tests/test_platform_win_env.exe: tests/windows/test_platform_win_env.c un
 	$(Q)$(call say,CC-WIN,$@)$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
 
 ## windows: build/windows/unpacker.exe, one static PE (mingw-w64) from the unpacker's sources
-##          with common/platform_win*.c in place of common/platform_posix*.c; it imports only
+##          with common/platform_win*.c in place of common/platform_{posix,linux}*.c; it imports only
 ##          Windows' KnownDLLs (tools/windows-known-dlls.txt; objdump -p checks both builds).
-WIN_UNPACKER_SRC = $(filter-out common/platform_posix%.c,$(COMMON_SRC) $(MANIFESTS_SRC) $(VERIFY_SRC) \
+WIN_UNPACKER_SRC = $(filter-out common/platform_posix%.c common/platform_linux%.c,$(COMMON_SRC) $(MANIFESTS_SRC) $(VERIFY_SRC) \
                    $(UNPACKER_SRC)) unpacker/main.c $(WIN_PLATFORM)
 WIN_UNPACKER_OBJ = $(patsubst %.c,$(WIN)/obj/%.o,$(WIN_UNPACKER_SRC)) $(WIN)/obj/compat_data.o \
                    $(WIN)/obj/trusted_keys.o
@@ -573,13 +573,13 @@ bench: all $(B)/sha256_speed
 $(B)/sha256_speed: tests/tools/sha256_speed.c $(B)/obj/common/sha256.o $(B)/obj/common/platform_posix_fs.o
 	$(CC) $(CPPFLAGS) $(CFLAGS) $^ -o $@ $(DEPS)/lib/libmbedcrypto.a
 
-## check-portable: every unpacker-side source but common/platform_posix*.c compiles for Windows
+## check-portable: every unpacker-side source but common/platform_{posix,linux}*.c compiles for Windows
 ##       (mingw-w64 -fsyntax-only, the Windows dependency headers of tools/deps.sh): no OS call
 ##       outside common/platform.h.
 # Unpacker side: what the unpacker links (bundler/ and signing/sign.c are connected-host only),
 # the subfolders too, and the generated sources. unpacker/glibcfloor.c is Linux build glue
 # (the glibc 2.17 floor) but compiles to nothing elsewhere, so it is checked like the rest.
-PORTABLE_SRC = $(filter-out common/platform_posix%.c,$(sort $(wildcard common/*.c common/*/*.c \
+PORTABLE_SRC = $(filter-out common/platform_posix%.c common/platform_linux%.c,$(sort $(wildcard common/*.c common/*/*.c \
                manifests/*.c unpacker/*.c unpacker/*/*.c))) signing/verify.c \
                $(B)/compat_data.c $(B)/trusted_keys.c
 PORTABLE_CC    ?= x86_64-w64-mingw32-gcc
