@@ -20,7 +20,8 @@
 /* linux-ppc64le is NVIDIA's too (older CUDA and cuDNN), but no unpacker is built for it and a
  * manifest never named it: it has no row, so a bundle for it is refused as before. */
 static const struct platform_spec platforms[] = {
-	{ .name = "linux-x86_64", .old_names = { "linux-x64" }, .arch = "x86_64", .machine = ELF_MACHINE_X86_64,
+	{ .name = "linux-x86_64", .old_names = { "linux-x64" }, .arch = "x86_64",
+	  .machine = ELF_MACHINE_X86_64,
 	  .program_kind = "an x86-64 ELF program", .unpacker_make = "make", .unpacker_alias = NULL,
 	  LINUX_FACTS },
 	{ .name = "linux-sbsa", .arch = "aarch64", .machine = ELF_MACHINE_AARCH64,
@@ -32,8 +33,9 @@ static const struct platform_spec platforms[] = {
 	/* Windows starts no program file of 4 GiB or more ("not a valid Win32 application"),
 	 * whatever follows its image. A tree is Windows' by its DLLs' names: their headers are
 	 * not read (the tests' trees hold placeholder DLLs). */
-	{ .name = "windows-x86_64", .old_names = { "windows-x64", "windows10-x64" }, .os = PLATFORM_OS_WINDOWS, .arch = "x86_64",
-	  .binary = PLATFORM_BINARY_PE, .machine = PE_MACHINE_AMD64,
+	{ .name = "windows-x86_64", .old_names = { "windows-x64", "windows10-x64" },
+	  .os = PLATFORM_OS_WINDOWS, .arch = "x86_64", .binary = PLATFORM_BINARY_PE,
+	  .machine = PE_MACHINE_AMD64,
 	  .program_kind = "an x86-64 Windows PE program", .exe_suffix = ".exe", .sfx_suffix = ".exe",
 	  .max_program_size = UINT32_MAX, .lib_dir = "bin", .lib_pattern = "*.dll",
 	  .lib_named_only = 1, .lib_prefix = "", .lib_infix = "64_", .lib_ext = ".dll",

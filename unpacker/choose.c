@@ -344,7 +344,8 @@ static int setup_machine(struct machine *mc, const struct choose_options *o, str
 {
 	memset(mc, 0, sizeof(*mc));
 	mc->root = o->root;
-	snprintf(mc->platform, sizeof(mc->platform), "%s", o->platform ? o->platform : platform_self()->name);
+	snprintf(mc->platform, sizeof(mc->platform), "%s",
+		 o->platform ? o->platform : platform_self()->name);
 	if (o->cuda) {
 		char *end;
 		long v = strtol(o->cuda, &end, 10);

@@ -79,7 +79,8 @@ static void rows_by_machine(void **state)
 	assert_string_equal(platform_from_pe_machine(0x8664)->name, "windows-x86_64");
 	assert_null(platform_from_pe_machine(0xaa64)); /* ARM64 Windows: no row */
 	assert_true(platform_same_program(platform_find("linux-sbsa"), platform_find("linux-aarch64")));
-	assert_false(platform_same_program(platform_find("linux-x86_64"), platform_find("windows-x86_64")));
+	assert_false(platform_same_program(platform_find("linux-x86_64"),
+					   platform_find("windows-x86_64")));
 	assert_false(platform_same_program(NULL, platform_find("linux-x86_64")));
 }
 
