@@ -22,13 +22,15 @@
 static const struct platform_spec platforms[] = {
 	{ .name = "linux-x86_64", .old_names = { "linux-x64" }, .arch = "x86_64",
 	  .machine = ELF_MACHINE_X86_64,
-	  .program_kind = "an x86-64 ELF program", .unpacker_make = "make", .unpacker_alias = NULL,
-	  LINUX_FACTS },
+	  .program_kind = "an x86-64 ELF program", .ld_cache_tag = "x86-64", .unpacker_make = "make",
+	  .unpacker_alias = NULL, LINUX_FACTS },
 	{ .name = "linux-sbsa", .arch = "aarch64", .machine = ELF_MACHINE_AARCH64,
-	  .program_kind = "an AArch64 ELF program", .unpacker_make = "make aarch64",
+	  .program_kind = "an AArch64 ELF program", .ld_cache_tag = "AArch64",
+	  .unpacker_make = "make aarch64",
 	  .unpacker_alias = "linux-aarch64", LINUX_FACTS },
 	{ .name = "linux-aarch64", .arch = "aarch64", .machine = ELF_MACHINE_AARCH64,
-	  .program_kind = "an AArch64 ELF program", .unpacker_make = "make aarch64",
+	  .program_kind = "an AArch64 ELF program", .ld_cache_tag = "AArch64",
+	  .unpacker_make = "make aarch64",
 	  .unpacker_alias = "linux-sbsa", LINUX_FACTS },
 	/* Windows starts no program file of 4 GiB or more ("not a valid Win32 application"),
 	 * whatever follows its image. A tree is Windows' by its DLLs' names: their headers are
@@ -40,7 +42,7 @@ static const struct platform_spec platforms[] = {
 	  .max_program_size = UINT32_MAX, .lib_dir = "bin", .lib_pattern = "*.dll",
 	  .lib_named_only = 1, .lib_prefix = "", .lib_infix = "64_", .lib_ext = ".dll",
 	  .links_allowed = 0, .env_store = PLATFORM_ENV_IN_REGISTRY, .folders = PLATFORM_FOLDERS_KNOWN,
-	  .loader = PLATFORM_LOADER_DLL_SEARCH, .floor = PLATFORM_FLOOR_WINDOWS,
+	  .loader = PLATFORM_LOADER_DLL_SEARCH, .ld_cache_tag = "", .floor = PLATFORM_FLOOR_WINDOWS,
 	  .trust_dir = "%ProgramData%\\cuferry\\trusted-keys", .unpacker_make = "make windows",
 	  .unpacker_alias = "windows" },
 };
@@ -50,6 +52,7 @@ static const struct platform_spec platforms[] = {
 /* A name no row has: Linux's conventions, and a machine no program carries. */
 static const struct platform_spec unknown = { .name = "", .arch = "", .machine = 0,
 					      .program_kind = "no program this bundler knows",
+					      .ld_cache_tag = "",
 					      .unpacker_make = "make", LINUX_FACTS };
 
 const struct platform_spec *platform_at(size_t i)

@@ -47,6 +47,8 @@ struct platform_spec {
 	enum platform_env_store env_store;
 	enum platform_folders folders;
 	enum platform_loader loader;
+	const char *ld_cache_tag;    /* how `ldconfig -p` marks its libraries: "x86-64",
+				      * "AArch64"; "" where there is no ld cache */
 	enum platform_floor floor;
 	const char *trust_dir;       /* the unpacker's trusted keys, as messages show them */
 	const char *unpacker_make;   /* what builds its unpacker: "make aarch64" */

@@ -57,6 +57,8 @@ static void facts_of_the_rows(void **state)
 	assert_int_equal(w->env_store, PLATFORM_ENV_IN_REGISTRY);
 	assert_int_equal(w->max_program_size, UINT32_MAX);
 	assert_int_equal(l->max_program_size, 0);
+	assert_string_equal(l->ld_cache_tag, "x86-64");
+	assert_string_equal(platform_find("linux-aarch64")->ld_cache_tag, "AArch64");
 	char file[64];
 	platform_library_file(l, "cublas", "13", file, sizeof(file));
 	assert_string_equal(file, "libcublas.so.13");

@@ -516,14 +516,7 @@ struct first_native {
 static void first_native(const char *path, const char *flags, void *ctx)
 {
 	struct first_native *h = ctx;
-#if defined(__x86_64__)
-	const char *arch = "x86-64";
-#elif defined(__aarch64__)
-	const char *arch = "AArch64";
-#else
-	const char *arch = "";
-#endif
-	if (!h->out[0] && strstr(flags, arch))
+	if (!h->out[0] && strstr(flags, platform_self()->ld_cache_tag))
 		snprintf(h->out, h->size, "%s", path);
 }
 
