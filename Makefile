@@ -103,7 +103,7 @@ DEB_PACKAGES += python3-jsonschema
 # src_in FOLDER...: the .c files directly in those folders, sorted
 src_in = $(sort $(foreach d,$(1),$(wildcard $(d)/*.c)))
 # The platform layer: the POSIX side here (the Windows build takes common/platform_win*.c).
-PLATFORM_SRC  = $(sort $(wildcard common/platform_posix*.c)) common/platform_dir.c
+PLATFORM_SRC  = $(sort $(wildcard common/platform_posix*.c common/platform_linux*.c)) common/platform_dir.c
 # common/fault.c is the unpacker's test seam (install steps, trust, safe paths, validation):
 # the unpacker links it, the bundler has seams of its own.
 COMMON_SRC    = $(filter-out common/platform_% common/fault.c,$(call src_in,common common/bundle)) \
@@ -302,12 +302,13 @@ WIN_CC    ?= x86_64-w64-mingw32-gcc
 DEPS_WIN  := $(shell sh tools/deps.sh --dir windows-x86_64)
 WIN_FLAGS  = -std=c11 -I. -I$(DEPS_WIN)/include -O2 -g -D_WIN32_WINNT=0x0601 -DUNICODE -D_UNICODE
 WIN_LIBS   = -static $(DEPS_WIN)/lib/libcmocka.a -lpsapi -ladvapi32 -luser32
-# The Windows side of common/platform.h, in place of common/platform_posix*.c.
+# The Windows side of common/platform.h, in place of common/platform_posix*.c and platform_linux*.c.
 WIN_PLATFORM = $(sort $(wildcard common/platform_win*.c)) common/platform_dir.c
 WIN_PLATFORM_H = common/platform.h common/platform_win.h common/platform_win_internal.h
 # Portable tests run twice: natively (UNIT_TESTS) and as .exe under Wine, with what they test.
 WIN_UNIT   = $(WIN)/tests/test_winpath.exe $(WIN)/tests/test_pefile.exe $(WIN)/tests/test_platform_win.exe \
-             $(WIN)/tests/test_platform_win_env.exe $(WIN)/tests/test_platform_win_child.exe
+             $(WIN)/tests/test_platform_win_env.exe $(WIN)/tests/test_platform_win_child.exe \
+             $(WIN)/tests/test_platforms.exe
 WIN_FAKES  = $(addprefix $(WIN)/fakes/,nvcuda.dll cudnn_graph64_9.dll cudnn64_9.dll \
              cudnn_ops_infer64_8.dll cudnn64_8.dll wrong/cudnn64_9.dll stale/cudnn64_8.dll \
              zlib/zlibwapi.dll zlib/cudnn64_8.dll) $(WIN)/fakes/loadfakes.exe
@@ -334,9 +335,9 @@ $(WIN)/tests/%.exe: $$(call win_test_src,$$*) $$(call win_unit_src,$$(call win_t
 	$(Q)$(call say,CC-WIN,$@)$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
 
 ## windows: build/windows/unpacker.exe, one static PE (mingw-w64) from the unpacker's sources
-##          with common/platform_win*.c in place of common/platform_posix*.c; it imports only
+##          with common/platform_win*.c in place of common/platform_{posix,linux}*.c; it imports only
 ##          Windows' KnownDLLs (tools/windows-known-dlls.txt; objdump -p checks both builds).
-WIN_UNPACKER_SRC = $(filter-out common/platform_posix%.c,$(COMMON_SRC) $(MANIFESTS_SRC) $(VERIFY_SRC) \
+WIN_UNPACKER_SRC = $(filter-out common/platform_posix%.c common/platform_linux%.c,$(COMMON_SRC) $(MANIFESTS_SRC) $(VERIFY_SRC) \
                    $(UNPACKER_SRC)) unpacker/cli/main.c $(WIN_PLATFORM)
 WIN_UNPACKER_OBJ = $(patsubst %.c,$(WIN)/obj/%.o,$(WIN_UNPACKER_SRC)) $(WIN)/obj/compat_data.o \
                    $(WIN)/obj/trusted_keys.o
@@ -494,13 +495,13 @@ bench: all $(B)/sha256_speed
 $(B)/sha256_speed: tests/tools/sha256_speed.c $(B)/obj/common/sha256.o $(B)/obj/common/platform_posix_fs.o
 	$(CC) $(CPPFLAGS) $(CFLAGS) $^ -o $@ $(DEPS)/lib/libmbedcrypto.a
 
-## check-portable: every unpacker-side source but common/platform_posix*.c compiles for Windows
+## check-portable: every unpacker-side source but common/platform_{posix,linux}*.c compiles for Windows
 ##       (mingw-w64 -fsyntax-only, the Windows dependency headers of tools/deps.sh): no OS call
 ##       outside common/platform.h.
 # Unpacker side: what the unpacker links (bundler/ and signing/sign.c are connected-host only),
 # the subfolders too, and the generated sources. unpacker/target/glibcfloor.c is Linux build glue
 # (the glibc 2.17 floor) but compiles to nothing elsewhere, so it is checked like the rest.
-PORTABLE_SRC = $(filter-out common/platform_posix%.c,$(sort $(wildcard common/*.c common/*/*.c \
+PORTABLE_SRC = $(filter-out common/platform_posix%.c common/platform_linux%.c,$(sort $(wildcard common/*.c common/*/*.c \
                manifests/*.c unpacker/*.c unpacker/*/*.c))) signing/verify.c \
                $(B)/compat_data.c $(B)/trusted_keys.c
 PORTABLE_CC    ?= x86_64-w64-mingw32-gcc

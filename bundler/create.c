@@ -31,6 +31,7 @@
 #include "manifests/compat.h"
 #include "manifests/manifest.h"
 #include "manifests/pathrule.h"
+#include "manifests/platforms.h"
 #include "signing/sign.h"
 
 char *create_cache_dir(const char *given)
@@ -86,12 +87,14 @@ static int set_times(struct manifest *m, const struct create_options *o, int64_t
 
 static void set_env(struct manifest *m, const struct tree *t)
 {
-	int windows = strncmp(m->platform, "windows", 7) == 0, bin = 0, binx64 = 0;
+	int bin = 0, binx64 = 0;
 	for (size_t i = 0; i < t->count; i++) {
 		bin |= strncmp(t->entries[i].path, "bin/", 4) == 0;
 		binx64 |= strncmp(t->entries[i].path, "bin/x64/", 8) == 0;
 	}
-	if (windows) {
+	/* The DLL search order finds libraries through PATH (CUDA 13 moved them to bin/x64);
+	 * ld.so through LD_LIBRARY_PATH. */
+	if (platform_facts(m->platform)->loader == PLATFORM_LOADER_DLL_SEARCH) {
 		manifest_strings_add(&m->env_path, binx64 ? "bin/x64" : "bin");
 		return;
 	}
@@ -422,10 +425,10 @@ static char *sfx_path(const struct create_options *o, const char *bundle_path, c
 	size_t n = strlen(o->out), b = strlen(bundle_path);
 	if (n > 4 && (strcmp(o->out + n - 4, ".run") == 0 || strcmp(o->out + n - 4, ".exe") == 0))
 		return xstrdup(o->out);
-	const char *ext = strncmp(platform, "windows", 7) == 0 ? "exe" : "run";
+	const char *ext = stub_extension(platform);
 	if (b > 7 && strcmp(bundle_path + b - 7, ".bundle") == 0)
-		return xasprintf("%.*s.%s", (int)(b - 7), bundle_path, ext);
-	return xasprintf("%s.%s", bundle_path, ext);
+		return xasprintf("%.*s%s", (int)(b - 7), bundle_path, ext);
+	return xasprintf("%s%s", bundle_path, ext);
 }
 
 /* The plain bundle, then its parts and its .run from the same signed bytes (one counter),
@@ -509,7 +512,7 @@ static int sign_and_write(struct job *j, struct signer *signer, int payload_fd,
 static void warn_if_stub_distrusts(const char *stub, const char *platform,
 				   const struct signer *signer)
 {
-	int windows = strcmp(stub_extension(platform), ".exe") == 0;
+	const struct platform_spec *p = platform_facts(platform);
 	size_t spki_len, b64_len, len;
 	const uint8_t *spki = signer_spki(signer, &spki_len);
 	unsigned char b64[1024];
@@ -520,10 +523,8 @@ static void warn_if_stub_distrusts(const char *stub, const char *platform,
 	if (!memmem(data, len, b64, 64))
 		log_msg(LOG_WARN, "--sfx: the embedded unpacker %s has no compiled-in key that signed "
 			"this bundle: the %s installs only where the key is trusted otherwise "
-			"(%s, --trust); build it with make %sTRUSTED_KEYS=KEY.pub", stub,
-			stub_extension(platform), windows ? "%ProgramData%\\cuferry\\trusted-keys"
-							  : "/etc/cuferry/trusted-keys",
-			windows ? "windows " : "");
+			"(%s, --trust); build it with %s TRUSTED_KEYS=KEY.pub", stub, p->sfx_suffix,
+			p->trust_dir, p->unpacker_make);
 	free(data);
 }
 

@@ -28,6 +28,7 @@
 #include "common/progress.h"
 #include "common/sha256.h"
 #include "manifests/kitindex.h"
+#include "manifests/platforms.h"
 #include "signing/verify.h"
 
 #define FAT_MAX_FILE 4294967295ull /* 4 GiB - 1 */
@@ -397,20 +398,21 @@ static int build_matrix(struct kit *k, struct cf_err *e)
 
 /* ---- the unpackers: one per platform of the bundles, of the right machine type ---- */
 
+/* "unpacker" is "unpacker.exe" where programs end in .exe. */
+static const char *exe_suffix(const char *platform)
+{
+	return platform_facts(platform)->exe_suffix;
+}
+
+/* What the program at path is built for: a platform's name, "another machine", "not a program". */
 static const char *machine_of(const char *path)
 {
-	unsigned char h[20];
+	uint8_t h[4096];
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n = fd >= 0 ? io_read_full(fd, h, sizeof(h)) : -1;
 	if (fd >= 0)
 		close(fd);
-	if (n >= 2 && h[0] == 'M' && h[1] == 'Z')
-		return "windows-x86_64";
-	if (n == (ssize_t)sizeof(h) && memcmp(h, "\177ELF", 4) == 0) {
-		unsigned machine = h[18] | h[19] << 8;
-		return machine == 62 ? "linux-x86_64" : machine == 183 ? "linux-sbsa" : "another machine";
-	}
-	return "not a program";
+	return platform_describe_program(h, n > 0 ? (size_t)n : 0);
 }
 
 static const char *explicit_unpacker(const struct kit_options *o, const char *platform)
@@ -420,7 +422,7 @@ static const char *explicit_unpacker(const struct kit_options *o, const char *pl
 		const char *u = o->unpackers[i];
 		if (strncmp(u, platform, n) == 0 && u[n] == '=')
 			return u + n + 1;
-		if (!strchr(u, '=') && strcmp(platform, platform_name()) == 0)
+		if (!strchr(u, '=') && strcmp(platform, platform_self()->name) == 0)
 			return u;
 	}
 	return NULL;
@@ -453,8 +455,7 @@ static int find_unpackers(struct kit *k, struct cf_err *e)
 				       "one another way)", why, platform, platform);
 		}
 		const char *machine = machine_of(u->path);
-		if (strcmp(machine, platform) != 0 &&
-		    !(strcmp(platform, "linux-aarch64") == 0 && strcmp(machine, "linux-sbsa") == 0))
+		if (!platform_same_program(platform_find(machine), platform_find(platform)))
 			return cf_fail(e, CF_USAGE, "%s is %s, not an unpacker for %s", u->path, machine,
 				       platform);
 		k->nunpackers++;
@@ -517,8 +518,7 @@ static int plan_files(struct kit *k, struct cf_err *e)
 		if (k->fs_limit && s->size > k->fs_limit)
 			return cf_fail(e, CF_INCOMPATIBLE, "%s is larger than the %s limit of %llu bytes per file",
 				       u->path, k->fs_name, (unsigned long long)k->fs_limit);
-		plan_add(k, xasprintf("%s/unpacker%s", u->platform,
-				      strncmp(u->platform, "windows", 7) == 0 ? ".exe" : ""),
+		plan_add(k, xasprintf("%s/unpacker%s", u->platform, exe_suffix(u->platform)),
 			 s, 0, s->size, 0755);
 	}
 	/* --statement: 'unpacker install DIR' applies it before it chooses (unpacker trust apply). */
@@ -546,15 +546,11 @@ static void append(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
 	}
 }
 
-static const char *unpacker_name(const char *platform)
-{
-	return strncmp(platform, "windows", 7) == 0 ? "unpacker.exe" : "unpacker";
-}
-
+/* The README's Windows paragraphs are for a kit with an unpacker for a Windows machine. */
 static int kit_has_windows(const struct kit *k)
 {
 	for (size_t i = 0; i < k->nunpackers; i++)
-		if (strncmp(k->unpackers[i].platform, "windows", 7) == 0)
+		if (platform_facts(k->unpackers[i].platform)->os == PLATFORM_OS_WINDOWS)
 			return 1;
 	return 0;
 }
@@ -617,7 +613,7 @@ static void readme_keys(struct kit *k, char **t, size_t *len, size_t *cap)
 	}
 	for (size_t i = 0; i < k->nunpackers; i++) {
 		const struct kit_unpacker *u = &k->unpackers[i];
-		append(t, len, cap, "  %s/%s trusts %s\n", u->platform, unpacker_name(u->platform),
+		append(t, len, cap, "  %s/unpacker%s trusts %s\n", u->platform, exe_suffix(u->platform),
 		       u->ntrusts <= 0 ? "no compiled-in key (give --trust-fingerprint on the target)"
 		       : trusts_kit(k, u) ? "the kit's key (compiled in)"
 					  : "none of the kit's keys (give --trust-fingerprint on the target)");
@@ -741,8 +737,8 @@ static void make_readme(struct kit *k)
 	}
 	append(&t, &len, &cap, "\nUNPACKERS (each a signed container: 'unpacker verify' checks it)\n");
 	for (size_t i = 0; i < k->nunpackers; i++)
-		append(&t, &len, &cap, "  %s/%s\n", k->unpackers[i].platform,
-		       unpacker_name(k->unpackers[i].platform));
+		append(&t, &len, &cap, "  %s/unpacker%s\n", k->unpackers[i].platform,
+		       exe_suffix(k->unpackers[i].platform));
 	if (k->skipped[0])
 		append(&t, &len, &cap, "  (none for %s: bring one the site already trusts)\n", k->skipped);
 	readme_keys(k, &t, &len, &cap);
@@ -1237,7 +1233,7 @@ static void print_summary(const struct kit *k)
 	}
 	for (size_t i = 0; i < k->nunpackers; i++) {
 		const struct kit_unpacker *u = &k->unpackers[i];
-		char *name = xasprintf("%s/%s", u->platform, unpacker_name(u->platform));
+		char *name = xasprintf("%s/unpacker%s", u->platform, exe_suffix(u->platform));
 		const struct kit_file *f = file_named(k, name);
 		hex_encode(f ? f->sha256 : (const uint8_t *)"", f ? 32 : 0, hex);
 		log_out("unpacker  %s sha256 %s\n", name, hex);
@@ -1278,10 +1274,10 @@ static void warn_untrusting_unpackers(const struct kit *k)
 {
 	for (size_t i = 0; i < k->nunpackers; i++)
 		if (!trusts_kit(k, &k->unpackers[i]))
-			log_msg(LOG_WARN, "%s/%s trusts NONE of the keys that signed this kit "
+			log_msg(LOG_WARN, "%s/unpacker%s trusts NONE of the keys that signed this kit "
 				"(%s): every target needs --trust-fingerprint or the key in its trust "
 				"directory; build the unpacker with make TRUSTED_KEYS=site.pub",
-				k->unpackers[i].platform, unpacker_name(k->unpackers[i].platform),
+				k->unpackers[i].platform, exe_suffix(k->unpackers[i].platform),
 				k->unpackers[i].ntrusts <= 0 ? "it has no compiled-in key"
 							     : "its compiled-in keys are others");
 }

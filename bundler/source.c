@@ -18,6 +18,7 @@
 #include "common/io.h"
 #include "common/log.h"
 #include "manifests/compat.h"
+#include "manifests/platforms.h"
 #include "manifests/shadow.h"
 
 void tree_free(struct tree *t)
@@ -148,36 +149,42 @@ static int version_from_headers(const char *include_dir, char *out, size_t size)
 	return -1;
 }
 
-/* ELF e_machine of a shared library: x86_64 or aarch64. */
-static const char *platform_of_elf(const char *path)
+/* The platform a library is built for, by its header (NULL: none of ours). */
+static const struct platform_spec *platform_of_header(const char *path)
 {
-	unsigned char hdr[20];
+	uint8_t hdr[4096];
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
 	ssize_t n = io_read_full(fd, hdr, sizeof(hdr));
 	close(fd);
-	if (n != (ssize_t)sizeof(hdr) || memcmp(hdr, "\177ELF", 4) != 0)
-		return NULL;
-	unsigned machine = hdr[18] | hdr[19] << 8;
-	return machine == 62 ? "linux-x86_64" : machine == 183 ? "linux-sbsa" : NULL;
+	return n > 0 ? platform_of_program(hdr, (size_t)n) : NULL;
 }
 
-/* Platform from what the tree holds: DLLs mean Windows, otherwise the ELF machine. */
+/* The platform of a library of the tree: by its name where the platform tells its libraries
+ * by name (DLLs), else by its header; NULL when it is no platform's library. */
+static const struct platform_spec *platform_of_library(const struct tree_entry *ent)
+{
+	for (size_t i = 0; platform_at(i); i++) {
+		const struct platform_spec *p = platform_at(i);
+		if (p->lib_named_only && fnmatch(p->lib_pattern, ent->path, 0) == 0)
+			return p;
+	}
+	for (size_t i = 0; platform_at(i); i++)
+		if (fnmatch(platform_at(i)->lib_pattern, ent->path, 0) == 0)
+			return platform_of_header(ent->src);
+	return NULL;
+}
+
+/* Platform from what the tree holds: its first library's. */
 static void detect_platform(struct tree *t, char *out, size_t size)
 {
 	out[0] = '\0';
 	for (size_t i = 0; i < t->count; i++) {
 		const struct tree_entry *ent = &t->entries[i];
-		if (ent->is_symlink)
-			continue;
-		if (fnmatch("*.dll", ent->path, 0) == 0) {
-			snprintf(out, size, "windows-x86_64");
-			return;
-		}
-		const char *p = fnmatch("*.so*", ent->path, 0) == 0 ? platform_of_elf(ent->src) : NULL;
+		const struct platform_spec *p = ent->is_symlink ? NULL : platform_of_library(ent);
 		if (p) {
-			snprintf(out, size, "%s", p);
+			snprintf(out, size, "%s", p->name);
 			return;
 		}
 	}
@@ -338,8 +345,8 @@ void source_cuda_libs(const char *dir, struct tree *t)
 	detect_cuda_libs(dir, t);
 	for (size_t i = 0; i < t->ncuda_libs && !t->platform[0]; i++) {
 		char *file = xasprintf("%s/%s", dir, t->cuda_libs[i].file);
-		const char *p = platform_of_elf(file);
-		snprintf(t->platform, sizeof(t->platform), "%s", p ? p : "");
+		const struct platform_spec *p = platform_of_header(file);
+		snprintf(t->platform, sizeof(t->platform), "%s", p ? p->name : "");
 		free(file);
 	}
 }
@@ -574,12 +581,8 @@ static const char *base_name(const char *path)
 
 static void platform_alias(const char *in, char *out, size_t size)
 {
-	if (strcmp(in, "linux-x64") == 0)
-		snprintf(out, size, "linux-x86_64");
-	else if (strcmp(in, "windows-x64") == 0 || strcmp(in, "windows10-x64") == 0)
-		snprintf(out, size, "windows-x86_64");
-	else
-		snprintf(out, size, "%s", in);
+	const struct platform_spec *p = platform_find_archive_name(in);
+	snprintf(out, size, "%s", p ? p->name : in);
 }
 
 void source_parse_archive_name(const char *path, char *version, size_t vsize, char *cuda,
@@ -610,14 +613,12 @@ void source_parse_archive_name(const char *path, char *version, size_t vsize, ch
 		return;
 	}
 	/* Redist: cudnn-linux-x86_64-9.13.0.50_cuda13-archive.tar.xz */
-	static const char *const platforms[] = { "linux-x86_64", "linux-sbsa", "linux-aarch64",
-						 "windows-x86_64", "linux-ppc64le", NULL };
-	for (size_t i = 0; platforms[i]; i++) {
+	for (size_t i = 0; platform_at(i); i++) {
 		char prefix[64];
-		snprintf(prefix, sizeof(prefix), "cudnn-%s-", platforms[i]);
+		snprintf(prefix, sizeof(prefix), "cudnn-%s-", platform_at(i)->name);
 		if (strncmp(name, prefix, strlen(prefix)) != 0)
 			continue;
-		snprintf(platform, psize, "%s", platforms[i]);
+		snprintf(platform, psize, "%s", platform_at(i)->name);
 		const char *v = name + strlen(prefix);
 		size_t n = strspn(v, "0123456789.");
 		snprintf(version, vsize, "%.*s", (int)n, v);
@@ -690,15 +691,14 @@ int source_from_archive(const char *archive, const char *workdir, struct tree *t
 int source_add_component_archive(const char *archive, const char *workdir, const char *platform,
 				 struct tree *t, struct cf_err *e)
 {
-	static const char *const so[] = { "*.so*", NULL };
-	static const char *const dll[] = { "*.dll", NULL };
 	static const char *const lic[] = { "LICENSE", NULL };
 	char *root = NULL, *tmp = NULL;
 	int rc = extract_to_workdir(archive, workdir, &root, &tmp, e);
-	int windows = strncmp(platform, "windows", 7) == 0;
+	const struct platform_spec *p = platform_facts(platform);
+	const char *const libs[] = { p->lib_pattern, NULL };
 	if (rc == CF_OK) {
-		char *lib = xasprintf("%s/%s", root, windows ? "bin" : "lib");
-		rc = take_matching(t, lib, windows ? "bin" : "lib", windows ? dll : so, e);
+		char *lib = xasprintf("%s/%s", root, p->lib_dir);
+		rc = take_matching(t, lib, p->lib_dir, libs, e);
 		free(lib);
 	}
 	if (rc == CF_OK) {
@@ -745,8 +745,7 @@ int source_add_user_file(struct tree *t, const char *file, struct cf_err *e)
 		return cf_fail(e, CF_USAGE, "--add-file %s: %s is the distribution's own library, which "
 			       "every target has: bundled, it would replace the system's for every program",
 			       file, name);
-	int windows = strncmp(t->platform, "windows", 7) == 0;
-	char *path = xasprintf("%s/%s", windows ? "bin" : "lib", name);
+	char *path = xasprintf("%s/%s", platform_facts(t->platform)->lib_dir, name);
 	int rc = CF_OK;
 	if (tree_has(t, path))
 		rc = cf_fail(e, CF_USAGE, "--add-file %s: the bundle already holds %s", file, path);

@@ -1,8 +1,9 @@
 /* platform.h - the one interface through which the unpacker side makes operating-system
  * calls: files through handles, paths and their metadata, directories, the no-follow tree,
  * locks, links and disk space, time, interrupts, processes, the unprivileged drop, run-time
- * loaded libraries and where the system finds them. POSIX in common/platform_posix*.c;
- * Windows (mingw-w64) is to be added behind the same calls. No OS type crosses this header:
+ * loaded libraries and where the system finds them. POSIX in common/platform_posix*.c, what
+ * only Linux has (/proc, prctl, memfd, dl_iterate_phdr, ld.so.conf) in platform_linux*.c;
+ * Windows (mingw-w64) in platform_win*.c, behind the same calls. No OS type crosses this header:
  * a handle is an int, metadata is struct platform_stat. Errors are reported as -1 with errno
  * set, so callers word them the same way on every platform. */
 #ifndef COMMON_PLATFORM_H
@@ -13,8 +14,6 @@
 #include <sys/types.h> /* ssize_t: also in mingw-w64 */
 #include <time.h>
 
-/* NVIDIA's name for the platform this program was built for: "linux-x86_64", … */
-const char *platform_name(void);
 /* The C library's version where it is glibc ("2.36", gnu_get_libc_version); NULL elsewhere. */
 const char *platform_libc_version(void);
 /* The running Windows' version, "major.minor" ("6.1", "10.0"), as the kernel reports it

@@ -16,17 +16,6 @@
 
 #include "common/io.h"
 
-const char *platform_name(void)
-{
-#if defined(_WIN32)
-	return "windows-x86_64";
-#elif defined(__aarch64__)
-	return "linux-sbsa";
-#else
-	return "linux-x86_64";
-#endif
-}
-
 const char *platform_libc_version(void)
 {
 #ifdef __GLIBC__

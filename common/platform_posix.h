@@ -1,5 +1,5 @@
 /* platform_posix.h - what the POSIX platform files share among themselves (never included
- * outside common/platform_posix*.c: it names POSIX types) */
+ * outside common/platform_posix*.c and platform_linux*.c: it names POSIX types) */
 #ifndef COMMON_PLATFORM_POSIX_H
 #define COMMON_PLATFORM_POSIX_H
 

@@ -160,11 +160,6 @@ int win_module_path(HMODULE m, char *out, size_t size)
 
 /* ---- the process ---- */
 
-const char *platform_name(void)
-{
-	return "windows-x86_64";
-}
-
 const char *platform_libc_version(void)
 {
 	return NULL; /* no glibc: a Windows bundle's floor is its DLLs' Windows version */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/io.h"
+#include "manifests/platforms.h"
 
 extern const char compat_tsv[]; /* manifests/compat.tsv, embedded at build time */
 
@@ -157,7 +158,9 @@ static void append(char *buf, size_t size, const char *text)
 int compat_check(const char *cudnn_version, const char *cuda, const char *platform,
 		 struct compat_result *out, struct cf_err *e)
 {
-	int windows = strncmp(platform, "windows", 7) == 0, major, minor = -1, supported = 0;
+	/* NVIDIA's support matrix gives the drivers per OS. */
+	int windows = platform_facts(platform)->os == PLATFORM_OS_WINDOWS, major, minor = -1,
+	    supported = 0;
 	char *table = xstrdup(compat_tsv), *save = NULL, *cols[NCOLS];
 	char toolkit_driver[32] = "";
 	memset(out, 0, sizeof(*out));

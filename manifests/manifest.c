@@ -13,6 +13,7 @@
 #include "common/platform.h"
 #include "common/sha256.h"
 #include "manifests/pathrule.h"
+#include "manifests/platforms.h"
 #include "manifests/shadow.h"
 
 struct manifest *manifest_new(void)
@@ -260,7 +261,7 @@ static int check_files(const struct manifest *m, struct cf_err *e)
 	}
 	/* Windows bundles carry no links (DESIGN §6): the unpacker could not make one there and
 	 * would find out only half way through the payload. */
-	int linkless = strncmp(m->platform, "windows", 7) == 0;
+	int linkless = !platform_facts(m->platform)->links_allowed;
 	for (size_t i = 0; i < m->nfiles && rc == CF_OK; i++)
 		if (m->files[i].type == MF_SYMLINK)
 			rc = linkless ? cf_fail(e, CF_INTEGRITY, "symlink '%s' in a %s bundle "
@@ -272,12 +273,7 @@ static int check_files(const struct manifest *m, struct cf_err *e)
 
 int manifest_validate(const struct manifest *m, struct cf_err *e)
 {
-	static const char *const platforms[] = { "linux-x86_64", "linux-sbsa", "linux-aarch64",
-						 "windows-x86_64" };
-	int known = 0;
-	for (size_t i = 0; i < 4; i++)
-		known |= m->platform && strcmp(m->platform, platforms[i]) == 0;
-	if (!known)
+	if (!platform_find(m->platform))
 		return cf_fail(e, CF_INTEGRITY, "unknown platform '%s'",
 			       m->platform ? m->platform : "");
 	if (!m->bundle_id || !*m->bundle_id || !m->cudnn_version || !m->cuda_variant)

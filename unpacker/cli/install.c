@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "common/bundle/open.h"
 #include "common/platform.h"
+#include "manifests/platforms.h"
 #include "unpacker/environment/env.h"
 #include "unpacker/target/hostreq.h"
 #include "unpacker/environment/environment.h"
@@ -207,9 +208,9 @@ static int open_for_install(const struct install_options *o, const struct layout
 	r->phase_s[PHASE_OPEN_VERIFY] = platform_elapsed_s() - t;
 	if (rc == CF_OK)
 		rc = install_fault("verified", e);
-	if (rc == CF_OK && strcmp(b->m->platform, platform_name()) != 0)
+	if (rc == CF_OK && strcmp(b->m->platform, platform_self()->name) != 0)
 		rc = cf_fail(e, CF_INCOMPATIBLE, "bundle is for %s, this machine is %s", b->m->platform,
-			     platform_name());
+			     platform_self()->name);
 	char why[512];
 	if (rc == CF_OK && hostreq_check(o->root, b->m, why, sizeof(why)))
 		rc = cf_fail(e, CF_INCOMPATIBLE, "%s", why);

@@ -10,6 +10,7 @@
 #include "common/io.h"
 #include "common/log.h"
 #include "common/platform.h"
+#include "manifests/platforms.h"
 #include "unpacker/environment/env.h"
 #include "unpacker/environment/environment.h"
 #include "common/fault.h"
@@ -101,7 +102,7 @@ static int journal_names_ok(const struct layout *p, struct journal *j)
 int journal_set_current(const struct layout *p, const char *dir)
 {
 	char now[1024];
-	if (p->registry)
+	if (!p->platform->links_allowed)
 		return 0; /* no link on this system (Windows): state.json alone says what is current */
 	ssize_t n = platform_readlink(p->current, now, sizeof(now));
 	if (dir && n > 0 && (size_t)n == strlen(dir) && memcmp(now, dir, (size_t)n) == 0)

@@ -11,39 +11,17 @@
 #include "common/log.h"
 #include "common/platform.h"
 #include "manifests/manifest.h"
+#include "manifests/platforms.h"
 #include "unpacker/target/kitcheck.h"
 #include "unpacker/target/layout.h"
 #include "unpacker/target/safepath.h"
 
 #define INSTALLED_MAX_BYTES (256u << 20)
 
-static int windows(void)
+/* The installed program's name is unpacker with the suffix this platform's programs carry. */
+static const char *exe_suffix(void)
 {
-	return platform_dir_separator() == '\\';
-}
-
-static const char *program_name(void)
-{
-	return windows() ? "unpacker.exe" : "unpacker";
-}
-
-/* The machine a program's first bytes are built for, in the kit's platform names. */
-static const char *machine_of(const uint8_t *h, size_t len)
-{
-	if (len >= 2 && h[0] == 'M' && h[1] == 'Z')
-		return "windows-x86_64";
-	if (len >= 20 && memcmp(h, "\177ELF", 4) == 0) {
-		unsigned machine = h[18] | h[19] << 8;
-		return machine == 62 ? "linux-x86_64" : machine == 183 ? "linux-sbsa" : "another machine";
-	}
-	return "not a program";
-}
-
-static int same_machine(const char *a, const char *b)
-{
-	int arm_a = !strcmp(a, "linux-sbsa") || !strcmp(a, "linux-aarch64");
-	int arm_b = !strcmp(b, "linux-sbsa") || !strcmp(b, "linux-aarch64");
-	return strcmp(a, b) == 0 || (arm_a && arm_b);
+	return platform_self()->exe_suffix;
 }
 
 /* A kit gives its PLATFORM/unpacker for this machine; any other path is the container. */
@@ -57,8 +35,8 @@ static char *container_path(const char *path, struct cf_err *e)
 		return NULL;
 	const char sep = platform_dir_separator();
 	size_t n = strlen(dir);
-	char *p = xasprintf("%s%s%s%c%s", dir, n && platform_is_separator(dir[n - 1]) ? "" : (sep == '\\' ? "\\" : "/"),
-			    platform_name(), sep, program_name());
+	char *p = xasprintf("%s%s%s%cunpacker%s", dir, n && platform_is_separator(dir[n - 1]) ? "" : (sep == '\\' ? "\\" : "/"),
+			    platform_self()->name, sep, exe_suffix());
 	free(dir);
 	return p;
 }
@@ -79,7 +57,7 @@ static int installed_version(const char *path, char *version, size_t size, uint8
 static int write_program(const char *dir_full, const char *target, const uint8_t *data,
 			 size_t len, struct cf_err *e)
 {
-	char *tmp = xasprintf("%s%c.%s.new-XXXXXX", dir_full, platform_dir_separator(), program_name());
+	char *tmp = xasprintf("%s%c.unpacker%s.new-XXXXXX", dir_full, platform_dir_separator(), exe_suffix());
 	int fd = platform_temp_file(tmp);
 	int ok = fd >= 0;
 	for (size_t done = 0; ok && done < len;) {
@@ -149,16 +127,16 @@ int selfinstall_run(const char *path, const struct selfinstall_options *o, struc
 	int rc = trust_load(t, o->trust, e);
 	if (rc == CF_OK)
 		rc = kitcheck_container(container, t, &data, &len, &stub_len, signers, sizeof(signers), e);
-	const char *machine = rc == CF_OK ? machine_of(data, (size_t)stub_len) : "";
+	const char *machine = rc == CF_OK ? platform_describe_program(data, (size_t)stub_len) : "";
 	log_safe(container, safe, sizeof(safe));
-	if (rc == CF_OK && !same_machine(machine, platform_name()))
+	if (rc == CF_OK && !platform_same_program(platform_find(machine), platform_self()))
 		rc = cf_fail(e, CF_INCOMPATIBLE, "%s is an unpacker for %s, this machine is %s", safe,
-			     machine, platform_name());
+			     machine, platform_self()->name);
 	if (rc == CF_OK && sfx_program_version(data, (size_t)stub_len, version, sizeof(version)) != 0)
 		rc = cf_fail(e, CF_INCOMPATIBLE, "%s carries no cuferry unpacker version", safe);
 	char *dir = layout_self_install_dir();
 	char *dir_full = xasprintf("%s%s", o->root, dir);
-	char *target = xasprintf("%s%c%s", dir_full, platform_dir_separator(), program_name());
+	char *target = xasprintf("%s%cunpacker%s", dir_full, platform_dir_separator(), exe_suffix());
 	/* The directory passes the prefix's rules before and after it is made. */
 	if (rc == CF_OK)
 		rc = safepath_check_dir(o->root, dir, "the unpacker's directory", e);

@@ -15,6 +15,7 @@
 #include "common/platform.h"
 #include "manifests/compat.h"
 #include "manifests/manifest.h"
+#include "manifests/platforms.h"
 #include "unpacker/target/bundletrust.h"
 #include "unpacker/target/hostreq.h"
 #include "unpacker/target/kitcheck.h"
@@ -31,10 +32,9 @@ struct machine {
 /* cuBLAS's file for a CUDA major on a platform: what a cuDNN of that major loads. */
 static void cublas_file(const char *platform, int major, char *out, size_t size)
 {
-	if (strncmp(platform, "windows", 7) == 0)
-		snprintf(out, size, "cublas64_%d.dll", major);
-	else
-		snprintf(out, size, "libcublas.so.%d", major);
+	char version[16];
+	snprintf(version, sizeof(version), "%d", major);
+	platform_library_file(platform_facts(platform), "cublas", version, out, size);
 }
 
 struct candidate {
@@ -96,7 +96,7 @@ static void look_in_cuda_dirs(struct machine *mc, struct lib_search *s)
 					    "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
 					    "/usr/local/cuda/lib64", NULL };
 	const char *cuda_path = getenv("CUDA_PATH");
-	if (strncmp(mc->platform, "windows", 7) != 0) {
+	if (platform_facts(mc->platform)->loader == PLATFORM_LOADER_LD_SO) {
 		for (size_t i = 0; dirs[i]; i++)
 			look_in_dir(dirs[i], s);
 	} else if (cuda_path && *cuda_path && !*mc->root) {
@@ -311,10 +311,11 @@ static int rank(const struct candidate *a, const struct candidate *b, char *why,
 }
 
 /* What "no cuBLAS here" is called on the platform: its file's name, not Linux's on Windows. */
-static const char *no_cublas_note(const char *platform)
+static void no_cublas_note(const char *platform, char *out, size_t size)
 {
-	return strncmp(platform, "windows", 7) == 0 ? "no CUDA libraries (cublas64_*.dll) found"
-						    : "no CUDA libraries (libcublas) found";
+	char file[64];
+	platform_library_file(platform_facts(platform), "cublas", "*", file, sizeof(file));
+	snprintf(out, size, "no CUDA libraries (%s) found", file);
 }
 
 static void describe_machine(const struct machine *mc, char *out, size_t size)
@@ -334,15 +335,17 @@ static void describe_machine(const struct machine *mc, char *out, size_t size)
 		snprintf(driver, sizeof(driver), "driver %s (CUDA %d and older)", mc->driver, mc->cuda_max);
 	else
 		snprintf(driver, sizeof(driver), "driver %s", mc->driver);
-	snprintf(out, size, "%s, %s, %s", mc->platform, driver,
-		 cublas[0] ? cublas : no_cublas_note(mc->platform));
+	if (!cublas[0])
+		no_cublas_note(mc->platform, cublas, sizeof(cublas));
+	snprintf(out, size, "%s, %s, %s", mc->platform, driver, cublas);
 }
 
 static int setup_machine(struct machine *mc, const struct choose_options *o, struct cf_err *e)
 {
 	memset(mc, 0, sizeof(*mc));
 	mc->root = o->root;
-	snprintf(mc->platform, sizeof(mc->platform), "%s", o->platform ? o->platform : platform_name());
+	snprintf(mc->platform, sizeof(mc->platform), "%s",
+		 o->platform ? o->platform : platform_self()->name);
 	if (o->cuda) {
 		char *end;
 		long v = strtol(o->cuda, &end, 10);

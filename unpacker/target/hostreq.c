@@ -10,6 +10,7 @@
 #include "common/io.h"
 #include "common/platform.h"
 #include "common/rootpath.h"
+#include "manifests/platforms.h"
 
 /* Where distributions keep libc.so.6, as the image's own system finds it (links inside it). */
 static const char *const libc_places[] = {
@@ -55,9 +56,10 @@ static int windows_check(const struct manifest *m, char *why, size_t size)
 int hostreq_check(const char *root, const struct manifest *m, char *why, size_t size)
 {
 	char have[32], file[4096];
-	if (strncmp(m->platform, "windows-", 8) == 0)
+	const struct platform_spec *p = platform_find(m->platform);
+	if (p && p->floor == PLATFORM_FLOOR_WINDOWS)
 		return windows_check(m, why, size);
-	if (!m->glibc_min || strncmp(m->platform, "linux-", 6) != 0)
+	if (!m->glibc_min || !p || p->floor != PLATFORM_FLOOR_GLIBC)
 		return 0;
 	if (*root) {
 		if (image_libc(root, have, sizeof(have), file, sizeof(file)) != 0)

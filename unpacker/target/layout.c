@@ -7,6 +7,7 @@
 #include "common/io.h"
 #include "common/platform.h"
 #include "manifests/manifest.h"
+#include "manifests/platforms.h"
 
 #define META MANIFEST_META_DIR
 #define CURRENT "current"
@@ -51,21 +52,23 @@ static char *shared_data(const char *name)
 	return path;
 }
 
-static int windows(void)
+/* The layout is this build's platform's (a bundle of another is refused before it is asked):
+ * Windows' known folders, or the FHS. */
+static int known_folders(void)
 {
-	return platform_dir_separator() == '\\';
+	return platform_self()->folders == PLATFORM_FOLDERS_KNOWN;
 }
 
 const char *layout_current_label(void)
 {
-	return windows() ? "current: " : "current -> ";
+	return platform_self()->links_allowed ? "current -> " : "current: ";
 }
 
 char *layout_default_prefix(const char *root, const char *prefix)
 {
 	if (prefix)
 		return xstrdup(prefix);
-	if (windows()) {
+	if (known_folders()) {
 		char *dir = known_folder(platform_is_admin() ? PLATFORM_FOLDER_PROGRAMS
 							     : PLATFORM_FOLDER_USER_DATA);
 		char *path = xasprintf("%s\\cuferry\\cudnn", dir);
@@ -82,8 +85,9 @@ void layout_init(struct layout *l, const char *root, const char *prefix)
 {
 	char sep = platform_dir_separator();
 	l->root = root;
+	l->platform = platform_self();
 	l->sep = sep;
-	l->registry = windows();
+	l->registry = l->platform->env_store == PLATFORM_ENV_IN_REGISTRY;
 	l->prefix_sys = layout_default_prefix(root, prefix);
 	l->prefix = xasprintf("%s%s", root, l->prefix_sys);
 	l->meta = xasprintf("%s%c" META, l->prefix, sep);
@@ -233,12 +237,12 @@ char *layout_install_bin_sys(const char *install_sys)
 
 char *layout_trust_dir(const char *root)
 {
-	return windows() ? shared_data("trusted-keys") : xasprintf("%s/etc/cuferry/trusted-keys", root);
+	return known_folders() ? shared_data("trusted-keys") : xasprintf("%s/etc/cuferry/trusted-keys", root);
 }
 
 char *layout_user_log(void)
 {
-	if (windows()) {
+	if (known_folders()) {
 		char *dir = known_folder(PLATFORM_FOLDER_USER_DATA);
 		char *path = xasprintf("%s\\cuferry\\unpacker.log", dir);
 		free(dir);
@@ -250,7 +254,7 @@ char *layout_user_log(void)
 
 char *layout_system_log(void)
 {
-	return windows() ? shared_data("unpacker.log") : xstrdup("/var/log/cuferry/unpacker.log");
+	return known_folders() ? shared_data("unpacker.log") : xstrdup("/var/log/cuferry/unpacker.log");
 }
 
 char *layout_user_env(const char *home)
@@ -260,7 +264,7 @@ char *layout_user_env(const char *home)
 
 char *layout_self_install_dir(void)
 {
-	if (!windows())
+	if (!known_folders())
 		return xstrdup("/usr/local/sbin");
 	char *dir = known_folder(PLATFORM_FOLDER_PROGRAMS);
 	char *path = xasprintf("%s\\cuferry", dir);

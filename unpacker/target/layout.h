@@ -9,11 +9,15 @@
 #define LAYOUT_LDCONF_DIR "/etc/ld.so.conf.d"
 #define LAYOUT_PROFILE_DIR "/etc/profile.d"
 
+struct platform_spec;
+
 struct layout {
 	const char *root;    /* "" or --root DIR: every path below has it in front */
+	const struct platform_spec *platform; /* the platform row of this build, which is the
+			      * installed bundles' (install refuses another's) */
 	char sep;            /* the system's directory separator: '/', Windows '\\' */
-	int registry;        /* Windows: no current link (state.json names the current install)
-			      * and the environment lives in the registry, not in files */
+	int registry;        /* the row's fact: the environment lives in the registry, not in
+			      * files (and platform->links_allowed: is there a current link) */
 	char *prefix_sys;    /* /opt/cudnn: what the system sees */
 	char *prefix;        /* ROOT/opt/cudnn: where we write */
 	char *meta;          /* PREFIX/.cuferry */

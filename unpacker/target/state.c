@@ -10,6 +10,7 @@
 #include "common/platform.h"
 #include "manifests/manifest.h"
 #include "manifests/compat.h"
+#include "manifests/platforms.h"
 #include "unpacker/target/layout.h"
 
 #define STATE_FORMAT "cuferry-state-1"
@@ -202,8 +203,8 @@ char *state_current_install(const char *root, const char *prefix_sys)
 	struct cf_err ignored = { 0 };
 	if (state_load(path, &s, &ignored) == CF_OK) {
 		if (s.current)
-			dir = platform_dir_separator() == '\\' ? layout_install_sys(prefix_sys, s.current)
-							       : layout_current_sys(prefix_sys, '/');
+			dir = !platform_self()->links_allowed ? layout_install_sys(prefix_sys, s.current)
+							      : layout_current_sys(prefix_sys, '/');
 		state_free(&s);
 	}
 	free(path);

@@ -17,6 +17,7 @@
 #include "common/platform.h"
 #include "common/sha256.h"
 #include "manifests/compat.h"
+#include "manifests/platforms.h"
 #include "unpacker/validate/ldconfig.h"
 #include "common/fault.h"
 #include "common/rootpath.h"
@@ -371,15 +372,9 @@ static int elf_library(const char *root, const char *path)
 		 platform_read(fd, h, sizeof(h)) == (ssize_t)sizeof(h);
 	if (fd >= 0)
 		platform_close(fd);
-#if defined(__x86_64__)
-	const unsigned machine = 62;
-#elif defined(__aarch64__)
-	const unsigned machine = 183;
-#else
-	const unsigned machine = 0;
-#endif
 	return ok && memcmp(h, "\177ELF", 4) == 0 && h[4] == 2 && h[16] == 3 /* ET_DYN */ &&
-	       (unsigned)(h[18] | h[19] << 8) == machine;
+	       platform_same_program(platform_from_elf_machine((unsigned)(h[18] | h[19] << 8)),
+				     platform_self());
 }
 
 /* The first file named soname on the search path, as the image's loader would pick it. */
@@ -522,14 +517,7 @@ struct first_native {
 static void first_native(const char *path, const char *flags, void *ctx)
 {
 	struct first_native *h = ctx;
-#if defined(__x86_64__)
-	const char *arch = "x86-64";
-#elif defined(__aarch64__)
-	const char *arch = "AArch64";
-#else
-	const char *arch = "";
-#endif
-	if (!h->out[0] && strstr(flags, arch))
+	if (!h->out[0] && strstr(flags, platform_self()->ld_cache_tag))
 		snprintf(h->out, h->size, "%s", path);
 }
 

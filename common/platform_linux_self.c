@@ -1,4 +1,4 @@
-/* platform_posix_self.c - this process as the kernel describes it in /proc (Linux) */
+/* platform_linux_self.c - this process as the kernel describes it in /proc (Linux) */
 #include "common/platform.h"
 
 #include <stdint.h>

@@ -1,4 +1,5 @@
-/* platform_posix_lib.c - libraries loaded at run time, and watching what is mapped (POSIX) */
+/* platform_linux_lib.c - libraries loaded at run time, and watching what is mapped
+ * (Linux: dl_iterate_phdr) */
 #include "common/platform.h"
 
 #include <dlfcn.h>

@@ -1,4 +1,4 @@
-/* platform_posix_loader.c - where the system finds libraries: ld.so.conf read the way glibc's
+/* platform_linux_loader.c - where the system finds libraries: ld.so.conf read the way glibc's
  * ldconfig reads it (elf/ldconfig.c parse_conf), and the loader's cache (ldconfig -p) */
 #include "common/platform.h"
 

@@ -1,5 +1,5 @@
-/* platform_posix_process.c - running a child with exactly the environment given, its output
- * collected, killed at a deadline (POSIX) */
+/* platform_linux_process.c - running a child with exactly the environment given, its output
+ * collected, killed at a deadline (Linux: prctl, memfd, /proc) */
 #include "common/platform.h"
 #include "common/platform_posix.h"
 

@@ -1,5 +1,5 @@
-/* platform_posix_driver.c - the GPU driver the system runs, as its kernel module reports it
- * (POSIX: /proc/driver/nvidia/version) */
+/* platform_linux_driver.c - the GPU driver the system runs, as its kernel module reports it
+ * (Linux: /proc/driver/nvidia/version) */
 #include "common/platform.h"
 
 #include <ctype.h>

@@ -1,4 +1,5 @@
-/* platform_posix_privilege.c - giving up root for good before vendor code runs (POSIX) */
+/* platform_linux_privilege.c - giving up root for good before vendor code runs
+ * (Linux: prctl, /proc/self/status) */
 #include "common/platform.h"
 #include "common/platform_posix.h"
 
