@@ -109,7 +109,7 @@ BUNDLER_SRC  += bundler/kit.c bundler/kitsign.c bundler/cudajson.c bundler/libre
 MANIFESTS_SRC += manifests/kitindex.c
 UNPACKER_SRC  = unpacker/cli.c unpacker/trust.c unpacker/state.c unpacker/env.c unpacker/validate/doctor.c unpacker/validate/validate.c unpacker/validate/probe.c unpacker/validate/gpucheck.c unpacker/validate/gpuapi.c unpacker/validate/convref.c
 COMMON_SRC   += common/bundle/sfx.c common/elfver.c
-COMMON_SRC   += common/bundle/entry.c common/bundle/open.c
+COMMON_SRC   += common/bundle/entry.c common/bundle/open.c common/bundle/format.c common/bundle/write.c
 MANIFESTS_SRC += manifests/contents.c
 BUNDLER_SRC  += bundler/stub.c bundler/sfx.c
 UNPACKER_SRC += unpacker/bundletrust.c unpacker/selfpath.c
@@ -310,14 +310,14 @@ UNIT_CORE = common/err.c common/io.c common/log.c common/memfind.c common/rootpa
             common/interrupt.c $(PLATFORM_SRC)
 BUNDLE_SRC = common/bundle/frame.c common/bundle/reader.c common/bundle/payload.c \
              common/bundle/sfx.c common/bundle/entry.c common/bundle/open.c common/sha256.c \
-             common/progress.c
+             common/progress.c common/bundle/format.c common/bundle/write.c
 TEST_OBJ_test_sha256   = $(call obj,common/sha256.c $(UNIT_CORE))
 TEST_OBJ_test_platform = $(call obj,$(UNIT_CORE))
 TEST_OBJ_test_io       = $(call obj,$(UNIT_CORE))
 TEST_OBJ_test_interrupt = $(call obj,$(UNIT_CORE))
 TEST_OBJ_test_rootpath = $(call obj,$(UNIT_CORE))
-TEST_OBJ_test_frame    = $(call obj,common/bundle/frame.c common/sha256.c $(UNIT_CORE))
-TEST_OBJ_test_sfx      = $(call obj,common/bundle/sfx.c common/bundle/frame.c common/sha256.c $(UNIT_CORE))
+TEST_OBJ_test_frame    = $(call obj,common/bundle/frame.c common/bundle/format.c common/bundle/write.c common/sha256.c $(UNIT_CORE))
+TEST_OBJ_test_sfx      = $(call obj,common/bundle/sfx.c common/bundle/frame.c common/bundle/format.c common/bundle/write.c common/sha256.c $(UNIT_CORE))
 TEST_OBJ_test_reader   = $(call obj,$(BUNDLE_SRC) $(UNIT_CORE))
 TEST_OBJ_test_payload  = $(call obj,$(BUNDLE_SRC) $(UNIT_CORE))
 TEST_OBJ_test_signing  = $(call obj,signing/sign.c signing/verify.c common/sha256.c $(UNIT_CORE))

@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "common/bundle/frame.h"
+#include "common/bundle/format.h"
 #include "common/bundle/payload.h"
 #include "common/bundle/reader.h"
 #include "common/bundle/sfx.h"
@@ -50,5 +50,11 @@ int bundle_open_verified(const char *path, const struct bundle_policy *p,
 /* The payload against the verified contents: every chunk, entry and file (payload.h). */
 int bundle_walk(struct bundle_input *b, const struct payload_sink *sink,
 		struct progress *progress, struct cf_err *e);
+
+/* A trust statement file: one frame of FRAME_STATEMENT_TAG and nothing else, at most
+ * FRAME_STATEMENT_MAX bytes; file_sha256 gets the SHA-256 of the whole file. Its signatures
+ * are the caller's to check. */
+int bundle_read_statement(const char *path, struct frame *f, uint8_t file_sha256[32],
+			  struct cf_err *e);
 
 #endif

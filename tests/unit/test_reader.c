@@ -321,6 +321,28 @@ static void test_unverified_reader_is_not_walked(void **state)
 	free(path);
 }
 
+/* The split parts as the reader finds them: in order, up to the first missing one. */
+static void test_split_parts_listed(void **state)
+{
+	struct fixture *fx = *state;
+	struct cf_err e = { 0 };
+	size_t cuts[] = { 40, 200 };
+	char *path = fixture_split(fx, "p.bundle", cuts, 3);
+	struct bundle_parts parts;
+	assert_int_equal(bundle_split_parts(path, &parts, &e), CF_OK);
+	assert_int_equal(parts.count, 3);
+	assert_non_null(strstr(parts.stem, "/p.bundle"));
+	assert_non_null(strstr(parts.paths[2], "/p.bundle.003"));
+	assert_int_equal(parts.sizes[0] + parts.sizes[1] + parts.sizes[2],
+			 fx->frame_len + fx->payload_len);
+	bundle_parts_free(&parts);
+	char *missing = fixture_path(fx, "q.bundle.001");
+	assert_int_equal(bundle_split_parts(missing, &parts, &e), CF_USAGE);
+	assert_int_equal(parts.count, 0);
+	free(missing);
+	free(path);
+}
+
 /* every case gets a fresh fixture of the sample payload in its own scratch directory */
 #define WITH_FIXTURE(t) cmocka_unit_test_setup_teardown(t, fixture_setup, fixture_teardown)
 
@@ -340,6 +362,7 @@ int main(void)
 		WITH_FIXTURE(test_run_bad_trailer),
 		WITH_FIXTURE(test_verified_open_order),
 		WITH_FIXTURE(test_unverified_reader_is_not_walked),
+		WITH_FIXTURE(test_split_parts_listed),
 	};
 	return cmocka_run_group_tests_name("reader", tests, NULL, NULL);
 }
