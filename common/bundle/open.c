@@ -63,6 +63,29 @@ int bundle_walk(struct bundle_input *b, const struct payload_sink *sink,
 	return payload_walk(b, c, sink, progress, e);
 }
 
+int bundle_read_stored_header(const char *path,
+			      int (*check)(void *ctx, const struct frame *f, struct cf_err *e),
+			      void *ctx, struct frame *f, struct cf_err *e)
+{
+	char *data = NULL;
+	size_t len = 0;
+	memset(f, 0, sizeof(*f));
+	int rc = io_read_file(path, FRAME_CAP + FRAME_PREFIX_LEN, &data, &len) == 0
+			 ? CF_OK
+			 : cf_fail(e, CF_TRUST, "%s: cannot read", path);
+	if (rc == CF_OK && frame_prefix((uint8_t *)data, len, NULL) != 0)
+		rc = cf_fail(e, CF_TRUST, "%s: not a bundle header", path);
+	if (rc == CF_OK)
+		rc = frame_parse((uint8_t *)data + FRAME_PREFIX_LEN, len - FRAME_PREFIX_LEN, f, e);
+	free(data);
+	/* The signatures first: until they pass, the header is bytes, never a manifest. */
+	if (rc == CF_OK)
+		rc = check(ctx, f, e);
+	if (rc != CF_OK)
+		frame_free(f);
+	return rc;
+}
+
 int bundle_read_statement(const char *path, struct frame *f, uint8_t file_sha256[32],
 			  struct cf_err *e)
 {

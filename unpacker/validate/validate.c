@@ -11,7 +11,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include "common/bundle/frame.h"
+#include "common/bundle/open.h"
 #include "common/io.h"
 #include "common/log.h"
 #include "common/platform.h"
@@ -218,33 +218,35 @@ static size_t add_recorded(struct trust *t, const char *install_dir)
 	return n;
 }
 
-/* validate: the stored header's signatures, against the keys trusted here now; else, with the
- * keys recorded at install (none configured here, or removed since). Any failure is a trust
+/* What the stored header's check needs and tells: validate_load_manifest's context. */
+/* What the stored header's check needs, and where it says how it went. */
+struct stored_check {
+	const struct trust_sources *trust;
+	const char *dir;
+	struct validate_signature *sig;
+};
+
+/* validate, step 1: the stored header's signatures, against the keys trusted here now; else,
+ * with the keys recorded at install (none configured here, or removed since). It runs before
+ * the manifest in that header is parsed (bundle_read_stored_header). Any failure is a trust
  * failure (exit 2), not a validation failure. */
-static void check_signature(struct run *r)
+static int check_stored(void *ctx, const struct frame *f, struct cf_err *out)
 {
-	char *path = layout_install_header(r->dir), *data = NULL, signers[256] = "", why[1200];
-	size_t len = 0;
-	struct frame f;
+	struct stored_check *c = ctx;
+	char signers[256] = "";
 	struct cf_err e = { 0 };
 	struct trust *t = xmalloc(sizeof(*t));
 	const char *note = "trusted here";
-	int rc = io_read_file(path, FRAME_CAP + 8, &data, &len) == 0 ? CF_OK
-			 : cf_fail(&e, CF_TRUST, "cannot be read");
-	if (rc == CF_OK && frame_prefix((uint8_t *)data, len, NULL) != 0)
-		rc = cf_fail(&e, CF_TRUST, "not a bundle header");
-	int parsed = rc == CF_OK && (rc = frame_parse((uint8_t *)data + 8, len - 8, &f, &e)) == CF_OK;
-	if (rc == CF_OK)
-		rc = trust_load(t, r->o->trust, &e);
+	int rc = trust_load(t, c->trust, &e);
 	int loaded = rc == CF_OK, configured = loaded && (t->nkeys || t->nfingerprints);
 	size_t recorded_n = 0;
-	if (configured || (loaded && (recorded_n = add_recorded(t, r->dir)) == 0))
-		rc = trust_check(t, &f, signers, sizeof(signers), &e); /* none at all: it says so */
+	if (configured || (loaded && (recorded_n = add_recorded(t, c->dir)) == 0))
+		rc = trust_check(t, f, signers, sizeof(signers), &e); /* none at all: it says so */
 	if (loaded && configured && rc != CF_OK)
-		recorded_n = add_recorded(t, r->dir);
+		recorded_n = add_recorded(t, c->dir);
 	if (recorded_n > 0) {
 		struct cf_err recorded = { 0 };
-		if (trust_check(t, &f, signers, sizeof(signers), &recorded) == CF_OK) {
+		if (trust_check(t, f, signers, sizeof(signers), &recorded) == CF_OK) {
 			rc = CF_OK;
 			note = configured ? "recorded at install; that key is no longer trusted here"
 					  : "recorded at install (no key is configured here)";
@@ -252,18 +254,15 @@ static void check_signature(struct run *r)
 			rc = cf_fail(&e, CF_TRUST, "%s", recorded.msg);
 		}
 	}
+	struct validate_signature *sig = c->sig;
+	sig->failed = rc != CF_OK;
 	if (rc == CF_OK)
-		snprintf(why, sizeof(why), "the stored header is signed by %s, %s", signers, note);
+		snprintf(sig->why, sizeof(sig->why), "the stored header is signed by %s, %s", signers,
+			 note);
 	else
-		snprintf(why, sizeof(why), "%s: %s", layout_install_header_rel, e.msg);
-	add(r, 1, "signature", rc == CF_OK ? "pass" : "fail", why);
-	if (rc != CF_OK)
-		snprintf(r->untrusted, sizeof(r->untrusted), "%s", why);
-	if (parsed)
-		frame_free(&f);
+		snprintf(sig->why, sizeof(sig->why), "%s: %s", layout_install_header_rel, e.msg);
 	free(t);
-	free(data);
-	free(path);
+	return rc == CF_OK ? CF_OK : cf_fail(out, CF_TRUST, "%s", sig->why);
 }
 
 /* ---- children ---- */
@@ -1099,10 +1098,13 @@ static int write_report(const struct run *r, const char *result, char *failed_co
 		json_decref(report);
 		report = json_object();
 	}
-	json_t *v = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:O, s:O}", "validated_at", now,
+	/* Without a manifest (its header failed step 1) the install is named as state.json has it. */
+	const struct validate_signature *sig = r->o->signature;
+	json_t *v = json_pack("{s:s, s:s, s:s, s:s, s:s?, s:s?, s:s, s:O, s:O}", "validated_at", now,
 			      "result", result, "gpu", r->gpu_checked ? "checked" : "not checked",
-			      "install", r->dir, "bundle_id", r->m->bundle_id, "cudnn_version",
-			      r->m->cudnn_version, "environment_ld_library_path", r->env_ldpath,
+			      "install", r->dir, "bundle_id", r->m ? r->m->bundle_id : sig->bundle_id,
+			      "cudnn_version", r->m ? r->m->cudnn_version : sig->cudnn_version,
+			      "environment_ld_library_path", r->env_ldpath,
 			      "timings_s", r->timings, "checks", r->checks);
 	if (r->o->report_out)
 		*r->o->report_out = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
@@ -1165,15 +1167,22 @@ int validate_install(const struct validate_options *o, const char *install_dir,
 	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	struct run r = { .o = o, .dir = install_dir, .m = m, .checks = json_array(),
 			 .timings = json_object(), .lock = &lock };
-	snprintf(r.major, sizeof(r.major), "%.*s", (int)strcspn(m->cudnn_version, "."), m->cudnn_version);
+	if (m)
+		snprintf(r.major, sizeof(r.major), "%.*s", (int)strcspn(m->cudnn_version, "."),
+			 m->cudnn_version);
 	compute_env(&r);
 	log_msg(LOG_INFO, "validating %s", install_dir);
 	log_out("%-4s %-13s %-6s %s\n", "step", "check", "result", "detail");
 	double t0 = platform_elapsed_s(), t = t0;
 	progress_note(&r, "step 1 files");
-	if (o->trust)
-		check_signature(&r);
-	check_files(&r);
+	if (o->signature)
+		add(&r, 1, "signature", o->signature->failed ? "fail" : "pass", o->signature->why);
+	if (o->signature && o->signature->failed)
+		snprintf(r.untrusted, sizeof(r.untrusted), "%s", o->signature->why);
+	if (m)
+		check_files(&r);
+	else /* the header is not trusted: neither is the file list it carries */
+		add(&r, 1, "files", "skip", "not checked: the stored header's signature failed");
 	timing(&r, "files", t);
 	flush_rows(&r);
 	if (!r.failed) { /* a modified install is never loaded */
@@ -1234,24 +1243,23 @@ int validate_install(const struct validate_options *o, const char *install_dir,
 	return CF_OK;
 }
 
-int validate_load_manifest(const char *install_dir, struct manifest **m, struct cf_err *e)
+int validate_load_manifest(const char *install_dir, const struct trust_sources *trust,
+			   struct manifest **m, struct validate_signature *sig, struct cf_err *e)
 {
-	char *path = layout_install_header(install_dir), *data = NULL;
-	size_t len;
+	char *path = layout_install_header(install_dir);
 	struct frame f;
-	int rc = io_read_file(path, FRAME_CAP + 8, &data, &len) == 0 ? CF_OK
-			 : cf_fail(e, CF_VALIDATION, "%s: cannot read", path);
-	if (rc == CF_OK && frame_prefix((uint8_t *)data, len, NULL) != 0)
-		rc = cf_fail(e, CF_VALIDATION, "%s: not a bundle header", path);
-	if (rc == CF_OK)
-		rc = frame_parse((uint8_t *)data + 8, len - 8, &f, e);
+	struct stored_check c = { .trust = trust, .dir = install_dir, .sig = sig };
+	*m = NULL;
+	memset(sig, 0, sizeof(*sig));
+	int rc = bundle_read_stored_header(path, check_stored, &c, &f, e);
 	if (rc == CF_OK) {
 		rc = manifest_parse((const char *)f.header, f.header_len, m, e);
 		frame_free(&f);
 	}
+	free(path);
+	if (rc != CF_OK && sig->failed)
+		return CF_TRUST;
 	if (rc != CF_OK && rc != CF_VALIDATION)
 		e->code = rc = CF_VALIDATION;
-	free(data);
-	free(path);
 	return rc;
 }
