@@ -126,6 +126,9 @@ UNPACKER_SRC += unpacker/validate/unprivileged.c unpacker/validate/probereport.c
 UNPACKER_SRC += unpacker/validate/proberun.c
 UNPACKER_SRC += unpacker/validate/ldconfig.c
 UNPACKER_SRC += unpacker/validate/mapped.c
+UNPACKER_SRC += unpacker/validate/report.c unpacker/validate/search.c unpacker/validate/step_files.c \
+                unpacker/validate/step_signature.c unpacker/validate/step_resolution.c \
+                unpacker/validate/step_deps.c unpacker/validate/step_gpu.c
 COMMON_SRC   += common/interrupt.c common/version.c
 BUNDLER_SRC  += bundler/sums.c bundler/help.c
 UNPACKER_SRC += unpacker/repair.c unpacker/help.c unpacker/leftovers.c
