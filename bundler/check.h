@@ -5,7 +5,7 @@
 
 #include "common/bundle/reader.h"
 #include "common/err.h"
-#include "common/bundle/frame.h"
+#include "common/bundle/format.h"
 #include "common/bundle/sfx.h"
 #include "manifests/manifest.h"
 

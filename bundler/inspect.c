@@ -11,7 +11,8 @@
 
 #include "bundler/check.h"
 #include "bundler/output.h"
-#include "common/bundle/frame.h"
+#include "common/bundle/format.h"
+#include "common/bundle/write.h"
 #include "common/io.h"
 #include "common/log.h"
 #include "common/sha256.h"

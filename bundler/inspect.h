@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "common/err.h"
-#include "common/bundle/frame.h"
+#include "common/bundle/format.h"
 
 int inspect_bundle(const char *path, const char *export_dir, struct cf_err *e);
 

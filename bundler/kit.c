@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "bundler/check.h"
+#include "common/bundle/reader.h"
 #include "bundler/kitsign.h"
 #include "bundler/output.h"
 #include "bundler/stub.h"
@@ -239,18 +240,14 @@ static int add_bundle(struct kit *k, const char *path, struct cf_err *e)
 	memset(b, 0, sizeof(*b));
 	int rc = CF_OK;
 	if (has_suffix(path, ".001")) {
-		char *stem = xstrdup(path);
-		stem[strlen(stem) - 4] = '\0';
-		for (unsigned i = 1; rc == CF_OK && i <= 999; i++) {
-			char *part = output_part_name(stem, i);
-			if (io_exists(part))
-				rc = source_add(&b->src, part, e);
-			else
-				i = 1000;
-			free(part);
-		}
-		b->name = xstrdup(base_name(stem));
-		free(stem);
+		/* The parts the unpacker will read, found as its reader finds them. */
+		struct bundle_parts parts;
+		rc = bundle_split_parts(path, &parts, e);
+		for (size_t i = 0; rc == CF_OK && i < parts.count; i++)
+			rc = source_add(&b->src, parts.paths[i], e);
+		if (parts.stem)
+			b->name = xstrdup(base_name(parts.stem));
+		bundle_parts_free(&parts);
 	} else {
 		rc = source_add(&b->src, path, e);
 		b->name = xstrdup(base_name(path));

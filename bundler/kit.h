@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "bundler/create.h"
-#include "common/bundle/frame.h"
+#include "common/bundle/format.h"
 #include "common/err.h"
 
 #define KIT_MAX_INPUTS 64

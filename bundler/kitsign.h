@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/bundle/frame.h"
+#include "common/bundle/format.h"
 #include "common/err.h"
 
 #define KITSIGN_MAX_KEYS FRAME_MAX_SIGS

@@ -9,7 +9,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/bundle/frame.h"
 #include "common/io.h"
 #include "common/sha256.h"
 #include "bundler/sums.h"

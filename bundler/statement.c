@@ -8,7 +8,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "common/bundle/frame.h"
+#include "common/bundle/format.h"
+#include "common/bundle/open.h"
+#include "common/bundle/write.h"
 #include "common/io.h"
 #include "common/log.h"
 #include "common/sha256.h"
@@ -130,7 +132,7 @@ int statement_cosign(const char *path, const struct sign_options *sign, struct c
 {
 	struct frame f;
 	uint8_t digest[32], file_sha256[32];
-	int rc = frame_read_statement(path, &f, file_sha256, e);
+	int rc = bundle_read_statement(path, &f, file_sha256, e);
 	if (rc != CF_OK)
 		return rc;
 	/* Every signature already there must verify: a damaged statement is not signed again. */

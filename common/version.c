@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <zstd.h>
 
-#include "common/bundle/frame.h"
+#include "common/bundle/format.h"
 
 /* The commit comes from the build (make writes build/commit.h); a tree without git says so. */
 #if __has_include("commit.h")

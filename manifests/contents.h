@@ -3,7 +3,7 @@
 #ifndef MANIFESTS_CONTENTS_H
 #define MANIFESTS_CONTENTS_H
 
-#include "common/bundle/frame.h"
+#include "common/bundle/format.h"
 #include "common/bundle/reader.h"
 #include "common/err.h"
 #include "manifests/manifest.h"

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/bundle/frame.h"
+#include "common/bundle/format.h"
 #include "common/err.h"
 
 #define KITINDEX_NAME "cuferry-kit.json"

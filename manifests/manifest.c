@@ -702,7 +702,8 @@ int manifest_parse(const char *json, size_t len, struct manifest **out, struct c
 		return cf_fail(e, CF_INTEGRITY, "manifest: not a JSON object");
 	}
 	json_t *format = json_object_get(root, "format");
-	if (!json_is_string(format) || strcmp(json_string_value(format), MANIFEST_FORMAT) != 0) {
+	if (!json_is_string(format) ||
+	    !bundle_format_supported(bundle_format_number(json_string_value(format)))) {
 		char shown[64] = "";
 		if (json_is_string(format))
 			snprintf(shown, sizeof(shown), "%s", json_string_value(format));

@@ -6,9 +6,9 @@
 #include <stdint.h>
 
 #include "common/bundle/entry.h"
+#include "common/bundle/format.h"
 #include "common/err.h"
 
-#define MANIFEST_FORMAT "cuferry-bundle-1"
 #define MANIFEST_MAX_FILES 100000
 #define MANIFEST_MAX_SIZE (16u << 20)
 

@@ -1,8 +1,11 @@
 /* open.c - open, verify by policy, then walk: the order nothing may skip */
 #include "common/bundle/open.h"
 
+#include <stdlib.h>
 #include <string.h>
 
+#include "common/bundle/frame.h"
+#include "common/io.h"
 #include "common/sha256.h"
 
 /* A .run's block is parsed and its stub hashed here, so that both programs judge the same
@@ -58,4 +61,50 @@ int bundle_walk(struct bundle_input *b, const struct payload_sink *sink,
 		return cf_fail(e, CF_TRUST, "the bundle's header was not verified: its payload is "
 			       "not read");
 	return payload_walk(b, c, sink, progress, e);
+}
+
+int bundle_read_stored_header(const char *path,
+			      int (*check)(void *ctx, const struct frame *f, struct cf_err *e),
+			      void *ctx, struct frame *f, struct cf_err *e)
+{
+	char *data = NULL;
+	size_t len = 0;
+	memset(f, 0, sizeof(*f));
+	int rc = io_read_file(path, FRAME_CAP + FRAME_PREFIX_LEN, &data, &len) == 0
+			 ? CF_OK
+			 : cf_fail(e, CF_TRUST, "%s: cannot read", path);
+	if (rc == CF_OK && frame_prefix((uint8_t *)data, len, NULL) != 0)
+		rc = cf_fail(e, CF_TRUST, "%s: not a bundle header", path);
+	if (rc == CF_OK)
+		rc = frame_parse((uint8_t *)data + FRAME_PREFIX_LEN, len - FRAME_PREFIX_LEN, f, e);
+	free(data);
+	/* The signatures first: until they pass, the header is bytes, never a manifest. */
+	if (rc == CF_OK)
+		rc = check(ctx, f, e);
+	if (rc != CF_OK)
+		frame_free(f);
+	return rc;
+}
+
+int bundle_read_statement(const char *path, struct frame *f, uint8_t file_sha256[32],
+			  struct cf_err *e)
+{
+	char *data = NULL;
+	size_t len = 0;
+	uint32_t content = 0;
+	memset(f, 0, sizeof(*f));
+	int r = io_read_file(path, FRAME_STATEMENT_MAX, &data, &len);
+	if (r != 0) {
+		free(data);
+		return r == -2 ? cf_fail(e, CF_TRUST, "%s is over %u bytes: not a trust statement", path,
+					 FRAME_STATEMENT_MAX)
+			       : cf_fail(e, CF_USAGE, "%s: cannot read", path);
+	}
+	sha256_buf(data, len, file_sha256);
+	int rc = frame_prefix((uint8_t *)data, len, &content) != 0 || content != len - FRAME_PREFIX_LEN
+			 ? cf_fail(e, CF_TRUST, "%s is not a trust statement (no frame of its length)", path)
+			 : frame_parse_tagged((uint8_t *)data + FRAME_PREFIX_LEN, content,
+					      FRAME_STATEMENT_TAG, f, e);
+	free(data);
+	return rc;
 }

@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "common/bundle/frame.h"
+#include "common/bundle/format.h"
 #include "common/bundle/payload.h"
 #include "common/bundle/reader.h"
 #include "common/bundle/sfx.h"
@@ -50,5 +50,21 @@ int bundle_open_verified(const char *path, const struct bundle_policy *p,
 /* The payload against the verified contents: every chunk, entry and file (payload.h). */
 int bundle_walk(struct bundle_input *b, const struct payload_sink *sink,
 		struct progress *progress, struct cf_err *e);
+
+/* Read a stored copy of a bundle's signed header (an install's .cuferry/header.bin: the frame
+ * alone, as the install wrote it), have check judge its signatures, and only then hand it
+ * back in *f (the caller frame_frees it). Nothing but the frame's own bytes is parsed before
+ * check passed: the manifest it carries is the caller's to parse, from *f, afterwards. A file
+ * that cannot be read or holds no header frame is CF_TRUST with "PATH: cannot read" or the
+ * parser's reason, and check is not called; check's failure is returned as it gave it. *f is
+ * left empty on any failure. */
+int bundle_read_stored_header(const char *path,
+			      int (*check)(void *ctx, const struct frame *f, struct cf_err *e),
+			      void *ctx, struct frame *f, struct cf_err *e);
+/* A trust statement file: one frame of FRAME_STATEMENT_TAG and nothing else, at most
+ * FRAME_STATEMENT_MAX bytes; file_sha256 gets the SHA-256 of the whole file. Its signatures
+ * are the caller's to check. */
+int bundle_read_statement(const char *path, struct frame *f, uint8_t file_sha256[32],
+			  struct cf_err *e);
 
 #endif

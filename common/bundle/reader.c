@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bundle/frame.h"
 #include "common/io.h"
 #include "common/platform.h"
 #include "common/sha256.h"
@@ -130,29 +131,60 @@ static int detect_sfx(struct bundle_input *b, int fd, uint64_t file_size, struct
 	return CF_OK;
 }
 
+int bundle_split_parts(const char *path, struct bundle_parts *out, struct cf_err *e)
+{
+	struct platform_stat st;
+	memset(out, 0, sizeof(*out));
+	out->stem = xstrdup(path);
+	out->stem[strlen(path) - 4] = '\0'; /* NAME of NAME.001 */
+	out->paths = xcalloc(MAX_PARTS, sizeof(*out->paths));
+	out->sizes = xcalloc(MAX_PARTS, sizeof(*out->sizes));
+	for (int i = 1; i <= MAX_PARTS; i++) {
+		char *part = xasprintf("%s.%03d", out->stem, i);
+		/* Later parts are never links: on a stick, one could point anywhere. */
+		int ok = (i == 1 ? platform_stat(part, &st) : platform_lstat(part, &st)) == 0 &&
+			 st.type == PLATFORM_TYPE_FILE;
+		if (!ok) {
+			free(part);
+			break;
+		}
+		out->paths[out->count] = part;
+		out->sizes[out->count++] = st.size;
+	}
+	if (out->count == 0) {
+		bundle_parts_free(out);
+		return cf_fail(e, CF_USAGE, "%s: cannot open bundle part", path);
+	}
+	return CF_OK;
+}
+
+void bundle_parts_free(struct bundle_parts *p)
+{
+	for (size_t i = 0; i < p->count; i++)
+		free(p->paths[i]);
+	free(p->paths);
+	free(p->sizes);
+	free(p->stem);
+	memset(p, 0, sizeof(*p));
+}
+
 int bundle_open(const char *path, struct bundle_input **out, struct cf_err *e)
 {
 	struct bundle_input *b = xcalloc(1, sizeof(*b));
 	struct platform_stat st;
 	b->fd = -1;
 	if (has_suffix(path, ".001")) {
-		b->split_stem = xstrdup(path);
-		b->split_stem[strlen(path) - 4] = '\0';
-		for (int i = 1; i <= MAX_PARTS; i++) {
-			char *part = xasprintf("%s.%03d", b->split_stem, i);
-			/* Later parts are never links: on a stick, one could point anywhere. */
-			int ok = (i == 1 ? platform_stat(part, &st) : platform_lstat(part, &st)) == 0 &&
-				 st.type == PLATFORM_TYPE_FILE;
-			if (ok)
-				part_add(b, part, st.size);
-			free(part);
-			if (!ok)
-				break;
-		}
-		if (b->nparts == 0) {
+		struct bundle_parts parts;
+		int rc = bundle_split_parts(path, &parts, e);
+		if (rc != CF_OK) {
 			bundle_close(b);
-			return cf_fail(e, CF_USAGE, "%s: cannot open bundle part", path);
+			return rc;
 		}
+		for (size_t i = 0; i < parts.count; i++)
+			part_add(b, parts.paths[i], parts.sizes[i]);
+		b->split_stem = parts.stem;
+		parts.stem = NULL;
+		bundle_parts_free(&parts);
 		b->size = b->parts[b->nparts - 1].start + b->parts[b->nparts - 1].size;
 	} else {
 		int found = platform_stat(path, &st) == 0;

@@ -8,7 +8,7 @@
 
 #include "common/bundle/entry.h"
 #include "common/err.h"
-#include "common/bundle/frame.h"
+#include "common/bundle/format.h"
 #include "common/bundle/sfx.h"
 
 struct bundle_input;
@@ -28,6 +28,18 @@ struct bundle_contents {
 	struct chunk_plan plan;
 };
 
+/* The parts of a split bundle, in order: NAME.001, NAME.002, ... as long as they exist. */
+struct bundle_parts {
+	char *stem; /* NAME */
+	char **paths;
+	uint64_t *sizes;
+	size_t count;
+};
+
+/* The parts the reader reads for PATH (NAME.001): regular files up to the first that is
+ * missing, at most 999, none but the first a link. CF_USAGE when there is none. */
+int bundle_split_parts(const char *path, struct bundle_parts *out, struct cf_err *e);
+void bundle_parts_free(struct bundle_parts *p);
 /* PATH may be NAME.bundle, NAME.bundle.001 (split) or a self-extracting NAME.run. */
 int bundle_open(const char *path, struct bundle_input **out, struct cf_err *e);
 void bundle_close(struct bundle_input *b);

@@ -12,7 +12,7 @@
 
 void sfx_trailer_encode(const struct sfx_layout *l, uint8_t out[SFX_TRAILER_LEN])
 {
-	memcpy(out, FRAME_TAG, 8);
+	memcpy(out, SFX_TRAILER_TAG, 8);
 	frame_put_le64(out + 8, l->stub_len);
 	frame_put_le64(out + 16, l->bundle_len);
 	frame_put_le64(out + 24, l->block_len);
@@ -20,7 +20,7 @@ void sfx_trailer_encode(const struct sfx_layout *l, uint8_t out[SFX_TRAILER_LEN]
 
 int sfx_trailer_tagged(const uint8_t in[SFX_TRAILER_LEN])
 {
-	return memcmp(in, FRAME_TAG, 8) == 0 ? 0 : -1;
+	return memcmp(in, SFX_TRAILER_TAG, 8) == 0 ? 0 : -1;
 }
 
 int sfx_trailer_parse(const uint8_t in[SFX_TRAILER_LEN], uint64_t file_size,

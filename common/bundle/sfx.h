@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #include "common/err.h"
-#include "common/bundle/frame.h"
+#include "common/bundle/format.h"
 
 #define SFX_TRAILER_LEN 32
 #define SFX_BLOCK_TAG "CFSTUB01"

@@ -24,6 +24,27 @@ expect 2 "$UNPACKER" good.bundle --root "$W/root"
 assert_contains last.err "no trusted key is configured"
 [ -z "$(ls -A root)" ] || fail "wrote into root"
 
+note "validate: a stored header whose manifest was changed is refused on its signature (2) before that manifest is read"
+mkdir forged
+expect 0 "$UNPACKER" good.bundle --root "$W/forged" --trust "$FX/test.pub" --no-validate
+py - "$W/forged/opt/cudnn/current/.cuferry/header.bin" <<'PY'
+import sys
+p = sys.argv[1]; b = open(p, "rb").read()
+assert b.count(b"cuferry-bundle-1") == 1, b[:200]
+open(p, "wb").write(b.replace(b"cuferry-bundle-1", b"cuferry-bundle-2")) # a format the parser refuses
+PY
+expect 2 "$UNPACKER" validate --root "$W/forged" --trust "$FX/test.pub"
+one_line_reason
+assert_contains last.out "1    signature     fail   .cuferry/header.bin: "
+assert_contains last.out "1    files         skip   not checked: the stored header's signature failed"
+assert_contains last.out "2    library       skip   not loaded: step 1 failed"
+py - "$W/forged/opt/cudnn/current/.cuferry/report.json" <<'PY'
+import json, sys
+v = json.load(open(sys.argv[1]))["validation"]
+assert v["result"] == "fail" and v["bundle_id"] and v["cudnn_version"], v # named as state.json has it
+assert [c["status"] for c in v["checks"] if c["check"] in ("signature", "files")] == ["fail", "skip"], v
+PY
+
 fp() { openssl pkey -pubin -in "$1" -outform DER | sha256sum | cut -c1-64; }
 note "--trust-fingerprint: a mismatch is refused, the match is taken"
 expect 2 "$UNPACKER" verify good.bundle --trust-fingerprint "$(fp "$FX/other.pub")"

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/bundle/frame.h"
+#include "common/bundle/write.h"
 #include "common/bundle/sfx.h"
 #include "common/sha256.h"
 #include "manifests/manifest.h"

@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include "common/bundle/frame.h"
+#include "common/bundle/write.h"
 #include "common/io.h"
 #include "common/log.h"
 #include "common/sha256.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/bundle/frame.h"
+#include "common/bundle/write.h"
 #include "common/bundle/reader.h"
 #include "common/bundle/sfx.h"
 #include "common/io.h"

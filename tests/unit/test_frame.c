@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/bundle/frame.h"
+#include "common/bundle/write.h"
 
 static uint8_t *sample(size_t *len, uint32_t nsigs)
 {

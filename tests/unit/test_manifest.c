@@ -203,6 +203,24 @@ static int mutated(const char *from, const char *to, char *msg, size_t size)
 	return rc;
 }
 
+/* The format names a reader knows: exactly "cuferry-bundle-N", and of those only format 1. */
+static void test_bundle_format_names(void **state)
+{
+	(void)state;
+	assert_int_equal(bundle_format_number(MANIFEST_FORMAT), BUNDLE_FORMAT_WRITTEN);
+	assert_int_equal(bundle_format_number("cuferry-bundle-2"), 2);
+	assert_int_equal(bundle_format_number("cuferry-bundle-12"), 12);
+	const char *bad[] = { "", "cuferry-bundle-", "cuferry-bundle-01", "cuferry-bundle-1 ",
+			      "cuferry-bundle--1", "cuferry-bundle-+1", "Cuferry-bundle-1",
+			      "cuferry-bundle-1x", "cuferry-bundle-9999999999", "cuferry-trust-statement-1" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(bundle_format_number(bad[i]), -1);
+	assert_true(bundle_format_supported(1));
+	assert_false(bundle_format_supported(0) || bundle_format_supported(2) ||
+		     bundle_format_supported(-1));
+	assert_int_equal(parse_code("{\"format\": \"cuferry-bundle-01\"}"), CF_INCOMPATIBLE);
+}
+
 static void test_manifest_strict_errors(void **state)
 {
 	(void)state;
@@ -300,6 +318,7 @@ int main(void)
 		cmocka_unit_test(test_pathrule_hostile_table),
 		cmocka_unit_test(test_pathrule_lengths),
 		cmocka_unit_test(test_manifest_strict_errors),
+		cmocka_unit_test(test_bundle_format_names),
 		cmocka_unit_test(test_manifest_case_and_dir_conflicts),
 		cmocka_unit_test(test_manifest_chunk_count_must_match),
 		cmocka_unit_test(test_manifest_windows_bundle_has_no_links),

@@ -321,6 +321,74 @@ static void test_unverified_reader_is_not_walked(void **state)
 	free(path);
 }
 
+/* A stored header (an install's .cuferry/header.bin): handed back only once check passed. */
+struct stored_calls {
+	int checked;
+	int rc;
+};
+
+static int check_stored(void *ctx, const struct frame *f, struct cf_err *e)
+{
+	struct stored_calls *c = ctx;
+	c->checked++;
+	assert_int_equal(f->header_len, strlen("{\"fixture\":true}"));
+	return c->rc ? cf_fail(e, c->rc, "signature refused") : CF_OK;
+}
+
+static void test_stored_header_checked_first(void **state)
+{
+	struct fixture *fx = *state;
+	struct cf_err e = { 0 };
+	struct frame f;
+	char *path = fixture_path(fx, "header.bin");
+	fixture_write(path, fx->frame, fx->frame_len);
+	struct stored_calls c = { 0 };
+	assert_int_equal(bundle_read_stored_header(path, check_stored, &c, &f, &e), CF_OK);
+	assert_int_equal(c.checked, 1);
+	assert_memory_equal(f.header, "{\"fixture\":true}", f.header_len);
+	frame_free(&f);
+	/* refused: nothing of the header comes back to be parsed */
+	c = (struct stored_calls){ .rc = CF_TRUST };
+	assert_int_equal(bundle_read_stored_header(path, check_stored, &c, &f, &e), CF_TRUST);
+	assert_string_equal(e.msg, "signature refused");
+	assert_int_equal(c.checked, 1);
+	assert_null(f.header);
+	/* not a frame, or no file: the check is never reached */
+	cf_err_clear(&e);
+	fixture_write(path, "{\"format\":\"cuferry-bundle-1\"}", 29);
+	c = (struct stored_calls){ 0 };
+	assert_int_equal(bundle_read_stored_header(path, check_stored, &c, &f, &e), CF_TRUST);
+	assert_non_null(strstr(e.msg, "not a bundle header"));
+	unlink(path);
+	cf_err_clear(&e);
+	assert_int_equal(bundle_read_stored_header(path, check_stored, &c, &f, &e), CF_TRUST);
+	assert_non_null(strstr(e.msg, "cannot read"));
+	assert_int_equal(c.checked, 0);
+	free(path);
+}
+
+/* The split parts as the reader finds them: in order, up to the first missing one. */
+static void test_split_parts_listed(void **state)
+{
+	struct fixture *fx = *state;
+	struct cf_err e = { 0 };
+	size_t cuts[] = { 40, 200 };
+	char *path = fixture_split(fx, "p.bundle", cuts, 3);
+	struct bundle_parts parts;
+	assert_int_equal(bundle_split_parts(path, &parts, &e), CF_OK);
+	assert_int_equal(parts.count, 3);
+	assert_non_null(strstr(parts.stem, "/p.bundle"));
+	assert_non_null(strstr(parts.paths[2], "/p.bundle.003"));
+	assert_int_equal(parts.sizes[0] + parts.sizes[1] + parts.sizes[2],
+			 fx->frame_len + fx->payload_len);
+	bundle_parts_free(&parts);
+	char *missing = fixture_path(fx, "q.bundle.001");
+	assert_int_equal(bundle_split_parts(missing, &parts, &e), CF_USAGE);
+	assert_int_equal(parts.count, 0);
+	free(missing);
+	free(path);
+}
+
 /* every case gets a fresh fixture of the sample payload in its own scratch directory */
 #define WITH_FIXTURE(t) cmocka_unit_test_setup_teardown(t, fixture_setup, fixture_teardown)
 
@@ -340,6 +408,8 @@ int main(void)
 		WITH_FIXTURE(test_run_bad_trailer),
 		WITH_FIXTURE(test_verified_open_order),
 		WITH_FIXTURE(test_unverified_reader_is_not_walked),
+		WITH_FIXTURE(test_stored_header_checked_first),
+		WITH_FIXTURE(test_split_parts_listed),
 	};
 	return cmocka_run_group_tests_name("reader", tests, NULL, NULL);
 }

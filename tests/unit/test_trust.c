@@ -17,7 +17,7 @@
 #include "common/sha256.h"
 #include "signing/sign.h"
 #include "signing/verify.h"
-#include "common/bundle/frame.h"
+#include "common/bundle/write.h"
 #include "manifests/manifest.h"
 #include "unpacker/target/statement.h"
 #include "unpacker/target/trust.h"

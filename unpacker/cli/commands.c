@@ -224,11 +224,18 @@ int validate_command(const struct install_options *o, const char *id, struct ins
 				  progname())
 			: cf_fail(e, CF_USAGE, "nothing is current in %s", p.prefix);
 	char *dir = b ? layout_under(&p, b->dir) : NULL;
+	struct validate_signature sig = { 0 };
 	if (rc == CF_OK && dir)
-		rc = validate_load_manifest(dir, &m, e);
+		rc = validate_load_manifest(dir, &o->trust, &m, &sig, e);
+	if (rc == CF_TRUST && sig.failed) { /* reported as step 1, with the report written */
+		cf_err_clear(e);
+		rc = CF_OK;
+		sig.bundle_id = b->id;
+		sig.cudnn_version = b->version;
+	}
 	if (rc == CF_OK && b && dir) {
 		struct validate_options vo = { &p, environment_validate_mode(&p, o), o->require_gpu,
-					       o->gpu, o->quick_validate, 0, &o->trust, NULL, NULL, 0,
+					       o->gpu, o->quick_validate, 0, &sig, NULL, NULL, 0,
 					       &r->validation_report };
 		int is_current = st.current && strcmp(st.current, b->dir) == 0;
 		rc = validate_install(&vo, dir, m, is_current, e); /* prints its own summary */

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "common/bundle/sfx.h"
-#include "common/bundle/frame.h"
 #include "common/bundle/reader.h"
 #include "common/interrupt.h"
 #include "common/io.h"

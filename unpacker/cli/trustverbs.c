@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/bundle/frame.h"
+#include "common/bundle/format.h"
 #include "common/io.h"
 #include "common/log.h"
 #include "common/platform.h"

@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 #include "common/bundle/reader.h"
-#include "common/bundle/frame.h"
+#include "common/bundle/format.h"
 #include "manifests/manifest.h"
 #include "unpacker/target/result.h"
 #include "unpacker/target/layout.h"

@@ -10,6 +10,7 @@
 #include "common/interrupt.h"
 #include "common/io.h"
 #include "common/bundle/open.h"
+#include "common/bundle/write.h"
 #include "common/platform.h"
 #include "signing/verify.h"
 #include "common/fault.h"

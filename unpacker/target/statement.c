@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/bundle/frame.h"
+#include "common/bundle/format.h"
+#include "common/bundle/open.h"
 #include "common/io.h"
 #include "common/platform.h"
 #include "common/sha256.h"
@@ -107,7 +108,7 @@ int statement_read(const char *path, const struct trust *t, struct statement *s,
 	struct frame f;
 	uint8_t digest[32], ids[FRAME_MAX_SIGS][32];
 	memset(s, 0, sizeof(*s));
-	int rc = frame_read_statement(path, &f, s->sha256, e);
+	int rc = bundle_read_statement(path, &f, s->sha256, e);
 	if (rc != CF_OK)
 		return rc;
 	/* Nothing of it is parsed before T trusted keys are seen to have signed it. */

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "common/err.h"
-#include "common/bundle/frame.h"
+#include "common/bundle/format.h"
 
 #define TRUST_MAX_KEYS 64
 

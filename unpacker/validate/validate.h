@@ -7,32 +7,20 @@
 #include "manifests/manifest.h"
 #include "unpacker/target/layout.h"
 #include "unpacker/target/trust.h"
-
-struct validate_options {
-	const struct layout *layout; /* where installs live, and --root */
-	int env_mode;           /* how the install's environment reaches programs:
-				 * VALIDATE_ENV_* of unpacker/environment/environment.h */
-	int require_gpu;
-	int gpu;                /* -1: every GPU */
-	int quick;              /* the small shape only */
-	int just_written;       /* install: every file's SHA-256 was checked as it was written */
-	/* validate: the keys to re-check .cuferry/header.bin against (NULL right after an
-	 * install, which has just checked the bundle's signatures) */
-	const struct trust_sources *trust;
-	const char *install_timings; /* install: its phases so far, a JSON object, for report.json */
-	char *timings_out;           /* if set: each step's seconds (per GPU), a JSON object */
-	size_t timings_out_size;
-	/* if set: report.json's "validation" object (every step, GPU row, detail and timing) as
-	 * JSON text, for --json (docs/json-schema.md); free() it */
-	char **report_out;
-};
+#include "unpacker/validate/options.h"
 
 /* Validate install_dir (PREFIX/NAME) against its manifest. is_current: check resolution.
  * CF_OK; CF_VALIDATION when a check failed; CF_INCOMPATIBLE for an old driver, an unsupported
- * GPU, or no GPU with require_gpu. report.json is written in install_dir/.cuferry. */
+ * GPU, or no GPU with require_gpu; CF_TRUST when o->signature failed (then m is NULL: only
+ * step 1 is reported). report.json is written in install_dir/.cuferry. */
 int validate_install(const struct validate_options *o, const char *install_dir,
 		     const struct manifest *m, int is_current, struct cf_err *e);
-/* The manifest an install carries in .cuferry/header.bin. */
-int validate_load_manifest(const char *install_dir, struct manifest **m, struct cf_err *e);
+/* The manifest an install carries in .cuferry/header.bin, parsed only once the header's
+ * signatures verified against trust (else the keys recorded at install); sig says how that
+ * went. CF_OK with *m; CF_TRUST when the signatures failed (*m NULL, sig->failed: give sig to
+ * validate_install, which reports it); CF_VALIDATION when the file cannot be read or holds
+ * no header or no manifest. */
+int validate_load_manifest(const char *install_dir, const struct trust_sources *trust,
+			   struct manifest **m, struct validate_signature *sig, struct cf_err *e);
 
 #endif

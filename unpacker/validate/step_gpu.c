@@ -1,0 +1,247 @@
+/* step_gpu.c - steps 5-6: the host's driver and every GPU, each probe in a clean child */
+#include "unpacker/validate/step_gpu.h"
+
+#include <jansson.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/io.h"
+#include "common/log.h"
+#include "common/platform.h"
+#include "manifests/compat.h"
+#include "common/fault.h"
+#include "unpacker/validate/gpuapi.h"
+#include "unpacker/validate/probereport.h"
+#include "unpacker/validate/proberun.h"
+#include "unpacker/validate/search.h"
+
+#define MAX_GPUS 64
+
+/* The host's driver, also under --root (the GPU and its kernel module are the host's, and
+ * nothing of an image is loaded): CUFERRY_LIBCUDA names it where the ld cache does not. */
+static int find_libcuda(char *out, size_t size)
+{
+	static const char *const dirs[] = { "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+					    "/usr/lib64", "/usr/lib", "/lib/x86_64-linux-gnu",
+					    "/usr/local/nvidia/lib64", "/usr/local/nvidia/lib",
+					    "/usr/lib/wsl/lib", NULL };
+	char real[PATH_MAX], system[PATH_MAX - 32];
+	const char *named = getenv("CUFERRY_LIBCUDA");
+	/* Where the driver installs its library among the system's own (Windows: System32's
+	 * nvcuda.dll), that copy and no other. */
+	if (platform_system_lib_dir(system, sizeof(system)) == 0) {
+		snprintf(out, size, "%s%c%s", system, gpuapi_separator, gpuapi_driver_name);
+		return platform_realpath(out, real, sizeof(real));
+	}
+	if (named && named[0] == '/') {
+		snprintf(out, size, "%s", named);
+		return platform_realpath(named, real, sizeof(real));
+	}
+	if (search_cache_find("libcuda.so.1", out, size) == 0)
+		return 0;
+	struct search *s = xmalloc(sizeof(*s));
+	s->n = 0;
+	s->root = "";
+	for (size_t i = 0; dirs[i]; i++)
+		search_add(s, "", dirs[i]);
+	int rc = search_find(s, "libcuda.so.1", out, size);
+	free(s);
+	return rc;
+}
+
+/* "580.159.04" from the driver itself, or from the library's file name. */
+static void driver_version(const char *libcuda, char *out, size_t size)
+{
+	char real[PATH_MAX];
+	if (platform_driver_version("", out, size) != 0)
+		out[0] = '\0';
+	if (!out[0] && platform_realpath(libcuda, real, sizeof(real)) == 0) {
+		const char *v = strstr(real, ".so.");
+		if (v)
+			snprintf(out, size, "%s", v + 4);
+	}
+}
+
+struct gpu_job {
+	struct run *r;
+	char *args[9];
+	char idx[24];
+	char visible[48]; /* CUDA_VISIBLE_DEVICES=K: the child's driver sets up its one GPU only */
+	int gpu;
+	int graph;             /* the backend graph (NVRTC, cuBLASLt), else the convolutions */
+	json_t *lines;
+	char why[1024];
+	int probe_failed;
+	double seconds;
+};
+
+/* One GPU's step 6 in its own child; its rows are printed as soon as it ends. */
+static void *gpu_job_run(void *arg)
+{
+	struct gpu_job *j = arg;
+	double t0 = platform_elapsed_s();
+	j->probe_failed = probe_run(j->visible, probe_timeout(COMPUTE_TIMEOUT), j->args,
+				    &j->lines, j->why, sizeof(j->why)) != 0;
+	j->seconds = platform_elapsed_s() - t0;
+	size_t k;
+	json_t *line;
+	pthread_mutex_lock(j->r->lock);
+	if (platform_is_terminal(1 /* stdout */))
+		printf("\r\033[K");
+	if (j->probe_failed) {
+		char d[1100];
+		snprintf(d, sizeof(d), "GPU %d: %s", j->gpu, j->why);
+		json_decref(j->lines);
+		j->lines = json_array();
+		json_array_append_new(j->lines, json_pack("{s:s, s:i, s:s, s:s}", "check",
+							  j->graph ? "graph" : "compute", "gpu", j->gpu,
+							  "status", "fail", "detail", d));
+	}
+	json_array_foreach(j->lines, k, line) {
+		json_object_set_new(line, "step", json_integer(6));
+		json_object_set_new(line, "gpu", json_integer(j->gpu));
+		report_print_row(line);
+	}
+	pthread_mutex_unlock(j->r->lock);
+	return NULL;
+}
+
+/* Step 6 on every selected GPU at once: per GPU one child for the convolutions and one for
+ * the backend graph (whose runtime compilation then overlaps the convolutions), all in
+ * parallel. */
+static void compute_all(struct run *r, const char *libcuda, size_t ngpus)
+{
+	size_t max = 2 * (ngpus < MAX_GPUS ? ngpus : MAX_GPUS), n = 0;
+	struct gpu_job *jobs = calloc(max ? max : 1, sizeof(*jobs));
+	pthread_t *threads = calloc(max ? max : 1, sizeof(*threads));
+	int *started = calloc(max ? max : 1, sizeof(*started));
+	char what[128];
+	report_flush(r);
+	for (size_t i = 0; jobs && threads && started && i < ngpus && i < MAX_GPUS; i++) {
+		if (r->o->gpu >= 0 && (size_t)r->o->gpu != i)
+			continue;
+		for (int graph = 0; graph < 2; graph++) {
+			struct gpu_job *j = &jobs[n];
+			j->r = r;
+			j->gpu = (int)i;
+			j->graph = graph;
+			char point[32];
+			snprintf(point, sizeof(point), "gpu%zu", i);
+			/* The child sees GPU i alone, as its device 0: the driver of each of the 2N
+			 * children started at once initialises one GPU, not all N. Test build only
+			 * (CUFERRY_FAULT=gpuK): an ordinal no machine has, for GPU K. */
+			snprintf(j->visible, sizeof(j->visible), "CUDA_VISIBLE_DEVICES=%zu", i);
+			snprintf(j->idx, sizeof(j->idx), "%d", install_fault_here(point) ? 999999 : 0);
+			/* QUICK: 0 both shapes, 1 the small one, 2 none (the graph job) */
+			char *const a[] = { "compute", (char *)libcuda, (char *)r->dir, r->major, j->idx,
+					    graph ? "2" : r->o->quick ? "1" : "0", graph ? "1" : "0",
+					    r->preload[0] ? r->preload : "-", NULL };
+			memcpy(j->args, a, sizeof(a));
+			started[n] = pthread_create(&threads[n], NULL, gpu_job_run, j) == 0;
+			if (!started[n])
+				gpu_job_run(j);
+			n++;
+		}
+	}
+	snprintf(what, sizeof(what), "step 6 compute on %zu GPU%s", n / 2, n == 2 ? "" : "s in parallel");
+	report_progress(r, what);
+	for (size_t i = 0; i < n; i++) {
+		if (started[i])
+			pthread_join(threads[i], NULL);
+		char name[32];
+		snprintf(name, sizeof(name), "%s_gpu%d", jobs[i].graph ? "graph" : "compute", jobs[i].gpu);
+		json_object_set_new(r->timings, name, json_real(jobs[i].seconds));
+		size_t k;
+		json_t *line;
+		json_array_foreach(jobs[i].lines, k, line) {
+			if (strcmp(json_string_value(json_object_get(line, "status")), "fail") == 0)
+				r->failed = 1;
+			json_array_append(r->checks, line);
+		}
+		json_decref(jobs[i].lines);
+	}
+	/* rows already printed by the jobs */
+	r->printed = json_array_size(r->checks);
+	r->gpu_checked = n > 0;
+	free(jobs);
+	free(threads);
+	free(started);
+}
+
+void step_gpu(struct run *r)
+{
+	char libcuda[PATH_MAX], version[64], why[1024];
+	if (find_libcuda(libcuda, sizeof(libcuda)) != 0) {
+		const char *skip = r->o->require_gpu ? "fail" : "skip";
+		char none[128];
+		snprintf(none, sizeof(none), "no NVIDIA driver (%s not found): the GPU was not checked",
+			 gpuapi_driver_name);
+		report_add(r, 5, "driver", skip, none);
+		report_add(r, 6, "compute", skip, "no NVIDIA driver: the GPU was not checked");
+		r->incompatible |= r->o->require_gpu;
+		return;
+	}
+	driver_version(libcuda, version, sizeof(version));
+	char *const args[] = { "driver", libcuda, NULL };
+	double t0 = platform_elapsed_s();
+	json_t *o = report_probe(r, 5, "driver", PROBE_TIMEOUT, args);
+	report_timing(r, "driver", t0);
+	json_t *gpus = json_object_get(o, "gpus");
+	json_object_set_new(o, "driver_version", json_string(version));
+	json_object_set_new(o, "libcuda", json_string(libcuda));
+	if (!gpus) {
+		report_add(r, 6, "compute", "skip", "no usable driver: the GPU was not checked");
+		r->incompatible |= r->o->require_gpu;
+		return;
+	}
+	int bad = 0;
+	size_t used = (size_t)snprintf(why, sizeof(why), "driver %s", version[0] ? version : "?");
+	if (r->m->driver_min && version[0] && compat_version_cmp_full(version, r->m->driver_min) < 0) {
+		used += (size_t)snprintf(why + used, sizeof(why) - used, " is older than %s, which CUDA %s "
+					 "needs", r->m->driver_min, r->m->cuda_variant);
+		bad = 1;
+	} else {
+		used += (size_t)snprintf(why + used, sizeof(why) - used, " (>= %s)",
+					 r->m->driver_min ? r->m->driver_min : "?");
+	}
+	size_t i;
+	json_t *gpu;
+	json_array_foreach(gpus, i, gpu) {
+		char cc[16];
+		if (used >= sizeof(why))
+			used = sizeof(why) - 1;
+		snprintf(cc, sizeof(cc), "%lld.%lld", json_integer_value(json_object_get(gpu, "cc_major")),
+			 json_integer_value(json_object_get(gpu, "cc_minor")));
+		int old = r->m->cc_min && compat_version_cmp_full(cc, r->m->cc_min) < 0;
+		used += (size_t)snprintf(why + used, sizeof(why) - used, "; GPU %zu %s, %.0f GiB, sm %s%s", i,
+					 json_string_value(json_object_get(gpu, "name")),
+					 (double)json_integer_value(json_object_get(gpu, "memory_bytes")) / 1073741824.0,
+					 cc, old ? " (not supported by this cuDNN)" : "");
+		bad |= old;
+	}
+	if (used >= sizeof(why))
+		used = sizeof(why) - 1;
+	if (json_array_size(gpus) == 0) {
+		snprintf(why + used, sizeof(why) - used, "; no GPU");
+		r->incompatible |= r->o->require_gpu;
+	}
+	json_object_set_new(o, "detail", json_string(why));
+	if (bad) {
+		json_object_set_new(o, "status", json_string("fail"));
+		r->failed = r->incompatible = 1;
+		return;
+	}
+	if (json_array_size(gpus) == 0) {
+		report_add(r, 6, "compute", r->o->require_gpu ? "fail" : "skip", "no GPU: the GPU was not checked");
+		return;
+	}
+	if (r->o->gpu >= 0 && (size_t)r->o->gpu >= json_array_size(gpus)) {
+		snprintf(why, sizeof(why), "--gpu %d: there is no such GPU (%zu found)", r->o->gpu,
+			 json_array_size(gpus));
+		report_add(r, 6, "compute", "fail", why);
+		return;
+	}
+	compute_all(r, libcuda, json_array_size(gpus));
+}
