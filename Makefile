@@ -126,9 +126,10 @@ UNPACKER_SRC += unpacker/validate/unprivileged.c unpacker/validate/probereport.c
 UNPACKER_SRC += unpacker/validate/proberun.c
 UNPACKER_SRC += unpacker/validate/ldconfig.c
 UNPACKER_SRC += unpacker/validate/mapped.c
-COMMON_SRC   += common/interrupt.c common/version.c
-BUNDLER_SRC  += bundler/sums.c bundler/help.c
+COMMON_SRC   += common/interrupt.c common/version.c common/cmdline.c
+BUNDLER_SRC  += bundler/sums.c bundler/help.c bundler/cmdtable.c bundler/verbs.c
 UNPACKER_SRC += unpacker/repair.c unpacker/help.c unpacker/leftovers.c
+UNPACKER_SRC += unpacker/cmdtable.c unpacker/verbs.c
 UNPACKER_SRC += unpacker/unlisted.c
 BUNDLER_SRC  += bundler/devfiles.c bundler/statement.c
 UNPACKER_SRC += unpacker/modulefile.c
@@ -329,8 +330,8 @@ TEST_OBJ_test_mapped   = $(call obj,unpacker/validate/mapped.c $(UNIT_CORE))
 TEST_OBJ_test_layout   = $(call obj,unpacker/layout.c $(UNIT_CORE))
 TEST_OBJ_test_safepath = $(call obj,unpacker/safepath.c unpacker/install/fault.c $(MANIFESTS_SRC) $(BUNDLE_SRC) $(UNIT_CORE)) \
                          $(B)/obj/compat_data.o
-TEST_OBJ_test_sums     = $(call obj,bundler/sums.c unpacker/cli.c unpacker/env.c unpacker/modulefile.c \
-                         unpacker/layout.c common/sha256.c $(UNIT_CORE))
+# The parser reads the command table, which names every command's function: the whole unpacker.
+TEST_OBJ_test_sums     = $(UNPACKER_OBJ) $(call obj,bundler/sums.c)
 TEST_OBJ_test_devfiles = $(call obj,bundler/devfiles.c bundler/source.c manifests/shadow.c unpacker/env.c \
                          unpacker/modulefile.c unpacker/layout.c \
                          manifests/compat.c common/bundle/entry.c common/sha256.c $(UNIT_CORE)) \
@@ -344,8 +345,7 @@ TEST_OBJ_test_kit      = $(LIB_OBJ) $(call obj,$(SIGN_SRC) $(filter-out bundler/
 TEST_LIBS_test_kit     = -lcurl
 TEST_OBJ_test_state    = $(call obj,unpacker/state.c unpacker/layout.c $(MANIFESTS_SRC) $(BUNDLE_SRC) $(UNIT_CORE)) \
                          $(B)/obj/compat_data.o
-TEST_OBJ_test_cli      = $(call obj,unpacker/cli.c unpacker/modulefile.c unpacker/env.c unpacker/layout.c \
-                         $(UNIT_CORE))
+TEST_OBJ_test_cli      = $(UNPACKER_OBJ)
 # trust.c with the test's own compiled-in keys (no trusted_keys.o)
 TEST_OBJ_test_trust    = $(call obj,unpacker/trust.c unpacker/statement.c unpacker/layout.c unpacker/install/fault.c signing/verify.c signing/sign.c \
                          $(MANIFESTS_SRC) $(BUNDLE_SRC) $(UNIT_CORE)) $(B)/obj/compat_data.o

@@ -13,6 +13,7 @@
 #include "bundler/sums.h"
 #include "common/io.h"
 #include "unpacker/cli.h"
+#include "unpacker/cmdtable.h"
 
 static char dir[] = "/tmp/cuferry-test-sums-XXXXXX";
 
@@ -84,13 +85,13 @@ static void cli_repair_and_version(void **state)
 	char why[256];
 	struct cli c;
 	char *argv[] = { "unpacker", "x.bundle", "--repair", "--version", NULL };
-	assert_int_equal(cli_parse(4, argv, &c, why, sizeof(why)), 0);
+	assert_int_equal(cli_parse(4, argv, cmd_table, &c, why, sizeof(why)), 0);
 	assert_true(c.repair);
 	assert_true(c.version);
 	/* verify DIR is a kit's check now (unpacker/kitcheck.c: a directory that is no kit is a
 	 * usage error there, test_everyday_unpacker.sh), not the command line's */
 	char *kit[] = { "unpacker", "verify", dir, NULL };
-	assert_int_equal(cli_parse(3, kit, &c, why, sizeof(why)), 0);
+	assert_int_equal(cli_parse(3, kit, cmd_table, &c, why, sizeof(why)), 0);
 	assert_int_equal(cli_check_inputs(&c, why, sizeof(why)), 0);
 }
 
