@@ -134,14 +134,14 @@ static int parse_option(struct bundler_args *c, int opt, const char *arg)
 }
 
 /* The spelling of the option at argv[*i] (--name, --name=VALUE, -x, -xVALUE) and its value,
- * taken from the next argument when it needs one; NULL when it is no option of ours, a flag
- * given a value, or an option without its value. */
+ * taken from the next argument when it needs one ("" for a flag); NULL when it is no option of
+ * ours, a flag given a value, or an option without its value. */
 static const struct cmd_spelling *spelling_at(int *i, int argc, char **argv, const char **value)
 {
 	const char *arg = argv[*i];
 	int is_long = arg[1] == '-';
 	size_t n = is_long ? strcspn(arg, "=") : 2;
-	*value = NULL;
+	*value = "";
 	for (const struct cmd_spelling *s = cmd_spellings; s->name; s++) {
 		if (strlen(s->name) != n || strncmp(arg, s->name, n) != 0)
 			continue;
