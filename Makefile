@@ -27,8 +27,9 @@ say   = printf '  %-6s %s\n' '$(1)' '$(2)';
 endif
 
 # Pinned static libraries built from Debian source packages by tools/deps.sh, cached outside
-# the checkout (README: "Libraries"). Every build compiles against their headers (mbedTLS 3.6
-# for everything); the release unpackers link them statically.
+# the checkout (docs/security-model.md, "What the programs are built from"). Every build
+# compiles against their headers (mbedTLS 3.6 for everything); the release unpackers link
+# them statically.
 DEPS     := $(shell sh tools/deps.sh --dir linux-x86_64)
 DEPS_SBSA:= $(shell sh tools/deps.sh --dir linux-sbsa)
 CPPFLAGS += -I$(DEPS)/include
@@ -60,7 +61,7 @@ LDFLAGS += -fsanitize=address,undefined
 # The crypto path stays mbedTLS 3.6 (the full build; the verify-only one is not instrumented).
 UNPACKER_LIBS = -larchive -lzstd $(DEPS)/lib/libmbedcrypto.a -ljansson -ldl -lpthread
 else
-# glibc floor 2.17 (unpacker/glibcfloor.h): every object pinned by the generated header,
+# glibc floor 2.17 (unpacker/target/glibcfloor.h): every object pinned by the generated header,
 # the few newer entry points replaced, libdl and libpthread named as files so that old
 # glibcs, where dlopen and pthread_create live there, load them (2.34+ keeps empty stubs).
 FLOOR_CFLAGS   = -include $(DEPS)/include/cuferry-glibc-floor.h -DCUFERRY_GLIBC_FLOOR \
@@ -69,7 +70,7 @@ CFLAGS        += $(FLOOR_CFLAGS)
 FLOOR_LDLIBS   = -Wl,--gc-sections -Wl,--no-as-needed -l:libdl.so.2 -l:libpthread.so.0 -Wl,--as-needed
 UNPACKER_LIBS  = $(addprefix $(DEPS)/lib/,libarchive.a libzstd.a libmbedcrypto-verify.a libjansson.a) \
                  $(FLOOR_LDLIBS)
-UNPACKER_FLOOR_OBJ = $(B)/obj/unpacker/glibcfloor.o
+UNPACKER_FLOOR_OBJ = $(B)/obj/unpacker/target/glibcfloor.o
 endif
 BUNDLER_LIBS = -larchive -lzstd $(DEPS)/lib/libmbedcrypto.a -ljansson -lcurl -lpthread
 TEST_LIBS    = -lcmocka -larchive -lzstd $(DEPS)/lib/libmbedcrypto.a -ljansson -lpthread -ldl
@@ -97,50 +98,25 @@ DEB_PACKAGES += wine wine64
 # test_everyday_unpacker: the --json report checked against docs/unpacker-report.schema.json.
 DEB_PACKAGES += python3-jsonschema
 
-COMMON_SRC    = common/err.c common/log.c common/io.c common/sha256.c common/progress.c \
-                common/bundle/frame.c common/bundle/reader.c common/bundle/payload.c common/platform_posix.c
-MANIFESTS_SRC = manifests/manifest.c manifests/pathrule.c manifests/redist.c manifests/compat.c
-MANIFESTS_SRC += manifests/shadow.c
+# The sources, by folder: the folders are the layers of tools/include-graph.py
+# (docs/ARCHITECTURE.md), and a new file in one is built without a line here.
+# src_in FOLDER...: the .c files directly in those folders, sorted
+src_in = $(sort $(foreach d,$(1),$(wildcard $(d)/*.c)))
+# The platform layer: the POSIX side here (the Windows build takes common/platform_win*.c).
+PLATFORM_SRC  = $(sort $(wildcard common/platform_posix*.c)) common/platform_dir.c
+# common/fault.c is the unpacker's test seam (install steps, trust, safe paths, validation):
+# the unpacker links it, the bundler has seams of its own.
+COMMON_SRC    = $(filter-out common/platform_% common/fault.c,$(call src_in,common common/bundle)) \
+                $(PLATFORM_SRC)
+MANIFESTS_SRC = $(call src_in,manifests)
 VERIFY_SRC    = signing/verify.c
 SIGN_SRC      = signing/sign.c
-BUNDLER_SRC   = bundler/main.c bundler/create.c bundler/source.c bundler/pack.c \
-                bundler/fetch.c bundler/mirror.c bundler/output.c bundler/check.c bundler/inspect.c
-BUNDLER_SRC  += bundler/kit.c bundler/kitsign.c bundler/cudajson.c bundler/libreq.c
-MANIFESTS_SRC += manifests/kitindex.c
-UNPACKER_SRC  = unpacker/cli.c unpacker/trust.c unpacker/state.c unpacker/env.c unpacker/validate/doctor.c unpacker/validate/validate.c unpacker/validate/probe.c unpacker/validate/gpucheck.c unpacker/validate/gpuapi.c unpacker/validate/convref.c
-COMMON_SRC   += common/bundle/sfx.c common/elfver.c
-COMMON_SRC   += common/bundle/entry.c common/bundle/open.c
-MANIFESTS_SRC += manifests/contents.c
-BUNDLER_SRC  += bundler/stub.c bundler/sfx.c
-UNPACKER_SRC += unpacker/bundletrust.c unpacker/selfpath.c
-UNPACKER_SRC += unpacker/safepath.c
-COMMON_SRC   += common/rootpath.c
-COMMON_SRC   += common/platform_posix_fs.c common/platform_posix_dir.c common/platform_posix_time.c \
-                common/platform_posix_signal.c common/platform_posix_child.c \
-                common/platform_posix_privilege.c common/platform_posix_self.c \
-                common/platform_posix_loader.c common/memfind.c \
-                common/platform_posix_tree.c common/platform_posix_lib.c common/platform_posix_process.c \
-                common/platform_posix_driver.c
-UNPACKER_SRC += unpacker/choose.c unpacker/hostreq.c unpacker/productline.c unpacker/kitcheck.c unpacker/selfinstall.c
-UNPACKER_SRC += unpacker/validate/unprivileged.c unpacker/validate/probereport.c
-UNPACKER_SRC += unpacker/validate/proberun.c
-UNPACKER_SRC += unpacker/validate/ldconfig.c
-UNPACKER_SRC += unpacker/validate/mapped.c
-COMMON_SRC   += common/interrupt.c common/version.c common/cmdline.c
-BUNDLER_SRC  += bundler/sums.c bundler/help.c bundler/cmdtable.c bundler/verbs.c
-UNPACKER_SRC += unpacker/repair.c unpacker/help.c unpacker/leftovers.c
-UNPACKER_SRC += unpacker/cmdtable.c unpacker/verbs.c
-UNPACKER_SRC += unpacker/unlisted.c
-BUNDLER_SRC  += bundler/devfiles.c bundler/statement.c
-UNPACKER_SRC += unpacker/modulefile.c
-UNPACKER_SRC += unpacker/layout.c unpacker/install/install.c unpacker/install/result.c unpacker/install/opened.c unpacker/install/stage.c \
-                unpacker/install/journal.c unpacker/install/prefix.c unpacker/install/policy.c \
-                unpacker/install/environment.c unpacker/install/commands.c unpacker/install/fault.c
-UNPACKER_SRC += unpacker/winpath.c unpacker/validate/pefile.c
-UNPACKER_SRC += unpacker/regenv.c
-UNPACKER_SRC += unpacker/statement.c unpacker/trustverbs.c
-UNPACKER_SRC += unpacker/validate/dllsearch.c unpacker/validate/windoctor.c
-COMMON_SRC   += common/platform_posix_env.c common/platform_dir.c
+BUNDLER_SRC   = $(call src_in,bundler)
+# The unpacker's layers but its main (the fuzz targets link the rest) and the glibc floor's
+# glue (linked only where the floor is on: UNPACKER_FLOOR_OBJ, the sbsa build).
+UNPACKER_DIRS = unpacker/target unpacker/environment unpacker/install unpacker/validate unpacker/cli
+UNPACKER_SRC  = $(filter-out unpacker/cli/main.c unpacker/target/glibcfloor.c,$(call src_in,$(UNPACKER_DIRS))) \
+                common/fault.c
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
@@ -250,16 +226,16 @@ $(B)/obj/common/version.o: $(B)/commit.h
 $(B)/bundler: $(BUNDLER_OBJ)
 	$(Q)$(call say,LINK,$@)$(CC) $(LDFLAGS) $^ -o $@ $(BUNDLER_LIBS)
 
-$(B)/unpacker: $(UNPACKER_OBJ) $(B)/obj/unpacker/main.o $(UNPACKER_FLOOR_OBJ)
+$(B)/unpacker: $(UNPACKER_OBJ) $(B)/obj/unpacker/cli/main.o $(UNPACKER_FLOOR_OBJ)
 	$(Q)$(call say,LINK,$@)$(CC) $(LDFLAGS) $^ -o $@ $(UNPACKER_LIBS)
 
-# The tests' unpacker: the same objects, but install/fault.c with its test seams (CUFERRY_FAULT).
+# The tests' unpacker: the same objects, but common/fault.c with its test seams (CUFERRY_FAULT).
 # build/unpacker, the one shipped, has none.
-$(B)/obj-seams/unpacker/install/fault.o: unpacker/install/fault.c $(B)/flags | $(B)/.deps
+$(B)/obj-seams/common/fault.o: common/fault.c $(B)/flags | $(B)/.deps
 	@mkdir -p $(dir $@)
 	$(Q)$(call say,CC,$< (seams))$(CC) $(CPPFLAGS) -DCUFERRY_TEST_SEAMS $(CFLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
 
-$(B)/test-bin/unpacker: $(filter-out $(B)/obj/unpacker/install/fault.o,$(UNPACKER_OBJ)) $(B)/obj-seams/unpacker/install/fault.o $(B)/obj/unpacker/main.o $(UNPACKER_FLOOR_OBJ)
+$(B)/test-bin/unpacker: $(filter-out $(B)/obj/common/fault.o,$(UNPACKER_OBJ)) $(B)/obj-seams/common/fault.o $(B)/obj/unpacker/cli/main.o $(UNPACKER_FLOOR_OBJ)
 	@mkdir -p $(dir $@)
 	$(Q)$(call say,LINK,$@)$(CC) $(LDFLAGS) $^ -o $@ $(UNPACKER_LIBS)
 
@@ -279,7 +255,7 @@ $(B)/bundler-test-seams: $(filter-out $(patsubst $(B)/obj-seams/%,$(B)/obj/%,$(B
 SBSA_CC  ?= aarch64-linux-gnu-gcc
 SBSA      = $(B)/linux-sbsa
 SBSA_OBJ  = $(patsubst %.c,$(SBSA)/obj/%.o,$(COMMON_SRC) $(MANIFESTS_SRC) $(VERIFY_SRC) \
-            $(UNPACKER_SRC) unpacker/main.c unpacker/glibcfloor.c) \
+            $(UNPACKER_SRC) unpacker/cli/main.c unpacker/target/glibcfloor.c) \
             $(SBSA)/obj/compat_data.o $(SBSA)/obj/trusted_keys.o
 SBSA_CFLAGS = -std=c11 -D_GNU_SOURCE -I. -I$(B) -I$(DEPS_SBSA)/include $(OPT) -g \
             -include $(DEPS_SBSA)/include/cuferry-glibc-floor.h -DCUFERRY_GLIBC_FLOOR \
@@ -301,63 +277,21 @@ $(SBSA)/unpacker: $(SBSA_OBJ)
 	$(Q)$(call say,LINK,$@)$(SBSA_CC) $^ -o $@ $(SBSA_LIBS)
 
 # Unit tests: one cmocka binary per module, linked with only the module it tests and what
-# that module needs: tests/unit/test_X.c links $(TEST_OBJ_test_X) (a new test adds its line
-# here; without one it stops with a message) and $(TEST_LIBS_test_X) besides the shared
-# libraries, of which it keeps only those it uses (--as-needed). Neither program's main, nor
-# libcurl unless the module downloads.
-# The platform layer (POSIX here) and the small common modules nearly every module uses.
-PLATFORM_SRC = $(sort $(wildcard common/platform_posix*.c)) common/platform_dir.c
-UNIT_CORE = common/err.c common/io.c common/log.c common/memfind.c common/rootpath.c \
-            common/interrupt.c $(PLATFORM_SRC)
-BUNDLE_SRC = common/bundle/frame.c common/bundle/reader.c common/bundle/payload.c \
-             common/bundle/sfx.c common/bundle/entry.c common/bundle/open.c common/sha256.c \
-             common/progress.c
-TEST_OBJ_test_sha256   = $(call obj,common/sha256.c $(UNIT_CORE))
-TEST_OBJ_test_platform = $(call obj,$(UNIT_CORE))
-TEST_OBJ_test_io       = $(call obj,$(UNIT_CORE))
-TEST_OBJ_test_interrupt = $(call obj,$(UNIT_CORE))
-TEST_OBJ_test_rootpath = $(call obj,$(UNIT_CORE))
-TEST_OBJ_test_frame    = $(call obj,common/bundle/frame.c common/sha256.c $(UNIT_CORE))
-TEST_OBJ_test_sfx      = $(call obj,common/bundle/sfx.c common/bundle/frame.c common/sha256.c $(UNIT_CORE))
-TEST_OBJ_test_reader   = $(call obj,$(BUNDLE_SRC) $(UNIT_CORE))
-TEST_OBJ_test_payload  = $(call obj,$(BUNDLE_SRC) $(UNIT_CORE))
-TEST_OBJ_test_signing  = $(call obj,signing/sign.c signing/verify.c common/sha256.c $(UNIT_CORE))
-TEST_OBJ_test_manifest = $(call obj,$(MANIFESTS_SRC) $(BUNDLE_SRC) $(UNIT_CORE)) $(B)/obj/compat_data.o
-TEST_OBJ_test_redist   = $(call obj,manifests/redist.c manifests/compat.c manifests/shadow.c bundler/source.c \
-                         common/bundle/entry.c common/sha256.c $(UNIT_CORE)) $(B)/obj/compat_data.o
-TEST_OBJ_test_ldconfig = $(call obj,unpacker/validate/ldconfig.c $(UNIT_CORE))
-TEST_OBJ_test_mapped   = $(call obj,unpacker/validate/mapped.c $(UNIT_CORE))
-TEST_OBJ_test_layout   = $(call obj,unpacker/layout.c $(UNIT_CORE))
-TEST_OBJ_test_safepath = $(call obj,unpacker/safepath.c unpacker/install/fault.c $(MANIFESTS_SRC) $(BUNDLE_SRC) $(UNIT_CORE)) \
-                         $(B)/obj/compat_data.o
-# The parser reads the command table, which names every command's function: the whole unpacker.
-TEST_OBJ_test_sums     = $(UNPACKER_OBJ) $(call obj,bundler/sums.c)
-TEST_OBJ_test_devfiles = $(call obj,bundler/devfiles.c bundler/source.c manifests/shadow.c unpacker/env.c \
-                         unpacker/modulefile.c unpacker/layout.c \
-                         manifests/compat.c common/bundle/entry.c common/sha256.c $(UNIT_CORE)) \
-                         $(B)/obj/compat_data.o
-# The kit is the bundler's whole create path (it builds bundles itself): every bundler
-# module but main, and libcurl.
-TEST_OBJ_test_kit      = $(LIB_OBJ) $(call obj,$(SIGN_SRC) $(filter-out bundler/main.c,$(BUNDLER_SRC)) \
-                         unpacker/choose.c unpacker/hostreq.c unpacker/productline.c unpacker/kitcheck.c unpacker/bundletrust.c unpacker/trust.c unpacker/layout.c \
-                         unpacker/install/fault.c) \
-                         $(B)/obj/trusted_keys.o
+# that module needs, derived from the #includes: tests/unit/test_X.c links the .c files its
+# includes reach (tools/include-graph.py --objects: a header brings its own .c, and
+# common/platform.h the POSIX platform layer), the generated compatibility table where
+# manifests/compat.c is among them, and $(TEST_LIBS_test_X) besides the shared libraries, of
+# which it keeps only those it uses (--as-needed). Neither program's main, nor libcurl unless
+# the module downloads; a new test needs no line here.
+unit_src = $(shell python3 tools/include-graph.py --objects $(1) $(PLATFORM_SRC))
+unit_obj = $(call obj,$(1)) $(if $(filter manifests/compat.c,$(1)),$(B)/obj/compat_data.o)
+# The kit builds bundles itself: bundler/fetch.c with it, and libcurl.
 TEST_LIBS_test_kit     = -lcurl
-TEST_OBJ_test_state    = $(call obj,unpacker/state.c unpacker/layout.c $(MANIFESTS_SRC) $(BUNDLE_SRC) $(UNIT_CORE)) \
-                         $(B)/obj/compat_data.o
-TEST_OBJ_test_cli      = $(UNPACKER_OBJ)
-# trust.c with the test's own compiled-in keys (no trusted_keys.o)
-TEST_OBJ_test_trust    = $(call obj,unpacker/trust.c unpacker/statement.c unpacker/layout.c unpacker/install/fault.c signing/verify.c signing/sign.c \
-                         $(MANIFESTS_SRC) $(BUNDLE_SRC) $(UNIT_CORE)) $(B)/obj/compat_data.o
-TEST_OBJ_test_winpath  = $(call obj,unpacker/winpath.c)
-TEST_OBJ_test_pefile   = $(call obj,unpacker/validate/pefile.c)
-TEST_OBJ_test_platform_env = $(call obj,common/platform_posix_env.c)
 # The fixed data the unit tests read (tests/data/), by absolute path: a test runs from any
 # directory.
 TEST_DATA_FLAGS = -DCUFERRY_TEST_DATA='"$(CURDIR)/tests/data/"'
 .SECONDEXPANSION:
-$(B)/tests/test_%: tests/unit/test_%.c $$(TEST_OBJ_test_$$*)
-	$(if $(TEST_OBJ_test_$*),,$(error $<: no TEST_OBJ_test_$* in the Makefile (the objects it links)))
+$(B)/tests/test_%: tests/unit/test_%.c $$(call unit_obj,$$(call unit_src,tests/unit/test_$$*.c))
 	@mkdir -p $(dir $@)
 	$(Q)$(call say,LINK,$@)$(CC) $(CPPFLAGS) $(TEST_DATA_FLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) $^ -o $@ -Wl,--as-needed $(TEST_LIBS) $(TEST_LIBS_test_$*)
 
@@ -390,19 +324,11 @@ $(DEPS_WIN)/.complete:
 	@sh tools/packages.sh check $(BUILD_PACKAGES)
 	sh tools/deps.sh windows-x86_64
 
-$(WIN)/tests/test_winpath.exe: tests/unit/test_winpath.c unpacker/winpath.c $(DEPS_WIN)/.complete
-	@mkdir -p $(dir $@)
-	$(Q)$(call say,CC-WIN,$@)$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
-$(WIN)/tests/test_pefile.exe: tests/unit/test_pefile.c unpacker/validate/pefile.c $(DEPS_WIN)/.complete
-	@mkdir -p $(dir $@)
-	$(Q)$(call say,CC-WIN,$@)$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
-$(WIN)/tests/test_platform_win.exe: tests/windows/test_platform_win.c $(WIN_PLATFORM) $(WIN_PLATFORM_H) $(DEPS_WIN)/.complete
-	@mkdir -p $(dir $@)
-	$(Q)$(call say,CC-WIN,$@)$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
-$(WIN)/tests/test_platform_win_child.exe: tests/windows/test_platform_win_child.c $(WIN_PLATFORM) $(WIN_PLATFORM_H) $(DEPS_WIN)/.complete
-	@mkdir -p $(dir $@)
-	$(Q)$(call say,CC-WIN,$@)$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
-$(WIN)/tests/test_platform_win_env.exe: tests/windows/test_platform_win_env.c unpacker/winpath.c $(WIN_PLATFORM) \
+# A Windows test (tests/unit/X.c, run twice, or tests/windows/X.c) links what its #includes
+# reach, with the Windows platform layer (tools/include-graph.py --objects).
+win_test_src = $(firstword $(wildcard tests/unit/$(1).c tests/windows/$(1).c))
+win_unit_src = $(shell python3 tools/include-graph.py --objects $(1) $(WIN_PLATFORM))
+$(WIN)/tests/%.exe: $$(call win_test_src,$$*) $$(call win_unit_src,$$(call win_test_src,$$*)) \
 		$(WIN_PLATFORM_H) $(DEPS_WIN)/.complete
 	@mkdir -p $(dir $@)
 	$(Q)$(call say,CC-WIN,$@)$(WIN_CC) $(WIN_FLAGS) $(WARN) $(filter %.c,$^) -o $@ $(WIN_LIBS)
@@ -411,7 +337,7 @@ $(WIN)/tests/test_platform_win_env.exe: tests/windows/test_platform_win_env.c un
 ##          with common/platform_win*.c in place of common/platform_posix*.c; it imports only
 ##          Windows' KnownDLLs (tools/windows-known-dlls.txt; objdump -p checks both builds).
 WIN_UNPACKER_SRC = $(filter-out common/platform_posix%.c,$(COMMON_SRC) $(MANIFESTS_SRC) $(VERIFY_SRC) \
-                   $(UNPACKER_SRC)) unpacker/main.c $(WIN_PLATFORM)
+                   $(UNPACKER_SRC)) unpacker/cli/main.c $(WIN_PLATFORM)
 WIN_UNPACKER_OBJ = $(patsubst %.c,$(WIN)/obj/%.o,$(WIN_UNPACKER_SRC)) $(WIN)/obj/compat_data.o \
                    $(WIN)/obj/trusted_keys.o
 # libarchive's headers declare its functions dllimport unless told the library is static;
@@ -453,14 +379,14 @@ $(WIN)/obj/trusted_keys.o: $(B)/trusted_keys.c $(DEPS_WIN)/.complete
 	$(Q)$(call say,CC-WIN,$<)$(WIN_CC) $(WIN_FLAGS) $(WIN_CPPFLAGS) -c $< -o $@
 -include $(patsubst %.o,%.d,$(filter $(WIN)/obj/%,$(WIN_UNPACKER_OBJ)))
 
-# The tests' unpacker.exe, as $(B)/test-bin/unpacker: install/fault.c with its test seams
+# The tests' unpacker.exe, as $(B)/test-bin/unpacker: common/fault.c with its test seams
 # (CUFERRY_FAULT=env fails an install after the registry was written; no-acl lets Wine, which
 # reads every file as the user's, install as an Administrator). The shipped one has none.
-$(WIN)/obj-seams/unpacker/install/fault.o: unpacker/install/fault.c $(DEPS_WIN)/.complete $(B)/commit.h
+$(WIN)/obj-seams/common/fault.o: common/fault.c $(DEPS_WIN)/.complete $(B)/commit.h
 	@mkdir -p $(dir $@)
 	$(Q)$(call say,CC-WIN,$< (seams))$(WIN_CC) $(WIN_FLAGS) $(WIN_CPPFLAGS) -DCUFERRY_TEST_SEAMS $(WARN) -c $< -o $@
-$(WIN)/test-bin/unpacker.exe: $(filter-out $(WIN)/obj/unpacker/install/fault.o,$(WIN_UNPACKER_OBJ)) \
-		$(WIN)/obj-seams/unpacker/install/fault.o tools/windows-known-dlls.txt
+$(WIN)/test-bin/unpacker.exe: $(filter-out $(WIN)/obj/common/fault.o,$(WIN_UNPACKER_OBJ)) \
+		$(WIN)/obj-seams/common/fault.o tools/windows-known-dlls.txt
 	@mkdir -p $(dir $@)
 	$(Q)$(call say,LINK,$@)$(WIN_CC) $(filter %.o,$^) -o $@ $(WIN_UNPACKER_LIBS)
 	$(win_check_imports)
@@ -572,7 +498,7 @@ $(B)/sha256_speed: tests/tools/sha256_speed.c $(B)/obj/common/sha256.o $(B)/obj/
 ##       (mingw-w64 -fsyntax-only, the Windows dependency headers of tools/deps.sh): no OS call
 ##       outside common/platform.h.
 # Unpacker side: what the unpacker links (bundler/ and signing/sign.c are connected-host only),
-# the subfolders too, and the generated sources. unpacker/glibcfloor.c is Linux build glue
+# the subfolders too, and the generated sources. unpacker/target/glibcfloor.c is Linux build glue
 # (the glibc 2.17 floor) but compiles to nothing elsewhere, so it is checked like the rest.
 PORTABLE_SRC = $(filter-out common/platform_posix%.c,$(sort $(wildcard common/*.c common/*/*.c \
                manifests/*.c unpacker/*.c unpacker/*/*.c))) signing/verify.c \
@@ -594,7 +520,7 @@ check-portable: $(B)/commit.h $(B)/compat_data.c $(B)/trusted_keys.c
 ## lint: check-portable and check-includes, then static analysis: gcc -fanalyzer on every source, then cppcheck;
 ##       any finding fails. Warnings that are kept are suppressed in place, with the reason
 ##       beside them.
-LINT_SRC = $(COMMON_SRC) $(MANIFESTS_SRC) $(VERIFY_SRC) $(SIGN_SRC) $(BUNDLER_SRC) $(UNPACKER_SRC) unpacker/main.c
+LINT_SRC = $(COMMON_SRC) $(MANIFESTS_SRC) $(VERIFY_SRC) $(SIGN_SRC) $(BUNDLER_SRC) $(UNPACKER_SRC) unpacker/cli/main.c
 lint: $(B)/.deps-all check-portable check-includes
 	@fail=0; for f in $(LINT_SRC); do \
 		out=$$(gcc $(CPPFLAGS) -O1 -fanalyzer -c $$f -o /dev/null 2>&1); \
@@ -604,8 +530,9 @@ lint: $(B)/.deps-all check-portable check-includes
 	if [ $$fail = 0 ]; then echo "lint: clean (gcc -fanalyzer on $(words $(LINT_SRC)) files, cppcheck)"; else exit 1; fi
 
 ## check-includes: the tree's two structural rules, from its #includes (tools/include-graph.py):
-##       no header under common/ includes one from manifests/, bundler/ or unpacker/, and no
-##       include cycle between modules (x.c with x.h is one); known ones are allow-listed there
+##       every .c and .h lies in a layer and includes only from its own or a lower one (the
+##       order is its LAYERS table; docs/ARCHITECTURE.md), and no include cycle between
+##       modules (x.c with x.h is one); known ones are allow-listed there
 .PHONY: check-includes
 check-includes:
 	@python3 tools/include-graph.py

@@ -146,7 +146,7 @@ const char help_trust_statement[] =
 	"more signature. The counter (default SOURCE_DATE_EPOCH or the clock) must grow: a host\n"
 	"refuses one older than the last it applied. --external alone prints the digest to sign\n"
 	"elsewhere; run it again with the same SOURCE_DATE_EPOCH and --counter, --pub and\n"
-	"--signature. The format is in the README's file formats section.\n";
+	"--signature. The format is in docs/formats.md (\"Trust statements\").\n";
 
 const char help_help[] =
 	"usage: bundler help [COMMAND]\n"

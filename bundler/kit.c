@@ -755,7 +755,7 @@ static void make_readme(struct kit *k)
 
 /* ---- writing, flushing and reading back ---- */
 
-/* fchmod, not the umask: the modes are what the README promises. File systems without Unix
+/* fchmod, not the umask: the modes are what docs/guide.md promises. File systems without Unix
  * modes (FAT, exFAT or NTFS through FUSE) may refuse; their files have the mount's modes. */
 static int no_unix_modes(int err)
 {

@@ -14,6 +14,7 @@
 #include "common/io.h"
 #include "common/log.h"
 #include "common/version.h"
+#include "manifests/manifest.h"
 
 static int number(const char *s, long long min, long long max, long long *out)
 {
@@ -203,7 +204,7 @@ int main(int argc, char **argv)
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
 		return cmd_print_help(NULL, argc < 2), argc < 2 ? 1 : 0;
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
-		version_print("bundler");
+		version_print("bundler", MANIFEST_FORMAT);
 		printf("libcurl       %s\n", fetch_library_version());
 		return 0;
 	}

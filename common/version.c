@@ -9,7 +9,6 @@
 #include <zstd.h>
 
 #include "common/bundle/frame.h"
-#include "manifests/manifest.h"
 
 /* The commit comes from the build (make writes build/commit.h); a tree without git says so. */
 #if __has_include("commit.h")
@@ -19,11 +18,11 @@
 #define CUFERRY_COMMIT "unknown"
 #endif
 
-void version_print(const char *program)
+void version_print(const char *program, const char *format)
 {
 	printf("%s %s\n", program, CUFERRY_VERSION);
 	printf("commit        %s\n", CUFERRY_COMMIT);
-	printf("bundle format %s (header %s)\n", MANIFEST_FORMAT, FRAME_TAG);
+	printf("bundle format %s (header %s)\n", format, FRAME_TAG);
 	printf("libarchive    %s\n", archive_version_string());
 	printf("zstd          %s\n", ZSTD_versionString());
 	printf("mbedTLS       %s\n", MBEDTLS_VERSION_STRING);

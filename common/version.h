@@ -5,7 +5,8 @@
 
 #define CUFERRY_VERSION "1.1.0"
 
-/* Print the lines common to both programs to stdout. */
-void version_print(const char *program);
+/* Print the lines common to both programs to stdout; format: the bundle format the program
+ * writes or reads (manifests/ knows it, and sits above common/). */
+void version_print(const char *program, const char *format);
 
 #endif

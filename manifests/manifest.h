@@ -81,7 +81,7 @@ char *manifest_to_json(const struct manifest *m, size_t *len);
  * Unknown format: CF_INCOMPATIBLE. Other problems: CF_INTEGRITY. */
 int manifest_parse(const char *json, size_t len, struct manifest **out, struct cf_err *e);
 /* The two names of the install layout a bundle itself decides, spelled here because the
- * manifest check needs them and manifests/ sits below the unpacker (unpacker/layout.c, which
+ * manifest check needs them and manifests/ sits below the unpacker (unpacker/target/layout.c, which
  * owns every other name, uses these): the unpacker's own directory in the prefix, which no
  * bundle entry may use, and the start of every install directory's name. */
 #define MANIFEST_META_DIR ".cuferry"

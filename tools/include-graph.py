@@ -1,13 +1,20 @@
 #!/usr/bin/env python3
-"""include-graph.py - the two structural rules of the source tree (issue 9), from its #includes.
+"""include-graph.py - the two structural rules of the source tree (issues 9 and 26), from its
+#includes.
 
-1. Layering: no header under common/ includes a header from manifests/, bundler/ or
-   unpacker/ (common/ is below them all; signing/ and common/ are what they build on).
+1. Layers: every .c and .h of the tree lies in one layer of LAYERS below, and includes only
+   from its own layer or one below it (the layers it names, and theirs, transitively). Two
+   layers neither of which lies below the other (unpacker/install and unpacker/validate, the
+   bundler and the unpacker) may not include each other. LAYERS is the one place the order
+   is written; docs/ARCHITECTURE.md shows it (include-graph.py --layers prints it).
 2. No cycle: in the graph of quoted #includes between the project's files, where a .c and
    its own .h are one module (x.c including x.h is not an arrow), no module reaches itself.
    A cycle is reported with the files whose #include lines make it.
 
 Usage: include-graph.py [TOP]   (TOP: the checkout, default: the current directory)
+       include-graph.py --layers  (the layer table, lowest first, as Markdown)
+       include-graph.py --objects FILE.c [PLATFORM.c...]  (the .c files FILE.c links: see
+                                   link_sources; the Makefile's unit tests use it)
 Exit 0 when every finding is in the allow-list below, 1 otherwise. One line per finding.
 """
 import os
@@ -16,8 +23,21 @@ import sys
 
 # The folders whose sources are checked (DESIGN §1); tests and build outputs are not.
 SOURCE_DIRS = ("common", "manifests", "signing", "bundler", "unpacker")
-# What a header under common/ may not include.
-ABOVE_COMMON = ("manifests/", "bundler/", "unpacker/")
+# The layers, lowest first: (name, the folders (ending in /) or files in it, the layers
+# directly below it). A path belongs to the layer of its longest matching entry.
+LAYERS = (
+    ("common", ("common/",), ()),
+    ("manifests", ("manifests/",), ("common",)),
+    ("signing", ("signing/",), ("common",)),
+    ("unpacker/target", ("unpacker/target/",), ("manifests", "signing")),
+    ("unpacker/environment", ("unpacker/environment/",), ("unpacker/target",)),
+    ("unpacker/install", ("unpacker/install/",), ("unpacker/environment",)),
+    ("unpacker/validate", ("unpacker/validate/",), ("unpacker/environment",)),
+    ("unpacker/cli", ("unpacker/cli/",), ("unpacker/install", "unpacker/validate")),
+    ("bundler", ("bundler/",), ("manifests", "signing")),
+    ("bundler/cli", ("bundler/main.c", "bundler/help.c", "bundler/help.h", "bundler/cmdtable.c",
+                     "bundler/cmdtable.h", "bundler/verbs.c", "bundler/verbs.h"), ("bundler",)),
+)
 
 # Known violations, reported as "allowed" without failing: none. A violation is fixed, not
 # listed; an entry here would need its reason beside it.
@@ -43,6 +63,38 @@ def resolve(top, including, name):
         if os.path.isfile(os.path.join(top, candidate)):
             return candidate
     return None  # generated (build/) or a system header
+
+
+def layer_of(path):
+    """The layer a path lies in (its longest matching entry in LAYERS), or None."""
+    best, length = None, -1
+    for name, entries, _ in LAYERS:
+        for entry in entries:
+            hit = path.startswith(entry) if entry.endswith("/") else path == entry
+            if hit and len(entry) > length:
+                best, length = name, len(entry)
+    return best
+
+
+def below():
+    """Each layer -> every layer below it (transitively)."""
+    direct = {name: set(under) for name, _, under in LAYERS}
+    result = {}
+    for name, _, _ in LAYERS:  # lowest first: a layer's own lower layers are done already
+        result[name] = set(direct[name])
+        for d in direct[name]:
+            result[name] |= result[d]
+    return result
+
+
+def print_layers():
+    print("| layer | folders and files | may include (besides itself) |")
+    print("|---|---|---|")
+    everything_below = below()
+    for name, entries, _ in LAYERS:
+        lower = [n for n, _, _ in LAYERS if n in everything_below[name]]
+        print(f"| {name} | {', '.join('`' + e + '`' for e in entries)} | "
+              f"{', '.join(lower) if lower else '(nothing)'} |")
 
 
 def module(path):
@@ -93,34 +145,76 @@ def strongly_connected(graph):
     return found
 
 
+# The header the platform layer implements in files of other names (platform_posix*.c, or
+# platform_win*.c): the caller says which.
+PLATFORM_HEADER = "common/platform.h"
+
+
+def link_sources(start, platform_sources):
+    """The .c files that start links: what its quoted #includes reach, transitively, where a
+    header brings its own .c (x.h: x.c) and PLATFORM_HEADER the platform_sources given."""
+    seen, todo, found = set(), [start], set()
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        if path.endswith(".c") and path != start:
+            found.add(path)
+        if path.endswith(".h"):
+            own = path[:-2] + ".c"
+            if os.path.isfile(own):
+                todo.append(own)
+            if path == PLATFORM_HEADER:
+                todo.extend(platform_sources)
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        todo.extend(t for t in (resolve(".", path, n) for n in INCLUDE.findall(text)) if t)
+    return sorted(found)
+
+
 def main():
+    if sys.argv[1:] == ["--layers"]:
+        print_layers()
+        return 0
+    if sys.argv[1:2] == ["--objects"] and len(sys.argv) > 2:
+        print(" ".join(link_sources(os.path.normpath(sys.argv[2]), sys.argv[3:])))
+        return 0
     top = sys.argv[1] if len(sys.argv) > 1 else "."
     graph = {}   # module -> modules it includes
     arrows = {}  # (module, module) -> the "file -> header" lines that make the arrow
     layering = set()
+    unplaced = []
+    allowed_below = below()
     for path in source_files(top):
         with open(os.path.join(top, path), encoding="utf-8", errors="replace") as f:
             text = f.read()
         graph.setdefault(module(path), set())
+        here = layer_of(path)
+        if here is None:
+            unplaced.append(path)
         for name in INCLUDE.findall(text):
             target = resolve(top, path, name)
             if not target:
                 continue
-            if path.startswith("common/") and path.endswith(".h") and \
-                    target.startswith(ABOVE_COMMON):
+            there = layer_of(target)
+            if here and there and there != here and there not in allowed_below[here]:
                 layering.add((path, target))
             a, b = module(path), module(target)
             if a != b:
                 graph[a].add(b)
                 arrows.setdefault((a, b), []).append(f"{path} -> {target}")
 
-    failed = False
+    failed = bool(unplaced)
+    for path in unplaced:
+        print(f"include-graph: {path} lies in no layer: put it in a folder of LAYERS "
+              f"(tools/include-graph.py)")
     for path, target in sorted(layering):
         allowed = (path, target) in ALLOWED_LAYERING
         failed |= not allowed
         print(f"include-graph: {'allowed (known): ' if allowed else ''}{path} includes "
-              f"{target}: a header under common/ may not include from manifests/, bundler/ "
-              f"or unpacker/")
+              f"{target}: {layer_of(path)} may not include from {layer_of(target)} (the layer "
+              f"order of tools/include-graph.py)")
     cycles = strongly_connected(graph)
     for component in sorted(cycles, key=sorted):
         lines = sorted(line for (a, b), ls in arrows.items()
@@ -135,7 +229,8 @@ def main():
         print(f"include-graph: note: the allow-list's cycle {', '.join(sorted(component))} is "
               f"gone: remove it")
     if not failed:
-        print(f"include-graph: passes ({len(graph)} modules: no layering violation or cycle but the allowed)")
+        print(f"include-graph: passes ({len(graph)} modules in {len(LAYERS)} layers: no layering "
+              f"violation or cycle but the allowed)")
     return 1 if failed else 0
 
 

@@ -33,7 +33,7 @@
 #define SFX_BLOCK_TAG "CFSTUB01"
 #define SFX_BLOCK_MAX 8192 /* 8 signatures with the largest keys fit well within it */
 #define SFX_MESSAGE_LEN 88
-/* Every cuferry unpacker carries HEAD TAIL as one string (unpacker/main.c): the bundler puts
+/* Every cuferry unpacker carries HEAD TAIL as one string (unpacker/cli/main.c): the bundler puts
  * only a file holding it in front of a .run. Two halves, so that the bundler, which joins
  * them at run time, does not carry the marker itself and cannot pass for an unpacker. */
 #define SFX_STUB_MARKER_HEAD "CUFERRY-UNPACKER-"
@@ -74,7 +74,7 @@ int sfx_layout_is_container(const struct sfx_layout *l);
  * bundle inside, a bad block); the signatures are not judged here. */
 int sfx_container_parse(const uint8_t *data, size_t len, struct sfx_layout *l,
 			struct frame_sig *sigs, uint32_t *nsigs, uint8_t digest[32], struct cf_err *e);
-/* Every cuferry unpacker carries SFX_VERSION_MARKER followed by its version (unpacker/main.c),
+/* Every cuferry unpacker carries SFX_VERSION_MARKER followed by its version (unpacker/cli/main.c),
  * so that self-install can tell an older one from a newer one. */
 #define SFX_VERSION_MARKER "CUFERRY-UNPACKER-VERSION="
 /* The version a program's bytes carry after the marker, in out; -1 when none. */

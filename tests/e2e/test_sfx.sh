@@ -34,7 +34,7 @@ assert_contains last.err "plain .bundle"
 one_line_reason
 [ ! -e s.run.001 ] || fail "split wrote parts of a .run"
 
-note "the stub signature as the README documents it, checked by stock OpenSSL"
+note "the stub signature as docs/formats.md documents it, checked by stock OpenSSL"
 expect 0 "$BUNDLER" inspect s.run --export exp
 python3 - s.run exp/stub-message.bin exp/header.json <<'PY'
 import hashlib, struct, sys
@@ -257,7 +257,7 @@ f = open('bad.run', 'r+b'); f.seek(4096); b = f.read(1); f.seek(4096); f.write(b
 set +e; "$LOADER" ./bad.run verify $T >/dev/null 2>&1; rc=$?; set -e
 [ $rc -ne 0 ] || fail "a damaged stub started through the loader verified"
 
-note "a noexec mount: the README's way (copy out only the stub) works"
+note "a noexec mount: the guide's way (copy out only the stub) works"
 if [ "$(id -u)" = 0 ] && mkdir -p nx && mount -t tmpfs -o noexec,size=64m tmpfs nx 2>/dev/null; then
 	CLEANUP="$CLEANUP umount '$W/nx' 2>/dev/null;"
 	cp s.run nx/s.run

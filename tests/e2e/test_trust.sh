@@ -200,11 +200,11 @@ expect 0 "$UNPACKER" trust reset-clock --root "$CK"
 assert_contains last.out "nothing to do"
 expect 0 "$UNPACKER" newer.bundle --root "$CK" --trust "$P1" --no-validate
 
-note "the README's stock-tool check of a statement's first signature (openssl) verifies"
+note "the stock-tool check of a statement's first signature (openssl, docs/formats.md) verifies"
 cp revoke1.st s.st
-awk '/^H=\$\(od -An -tu4 -j16/,/^openssl dgst -sha256 -verify <\(openssl pkey/' "$TOP/README.md" > stock.sh
-[ -s stock.sh ] || fail "no stock-tool check in the README's file formats section"
-bash stock.sh > stock.out 2>&1 || { cat stock.out; fail "the README's openssl check of a statement failed"; }
+awk '/^H=\$\(od -An -tu4 -j16/,/^openssl dgst -sha256 -verify <\(openssl pkey/' "$TOP/docs/formats.md" > stock.sh
+[ -s stock.sh ] || fail "no stock-tool check of a statement in docs/formats.md"
+bash stock.sh > stock.out 2>&1 || { cat stock.out; fail "the openssl check of a statement in docs/formats.md failed"; }
 assert_contains stock.out "Verified OK"
 assert_contains body.json '"format": "cuferry-trust-statement-1"'
 

@@ -313,7 +313,7 @@ u 0 validate --prefix "$V" --trust "$K" --quick-validate
 # believed (a trust failure, exit 2, at step 1, which checks the stored header's signature).
 run_as "$EXE" 2 validate --prefix "$V" --trust "$K" --quick-validate
 assert_contains last.out 'ProgramData.cuferry is not a directory owned by root (Administrators)'
-# README's two commands: with no key installed here, validate re-checks the stored header with
+# The guide's two commands (docs/guide.md, "Installing on Windows"): with no key installed here, validate re-checks the stored header with
 # the fingerprints the install recorded (.cuferry\signers), and says so.
 FPR=$(py -c "
 import base64, hashlib, sys

@@ -19,7 +19,7 @@
 #include "common/log.h"
 #include "common/sha256.h"
 #include "signing/sign.h"
-#include "unpacker/install/install.h"
+#include "unpacker/cli/install.h"
 
 static char dir[64];
 static struct signer *signer;

@@ -39,7 +39,7 @@ $FORGE --key "$FX/test.key" --key "$FX/other.key" --out "$W/keyid_lie_second.bun
 run_case keyid_lie_second "a lying key id beside a valid signature by a trusted key" "the frame is malformed: $T2" 2 keyid_lie_second.bundle
 assert_contains last.err "key id does not match its key"
 # High-S, by decision, is accepted: (r, n - s) is the same statement by the same key, and
-# nothing keys on signature bytes (README "Signatures and trust")
+# nothing keys on signature bytes (docs/guide.md, "Trust")
 $FORGE --key "$FX/test.key" --out "$W/high_s.bundle" --case sig_high_s --bundle-id t-high-s
 expect 0 "$UNPACKER" verify high_s.bundle --trust "$FX/test.pub"
 record sig_high_s "a high-S signature (r, n - s) of a valid one" "accepted by decision: the same signer and statement; signers count by key id, replay by the signed counter" "threats/sig_high_s" "pass (exit 0)"

@@ -1,4 +1,4 @@
-/* test_cli.c - the unpacker's command line (unpacker/cli.c, DESIGN.md §8): every option in
+/* test_cli.c - the unpacker's command line (unpacker/cli/cli.c, DESIGN.md §8): every option in
  * each of its forms, the Windows switches (/silent, /S, /D=, /log=), verbs, and every usage
  * error with its exit code (1) and its one-line reason */
 #include <setjmp.h>
@@ -14,8 +14,13 @@
 
 #include "common/err.h"
 #include "common/io.h"
-#include "unpacker/cli.h"
-#include "unpacker/cmdtable.h"
+#include "unpacker/cli/cli.h"
+#include "unpacker/cli/cmdtable.h"
+
+/* The parser reads the command table, which names every command's function: the whole
+ * unpacker is linked, trust.c with it; no key compiled in (make TRUSTED_KEYS). */
+const char *const trusted_keys_pem[] = { NULL };
+const unsigned trusted_threshold = 0, trusted_statement_threshold = 0;
 
 #define MAX_ARGS 40
 
@@ -379,7 +384,7 @@ static void test_check_inputs(void **state)
 	assert_int_equal(io_write_file_atomic(second, "2", 1, 0644), 0);
 	assert_int_equal(io_write_file_atomic(key, "k", 1, 0644), 0);
 
-	/* verify DIR is a kit's check (unpacker/kitcheck.c: a directory that is no kit is a
+	/* verify DIR is a kit's check (unpacker/target/kitcheck.c: a directory that is no kit is a
 	 * usage error there, test_everyday_unpacker.sh) */
 	assert_int_equal(parse(&c, why, "verify", dir, NULL), 0);
 	assert_int_equal(cli_check_inputs(&c, why, sizeof(why)), 0);

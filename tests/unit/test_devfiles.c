@@ -12,7 +12,7 @@
 
 #include "bundler/devfiles.h"
 #include "common/io.h"
-#include "unpacker/modulefile.h"
+#include "unpacker/environment/modulefile.h"
 
 static char *scratch(void)
 {

@@ -1,4 +1,4 @@
-/* test_layout.c - the install layout of DESIGN.md §6, as unpacker/layout.c builds it: every
+/* test_layout.c - the install layout of DESIGN.md §6, as unpacker/target/layout.c builds it: every
  * path under --root, the names recovery is allowed to remove, and nothing else */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "unpacker/layout.h"
+#include "unpacker/target/layout.h"
 
 static void test_paths_under_root_and_prefix(void **state)
 {

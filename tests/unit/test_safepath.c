@@ -13,7 +13,7 @@
 
 #include "common/io.h"
 #include "manifests/manifest.h"
-#include "unpacker/safepath.h"
+#include "unpacker/target/safepath.h"
 
 static void prefix_rule(void **state)
 {

@@ -88,7 +88,7 @@ static void test_signing_deterministic_and_verifies(void **state)
 	assert_int_equal(sig_verify(spki, len, digest, s1, 64), SIG_VALID);
 }
 
-/* High-S is accepted, by decision (README "Signatures"): (r, n - s) verifies wherever (r, s)
+/* High-S is accepted, by decision (docs/guide.md, "Trust"): (r, n - s) verifies wherever (r, s)
  * does; nothing keys on signature bytes (signers count by key id, replay by the signed
  * counter), and stock OpenSSL, which signs --external, writes a high s half the time. */
 static void test_signing_high_s_accepted(void **state)

@@ -1,4 +1,4 @@
-/* test_state.c - PREFIX/.cuferry/state.json (unpacker/state.c): a write/read round trip,
+/* test_state.c - PREFIX/.cuferry/state.json (unpacker/target/state.c): a write/read round trip,
  * missing, corrupt, truncated and linked files, unknown fields, and the replay counters that
  * outlive an uninstall */
 #include <setjmp.h>
@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "common/io.h"
-#include "unpacker/state.h"
+#include "unpacker/target/state.h"
 
 struct fixture {
 	char dir[64];

@@ -1,6 +1,6 @@
 /* test_trust.c - which keys are trusted (compiled in, the trust directory, --trust,
  * --trust-fingerprint), the threshold and its file, keys of the wrong owner or mode, and
- * signatures by unknown, repeated or lying signers (unpacker/trust.c, DESIGN.md §5) */
+ * signatures by unknown, repeated or lying signers (unpacker/target/trust.c, DESIGN.md §5) */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,8 +19,8 @@
 #include "signing/verify.h"
 #include "common/bundle/frame.h"
 #include "manifests/manifest.h"
-#include "unpacker/statement.h"
-#include "unpacker/trust.h"
+#include "unpacker/target/statement.h"
+#include "unpacker/target/trust.h"
 
 /* The keys "compiled in" (make TRUSTED_KEYS) are this test's: key A's PEM, filled in by the
  * setup, or whatever a test puts there. */

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "unpacker/winpath.h"
+#include "unpacker/environment/winpath.h"
 
 #define OURS "C:\\Program Files\\cuferry\\cudnn\\cudnn-9.19.0.56-cuda13\\bin"
 #define OLD "C:\\Program Files\\cuferry\\cudnn\\cudnn-8.9.7.29-cuda12\\bin"

@@ -1,7 +1,7 @@
 /* test_platform_win_env.c - the persistent environment in the registry under Wine (a private
  * prefix: tests/e2e/test_windows_unit.sh): a PATH far longer than setx's 1024 characters,
  * with %USERPROFILE% entries, round-trips exactly and stays REG_EXPAND_SZ, for the machine
- * and for the user; with unpacker/winpath.c, adding the install's bin and removing it again
+ * and for the user; with unpacker/environment/winpath.c, adding the install's bin and removing it again
  * gives the value back byte for byte. The user's PATH is left that way, and written to
  * %CUFERRY_WIN_SCRATCH%\long-path.txt, for the script to compare with `reg query`. */
 #include <setjmp.h>
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "common/platform.h"
-#include "unpacker/winpath.h"
+#include "unpacker/environment/winpath.h"
 
 #define OURS "C:\\Program Files\\cuferry\\cudnn\\9.19.0.56-cuda12\\bin"
 

@@ -10,11 +10,11 @@
 #include "common/io.h"
 #include "common/log.h"
 #include "common/platform.h"
-#include "unpacker/env.h"
-#include "unpacker/install/environment.h"
-#include "unpacker/install/fault.h"
-#include "unpacker/modulefile.h"
-#include "unpacker/state.h"
+#include "unpacker/environment/env.h"
+#include "unpacker/environment/environment.h"
+#include "common/fault.h"
+#include "unpacker/environment/modulefile.h"
+#include "unpacker/target/state.h"
 
 void journal_free(struct journal *j)
 {

@@ -4,7 +4,7 @@
 #define UNPACKER_INSTALL_JOURNAL_H
 
 #include "common/err.h"
-#include "unpacker/layout.h"
+#include "unpacker/target/layout.h"
 
 struct journal {
 	char *staging;

@@ -8,8 +8,8 @@
 #include "common/log.h"
 #include "common/sha256.h"
 #include "common/bundle/open.h"
-#include "unpacker/bundletrust.h"
-#include "unpacker/layout.h"
+#include "unpacker/target/bundletrust.h"
+#include "unpacker/target/layout.h"
 
 void opened_close(struct opened *b)
 {

@@ -7,8 +7,8 @@
 #include "common/bundle/reader.h"
 #include "common/bundle/frame.h"
 #include "manifests/manifest.h"
-#include "unpacker/install/result.h"
-#include "unpacker/layout.h"
+#include "unpacker/target/result.h"
+#include "unpacker/target/layout.h"
 
 struct opened {
 	struct bundle_input *input; /* owns the signed header (bundle_frame) */

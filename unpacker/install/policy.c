@@ -8,9 +8,9 @@
 
 #include "common/io.h"
 #include "common/platform.h"
-#include "unpacker/productline.h"
-#include "unpacker/install/environment.h"
-#include "unpacker/safepath.h"
+#include "unpacker/target/productline.h"
+#include "unpacker/environment/environment.h"
+#include "unpacker/target/safepath.h"
 
 int policy_check(const struct install_options *o, const struct manifest *m,
 		 const struct state *st, const struct layout *p, struct install_result *r,

@@ -4,9 +4,9 @@
 
 #include "common/err.h"
 #include "manifests/manifest.h"
-#include "unpacker/install/result.h"
-#include "unpacker/layout.h"
-#include "unpacker/state.h"
+#include "unpacker/target/result.h"
+#include "unpacker/target/layout.h"
+#include "unpacker/target/state.h"
 
 /* How far ahead of this host's clock a bundle's created may be (seconds): a day. */
 #define POLICY_CLOCK_GRACE_S 86400

@@ -7,7 +7,7 @@
 #include "common/io.h"
 #include "common/platform.h"
 #include "unpacker/install/journal.h"
-#include "unpacker/safepath.h"
+#include "unpacker/target/safepath.h"
 
 /* Lock, then repair: every command that changes the prefix starts here. */
 int prefix_open(const struct layout *p, int *lock, int *recovered, struct cf_err *e)

@@ -3,7 +3,7 @@
 #define UNPACKER_INSTALL_PREFIX_H
 
 #include "common/err.h"
-#include "unpacker/layout.h"
+#include "unpacker/target/layout.h"
 
 /* Lock, then repair: every command that changes the prefix starts here. *lock: to give to
  * platform_unlock (-1 on failure). */

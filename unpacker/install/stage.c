@@ -12,8 +12,8 @@
 #include "common/bundle/open.h"
 #include "common/platform.h"
 #include "signing/verify.h"
-#include "unpacker/install/fault.h"
-#include "unpacker/layout.h"
+#include "common/fault.h"
+#include "unpacker/target/layout.h"
 
 struct stage {
 	const char *dir;     /* the staging directory, for messages */

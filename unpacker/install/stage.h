@@ -2,9 +2,9 @@
 #ifndef UNPACKER_INSTALL_STAGE_H
 #define UNPACKER_INSTALL_STAGE_H
 
-#include "unpacker/install/result.h"
+#include "unpacker/target/result.h"
 #include "unpacker/install/opened.h"
-#include "unpacker/layout.h"
+#include "unpacker/target/layout.h"
 
 /* Make PREFIX/.staging-XXXXXX, write every entry of the bundle into it (verified as it is
  * read) and the install's .cuferry records, and sync it. *staging: the directory made (NULL

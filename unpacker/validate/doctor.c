@@ -16,14 +16,14 @@
 #include "common/io.h"
 #include "common/log.h"
 #include "common/platform.h"
-#include "unpacker/env.h"
-#include "unpacker/layout.h"
+#include "unpacker/environment/env.h"
+#include "unpacker/target/layout.h"
 #include "common/rootpath.h"
-#include "unpacker/leftovers.h"
+#include "unpacker/target/leftovers.h"
 #include "unpacker/validate/gpuapi.h"
 #include "unpacker/validate/proberun.h"
 #include "unpacker/validate/windoctor.h"
-#include "unpacker/state.h"
+#include "unpacker/target/state.h"
 
 #define MAX_COPIES 128
 #define MAX_ENTRIES 512

@@ -4,8 +4,8 @@
 #define UNPACKER_DOCTOR_H
 
 #include "common/err.h"
-#include "unpacker/install/result.h"
-#include "unpacker/layout.h"
+#include "unpacker/target/options.h"
+#include "unpacker/target/layout.h"
 
 /* CF_OK when nothing shadows the install (or nothing is installed); CF_VALIDATION when another
  * copy would be loaded instead of PREFIX/current/lib. */

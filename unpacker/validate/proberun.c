@@ -13,7 +13,7 @@
 #include "common/platform.h"
 #include "unpacker/validate/probe.h"
 #include "unpacker/validate/probereport.h"
-#include "unpacker/selfpath.h"
+#include "unpacker/target/selfpath.h"
 
 int probe_timeout(int fallback)
 {

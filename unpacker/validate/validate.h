@@ -5,12 +5,13 @@
 
 #include "common/err.h"
 #include "manifests/manifest.h"
-#include "unpacker/layout.h"
-#include "unpacker/trust.h"
+#include "unpacker/target/layout.h"
+#include "unpacker/target/trust.h"
 
 struct validate_options {
 	const struct layout *layout; /* where installs live, and --root */
-	int env_mode;           /* how the install's environment reaches programs: see below */
+	int env_mode;           /* how the install's environment reaches programs:
+				 * VALIDATE_ENV_* of unpacker/environment/environment.h */
 	int require_gpu;
 	int gpu;                /* -1: every GPU */
 	int quick;              /* the small shape only */
@@ -25,8 +26,6 @@ struct validate_options {
 	 * JSON text, for --json (docs/json-schema.md); free() it */
 	char **report_out;
 };
-
-enum { VALIDATE_ENV_CACHE, VALIDATE_ENV_LIBRARY_PATH };
 
 /* Validate install_dir (PREFIX/NAME) against its manifest. is_current: check resolution.
  * CF_OK; CF_VALIDATION when a check failed; CF_INCOMPATIBLE for an old driver, an unsupported

@@ -10,9 +10,9 @@
 #include "common/io.h"
 #include "common/log.h"
 #include "common/platform.h"
-#include "unpacker/layout.h"
-#include "unpacker/leftovers.h"
-#include "unpacker/state.h"
+#include "unpacker/target/layout.h"
+#include "unpacker/target/leftovers.h"
+#include "unpacker/target/state.h"
 #include "unpacker/validate/dllsearch.h"
 #include "unpacker/validate/gpuapi.h"
 

@@ -5,7 +5,7 @@
 #define UNPACKER_VALIDATE_WINDOCTOR_H
 
 #include "common/err.h"
-#include "unpacker/install/result.h"
+#include "unpacker/target/options.h"
 
 /* CF_OK when the install's copy is the one a program gets (or nothing is installed);
  * CF_VALIDATION when another copy wins, or none is found. */

@@ -1,0 +1,327 @@
+/* env.c - environment files that never put an empty element into a search path */
+#include "unpacker/environment/env.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/io.h"
+#include "common/log.h"
+#include "common/platform.h"
+#include "unpacker/target/layout.h"
+
+int env_system_present(const struct layout *l)
+{
+	return (io_exists(l->ldconf) || io_exists(l->ldconf_legacy)) && io_exists(l->profile);
+}
+
+/* A value quoted for the shell that reads it: sh and PowerShell in single quotes (a quote
+ * inside doubled the shell's way), cmd inside "set "NAME=VALUE"" where only '"' and '%'
+ * could escape. The prefix rule already allows none of these; this is belt and braces,
+ * so no prefix can ever be split or run as code in a login shell. */
+static char *shell_quote(const char *value, const char *shell)
+{
+	size_t n = strlen(value), used = 0;
+	char *out = xmalloc(4 * n + 3);
+	int cmd = strcmp(shell, "cmd") == 0, ps = strcmp(shell, "ps") == 0;
+	if (!cmd)
+		out[used++] = '\'';
+	for (const char *c = value; *c; c++) {
+		if (*c == '\'' && ps) {
+			memcpy(out + used, "''", 2), used += 2;
+		} else if (*c == '\'' && !cmd) {
+			memcpy(out + used, "'\\''", 4), used += 4;
+		} else if (cmd && (*c == '"' || *c == '%')) {
+			continue; /* cannot be quoted inside set "…": dropped (the prefix rule forbids them) */
+		} else {
+			out[used++] = *c;
+		}
+	}
+	if (!cmd)
+		out[used++] = '\'';
+	out[used] = '\0';
+	return out;
+}
+
+static char *env_sh_base(const char *cudnn_path, int with_ld_library_path);
+
+/* The lines that put DIR (under $CUDNN_PATH) in front of VAR for builders (pkg-config,
+ * CMake), only when the install has it (older bundles carry no such files), never
+ * twice, never with an empty element. */
+static char *builder_lines(const char *var, const char *dir, const char *marker)
+{
+	return xasprintf("if [ -d \"$CUDNN_PATH/%s\" ]; then\n"
+			 "\tcase \":${%s-}:\" in\n"
+			 "\t*\":$CUDNN_PATH%s:\"*) ;;\n"
+			 "\t*) %s=\"$CUDNN_PATH%s${%s:+:$%s}\"; export %s ;;\n"
+			 "\tesac\n"
+			 "fi\n",
+			 marker, var, dir, var, dir, var, var, var);
+}
+
+/* The snippet for CUDNN_PATH=cudnn_path (PREFIX/current on Linux). */
+static char *sh_snippet_at(const char *cudnn_path, int with_ld_library_path)
+{
+	char *pc = builder_lines("PKG_CONFIG_PATH", "/lib/pkgconfig", "lib/pkgconfig");
+	char *cmake = builder_lines("CMAKE_PREFIX_PATH", "", "lib/cmake/CUDNN");
+	char *text = env_sh_base(cudnn_path, with_ld_library_path);
+	char *all = xasprintf("%s%s%s", text, pc, cmake);
+	free(pc);
+	free(cmake);
+	free(text);
+	return all;
+}
+
+char *env_sh_snippet(const char *prefix_sys, int with_ld_library_path)
+{
+	char *current = layout_current_sys(prefix_sys, '/');
+	char *text = sh_snippet_at(current, with_ld_library_path);
+	free(current);
+	return text;
+}
+
+static char *env_sh_base(const char *cudnn_path, int with_ld_library_path)
+{
+	char *quoted = shell_quote(cudnn_path, "sh");
+	/* ${VAR:+:$VAR} adds a separator only when VAR is set and not empty: an empty element
+	 * would put the current directory on the search path. bin/ goes last on PATH: every
+	 * login shell reads this file, and a program in a bundle's bin/ must never be found
+	 * before the system's own of that name (a bundled `sudo` or `ls`). */
+	char *text = xasprintf(
+		"# cuDNN installed by cuferry's unpacker; rewritten on install, removed on the last "
+		"uninstall\n"
+		"CUDNN_PATH=%s\n"
+		"export CUDNN_PATH\n"
+		"if [ -d \"$CUDNN_PATH/bin\" ]; then\n"
+		"\tcase \":${PATH-}:\" in\n"
+		"\t*\":$CUDNN_PATH/bin:\"*) ;;\n"
+		"\t*) PATH=\"${PATH:+$PATH:}$CUDNN_PATH/bin\"; export PATH ;;\n"
+		"\tesac\n"
+		"fi\n"
+		"%s",
+		quoted,
+		with_ld_library_path
+			? "case \":${LD_LIBRARY_PATH-}:\" in\n"
+			  "*\":$CUDNN_PATH/lib:\"*) ;;\n"
+			  "*) LD_LIBRARY_PATH=\"$CUDNN_PATH/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\"; "
+			  "export LD_LIBRARY_PATH ;;\n"
+			  "esac\n"
+			: "");
+	free(quoted);
+	return text;
+}
+
+static int run_ldconfig(struct cf_err *e)
+{
+	const char *prog = platform_lib_cache_program();
+	if (!prog)
+		return cf_fail(e, CF_INSTALL, "ldconfig not found");
+	char *const argv[] = { (char *)prog, NULL }, *const envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
+	struct platform_child child;
+	if (platform_run(prog, argv, envp, PLATFORM_CAPTURE_NONE, 0, &child) != 0 || !child.exited ||
+	    child.exit_code != 0)
+		return cf_fail(e, CF_INSTALL, "ldconfig failed");
+	return CF_OK;
+}
+
+int env_write_file(const char *path, const char *text, struct cf_err *e)
+{
+	char *dir = xstrdup(path);
+	*strrchr(dir, '/') = '\0';
+	int ok = io_mkdirs(dir, 0755) == 0 &&
+		 io_write_file_atomic(path, text, strlen(text), 0644) == 0;
+	free(dir);
+	return ok ? CF_OK : cf_fail(e, CF_INSTALL, "%s: %s", path, strerror(errno));
+}
+
+/* One rename: the install's directory is on the search path under one name or the other at
+ * every moment. When both names exist the old one only goes. */
+static int rename_legacy(const struct layout *l, struct cf_err *e)
+{
+	if (!io_exists(l->ldconf_legacy))
+		return CF_OK;
+	int ok = io_exists(l->ldconf) ? platform_unlink(l->ldconf_legacy) == 0
+					 : platform_rename(l->ldconf_legacy, l->ldconf) == 0;
+	if (!ok || io_fsync_parent(l->ldconf) != 0)
+		return cf_fail(e, CF_INSTALL, "%s: %s", l->ldconf_legacy, strerror(errno));
+	return CF_OK;
+}
+
+int env_write_system(const struct layout *l, struct cf_err *e)
+{
+	char *lib = layout_current_lib_sys(l->prefix_sys);
+	char *conf = xasprintf("# cuDNN installed by cuferry's unpacker\n%s\n", lib);
+	char *sh = env_sh_snippet(l->prefix_sys, 0);
+	free(lib);
+	int rc = rename_legacy(l, e);
+	if (rc == CF_OK)
+		rc = env_write_file(l->ldconf, conf, e);
+	if (rc == CF_OK)
+		rc = env_write_file(l->profile, sh, e);
+	free(conf);
+	free(sh);
+	if (rc == CF_OK && !*l->root)
+		rc = run_ldconfig(e);
+	else if (rc == CF_OK)
+		log_msg(LOG_DEBUG, "--root given: ldconfig not run (the image's first boot or ldconfig -r "
+			"does that)");
+	return rc;
+}
+
+int env_remove_system(const struct layout *l, struct cf_err *e)
+{
+	if (io_remove_file(l->ldconf) != 0 || io_remove_file(l->ldconf_legacy) != 0 ||
+	    io_remove_file(l->profile) != 0)
+		return cf_fail(e, CF_INSTALL, "cannot remove environment files: %s", strerror(errno));
+	return *l->root ? CF_OK : run_ldconfig(e);
+}
+
+int env_migrate_legacy(const struct layout *l, struct cf_err *e)
+{
+	if (!io_exists(l->ldconf_legacy))
+		return CF_OK;
+	int rc = rename_legacy(l, e);
+	if (rc == CF_OK)
+		log_msg(LOG_INFO, "%s renamed to %s: it now sorts ahead of NVIDIA's files",
+			l->ldconf_legacy, l->ldconf);
+	return rc == CF_OK && !*l->root ? run_ldconfig(e) : rc;
+}
+
+int env_before_save(const struct layout *l, const char *text, struct cf_err *e)
+{
+	if (!text || io_write_file_atomic(l->env_before, text, strlen(text), 0600) != 0)
+		return cf_fail(e, CF_INSTALL, "%s: %s", l->env_before, strerror(errno));
+	return CF_OK;
+}
+
+/* The snapshot: {"ldconf": text|null, "ldconf_legacy": …, "profile": …}, null = absent. */
+static const char *snapshot_roles[] = { "ldconf", "ldconf_legacy", "profile" };
+
+static char *const *snapshot_paths(const struct layout *l, char *paths[3])
+{
+	paths[0] = l->ldconf, paths[1] = l->ldconf_legacy, paths[2] = l->profile;
+	return paths;
+}
+
+int env_snapshot_save(const struct layout *l, struct cf_err *e)
+{
+	char *paths[3];
+	json_t *o = json_object();
+	int rc = CF_OK;
+	snapshot_paths(l, paths);
+	for (int i = 0; i < 3 && rc == CF_OK; i++) {
+		char *text;
+		size_t len;
+		if (io_read_file(paths[i], 1 << 20, &text, &len) == 0) {
+			json_object_set_new(o, snapshot_roles[i], json_stringn(text, len));
+			free(text);
+		} else if (errno == ENOENT) {
+			json_object_set_new(o, snapshot_roles[i], json_null());
+		} else {
+			rc = cf_fail(e, CF_INSTALL, "%s: %s", paths[i], strerror(errno));
+		}
+	}
+	char *dump = rc == CF_OK ? json_dumps(o, JSON_SORT_KEYS) : NULL;
+	if (rc == CF_OK)
+		rc = env_before_save(l, dump, e);
+	free(dump);
+	json_decref(o);
+	return rc;
+}
+
+int env_snapshot_restore(const struct layout *l, struct cf_err *e)
+{
+	char *paths[3], *text;
+	size_t len;
+	if (io_read_file(l->env_before, 1 << 22, &text, &len) != 0)
+		return cf_fail(e, CF_ROLLBACK, "%s: %s", l->env_before, strerror(errno));
+	json_t *o = json_loadb(text, len, 0, NULL);
+	free(text);
+	if (!json_is_object(o))
+		return json_decref(o), cf_fail(e, CF_ROLLBACK, "%s is damaged", l->env_before);
+	int bad = 0;
+	snapshot_paths(l, paths);
+	for (int i = 0; i < 3; i++) {
+		json_t *v = json_object_get(o, snapshot_roles[i]);
+		if (json_is_string(v))
+			bad |= env_write_file(paths[i], json_string_value(v), e) != CF_OK;
+		else if (json_is_null(v))
+			bad |= io_remove_file(paths[i]) != 0;
+		else
+			bad = 1;
+	}
+	json_decref(o);
+	if (bad)
+		return cf_fail(e, CF_ROLLBACK, "cannot restore the environment files from %s", l->env_before);
+	return *l->root ? CF_OK : run_ldconfig(e);
+}
+
+int env_write_user(const char *prefix_sys, char *written, size_t size, struct cf_err *e)
+{
+	const char *home = getenv("HOME");
+	if (!home || !*home)
+		return cf_fail(e, CF_INSTALL, "HOME is not set: cannot write the user environment");
+	char *path = layout_user_env(home);
+	char *sh = env_sh_snippet(prefix_sys, 1);
+	int rc = env_write_file(path, sh, e);
+	snprintf(written, size, "%s", path);
+	free(path);
+	free(sh);
+	return rc;
+}
+
+int env_user_present(void)
+{
+	const char *home = getenv("HOME");
+	if (!home || !*home)
+		return 0;
+	char *path = layout_user_env(home);
+	struct platform_stat st;
+	int present = platform_lstat(path, &st) == 0 && st.type == PLATFORM_TYPE_FILE;
+	free(path);
+	return present;
+}
+
+/* The path's own directory separator: never a Windows one glued to a Linux path. */
+static char path_separator(const char *path)
+{
+	return strchr(path, '\\') ? '\\' : '/';
+}
+
+int env_print(const char *cudnn_path, const char *shell, struct cf_err *e)
+{
+	/* No --shell: the shell of the install's own system (cmd for a Windows path), never sh
+	 * lines with LD_LIBRARY_PATH for a Command Prompt. */
+	if (!shell)
+		shell = path_separator(cudnn_path) == '\\' ? "cmd" : "sh";
+	if (strcmp(shell, "sh") == 0) {
+		char *sh = sh_snippet_at(cudnn_path, 1);
+		log_out("%s", sh);
+		free(sh);
+	} else if (strcmp(shell, "ps") == 0) {
+		/* PowerShell runs on Linux too: the path's own separator, and the platform's
+		 * PATH separator, never a Windows one glued to a Linux path. A Linux bin/ goes
+		 * last, as in profile.d; a Windows bin\ first, as the registry PATH has it, since
+		 * there PATH is where programs find the DLLs. */
+		char sep = path_separator(cudnn_path), *q = shell_quote(cudnn_path, "ps");
+		log_out("$env:CUDNN_PATH = %s\n", q);
+		if (sep == '/')
+			log_out("if (Test-Path \"$env:CUDNN_PATH/bin\") { $env:PATH = $env:PATH + "
+				"[IO.Path]::PathSeparator + \"$env:CUDNN_PATH/bin\" }\n");
+		else
+			log_out("if (Test-Path \"$env:CUDNN_PATH\\bin\") { $env:PATH = "
+				"\"$env:CUDNN_PATH\\bin\" + [IO.Path]::PathSeparator + $env:PATH }\n");
+		free(q);
+	} else if (strcmp(shell, "cmd") == 0) {
+		char sep = path_separator(cudnn_path), *q = shell_quote(cudnn_path, "cmd");
+		log_out("set \"CUDNN_PATH=%s\"\n"
+			"if exist \"%%CUDNN_PATH%%%cbin\" set \"PATH=%%CUDNN_PATH%%%cbin;%%PATH%%\"\n", q,
+			sep, sep);
+		free(q);
+	} else {
+		return cf_fail(e, CF_USAGE, "--shell must be sh, ps or cmd");
+	}
+	return CF_OK;
+}

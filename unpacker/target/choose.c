@@ -1,0 +1,456 @@
+/* choose.c - picking the bundle for this machine out of a directory: its platform, the CUDA
+ * major its driver supports (or --cuda), the newest cuDNN whose requires it meets, and one
+ * that packs the CUDA libraries when the machine has none */
+#include "unpacker/target/choose.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/bundle/reader.h"
+#include "common/io.h"
+#include "common/log.h"
+#include "common/platform.h"
+#include "manifests/compat.h"
+#include "manifests/manifest.h"
+#include "unpacker/target/bundletrust.h"
+#include "unpacker/target/hostreq.h"
+#include "unpacker/target/kitcheck.h"
+
+struct machine {
+	const char *root;
+	char platform[32];
+	char driver[32];  /* "" when no NVIDIA driver was found */
+	int cuda_max;     /* the newest CUDA major the driver supports; 0 unknown */
+	int cuda_wanted;  /* --cuda; 0 the driver's */
+	int cublas[32];   /* per CUDA major: 0 not looked, 1 present, -1 absent */
+};
+
+/* cuBLAS's file for a CUDA major on a platform: what a cuDNN of that major loads. */
+static void cublas_file(const char *platform, int major, char *out, size_t size)
+{
+	if (strncmp(platform, "windows", 7) == 0)
+		snprintf(out, size, "cublas64_%d.dll", major);
+	else
+		snprintf(out, size, "libcublas.so.%d", major);
+}
+
+struct candidate {
+	const char *path; /* the kit's file (names[] of choose_bundle owns it) */
+	int link;         /* a link on the stick: listed, never opened */
+	char name[256];
+	struct manifest *m;
+	int eligible;
+	int major;
+	int packs;       /* the bundle carries cuBLAS */
+	int libs_here;   /* cuBLAS of its major (cublas_file) is on the machine */
+	char cublas[32]; /* that file's name */
+	char why[400];   /* why it was passed over */
+};
+
+/* The driver of the machine being installed: a --root that has its own proc/ describes the
+ * machine (a test's fake one, an image prepared for a known server), and then only
+ * ROOT/proc/driver/nvidia/version counts, even when absent; otherwise this host's. */
+static void read_driver(struct machine *mc)
+{
+	char *proc = xasprintf("%s/proc", mc->root);
+	const char *machine = *mc->root && io_is_dir(proc) ? mc->root : "";
+	free(proc);
+	if (platform_driver_version(machine, mc->driver, sizeof(mc->driver)) == 0)
+		mc->cuda_max = compat_cuda_major_for_driver(mc->driver, mc->platform);
+}
+
+struct lib_search {
+	const char *root;
+	const char *soname;
+	int found;
+};
+
+static void look_in_dir(const char *dir, void *ctx)
+{
+	struct lib_search *s = ctx;
+	char *path = xasprintf("%s%s/%s", s->root, dir, s->soname);
+	struct platform_stat st;
+	s->found |= platform_stat(path, &st) == 0 && st.type == PLATFORM_TYPE_FILE;
+	free(path);
+}
+
+/* A directory the loader's configuration names (twice is harmless: found only grows). */
+static void look_in_config_dir(const char *dir, const char *source, void *ctx)
+{
+	look_in_dir(dir, ctx);
+}
+
+static void cache_hit(const char *path, const char *flags, void *ctx)
+{
+	((struct lib_search *)ctx)->found = 1;
+}
+
+/* The CUDA toolkit's own library directories: Windows' installer names its directory in
+ * %CUDA_PATH% (DLLs in bin\, from CUDA 13 in bin\x64\); Linux has the usual ones. */
+static void look_in_cuda_dirs(struct machine *mc, struct lib_search *s)
+{
+	static const char *const dirs[] = { "/lib", "/lib64", "/usr/lib", "/usr/lib64",
+					    "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+					    "/usr/local/cuda/lib64", NULL };
+	const char *cuda_path = getenv("CUDA_PATH");
+	if (strncmp(mc->platform, "windows", 7) != 0) {
+		for (size_t i = 0; dirs[i]; i++)
+			look_in_dir(dirs[i], s);
+	} else if (cuda_path && *cuda_path && !*mc->root) {
+		for (int i = 0; i < 2; i++) {
+			char *dir = xasprintf("%s%s", cuda_path, i ? "\\bin\\x64" : "\\bin");
+			look_in_dir(dir, s);
+			free(dir);
+		}
+	}
+}
+
+/* Whether cuBLAS of a CUDA major is where the loader would find it. Linux: the ld cache of
+ * this system, or under --root the image's ld.so.conf.d directories and the usual ones.
+ * Windows (no cache): %CUDA_PATH%'s bin, System32, the Windows directory and the machine's
+ * and the user's PATH. */
+static int has_cublas(struct machine *mc, int major)
+{
+	if (major <= 0 || major >= 32)
+		return 0;
+	if (mc->cublas[major])
+		return mc->cublas[major] > 0;
+	char soname[32];
+	cublas_file(mc->platform, major, soname, sizeof(soname));
+	struct lib_search s = { mc->root, soname, 0 };
+	int cache_read = 0;
+	if (!*mc->root && platform_lib_cache_program())
+		cache_read = platform_lib_cache_find(soname, cache_hit, &s) >= 0;
+	if (!cache_read) {
+		look_in_cuda_dirs(mc, &s);
+		platform_lib_config_dirs(mc->root, look_in_config_dir, &s);
+	}
+	mc->cublas[major] = s.found ? 1 : -1;
+	return s.found;
+}
+
+/* ---- the candidates ---- */
+
+static int has_suffix(const char *name, const char *suffix)
+{
+	size_t n = strlen(name), m = strlen(suffix);
+	return n > m && strcmp(name + n - m, suffix) == 0;
+}
+
+/* A .run or .exe is a bundle only when it ends in a self-extractor's trailer: a directory of
+ * programs (C:\Windows, /usr/bin) holds no bundles, rather than many untrusted ones. (One whose
+ * trailer was cut off is then not seen either: nothing is installed from it either way.) */
+static int bundle_file(const char *name, const char *path)
+{
+	if (has_suffix(name, ".bundle") || has_suffix(name, ".001"))
+		return 1;
+	return (has_suffix(name, ".run") || has_suffix(name, ".exe")) &&
+	       bundle_file_has_sfx_trailer(path);
+}
+
+/* dir/name with the system's separator (never "C:\\kit/x.bundle" on Windows); a directory given
+ * with its separator (a drive's root, E:\) gets no second one. */
+static char *in_dir(const char *dir, const char *name)
+{
+	size_t n = strlen(dir);
+	int has_sep = n && (dir[n - 1] == '/' || dir[n - 1] == '\\');
+	const char sep[2] = { platform_dir_separator(), 0 };
+	return xasprintf("%s%s%s", dir, has_sep ? "" : sep, name);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+struct listing {
+	char **names;
+	size_t n, cap;
+};
+
+static void listing_add(struct listing *l, char *path)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 64;
+		l->names = xrealloc(l->names, l->cap * sizeof(*l->names));
+	}
+	l->names[l->n++] = path;
+}
+
+/* The bundle files of dir, sorted, however many names it holds (junk must not hide the real
+ * bundle). Each name is looked at with lstat: a link named like a bundle is listed (to be
+ * passed over with its reason) but never opened, so nothing off the stick is read. */
+static void list_bundles(const char *dir, struct listing *l)
+{
+	struct platform_dir *d = platform_dir_open(dir);
+	for (const char *name; d && (name = platform_dir_next(d)) != NULL;) {
+		char *path = in_dir(dir, name);
+		struct platform_stat st;
+		int named = has_suffix(name, ".bundle") || has_suffix(name, ".001") ||
+			    has_suffix(name, ".run") || has_suffix(name, ".exe");
+		if (name[0] == '.' || !named || platform_lstat(path, &st) != 0)
+			free(path);
+		else if (st.type == PLATFORM_TYPE_LINK || (st.type == PLATFORM_TYPE_FILE && bundle_file(name, path)))
+			listing_add(l, path);
+		else
+			free(path);
+	}
+	platform_dir_close(d);
+	if (l->n > 1)
+		qsort(l->names, l->n, sizeof(l->names[0]), by_name);
+}
+
+static int is_link(const char *path)
+{
+	struct platform_stat st;
+	return platform_lstat(path, &st) == 0 && st.type == PLATFORM_TYPE_LINK;
+}
+
+/* The name as it may go to a terminal: escaped (no raw ESC or BEL from a stick's names). */
+static void display_name(const char *path, char *out, size_t size)
+{
+	/* Windows paths as given (E:\kit.bundle) separate with backslashes. */
+	const char *slash = strrchr(path, '/') ? strrchr(path, '/') : strrchr(path, '\\');
+	char buf[256];
+	snprintf(out, size, "%s", log_escape(slash ? slash + 1 : path, buf, sizeof(buf)));
+}
+
+/* Verify the header (and a .run's stub) with the trusted keys, then read the manifest:
+ * nothing before that. */
+static int read_candidate(struct candidate *c, const struct trust *t)
+{
+	struct bundle_input *in = NULL;
+	struct cf_err e = { 0 };
+	char signers[256];
+	int rc = bundletrust_open(c->path, t, signers, sizeof(signers), &in, &c->m, &e);
+	char safe[400];
+	if (rc != CF_OK)
+		snprintf(c->why, sizeof(c->why), "%s%.360s", rc == CF_TRUST ? "not trusted: " : "",
+			 log_escape(e.msg, safe, sizeof(safe)));
+	bundle_close(in);
+	return rc;
+}
+
+static void judge(struct candidate *c, struct machine *mc)
+{
+	const struct manifest *m = c->m;
+	c->major = atoi(m->cuda_variant);
+	for (size_t i = 0; i < m->ncomponents; i++)
+		if (strcmp(m->components[i].name, "libcublas") == 0)
+			c->packs |= m->components[i].included;
+	if (strcmp(m->platform, mc->platform) != 0) {
+		snprintf(c->why, sizeof(c->why), "for %s, this machine is %s", m->platform, mc->platform);
+		return;
+	}
+	if (mc->cuda_wanted && c->major != mc->cuda_wanted) {
+		snprintf(c->why, sizeof(c->why), "for CUDA %d, --cuda %d was asked for", c->major,
+			 mc->cuda_wanted);
+		return;
+	}
+	if (hostreq_check(mc->root, m, c->why, sizeof(c->why)))
+		return;
+	if (mc->driver[0] && m->driver_min && compat_version_cmp_full(mc->driver, m->driver_min) < 0) {
+		snprintf(c->why, sizeof(c->why), "needs driver >= %s, this machine has %s", m->driver_min,
+			 mc->driver);
+		return;
+	}
+	if (mc->driver[0] && mc->cuda_max && c->major > mc->cuda_max) {
+		snprintf(c->why, sizeof(c->why), "for CUDA %d, driver %s supports CUDA %d at most",
+			 c->major, mc->driver, mc->cuda_max);
+		return;
+	}
+	c->libs_here = has_cublas(mc, c->major);
+	cublas_file(mc->platform, c->major, c->cublas, sizeof(c->cublas));
+	c->eligible = 1;
+}
+
+/* Better first: usable CUDA libraries, the newest CUDA major, the newest cuDNN, packed
+ * libraries only when the machine has none, the newest build. The reason for the first
+ * difference is written to why when it is given. */
+static int rank(const struct candidate *a, const struct candidate *b, char *why, size_t size)
+{
+	int a_ok = a->packs || a->libs_here, b_ok = b->packs || b->libs_here, d;
+	if (a_ok != b_ok) {
+		if (why)
+			snprintf(why, size, "needs %s, which this machine does not have and the "
+				 "bundle does not carry", b_ok ? a->cublas : b->cublas);
+		return b_ok - a_ok;
+	}
+	if (a->major != b->major) {
+		if (why)
+			snprintf(why, size, "CUDA %d; CUDA %d is newer", a->major < b->major ? a->major : b->major,
+				 a->major > b->major ? a->major : b->major);
+		return b->major - a->major;
+	}
+	if ((d = compat_version_cmp_full(a->m->cudnn_version, b->m->cudnn_version)) != 0) {
+		if (why)
+			snprintf(why, size, "cuDNN %s is older than %s",
+				 d < 0 ? a->m->cudnn_version : b->m->cudnn_version,
+				 d < 0 ? b->m->cudnn_version : a->m->cudnn_version);
+		return -d;
+	}
+	if (a->packs != b->packs) {
+		int want_packed = !a->libs_here;
+		if (why)
+			snprintf(why, size, want_packed ? "does not carry the CUDA libraries this machine lacks"
+							: "carries CUDA libraries this machine already has");
+		return want_packed ? b->packs - a->packs : a->packs - b->packs;
+	}
+	if (a->m->counter != b->m->counter) {
+		if (why)
+			snprintf(why, size, "an older build (counter %llu)",
+				 (unsigned long long)(a->m->counter < b->m->counter ? a->m->counter : b->m->counter));
+		return a->m->counter < b->m->counter ? 1 : -1;
+	}
+	if (why)
+		snprintf(why, size, "the same bundle again");
+	return strcmp(a->name, b->name);
+}
+
+/* What "no cuBLAS here" is called on the platform: its file's name, not Linux's on Windows. */
+static const char *no_cublas_note(const char *platform)
+{
+	return strncmp(platform, "windows", 7) == 0 ? "no CUDA libraries (cublas64_*.dll) found"
+						    : "no CUDA libraries (libcublas) found";
+}
+
+static void describe_machine(const struct machine *mc, char *out, size_t size)
+{
+	char cublas[128] = "";
+	for (int major = 1; major < 32; major++)
+		if (mc->cublas[major] > 0) {
+			size_t used = strlen(cublas);
+			char file[32];
+			cublas_file(mc->platform, major, file, sizeof(file));
+			snprintf(cublas + used, sizeof(cublas) - used, "%s%s", used ? ", " : "", file);
+		}
+	char driver[96];
+	if (!mc->driver[0])
+		snprintf(driver, sizeof(driver), "no NVIDIA driver found (the CUDA major is not limited)");
+	else if (mc->cuda_max)
+		snprintf(driver, sizeof(driver), "driver %s (CUDA %d and older)", mc->driver, mc->cuda_max);
+	else
+		snprintf(driver, sizeof(driver), "driver %s", mc->driver);
+	snprintf(out, size, "%s, %s, %s", mc->platform, driver,
+		 cublas[0] ? cublas : no_cublas_note(mc->platform));
+}
+
+static int setup_machine(struct machine *mc, const struct choose_options *o, struct cf_err *e)
+{
+	memset(mc, 0, sizeof(*mc));
+	mc->root = o->root;
+	snprintf(mc->platform, sizeof(mc->platform), "%s", o->platform ? o->platform : platform_name());
+	if (o->cuda) {
+		char *end;
+		long v = strtol(o->cuda, &end, 10);
+		if (end == o->cuda || (*end && *end != '.') || v < 1 || v > 31)
+			return cf_fail(e, CF_USAGE, "--cuda '%s' is not a CUDA major version", o->cuda);
+		mc->cuda_wanted = (int)v;
+	}
+	read_driver(mc);
+	return CF_OK;
+}
+
+int choose_bundle(const char *path, const struct choose_options *o, char *chosen, size_t size,
+		  struct cf_err *e)
+{
+	struct machine mc;
+	int rc = setup_machine(&mc, o, e);
+	if (rc != CF_OK)
+		return rc;
+	struct listing l = { NULL, 0, 0 };
+	char *dir = NULL;
+	/* A cuferry-kit/ below a stick's root is looked into, never through a link. */
+	if (io_is_dir(path) && (rc = kitcheck_dir(path, &dir, e)) != CF_OK)
+		return rc;
+	int from_dir = dir != NULL; /* names read from the stick, not one file the user named */
+	if (from_dir) {
+		list_bundles(dir, &l);
+	} else {
+		dir = xstrdup(path);
+		listing_add(&l, xstrdup(path));
+	}
+	char **names = l.names;
+	size_t n = l.n;
+	if (n == 0) {
+		char safe[256];
+		rc = cf_fail(e, CF_USAGE, "%s holds no bundles (*.bundle, *.001, *.run)",
+			     log_safe(path, safe, sizeof(safe)));
+		free(dir);
+		free(names);
+		return rc;
+	}
+	struct trust *t = xmalloc(sizeof(*t));
+	struct candidate *c = xcalloc(n, sizeof(*c));
+	rc = trust_load(t, &o->trust, e);
+	size_t best = n, trusted = 0, held_back = 0;
+	for (size_t i = 0; rc == CF_OK && i < n; i++) {
+		c[i].path = names[i];
+		display_name(names[i], c[i].name, sizeof(c[i].name));
+		if (from_dir && is_link(names[i])) {
+			snprintf(c[i].why, sizeof(c[i].why), "a link: not followed off the kit");
+			continue;
+		}
+		if (read_candidate(&c[i], t) != CF_OK)
+			continue;
+		trusted++;
+		judge(&c[i], &mc);
+		/* The install's own downgrade rule, so that the chooser never picks what it refuses. */
+		if (c[i].eligible && o->installed &&
+		    productline_refuses(o->installed, c[i].m, &o->policy, c[i].why, sizeof(c[i].why))) {
+			c[i].eligible = 0;
+			held_back++;
+		}
+		if (c[i].eligible && (best == n || rank(&c[i], &c[best], NULL, 0) < 0))
+			best = i;
+	}
+	char machine[320];
+	describe_machine(&mc, machine, sizeof(machine));
+	if (rc == CF_OK)
+		log_out("this machine: %s\n", machine);
+	if (rc == CF_OK && best < n) {
+		const struct candidate *b = &c[best];
+		log_out("chose %s: cuDNN %s for CUDA %d%s%s\n", b->name, b->m->cudnn_version, b->major,
+			mc.cuda_wanted ? " (--cuda)" : mc.cuda_max == b->major ? " (the driver's CUDA)" : "",
+			b->packs ? (b->libs_here ? ", carries CUDA libraries" : ", carries the CUDA libraries "
+				    "this machine lacks") : b->libs_here ? ", uses this machine's CUDA libraries" : "");
+		if (!b->packs && !b->libs_here)
+			log_msg(LOG_WARN, "%s is neither on this machine nor in %s: cuDNN will "
+				"not find it (validation reports it)", b->cublas, b->name);
+		for (size_t i = 0; i < n; i++)
+			if (i != best && c[i].eligible)
+				rank(&c[i], b, c[i].why, sizeof(c[i].why));
+		if (n > 1)
+			log_out("passed over:\n");
+		for (size_t i = 0; i < n; i++)
+			if (i != best)
+				log_out("  %s: %s\n", c[i].name, c[i].why);
+		if (strlen(b->path) >= size)
+			rc = cf_fail(e, CF_USAGE, "%s: path too long", b->path);
+		else
+			snprintf(chosen, size, "%s", b->path);
+	} else if (rc == CF_OK) {
+		char offers[700] = "";
+		log_out("the kit offers:\n");
+		for (size_t i = 0; i < n; i++) {
+			size_t used = strlen(offers);
+			log_out("  %s: %s\n", c[i].name, c[i].why);
+			snprintf(offers + used, sizeof(offers) - used, "%s%s (%s)", used ? "; " : "", c[i].name,
+				 c[i].why);
+		}
+		rc = cf_fail(e, held_back ? CF_POLICY : trusted ? CF_INCOMPATIBLE : CF_TRUST,
+			     "no bundle in %s fits this machine (%s); it offers: %s", dir, machine, offers);
+	}
+	for (size_t i = 0; i < n; i++) {
+		manifest_free(c[i].m);
+		free(names[i]);
+	}
+	free(c);
+	free(t);
+	free(dir);
+	free(names);
+	return rc;
+}

@@ -1,0 +1,30 @@
+/* choose.h - unpacker install DIR: which bundle of a kit (or any directory of bundles) fits
+ * this machine, and why the others do not */
+#ifndef UNPACKER_CHOOSE_H
+#define UNPACKER_CHOOSE_H
+
+#include <stddef.h>
+
+#include "common/err.h"
+#include "unpacker/target/productline.h"
+#include "unpacker/target/trust.h"
+
+struct choose_options {
+	const char *root;              /* "" or --root: the machine's files are read under it; a
+					* root with its own proc/ also gives the driver */
+	struct trust_sources trust;
+	const char *cuda;              /* --cuda MAJOR, or NULL: the driver's */
+	const char *platform;          /* --platform P (dry runs only), or NULL: this program's */
+	const struct state *installed; /* the prefix's installs (the install's own rule), or NULL */
+	struct productline_options policy;
+};
+
+/* path is a directory of bundles (plain, NAME.001 of split ones, .run), or one bundle. Each
+ * header is verified with the trusted keys before any field is believed. Prints the machine,
+ * the choice and why, and what was passed over. CF_OK with the chosen file in chosen;
+ * CF_INCOMPATIBLE when nothing fits (CF_TRUST when nothing was signed by a trusted key, CF_POLICY
+ * when what would fit is older than what is installed: productline.h). */
+int choose_bundle(const char *path, const struct choose_options *o, char *chosen, size_t size,
+		  struct cf_err *e);
+
+#endif

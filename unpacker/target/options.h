@@ -1,0 +1,29 @@
+/* options.h - what a command is asked: the options every verb's function takes (install,
+ * verify, validate, list, use, uninstall, env, doctor, trust), below every layer that reads them */
+#ifndef UNPACKER_TARGET_OPTIONS_H
+#define UNPACKER_TARGET_OPTIONS_H
+
+#include "unpacker/target/trust.h"
+
+struct install_options {
+	const char *bundle;
+	const char *root;   /* "" or --root DIR */
+	const char *prefix; /* as the system sees it; NULL for the default */
+	struct trust_sources trust;
+	int no_env;
+	int env_user;
+	int allow_downgrade;
+	int keep_current; /* an older cuDNN installs beside; current is not switched */
+	int allow_expired;
+	int force;
+	int progress;
+	int no_validate;
+	int require_gpu;
+	int keep_failed;
+	int gpu;
+	int quick_validate;
+	int repair; /* a re-run compares SHA-256 too, not only sizes */
+	const char *modulefiles; /* --modulefiles DIR (as the system sees it), or NULL */
+};
+
+#endif
