@@ -22,30 +22,30 @@ done
 ! grep -q 'cuda_N_' bundler.txt || fail "bundler(1) shows scdoc markup: $(grep cuda_N_ bundler.txt)"
 assert_contains bundler.txt "cudaN"
 
-note "bash completion lists each program's commands"
+note "bash completion lists each program's commands (asked of the program typed: word 0)"
 complete_words() { # PROGRAM FUNCTION WORD...
 	bash -c '. "$1"; shift; f=$1; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); $f; printf "%s\n" "${COMPREPLY[@]}"' \
 		_ "$TOP/docs/completion/cuferry.bash" "$@"
 }
-complete_words _cuferry_bundler bundler "" > b.words
+complete_words _cuferry_bundler "$BUNDLER" "" > b.words
 for c in keygen create resolve inspect sign split help; do
 	grep -qx "$c" b.words || fail "completion misses bundler $c: $(cat b.words)"
 done
-complete_words _cuferry_unpacker unpacker "" > u.words
+complete_words _cuferry_unpacker "$UNPACKER" "" > u.words
 for c in install verify validate list use uninstall env doctor trust help; do
 	grep -qx "$c" u.words || fail "completion misses unpacker $c"
 done
-complete_words _cuferry_unpacker unpacker trust "" > t.words
+complete_words _cuferry_unpacker "$UNPACKER" trust "" > t.words
 grep -qx reset-clock t.words || fail "completion misses unpacker trust reset-clock"
-complete_words _cuferry_bundler bundler create --sp > o.words
+complete_words _cuferry_bundler "$BUNDLER" create --sp > o.words
 grep -qx -- "--split" o.words || fail "no option completion"
-complete_words _cuferry_unpacker unpacker install x --m > m.words
+complete_words _cuferry_unpacker "$UNPACKER" install x --m > m.words
 grep -qx -- "--modulefiles" m.words || fail "no --modulefiles completion for unpacker"
-complete_words _cuferry_unpacker unpacker install x --pl > p.words
+complete_words _cuferry_unpacker "$UNPACKER" install x --pl > p.words
 grep -qx -- "--platform" p.words || fail "no --platform completion for unpacker"
-complete_words _cuferry_unpacker unpacker install x --platform "" > pv.words
+complete_words _cuferry_unpacker "$UNPACKER" install x --platform "" > pv.words
 grep -qx linux-sbsa pv.words || fail "--platform does not offer the platforms"
-complete_words _cuferry_bundler bundler split x --split "" > s.words
+complete_words _cuferry_bundler "$BUNDLER" split x --split "" > s.words
 grep -qx fat32 s.words || fail "--split does not offer fat32"
 # Every command the programs' own help names is in the completion.
 "$BUNDLER" help | sed -n 's/^ *\(usage:\)\{0,1\} *bundler \([a-z][a-z-]*\).*/\2/p' | sort -u > b.help

@@ -15,6 +15,12 @@
 #include "common/err.h"
 #include "common/io.h"
 #include "unpacker/cli/cli.h"
+#include "unpacker/cli/cmdtable.h"
+
+/* The parser reads the command table, which names every command's function: the whole
+ * unpacker is linked, trust.c with it; no key compiled in (make TRUSTED_KEYS). */
+const char *const trusted_keys_pem[] = { NULL };
+const unsigned trusted_threshold = 0, trusted_statement_threshold = 0;
 
 #define MAX_ARGS 40
 
@@ -28,7 +34,7 @@ static int parse_v(struct cli *c, char *why, const char *first, va_list ap)
 		argv[argc++] = (char *)a;
 	}
 	why[0] = '\0';
-	return cli_parse(argc, argv, c, why, 256);
+	return cli_parse(argc, argv, cmd_table, c, why, 256);
 }
 
 static int parse(struct cli *c, char *why, const char *first, ...)
@@ -93,6 +99,30 @@ static void test_verbs(void **state)
 	assert_string_equal(c.arg, "list");
 }
 
+/* The words that name a command taking option id (trust's: "trust add"): first[0], first[1]. */
+static int command_taking(enum cmd_option id, const char *words[2])
+{
+	for (const struct command *t = cmd_table; t->name; t++) {
+		for (const struct command *s = t->subs; s && s->name; s++)
+			if ((CMD_COMMON_OPTIONS | s->options) & CMD_OPT(id))
+				return words[0] = t->name, words[1] = s->name, 2;
+		if (!t->subs && ((CMD_COMMON_OPTIONS | t->options) & CMD_OPT(id)))
+			return words[0] = t->name, words[1] = NULL, 1;
+	}
+	fail_msg("no command takes option %d", (int)id);
+	return 0;
+}
+
+static const struct cmd_spelling *spelling(const char *name)
+{
+	for (const struct cmd_spelling *s = cli_spellings; s->name; s++)
+		if (strcmp(s->name, name) == 0)
+			return s;
+	fail_msg("no spelling %s", name);
+	return NULL;
+}
+
+/* Each flag, given to a command that takes it. */
 static void test_flags(void **state)
 {
 	(void)state;
@@ -100,7 +130,6 @@ static void test_flags(void **state)
 	char why[256];
 	struct { const char *opt; size_t offset; } flags[] = {
 		{ "--silent", offsetof(struct cli, silent) },
-		{ "--quiet", offsetof(struct cli, silent) },
 		{ "--no-env", offsetof(struct cli, no_env) },
 		{ "--no-validate", offsetof(struct cli, no_validate) },
 		{ "--require-gpu", offsetof(struct cli, require_gpu) },
@@ -116,19 +145,65 @@ static void test_flags(void **state)
 		{ "--verbose", offsetof(struct cli, verbose) },
 		{ "-v", offsetof(struct cli, verbose) },
 		{ "--repair", offsetof(struct cli, repair) },
-		{ "--version", offsetof(struct cli, version) },
 		{ "--env=user", offsetof(struct cli, env_user) },
 	};
 	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
-		assert_int_equal(parse(&c, why, "install", flags[i].opt, NULL), 0);
+		const char *words[2];
+		command_taking(spelling(flags[i].opt)->id, words);
+		assert_int_equal(parse(&c, why, words[0], flags[i].opt, NULL), 0);
 		if (*(int *)((char *)&c + flags[i].offset) != 1)
 			fail_msg("%s did not set its flag", flags[i].opt);
 	}
-	/* options before the verb and the bundle, and after them */
-	assert_int_equal(parse(&c, why, "--no-env", "verify", "x.bundle", "--force", NULL), 0);
-	assert_string_equal(c.verb, "verify");
-	assert_int_equal(c.no_env, 1);
+	assert_int_equal(parse(&c, why, "--version", NULL), 0);
+	assert_int_equal(c.version, 1);
+	/* options before the command and the argument, and after them */
+	assert_int_equal(parse(&c, why, "--prefix", "/p", "uninstall", "id", "--force", NULL), 0);
+	assert_string_equal(c.verb, "uninstall");
+	assert_string_equal(c.prefix, "/p");
 	assert_int_equal(c.force, 1);
+}
+
+/* Every command (trust: every subcommand) refuses an option it does not take: a usage error
+ * that names the option, the command and its help; --help still gives the help. */
+static void test_command_refuses(void **state)
+{
+	(void)state;
+	struct cli c;
+	char why[256], want[256];
+	for (const struct command *t = cmd_table; t->name; t++)
+		for (const struct command *s = t->subs ? t->subs : t; s->name; s++) {
+			uint64_t takes = CMD_COMMON_OPTIONS | s->options;
+			const struct cmd_spelling *o = cli_spellings;
+			while (o->name && (takes & CMD_OPT(o->id)))
+				o++;
+			assert_non_null(o->name);
+			/* unpacker COMMAND [SUB] OPTION [x] [--help] */
+			char *argv[6] = { "unpacker", (char *)t->name };
+			int argc = 2;
+			if (t->subs)
+				argv[argc++] = (char *)s->name;
+			argv[argc++] = (char *)o->name;
+			if (o->value != VALUE_NONE)
+				argv[argc++] = "x";
+			snprintf(want, sizeof(want), "%s%s%s does not take %s (see unpacker help %s)",
+				 t->name, t->subs ? " " : "", t->subs ? s->name : "", o->name, t->name);
+			assert_int_equal(cli_parse(argc, argv, cmd_table, &c, why, sizeof(why)), CF_USAGE);
+			assert_string_equal(why, want);
+			assert_int_equal(c.why_names_help, 1);
+			argv[argc++] = "--help";
+			assert_int_equal(cli_parse(argc, argv, cmd_table, &c, why, sizeof(why)), 0);
+			if (!t->subs)
+				break;
+		}
+	usage_error("list does not take --repair (see unpacker help list)", "list", "--repair", NULL);
+	usage_error("trust list does not take /d (see unpacker help trust)", "trust", "/d=/p", NULL);
+	usage_error("install does not take --shell (see unpacker help install)", "x.bundle", "--shell",
+		    "sh", NULL);
+	usage_error("list does not take --version", "list", "--version", NULL);
+	usage_error("trust list does not take --fingerprint", "trust", "--fingerprint", "ab", NULL);
+	usage_error("unknown trust command 'nosuch'", "trust", "nosuch", NULL);
+	/* the first one given is named */
+	usage_error("doctor does not take --force", "--force", "doctor", "--repair", NULL);
 }
 
 /* --name VALUE and --name=VALUE, for every option with a value. */
@@ -146,14 +221,20 @@ static void test_values(void **state)
 		{ "--cuda", offsetof(struct cli, cuda) },
 		{ "--platform", offsetof(struct cli, platform) },
 		{ "--modulefiles", offsetof(struct cli, modulefiles) },
+		{ "--fingerprint", offsetof(struct cli, fingerprint) },
 	};
 	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
 		char joined[64];
+		const char *words[2];
+		command_taking(spelling(values[i].name)->id, words);
 		snprintf(joined, sizeof(joined), "%s=/v/joined", values[i].name);
-		assert_int_equal(parse(&c, why, values[i].name, "/v/apart", "x.bundle", NULL), 0);
+		const char *sub = words[1] ? words[1] : values[i].name, *name = words[1] ? values[i].name : "/v/apart";
+		const char *apart = words[1] ? "/v/apart" : "x.bundle", *last = words[1] ? "x.bundle" : NULL;
+		assert_int_equal(parse(&c, why, words[0], sub, name, apart, last, NULL), 0);
 		assert_string_equal(*(const char **)((char *)&c + values[i].offset), "/v/apart");
 		assert_string_equal(c.arg, "x.bundle"); /* the value is not taken as the bundle */
-		assert_int_equal(parse(&c, why, joined, NULL), 0);
+		assert_int_equal(words[1] ? parse(&c, why, words[0], words[1], joined, NULL)
+					  : parse(&c, why, words[0], joined, NULL), 0);
 		assert_string_equal(*(const char **)((char *)&c + values[i].offset), "/v/joined");
 		usage_error("needs a value", "install", values[i].name, NULL);
 	}
@@ -208,9 +289,9 @@ static void test_trust_lists(void **state)
 		argv[argc++] = "--trust";
 		argv[argc++] = "k.pub";
 	}
-	assert_int_equal(cli_parse(argc, argv, &c, why, sizeof(why)), CF_USAGE);
+	assert_int_equal(cli_parse(argc, argv, cmd_table, &c, why, sizeof(why)), CF_USAGE);
 	assert_string_equal(why, "option '--trust' given more than 16 times");
-	assert_int_equal(cli_parse(argc - 2, argv, &c, why, sizeof(why)), 0);
+	assert_int_equal(cli_parse(argc - 2, argv, cmd_table, &c, why, sizeof(why)), 0);
 	assert_int_equal(c.ntrust_files, CLI_MAX_TRUST);
 }
 
@@ -221,8 +302,7 @@ static void test_windows_switches(void **state)
 	(void)state;
 	struct cli c;
 	char why[256];
-	static const char *const silent[] = { "/silent", "/SILENT", "/S", "/s", "/quiet", "/Q",
-					      "/q" };
+	static const char *const silent[] = { "/silent", "/SILENT", "/S", "/s", "/quiet", "/QUIET" };
 	for (size_t i = 0; i < sizeof(silent) / sizeof(silent[0]); i++) {
 		assert_int_equal(parse(&c, why, "x.run", silent[i], NULL), 0);
 		assert_int_equal(c.silent, 1);
@@ -240,8 +320,12 @@ static void test_windows_switches(void **state)
 	assert_string_equal(c.prefix, "/opt/c");
 	assert_int_equal(parse(&c, why, "/?", NULL), 0);
 	assert_int_equal(c.help, 1);
-	assert_int_equal(parse(&c, why, "/HELP", NULL), 0);
-	assert_int_equal(c.help, 1);
+	/* /q and /help were never documented: paths, as every other /word */
+	assert_int_equal(parse(&c, why, "/q", NULL), 0);
+	assert_string_equal(c.arg, "/q");
+	assert_int_equal(parse(&c, why, "/help", NULL), 0);
+	assert_string_equal(c.arg, "/help");
+	assert_int_equal(c.help, 0);
 	/* an absolute path is the bundle, not a switch */
 	assert_int_equal(parse(&c, why, "/media/usb/x.run", NULL), 0);
 	assert_string_equal(c.arg, "/media/usb/x.run");
@@ -264,6 +348,8 @@ static void test_usage_errors(void **state)
 	usage_error("unknown option '-x'", "-x", NULL);
 	usage_error("unknown option '--prefix/opt'", "--prefix/opt", NULL);
 	usage_error("unknown option '--SILENT'", "--SILENT", NULL); /* long options are exact */
+	usage_error("unknown option '--quiet'", "--quiet", NULL);  /* never documented */
+	usage_error("unknown option '--repair=1'", "--repair=1", NULL);
 	usage_error("unknown option '--env=system'", "--env=system", NULL);
 	usage_error("unexpected argument 'b'", "install", "a", "b", NULL);
 	usage_error("unexpected argument 'b'", "a", "b", NULL);
@@ -332,6 +418,7 @@ int main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_verbs),
 		cmocka_unit_test(test_flags),
+		cmocka_unit_test(test_command_refuses),
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_gpu),
 		cmocka_unit_test(test_trust_lists),

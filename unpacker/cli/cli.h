@@ -4,10 +4,13 @@
 
 #include <stddef.h>
 
+#include "unpacker/cli/command.h"
+
 #define CLI_MAX_TRUST 16
 
 struct cli {
 	const char *verb;      /* install, verify, validate, list, use, uninstall, env, doctor, help */
+	const struct command *command; /* the table's row that runs it (trust: its subcommand's) */
 	const char *arg;       /* BUNDLE or ID; trust: the subcommand's KEY.pub, FP, N or FILE */
 	const char *trust_sub; /* trust: list, add, remove, threshold, apply, reset-clock, ... */
 	const char *fingerprint; /* trust add --fingerprint HEX */
@@ -31,11 +34,22 @@ struct cli {
 	int repair, version;
 	int verb_given; /* the command was named: "unpacker install --help" vs "unpacker --help" */
 	int gpu; /* -1: all */
+	int why_names_help; /* the reason already says which help to read */
 };
 
-/* 0 ok; otherwise 1 with a one-line reason in why. Sets progname() from argv[0]. */
-int cli_parse(int argc, char **argv, struct cli *c, char *why, size_t why_size);
-extern const char cli_usage[];
+/* 0 ok; otherwise 1 with a one-line reason in why. The commands and the options each takes
+ * are table's (cmdtable.c): an option the command does not take is a usage error. Sets
+ * progname() from argv[0]. */
+int cli_parse(int argc, char **argv, const struct command *table, struct cli *c, char *why,
+	      size_t why_size);
+/* Every spelling of every option, ended by a row without a name. */
+extern const struct cmd_spelling cli_spellings[];
+/* The spelling messages use for an option ("--prefix"). */
+const char *cli_option_name(enum cmd_option id);
+/* The row of the table (or of a row's subcommands) called name, or NULL. */
+const struct command *cli_find_command(const struct command *table, const char *name);
+/* "install verify ...": the names of a table's rows, for messages. */
+void cli_command_names(const struct command *table, char *out, size_t size);
 /* Inputs a command cannot use, said before any work: 0, or the exit code with the reason in
  * why (a directory or a later part given as the bundle: 1; an unreadable --trust file: 2). */
 int cli_check_inputs(const struct cli *c, char *why, size_t why_size);

@@ -6,29 +6,20 @@
 #include <string.h>
 
 #include "common/bundle/sfx.h"
-#include "common/bundle/reader.h"
 #include "common/interrupt.h"
 #include "common/io.h"
 #include "common/version.h"
 #include "common/log.h"
 #include "common/platform.h"
 #include "manifests/manifest.h"
-#include "unpacker/target/choose.h"
 #include "unpacker/cli/cli.h"
-#include "unpacker/validate/doctor.h"
-#include "unpacker/cli/help.h"
-#include "unpacker/target/kitcheck.h"
-#include "unpacker/target/progname.h"
-#include "unpacker/install/selfinstall.h"
-#include "unpacker/cli/commands.h"
-#include "unpacker/cli/install.h"
+#include "unpacker/cli/cmdtable.h"
+#include "unpacker/target/result.h"
 #include "unpacker/target/layout.h"
-#include "unpacker/install/opened.h"
+#include "unpacker/target/progname.h"
 #include "unpacker/validate/probe.h"
 #include "unpacker/target/selfpath.h"
 #include "unpacker/target/safepath.h"
-#include "unpacker/target/state.h"
-#include "unpacker/cli/trustverbs.h"
 #include "signing/verify.h"
 
 /* Marks this program as a cuferry unpacker: the bundler embeds no other file as a .run's stub.
@@ -36,22 +27,6 @@
 __attribute__((used, retain)) static const char stub_marker[] = SFX_STUB_MARKER_HEAD SFX_STUB_MARKER_TAIL;
 /* Its version, for self-install's downgrade rule (common/bundle/sfx.h). */
 __attribute__((used, retain)) static const char version_marker[] = SFX_VERSION_MARKER CUFERRY_VERSION;
-
-/* A .run (.exe on Windows) carries its bundle: with no BUNDLE argument, install from our own
- * file (found also when the dynamic loader started us), also when its trailer is gone or
- * damaged (bytes after the program's image, ELF or PE): that is then refused as untrusted
- * (2), not a usage error.
- * Whatever file is read, its stub-signature block is verified before anything else: only a
- * .run that trusted keys signed, stub included, is ever installed from. */
-static const char *self_bundle(void)
-{
-	const char *path = selfpath_program();
-	/* A kit's signed unpacker carries a block but no bundle: started bare, it is a usage
-	 * error like any unpacker's, not an install of itself. */
-	int ok = path && !kitcheck_is_container(path) &&
-		 (bundle_file_has_sfx_trailer(path) || selfpath_carries_data(path));
-	return ok ? path : NULL;
-}
 
 /* --json FILE from a command line that did not parse: the report still has a place to go. */
 static const char *json_arg(int argc, char **argv)
@@ -209,177 +184,6 @@ static void write_json(const char *path, const struct cli *c, int rc, const stru
 	json_decref(o);
 }
 
-/* A re-run of an installed bundle: what it put back and added, or (dry) would. */
-static void summarize_rerun(const struct install_result *r, int dry)
-{
-	log_out(dry ? "dry run: %s (counter %llu) is installed in %s\n"
-		    : "%s (counter %llu) was already installed in %s\n", r->dir,
-		(unsigned long long)r->counter, r->prefix);
-	if (r->repaired)
-		log_out(dry ? "  would put back %llu entries from the bundle (first: %s)\n"
-			    : "  repaired: %llu entries put back from the bundle (first: %s)\n",
-			(unsigned long long)r->repaired, r->repaired_first);
-	if (r->env_added && dry)
-		log_out("  would add the missing environment\n");
-	else if (r->env_added)
-		log_out("  environment added: %s\n", r->env_note);
-}
-
-/* install BUNDLE --dry-run: what the real run would change, claiming only what was looked at. */
-static void summarize_dry_run(const struct cli *c, const struct install_result *r)
-{
-	if (r->recovery_pending)
-		log_out("dry run: an interrupted run's journal is in %s: it would be recovered first\n",
-			r->prefix);
-	if (!strcmp(r->would, "install")) {
-		log_out("dry run: would install %s (cuDNN %s for CUDA %s) into %s%c%s\n", r->bundle_id,
-			r->version, r->cuda_variant, r->prefix, platform_dir_separator(), r->dir);
-		log_out("  signed by %s; %llu files, %llu bytes; all hashes match\n", r->signers,
-			(unsigned long long)r->files, (unsigned long long)r->bytes);
-		log_out("  current: %s -> %s\n",
-			r->previous_current[0] ? r->previous_current : "none", r->dir);
-		return;
-	}
-	summarize_rerun(r, 1);
-	if (!strcmp(r->would, "nothing"))
-		log_out("  %s: nothing would change\n", c->repair
-			? "every entry matches its bundle, contents included"
-			: "sizes, types, modes and links match (contents not re-hashed: --repair checks them)");
-}
-
-static void summarize(const struct cli *c, const struct install_result *r)
-{
-	if (r->would) {
-		summarize_dry_run(c, r);
-	} else if (strcmp(c->verb, "verify") == 0) {
-		log_out("verified %s: signed by %s, %llu files, %llu bytes, all hashes match\n",
-			r->bundle_id, r->signers, (unsigned long long)r->files, (unsigned long long)r->bytes);
-	} else if (r->noop) {
-		/* Say only what was checked: without --repair, no byte was read. */
-		log_out("%s (counter %llu) is already installed in %s; %s: nothing to do\n", r->dir,
-			(unsigned long long)r->counter, r->prefix, c->repair
-			? "every entry matches its bundle, SHA-256 of each file included"
-			: "sizes, types, modes and links match (contents were not re-hashed: --repair "
-			  "checks them)");
-	} else if (r->rerun) {
-		summarize_rerun(r, 0);
-	} else {
-		log_out("installed %s (cuDNN %s for CUDA %s) into %s%c%s\n", r->bundle_id, r->version,
-			r->cuda_variant, r->prefix, platform_dir_separator(), r->dir);
-		log_out("  signed by %s; %llu files, %llu bytes verified while written\n", r->signers,
-			(unsigned long long)r->files, (unsigned long long)r->bytes);
-		if (r->kept_current)
-			log_out("  current unchanged (--keep-current): '%s use %s' switches to it\n",
-				progname(), r->dir);
-		else
-			log_out("  %s%s\n", layout_current_label(), r->dir);
-		if (r->replaced_variant[0])
-			log_out("  replaced cuDNN %s for CUDA %s as current (the same version, another "
-				"CUDA variant)\n", r->version, r->replaced_variant);
-		if (r->env_note[0])
-			log_out("  environment: %s\n", r->env_note);
-	}
-}
-
-/* install DIR: the bundle of the kit that fits this machine; --dry-run only says which. */
-static int install_from_kit(const struct cli *c, struct install_options *o,
-			    struct install_result *r, struct cf_err *e)
-{
-	static char chosen[4096];
-	struct layout p;
-	struct state installed;
-	struct cf_err unread = { 0 };
-	layout_init(&p, o->root, o->prefix);
-	/* A state that cannot be read is the install's to report; the chooser then judges alone. */
-	int have_state = state_load(p.state, &installed, &unread) == CF_OK;
-	struct choose_options co = { c->root, o->trust, c->cuda, c->platform,
-				     have_state ? &installed : NULL,
-				     { o->allow_downgrade, o->keep_current } };
-	char *dir = NULL;
-	/* A signed kit's index first: who signed it, and whether it is still valid; then its
-	 * trust statement, before any bundle is judged by the keys it may revoke. */
-	int rc = io_is_dir(o->bundle) ? kitcheck_verify_kit(o->bundle, &o->trust, c->allow_expired, 0,
-							    &dir, e) : CF_OK;
-	if (rc == CF_OK && !c->dry_run)
-		rc = trustverbs_apply_kit(c->root, dir ? dir : o->bundle, e);
-	if (rc == CF_OK)
-		rc = choose_bundle(dir ? dir : o->bundle, &co, chosen, sizeof(chosen), e);
-	free(dir);
-	if (have_state)
-		state_free(&installed);
-	layout_free(&p);
-	if (rc != CF_OK)
-		return rc;
-	if (c->dry_run) {
-		char safe[4096];
-		log_out("dry run: would install %s\n", log_escape(chosen, safe, sizeof(safe)));
-		return CF_OK;
-	}
-	o->bundle = chosen;
-	rc = install_bundle(o, r, e);
-	if (rc == CF_OK)
-		summarize(c, r);
-	if (rc == CF_OK && c->remember)
-		rc = trustverbs_remember(o, e);
-	return rc;
-}
-
-static int dispatch(const struct cli *c, struct install_options *o, struct install_result *r,
-		    struct cf_err *e)
-{
-	const char *v = c->verb;
-	if (!strcmp(v, "verify") && c->arg && io_is_dir(c->arg)) {
-		char *dir = NULL;
-		int rc = kitcheck_verify_kit(c->arg, &o->trust, c->allow_expired, 1, &dir, e);
-		free(dir);
-		return rc;
-	}
-	if (!strcmp(v, "verify") && c->arg && kitcheck_is_container(c->arg))
-		return kitcheck_verify_container(c->arg, &o->trust, e);
-	if (!strcmp(v, "self-install")) {
-		struct selfinstall_options so = { c->root, &o->trust, c->allow_downgrade };
-		if (!c->arg)
-			return cf_fail(e, CF_USAGE, "self-install needs a KIT directory or a signed unpacker");
-		return selfinstall_run(c->arg, &so, e);
-	}
-	if (!strcmp(v, "install") || !strcmp(v, "verify")) {
-		o->bundle = c->arg ? c->arg : self_bundle();
-		if (!o->bundle)
-			return cf_fail(e, CF_USAGE, "no bundle given");
-		int kit = io_is_dir(o->bundle) || c->cuda || c->platform;
-		if (!strcmp(v, "install") && kit)
-			return install_from_kit(c, o, r, e);
-		int rc = strcmp(v, "install") ? verify_bundle(o, r, e)
-			 : c->dry_run ? install_dry_run(o, r, e) : install_bundle(o, r, e);
-		if (rc == CF_OK)
-			summarize(c, r);
-		if (rc == CF_OK && c->remember)
-			rc = trustverbs_remember(o, e);
-		return rc;
-	}
-	if (!strcmp(v, "validate"))
-		return validate_command(o, c->arg, r, e);
-	if (!strcmp(v, "list"))
-		return list_installed(o, e);
-	if (!strcmp(v, "env"))
-		return env_command(o, c->shell, e);
-	if (!strcmp(v, "help")) {
-		const char *text = c->arg ? unpacker_help_for(c->arg) : unpacker_usage();
-		if (!text)
-			return cf_fail(e, CF_USAGE, "unknown command '%s' (commands: install verify validate "
-				       "list use uninstall env doctor self-install trust help)", c->arg);
-		fputs(text, stdout);
-		return CF_OK;
-	}
-	if (!strcmp(v, "doctor"))
-		return doctor_run(o, e);
-	if (!strcmp(v, "trust"))
-		return trustverbs_run(o, c->trust_sub, c->arg, c->fingerprint, e);
-	if (!c->arg)
-		return cf_fail(e, CF_USAGE, "%s needs an ID (see '%s list')", v, progname());
-	return !strcmp(v, "use") ? use_installed(o, c->arg, e) : uninstall_installed(o, c->arg, e);
-}
-
 /* Every exit after the command line parsed: the log's last line, the --json report. */
 static int finish(const struct cli *c, int rc, const struct cf_err *e,
 		  const struct install_result *r, double started)
@@ -422,9 +226,19 @@ int main(int argc, char **argv)
 	double started = platform_elapsed_s();
 	memset(&r, 0, sizeof(r));
 	log_init("unpacker", LOG_INFO);
-	if (cli_parse(argc, argv, &c, why, sizeof(why)) != 0) {
-		fprintf(stderr, "unpacker: %s\ntry '%s help' or '%s COMMAND --help' for more "
-			"information\n", why, progname(), progname());
+	/* For the shell completion: the table's words, and nothing else is done. */
+	if (argc >= 2 && strcmp(argv[1], "--complete-words") == 0) {
+		int rc = cmd_complete_words(argc - 2, argv + 2, &e);
+		if (rc != CF_OK)
+			fprintf(stderr, "unpacker: %s\n", e.msg);
+		return rc;
+	}
+	if (cli_parse(argc, argv, cmd_table, &c, why, sizeof(why)) != 0) {
+		if (c.why_names_help)
+			fprintf(stderr, "unpacker: %s\n", why);
+		else
+			fprintf(stderr, "unpacker: %s\ntry '%s help' or '%s COMMAND --help' for more "
+				"information\n", why, progname(), progname());
 		/* Scripts read the report even when the command line was wrong. */
 		const char *json = c.json_file ? c.json_file : json_arg(argc, argv);
 		if (json) {
@@ -441,16 +255,16 @@ int main(int argc, char **argv)
 		return finish(&c, CF_OK, &e, &r, started);
 	}
 	if (c.help) {
-		const char *text = c.verb_given ? unpacker_help_for(c.verb) : unpacker_usage();
-		fputs(text ? text : unpacker_usage(), stdout);
+		cmd_print_help(c.verb_given ? c.verb : NULL, &e);
 		c.verb = "help";
 		return finish(&c, CF_OK, &e, &r, started);
 	}
 	int rc = CF_OK;
-	if ((c.platform && !c.dry_run) || ((c.cuda || c.dry_run) && strcmp(c.verb, "install") != 0)) {
-		rc = cf_fail(&e, CF_USAGE, "%s", c.platform && !c.dry_run
-			? "--platform only goes with --dry-run (a bundle installs on its own platform)"
-			: "--cuda and --dry-run go with install");
+	/* (what a command does not take at all the table refused: --cuda and --dry-run go with
+	 * install only) */
+	if (c.platform && !c.dry_run) {
+		rc = cf_fail(&e, CF_USAGE, "%s",
+			     "--platform only goes with --dry-run (a bundle installs on its own platform)");
 		fprintf(stderr, "unpacker: %s\ntry '%s --help' for more information\n", e.msg,
 			progname());
 		return finish(&c, rc, &e, &r, started);
@@ -485,7 +299,7 @@ int main(int argc, char **argv)
 	if (rc != 0)
 		cf_fail(&e, rc, "%s", why);
 	else
-		rc = dispatch(&c, &o, &r, &e);
+		rc = c.command->run(&c, &o, &r, &e);
 	if (rc != 0)
 		log_msg(LOG_ERROR, "%s", e.msg);
 	free(prefix);

@@ -21,7 +21,6 @@
 #include "unpacker/target/statement.h"
 #include "unpacker/target/trust.h"
 
-const char trustverbs_names[] = "list add remove threshold statement-threshold apply reset-clock";
 
 #define CLOCK_SLACK_S 86400 /* as the install's clock rule: a day ahead is still believed */
 
@@ -158,7 +157,7 @@ static void print_since(const struct trust_key *k)
 		strcmp(source, "compiled in") == 0 ? "" : k->origin);
 }
 
-static int list(const char *root, struct cf_err *e)
+int trustverbs_list(const char *root, struct cf_err *e)
 {
 	struct trust *t = xmalloc(sizeof(*t));
 	int rc = load_durable(root, t, e);
@@ -192,7 +191,7 @@ static int list(const char *root, struct cf_err *e)
 
 /* ---- add, remove, thresholds ---- */
 
-static int add(const char *root, const char *path, const char *fingerprint, struct cf_err *e)
+int trustverbs_add(const char *root, const char *path, const char *fingerprint, struct cf_err *e)
 {
 	struct trust *t = xmalloc(sizeof(*t));
 	uint8_t der[512], id[32], want[32];
@@ -229,7 +228,7 @@ static int add(const char *root, const char *path, const char *fingerprint, stru
 	return rc;
 }
 
-static int remove_key(const char *root, const char *fingerprint, struct cf_err *e)
+int trustverbs_remove(const char *root, const char *fingerprint, struct cf_err *e)
 {
 	struct trust *t = xmalloc(sizeof(*t));
 	uint8_t id[32];
@@ -409,7 +408,7 @@ int trustverbs_remember(const struct install_options *o, struct cf_err *e)
 {
 	int rc = CF_OK;
 	for (size_t i = 0; rc == CF_OK && i < o->trust.nfiles; i++)
-		rc = add(o->root, o->trust.files[i], NULL, e);
+		rc = trustverbs_add(o->root, o->trust.files[i], NULL, e);
 	return rc;
 }
 
@@ -418,7 +417,7 @@ int trustverbs_remember(const struct install_options *o, struct cf_err *e)
 /* A host that once installed a bundle dated ahead of its clock refuses every later install
  * ("fix the clock first"): the newest `created` recorded goes back to the newest that is
  * not ahead of the clock (none: forgotten). */
-static int reset_clock(const struct install_options *o, struct cf_err *e)
+int trustverbs_reset_clock(const struct install_options *o, struct cf_err *e)
 {
 	struct layout p;
 	struct state st = { 0 };
@@ -464,24 +463,12 @@ static int reset_clock(const struct install_options *o, struct cf_err *e)
 	return rc;
 }
 
-int trustverbs_run(const struct install_options *o, const char *sub, const char *arg,
-		   const char *fingerprint, struct cf_err *e)
+int trustverbs_threshold(const char *root, const char *value, struct cf_err *e)
 {
-	if (!sub || strcmp(sub, "list") == 0)
-		return list(o->root, e);
-	if (strcmp(sub, "add") == 0)
-		return add(o->root, arg, fingerprint, e);
-	if (fingerprint)
-		return cf_fail(e, CF_USAGE, "--fingerprint goes with trust add");
-	if (strcmp(sub, "remove") == 0)
-		return remove_key(o->root, arg, e);
-	if (strcmp(sub, "threshold") == 0)
-		return set_threshold(o->root, TRUST_FILE_THRESHOLD, arg, e);
-	if (strcmp(sub, "statement-threshold") == 0)
-		return set_threshold(o->root, TRUST_FILE_STATEMENT_THRESHOLD, arg, e);
-	if (strcmp(sub, "apply") == 0)
-		return trustverbs_apply(o->root, arg, e);
-	if (strcmp(sub, "reset-clock") == 0)
-		return reset_clock(o, e);
-	return cf_fail(e, CF_USAGE, "unknown trust command '%s' (%s)", sub, trustverbs_names);
+	return set_threshold(root, TRUST_FILE_THRESHOLD, value, e);
+}
+
+int trustverbs_statement_threshold(const char *root, const char *value, struct cf_err *e)
+{
+	return set_threshold(root, TRUST_FILE_STATEMENT_THRESHOLD, value, e);
 }

@@ -6,10 +6,16 @@
 #include "common/err.h"
 #include "unpacker/target/options.h"
 
-/* unpacker trust SUB [ARG]: o->root and o->prefix say where; fingerprint is --fingerprint
- * (trust add: the key must have it). Changes need an administrator and are logged. */
-int trustverbs_run(const struct install_options *o, const char *sub, const char *arg,
-		   const char *fingerprint, struct cf_err *e);
+/* unpacker trust list|add|remove|threshold|statement-threshold|reset-clock (the command table
+ * dispatches): under root; changes need an administrator and are logged. trust add K.pub:
+ * fingerprint is --fingerprint, which the key must have (NULL: any). */
+int trustverbs_list(const char *root, struct cf_err *e);
+int trustverbs_add(const char *root, const char *path, const char *fingerprint, struct cf_err *e);
+int trustverbs_remove(const char *root, const char *fingerprint, struct cf_err *e);
+int trustverbs_threshold(const char *root, const char *value, struct cf_err *e);
+int trustverbs_statement_threshold(const char *root, const char *value, struct cf_err *e);
+/* reset-clock: o->root and o->prefix say which prefix. */
+int trustverbs_reset_clock(const struct install_options *o, struct cf_err *e);
 /* install --trust K.pub --remember: each --trust key into the trust directory, after a
  * successful install. */
 int trustverbs_remember(const struct install_options *o, struct cf_err *e);
@@ -19,7 +25,5 @@ int trustverbs_apply(const char *root, const char *path, struct cf_err *e);
  * applied before a bundle is chosen. One not newer than the last applied is passed over (a
  * note); without root it is not applied (a warning); any other failure stops the install. */
 int trustverbs_apply_kit(const char *root, const char *kit_dir, struct cf_err *e);
-/* The subcommands, for usage messages. */
-extern const char trustverbs_names[];
 
 #endif

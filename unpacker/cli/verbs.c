@@ -1,0 +1,294 @@
+/* verbs.c - what each of the unpacker's commands does with its parsed command line (the
+ * command table, cmdtable.c, says which function is whose) */
+#include "unpacker/cli/verbs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/bundle/reader.h"
+#include "common/io.h"
+#include "common/log.h"
+#include "common/platform.h"
+#include "unpacker/target/choose.h"
+#include "unpacker/cli/cli.h"
+#include "unpacker/cli/commands.h"
+#include "unpacker/cli/install.h"
+#include "unpacker/install/opened.h"
+#include "unpacker/target/kitcheck.h"
+#include "unpacker/target/layout.h"
+#include "unpacker/target/progname.h"
+#include "unpacker/install/selfinstall.h"
+#include "unpacker/target/selfpath.h"
+#include "unpacker/target/state.h"
+#include "unpacker/cli/trustverbs.h"
+#include "unpacker/validate/doctor.h"
+
+/* A .run (.exe on Windows) carries its bundle: with no BUNDLE argument, install from our own
+ * file (found also when the dynamic loader started us), also when its trailer is gone or
+ * damaged (bytes after the program's image, ELF or PE): that is then refused as untrusted
+ * (2), not a usage error.
+ * Whatever file is read, its stub-signature block is verified before anything else: only a
+ * .run that trusted keys signed, stub included, is ever installed from. */
+static const char *self_bundle(void)
+{
+	const char *path = selfpath_program();
+	/* A kit's signed unpacker carries a block but no bundle: started bare, it is a usage
+	 * error like any unpacker's, not an install of itself. */
+	int ok = path && !kitcheck_is_container(path) &&
+		 (bundle_file_has_sfx_trailer(path) || selfpath_carries_data(path));
+	return ok ? path : NULL;
+}
+
+/* A re-run of an installed bundle: what it put back and added, or (dry) would. */
+static void summarize_rerun(const struct install_result *r, int dry)
+{
+	log_out(dry ? "dry run: %s (counter %llu) is installed in %s\n"
+		    : "%s (counter %llu) was already installed in %s\n", r->dir,
+		(unsigned long long)r->counter, r->prefix);
+	if (r->repaired)
+		log_out(dry ? "  would put back %llu entries from the bundle (first: %s)\n"
+			    : "  repaired: %llu entries put back from the bundle (first: %s)\n",
+			(unsigned long long)r->repaired, r->repaired_first);
+	if (r->env_added && dry)
+		log_out("  would add the missing environment\n");
+	else if (r->env_added)
+		log_out("  environment added: %s\n", r->env_note);
+}
+
+/* install BUNDLE --dry-run: what the real run would change, claiming only what was looked at. */
+static void summarize_dry_run(const struct cli *c, const struct install_result *r)
+{
+	if (r->recovery_pending)
+		log_out("dry run: an interrupted run's journal is in %s: it would be recovered first\n",
+			r->prefix);
+	if (!strcmp(r->would, "install")) {
+		log_out("dry run: would install %s (cuDNN %s for CUDA %s) into %s%c%s\n", r->bundle_id,
+			r->version, r->cuda_variant, r->prefix, platform_dir_separator(), r->dir);
+		log_out("  signed by %s; %llu files, %llu bytes; all hashes match\n", r->signers,
+			(unsigned long long)r->files, (unsigned long long)r->bytes);
+		log_out("  current: %s -> %s\n",
+			r->previous_current[0] ? r->previous_current : "none", r->dir);
+		return;
+	}
+	summarize_rerun(r, 1);
+	if (!strcmp(r->would, "nothing"))
+		log_out("  %s: nothing would change\n", c->repair
+			? "every entry matches its bundle, contents included"
+			: "sizes, types, modes and links match (contents not re-hashed: --repair checks them)");
+}
+
+static void summarize(const struct cli *c, const struct install_result *r)
+{
+	if (r->would) {
+		summarize_dry_run(c, r);
+	} else if (strcmp(c->verb, "verify") == 0) {
+		log_out("verified %s: signed by %s, %llu files, %llu bytes, all hashes match\n",
+			r->bundle_id, r->signers, (unsigned long long)r->files, (unsigned long long)r->bytes);
+	} else if (r->noop) {
+		/* Say only what was checked: without --repair, no byte was read. */
+		log_out("%s (counter %llu) is already installed in %s; %s: nothing to do\n", r->dir,
+			(unsigned long long)r->counter, r->prefix, c->repair
+			? "every entry matches its bundle, SHA-256 of each file included"
+			: "sizes, types, modes and links match (contents were not re-hashed: --repair "
+			  "checks them)");
+	} else if (r->rerun) {
+		summarize_rerun(r, 0);
+	} else {
+		log_out("installed %s (cuDNN %s for CUDA %s) into %s%c%s\n", r->bundle_id, r->version,
+			r->cuda_variant, r->prefix, platform_dir_separator(), r->dir);
+		log_out("  signed by %s; %llu files, %llu bytes verified while written\n", r->signers,
+			(unsigned long long)r->files, (unsigned long long)r->bytes);
+		if (r->kept_current)
+			log_out("  current unchanged (--keep-current): '%s use %s' switches to it\n",
+				progname(), r->dir);
+		else
+			log_out("  %s%s\n", layout_current_label(), r->dir);
+		if (r->replaced_variant[0])
+			log_out("  replaced cuDNN %s for CUDA %s as current (the same version, another "
+				"CUDA variant)\n", r->version, r->replaced_variant);
+		if (r->env_note[0])
+			log_out("  environment: %s\n", r->env_note);
+	}
+}
+
+/* install DIR: the bundle of the kit that fits this machine; --dry-run only says which. */
+static int install_from_kit(const struct cli *c, struct install_options *o,
+			    struct install_result *r, struct cf_err *e)
+{
+	static char chosen[4096];
+	struct layout p;
+	struct state installed;
+	struct cf_err unread = { 0 };
+	layout_init(&p, o->root, o->prefix);
+	/* A state that cannot be read is the install's to report; the chooser then judges alone. */
+	int have_state = state_load(p.state, &installed, &unread) == CF_OK;
+	struct choose_options co = { c->root, o->trust, c->cuda, c->platform,
+				     have_state ? &installed : NULL,
+				     { o->allow_downgrade, o->keep_current } };
+	char *dir = NULL;
+	/* A signed kit's index first: who signed it, and whether it is still valid; then its
+	 * trust statement, before any bundle is judged by the keys it may revoke. */
+	int rc = io_is_dir(o->bundle) ? kitcheck_verify_kit(o->bundle, &o->trust, c->allow_expired, 0,
+							    &dir, e) : CF_OK;
+	if (rc == CF_OK && !c->dry_run)
+		rc = trustverbs_apply_kit(c->root, dir ? dir : o->bundle, e);
+	if (rc == CF_OK)
+		rc = choose_bundle(dir ? dir : o->bundle, &co, chosen, sizeof(chosen), e);
+	free(dir);
+	if (have_state)
+		state_free(&installed);
+	layout_free(&p);
+	if (rc != CF_OK)
+		return rc;
+	if (c->dry_run) {
+		char safe[4096];
+		log_out("dry run: would install %s\n", log_escape(chosen, safe, sizeof(safe)));
+		return CF_OK;
+	}
+	o->bundle = chosen;
+	rc = install_bundle(o, r, e);
+	if (rc == CF_OK)
+		summarize(c, r);
+	if (rc == CF_OK && c->remember)
+		rc = trustverbs_remember(o, e);
+	return rc;
+}
+
+
+/* install BUNDLE and verify BUNDLE: the bundle given, or the one this .run carries. */
+static int bundle_given(const struct cli *c, struct install_options *o, struct cf_err *e)
+{
+	o->bundle = c->arg ? c->arg : self_bundle();
+	return o->bundle ? CF_OK : cf_fail(e, CF_USAGE, "no bundle given");
+}
+
+/* What a verified install or verify says, and --remember's keys once it worked. */
+static int after(const struct cli *c, const struct install_options *o,
+		 const struct install_result *r, int rc, struct cf_err *e)
+{
+	if (rc == CF_OK)
+		summarize(c, r);
+	if (rc == CF_OK && c->remember)
+		rc = trustverbs_remember(o, e);
+	return rc;
+}
+
+VERB(install)
+{
+	int rc = bundle_given(c, o, e);
+	if (rc != CF_OK)
+		return rc;
+	if (io_is_dir(o->bundle) || c->cuda || c->platform)
+		return install_from_kit(c, o, r, e);
+	rc = c->dry_run ? install_dry_run(o, r, e) : install_bundle(o, r, e);
+	return after(c, o, r, rc, e);
+}
+
+VERB(verify)
+{
+	if (c->arg && io_is_dir(c->arg)) {
+		char *dir = NULL;
+		int rc = kitcheck_verify_kit(c->arg, &o->trust, c->allow_expired, 1, &dir, e);
+		free(dir);
+		return rc;
+	}
+	if (c->arg && kitcheck_is_container(c->arg))
+		return kitcheck_verify_container(c->arg, &o->trust, e);
+	int rc = bundle_given(c, o, e);
+	return rc == CF_OK ? after(c, o, r, verify_bundle(o, r, e), e) : rc;
+}
+
+VERB(self_install)
+{
+	(void)r;
+	struct selfinstall_options so = { c->root, &o->trust, c->allow_downgrade };
+	if (!c->arg)
+		return cf_fail(e, CF_USAGE, "self-install needs a KIT directory or a signed unpacker");
+	return selfinstall_run(c->arg, &so, e);
+}
+
+VERB(validate)
+{
+	return validate_command(o, c->arg, r, e);
+}
+
+VERB(list)
+{
+	(void)c, (void)r;
+	return list_installed(o, e);
+}
+
+/* use ID and uninstall ID: the ID is required. */
+static int id_given(const struct cli *c, struct cf_err *e)
+{
+	return c->arg ? CF_OK : cf_fail(e, CF_USAGE, "%s needs an ID (see '%s list')", c->verb,
+					progname());
+}
+
+VERB(use)
+{
+	(void)r;
+	int rc = id_given(c, e);
+	return rc == CF_OK ? use_installed(o, c->arg, e) : rc;
+}
+
+VERB(uninstall)
+{
+	(void)r;
+	int rc = id_given(c, e);
+	return rc == CF_OK ? uninstall_installed(o, c->arg, e) : rc;
+}
+
+VERB(env)
+{
+	(void)r;
+	return env_command(o, c->shell, e);
+}
+
+VERB(doctor)
+{
+	(void)c, (void)r;
+	return doctor_run(o, e);
+}
+
+VERB(trust_list)
+{
+	(void)c, (void)r;
+	return trustverbs_list(o->root, e);
+}
+
+VERB(trust_add)
+{
+	(void)r;
+	return trustverbs_add(o->root, c->arg, c->fingerprint, e);
+}
+
+VERB(trust_remove)
+{
+	(void)r;
+	return trustverbs_remove(o->root, c->arg, e);
+}
+
+VERB(trust_threshold)
+{
+	(void)r;
+	return trustverbs_threshold(o->root, c->arg, e);
+}
+
+VERB(trust_statement_threshold)
+{
+	(void)r;
+	return trustverbs_statement_threshold(o->root, c->arg, e);
+}
+
+VERB(trust_apply)
+{
+	(void)r;
+	return trustverbs_apply(o->root, c->arg, e);
+}
+
+VERB(trust_reset_clock)
+{
+	(void)c, (void)r;
+	return trustverbs_reset_clock(o, e);
+}
