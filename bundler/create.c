@@ -250,15 +250,19 @@ static int fetch_from_mirror(struct job *j, struct cf_err *e)
 	return rc;
 }
 
-/* The CUDA redistributables cuDNN needs, as the mirror's CUDA redistrib JSON lists them. */
+/* The CUDA redistributables cuDNN needs, as the mirror's CUDA redistrib JSON lists them.
+ * The hint names both ways: cuda-json describes only a toolkit of the bundle's platform
+ * (rarely at hand for sbsa or Windows), NVIDIA's own JSON names every platform. */
 static int components_from_mirror(struct job *j, const char *cuda, const char *platform,
 				  struct cf_err *e)
 {
 	struct cf_err why = { 0 };
 	if (mirror_resolve_cuda(j->o->mirror, cuda, platform, &j->fetch, &j->plan, &why) != CF_OK)
 		return cf_fail(e, why.code, "no CUDA component list: %s (offline: 'bundler cuda-json "
-			       "--from-dir TOOLKIT -o DIR' writes one, then give --mirror file://DIR)",
-			       why.msg);
+			       "--from-dir TOOLKIT -o DIR' writes one from a %s toolkit, or copy NVIDIA's "
+			       "cuda/redist/redistrib_<release>.json, which names every platform, into "
+			       "DIR/cuda/redist/; then give --mirror file://DIR)",
+			       why.msg, platform && platform[0] ? platform : "local");
 	j->have_plan = 1;
 	return CF_OK;
 }

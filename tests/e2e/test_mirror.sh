@@ -144,6 +144,18 @@ expect 0 "$BUNDLER" create --from-archive "$(basename "$a")" --mirror "file://$W
 	--key "$FX/test.key" --cache cache7 -o cj.bundle --level 1
 expect 0 "$BUNDLER" inspect cj.bundle
 assert_contains last.out "libcublas   $(py -c 'import json,sys; print(json.load(open(sys.argv[1]))["libcublas"]["version"])' "$j")"
+note "offline sbsa with only cuda-json's x86_64 list: the hint names NVIDIA's JSON too"
+# cuda-json describes only this toolkit's platform; for sbsa (or Windows) the way is NVIDIA's
+# own CUDA JSON, which names every platform: the one line says so (the trial of issue 25).
+mkdir -p sbsa-tree/include sbsa-tree/lib
+printf '#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 19\n#define CUDNN_PATCHLEVEL 0\n' > sbsa-tree/include/cudnn_version.h
+head -c 4096 /dev/urandom > sbsa-tree/lib/libcudnn.so.9
+expect 9 "$BUNDLER" create --from-dir sbsa-tree --cuda 13 --platform linux-sbsa --mirror "file://$W/cj" \
+	--offline --key "$FX/test.key" -o sbsa.bundle --level 1
+one_line_reason
+assert_contains last.err "for linux-sbsa"
+assert_contains last.err "from a linux-sbsa toolkit, or copy NVIDIA's cuda/redist/redistrib_<release>.json, which names every platform"
+[ ! -e sbsa.bundle ] || fail "a bundle without its component list"
 expect 0 "$BUNDLER" cuda-json --from-dir "$CUDA_DIR" --release 13.0.2 -o cj2
 [ -f cj2/cuda/redist/redistrib_13.0.2.json ] || fail "--release does not name the file"
 mkdir -p notoolkit
