@@ -123,6 +123,16 @@ assert_contains last.err "not fetched (--offline)"
 expect 9 "$BUNDLER" resolve --cudnn 9.19 --mirror "$MIRROR" --offline
 [ ! -s mirror.log ] || fail "resolve --offline asked the server"
 
+note "--from-archive: the component list is looked for before the archive is read"
+# A redist name says the CUDA variant and platform: with no list to be had, the one line is about
+# the list, not the archive, which is never unpacked (junk here: reading it would fail otherwise).
+mkdir -p junk && head -c 100000 /dev/urandom > junk/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz
+expect 9 "$BUNDLER" create --from-archive junk/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz \
+	--mirror https://nvidia.invalid/compute --offline --key "$FX/test.key" -o junk-out/ --level 1
+one_line_reason
+assert_contains last.err "no CUDA component list"
+[ ! -e junk-out ] || fail "output left"
+
 note "cuda-json writes the component list from this machine's toolkit: --offline then works"
 CUDA_DIR=$(cat "$FX/cuda_dir")
 expect 0 "$BUNDLER" cuda-json --from-dir "$CUDA_DIR" -o cj
