@@ -254,15 +254,19 @@ static int fetch_from_mirror(struct job *j, struct cf_err *e)
 	return rc;
 }
 
-/* The CUDA redistributables cuDNN needs, as the mirror's CUDA redistrib JSON lists them. */
+/* The CUDA redistributables cuDNN needs, as the mirror's CUDA redistrib JSON lists them.
+ * The hint names both ways: cuda-json describes only a toolkit of the bundle's platform
+ * (rarely at hand for sbsa or Windows), NVIDIA's own JSON names every platform. */
 static int components_from_mirror(struct job *j, const char *cuda, const char *platform,
 				  struct cf_err *e)
 {
 	struct cf_err why = { 0 };
 	if (mirror_resolve_cuda(j->o->mirror, cuda, platform, &j->fetch, &j->plan, &why) != CF_OK)
 		return cf_fail(e, why.code, "no CUDA component list: %s (offline: 'bundler cuda-json "
-			       "--from-dir TOOLKIT -o DIR' writes one, then give --mirror file://DIR)",
-			       why.msg);
+			       "--from-dir TOOLKIT -o DIR' writes one from a %s toolkit, or copy NVIDIA's "
+			       "cuda/redist/redistrib_<release>.json, which names every platform, into "
+			       "DIR/cuda/redist/; then give --mirror file://DIR)",
+			       why.msg, platform && platform[0] ? platform : "local");
 	j->have_plan = 1;
 	return CF_OK;
 }
@@ -279,6 +283,22 @@ static int add_user_files(struct job *j, struct cf_err *e)
 	return rc;
 }
 
+/* An archive carries no CUDA component list: for a redist name (..._cuda13-archive), resolve
+ * it before the archive is unpacked, so that a missing list fails in a moment rather than
+ * after the whole archive was read (the trial of issue 25: 14 s for 350 MB, --offline too).
+ * A legacy name (cudnn-11.4-...) or none: the contents tell, as before. */
+static int list_before_archive(struct job *j, struct cf_err *e)
+{
+	const struct create_options *o = j->o;
+	char version[64], cuda[16], platform[32];
+	source_parse_archive_name(o->from_archive, version, sizeof(version), cuda, sizeof(cuda),
+				  platform, sizeof(platform));
+	const char *c = o->cuda ? o->cuda : cuda, *p = o->platform ? o->platform : platform;
+	if (!c[0] || !p[0] || strchr(cuda, '.'))
+		return CF_OK;
+	return components_from_mirror(j, c, p, e);
+}
+
 static int load_source(struct job *j, struct cf_err *e)
 {
 	const struct create_options *o = j->o;
@@ -288,7 +308,9 @@ static int load_source(struct job *j, struct cf_err *e)
 		snprintf(j->source_kind, sizeof(j->source_kind), "dir");
 		snprintf(j->source_name, sizeof(j->source_name), "%s", o->from_dir);
 	} else if (o->from_archive) {
-		rc = source_from_archive(o->from_archive, j->workdir, &j->tree, e);
+		rc = list_before_archive(j, e);
+		if (rc == CF_OK)
+			rc = source_from_archive(o->from_archive, j->workdir, &j->tree, e);
 		snprintf(j->source_kind, sizeof(j->source_kind), "archive");
 		const char *slash = strrchr(o->from_archive, '/');
 		snprintf(j->source_name, sizeof(j->source_name), "%s", slash ? slash + 1 : o->from_archive);
@@ -305,7 +327,7 @@ static int load_source(struct job *j, struct cf_err *e)
 	 * mirror (named, or the default one), downloaded and checked like a mirror source's. */
 	int cuda_from_mirror = o->mirror_given || (o->from_archive && o->with_cuda_libs);
 	const char *platform = o->platform ? o->platform : j->tree.platform;
-	if (rc == CF_OK && cuda_from_mirror) {
+	if (rc == CF_OK && cuda_from_mirror && !j->have_plan) {
 		const char *cuda = o->cuda ? o->cuda : j->tree.cuda_variant;
 		rc = components_from_mirror(j, cuda, platform, e);
 	}

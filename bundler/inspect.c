@@ -102,9 +102,15 @@ static int export_frame(const struct checked *c, const char *dir, struct cf_err 
 	while (n > 1 && dir[n - 1] == '/')
 		n--;
 	if (rc == CF_OK)
+		/* The key to check with is the site's own, from another channel: signer-1.pub came
+		 * out of the bundle, so a check against it proves only that the bundle agrees with
+		 * itself (the trial of issue 25). */
 		log_out("exported to %.*s: header.json, signer-N.pub, signature-N.der%s\n"
-			"check with: openssl dgst -sha256 -verify %.*s/signer-1.pub -signature "
-			"%.*s/signature-1.der %.*s/header.json\n", n, dir,
+			"check with the site's own public key (site.pub, from another channel; "
+			"%.*s/signer-1.pub came out of the bundle itself, so a check against it proves "
+			"only that the bundle agrees with itself):\n"
+			"  openssl dgst -sha256 -verify site.pub -signature %.*s/signature-1.der "
+			"%.*s/header.json\n", n, dir,
 			c->nstub_sigs ? ", stub-message.bin, stub-signer-N.pub, stub-signature-N.der" : "",
 			n, dir, n, dir, n, dir);
 	return rc;

@@ -657,6 +657,13 @@ static void readme_first_server(struct kit *k, char **t, size_t *len, size_t *ca
 	       "       sha256sum -c SHA256SUMS --ignore-missing\n"
 	       "  5. Only then run the checked copy: make it this server's own, then install from the "
 	       "stick:\n");
+	/* Pasted whole, the other platform's line fails ("Exec format error"): say which one. */
+	size_t nlinux = 0;
+	for (size_t i = 0; i < k->nunpackers; i++)
+		nlinux += strncmp(k->unpackers[i].platform, "linux", 5) == 0;
+	if (nlinux > 1)
+		append(t, len, cap, "     (run only this machine's self-install line: `uname -m` x86_64 "
+		       "is linux-x86_64,\n     aarch64 is linux-sbsa or linux-aarch64)\n");
 	for (size_t i = 0; i < k->nunpackers; i++) {
 		const char *p = k->unpackers[i].platform;
 		if (strncmp(p, "linux", 5) != 0)
@@ -686,12 +693,13 @@ static void readme_first_server(struct kit *k, char **t, size_t *len, size_t *ca
 	       "%s):\n"
 	       "       \"%%TEMP%%\\unpacker.exe\" self-install \"%%TEMP%%\\unpacker.exe\" "
 	       "--trust-fingerprint HEX\n"
+	       "       \"%%ProgramFiles%%\\cuferry\\unpacker.exe\" install %s /S --trust-fingerprint HEX\n"
 	       "     PowerShell 7 (.NET 5 or later) can check SHA256SUMS.sig itself:\n"
 	       "       $k=[Security.Cryptography.ECDsa]::Create(); $k.ImportFromPem((Get-Content -Raw "
 	       "site.pub));\n       $k.VerifyData([IO.File]::ReadAllBytes(\"SHA256SUMS\"), "
 	       "[IO.File]::ReadAllBytes(\"SHA256SUMS.sig\"),\n       'SHA256', "
 	       "[Security.Cryptography.DSASignatureFormat]::Rfc3279DerSequence)   # True\n",
-	       dir, in_root ? "the stick" : "this directory");
+	       dir, in_root ? "the stick" : "this directory", dir);
 }
 
 /* README.txt: the server's own unpacker first, then the first-server bootstrap with stock

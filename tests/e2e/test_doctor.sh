@@ -12,6 +12,23 @@ assert_contains last.out "=> 9.19.0     $R/opt/cudnn/cudnn-9.19.0-cuda13/lib/lib
 assert_contains last.out "on the search path through: $R/etc/ld.so.conf.d/00-cuferry-cudnn.conf (ld cache)"
 assert_contains last.out "the installed copy wins"
 
+note "--no-env in an image whose ld cache has a toolkit's copy: step 3 and doctor name it alike"
+# Neither may call it "this shell (its LD_LIBRARY_PATH)": under --root there is none (the trial
+# of issue 25: the label claimed an LD_LIBRARY_PATH that was not set).
+N=$W/noenv
+mkdir -p "$N/usr/local/cuda-13.0/lib" "$N/etc/ld.so.conf.d"
+cp "$R/opt/cudnn/current/lib/libcudnn.so.9" "$N/usr/local/cuda-13.0/lib/libcudnn.so.9.14.0"
+ln -s libcudnn.so.9.14.0 "$N/usr/local/cuda-13.0/lib/libcudnn.so.9"
+echo /usr/local/cuda-13.0/lib > "$N/etc/ld.so.conf.d/988_cuda-13.conf"
+expect 0 env -u LD_LIBRARY_PATH "$UNPACKER" "$FX/small.bundle" --root "$N" --no-env --trust "$FX/test.pub"
+assert_contains last.out "3    resolution    skip   a program loading libcudnn.so.9 gets $N/usr/local/cuda-13.0/lib/libcudnn.so.9"
+assert_contains last.out "not the install (cuDNN 9.14.0; a program without the install.s environment (no LD_LIBRARY_PATH)"
+expect 6 env -u LD_LIBRARY_PATH "$UNPACKER" doctor --root "$N"
+assert_contains last.err "shadowed by $N/usr/local/cuda-13.0/lib/libcudnn.so.9.14.0"
+assert_contains last.err "for a program without the install's environment (no LD_LIBRARY_PATH)"
+one_line_reason
+! grep -q 'its LD_LIBRARY_PATH' last.out last.err || fail "doctor names an LD_LIBRARY_PATH that is not set"
+
 note "an old 9.14 earlier in the ld cache (a file that sorts before ours) shadows it"
 mkdir -p "$R/usr/lib/old"
 cp "$R/opt/cudnn/current/lib/libcudnn.so.9" "$R/usr/lib/old/libcudnn.so.9.14.0"

@@ -63,9 +63,11 @@ expect 1 "$BUNDLER" inspect s.bundle.002
 assert_contains last.err "s.bundle.002 is part 2 of a split bundle"
 assert_contains last.err "give s.bundle.001"
 ! grep -q "not a cuferry bundle" last.err || fail "a middle part called not a bundle"
-note "inspect --export DIR/ prints a check command with single slashes"
+note "inspect --export DIR/ prints a check command with single slashes, against the site's own key"
 expect 0 "$BUNDLER" inspect s.bundle --export exp/
-assert_contains last.out "verify exp/signer-1.pub -signature exp/signature-1.der exp/header.json"
+assert_contains last.out "-verify site.pub -signature exp/signature-1.der exp/header.json"
+# the exported signer-1.pub came out of the bundle: a check against it proves nothing
+! grep -q -- '-verify exp/signer-1.pub' last.out || fail "tells to check with the bundle's own key"
 ! grep -q 'exp//' last.out || fail "double slash: $(cat last.out)"
 expect 0 "$UNPACKER" verify s.bundle.001 $T
 expect 0 "$BUNDLER" split s.bundle --split fat32

@@ -392,6 +392,8 @@ expect 2 "$UNPACKER" verify kit --trust "$FX/other.pub"
   "$(grep -n 'sha256sum -c SHA256SUMS' kit/README.txt | cut -d: -f1)" ] || fail "README.txt does not lead with the installed unpacker"
 assert_contains kit/README.txt "openssl dgst -sha256 -verify site.pub -signature SHA256SUMS.sig SHA256SUMS"
 assert_contains kit/README.txt "./linux-x86_64/unpacker self-install ./linux-x86_64/unpacker --trust-fingerprint HEX"
+# two Linux platforms: pasted whole, the other one's line fails, so the README says which to run
+assert_contains kit/README.txt "run only this machine's self-install line"
 # bundler kit names the keys each unpacker trusts, and warns loudly when none of the kit's.
 assert_contains kit.out "unpacker  linux-x86_64/unpacker sha256 $(sha256sum kit/linux-x86_64/unpacker | cut -d' ' -f1)"
 assert_contains kit.out "valid     until"

@@ -123,6 +123,16 @@ assert_contains last.err "not fetched (--offline)"
 expect 9 "$BUNDLER" resolve --cudnn 9.19 --mirror "$MIRROR" --offline
 [ ! -s mirror.log ] || fail "resolve --offline asked the server"
 
+note "--from-archive: the component list is looked for before the archive is read"
+# A redist name says the CUDA variant and platform: with no list to be had, the one line is about
+# the list, not the archive, which is never unpacked (junk here: reading it would fail otherwise).
+mkdir -p junk && head -c 100000 /dev/urandom > junk/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz
+expect 9 "$BUNDLER" create --from-archive junk/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz \
+	--mirror https://nvidia.invalid/compute --offline --key "$FX/test.key" -o junk-out/ --level 1
+one_line_reason
+assert_contains last.err "no CUDA component list"
+[ ! -e junk-out ] || fail "output left"
+
 note "cuda-json writes the component list from this machine's toolkit: --offline then works"
 CUDA_DIR=$(cat "$FX/cuda_dir")
 expect 0 "$BUNDLER" cuda-json --from-dir "$CUDA_DIR" -o cj
@@ -144,6 +154,18 @@ expect 0 "$BUNDLER" create --from-archive "$(basename "$a")" --mirror "file://$W
 	--key "$FX/test.key" --cache cache7 -o cj.bundle --level 1
 expect 0 "$BUNDLER" inspect cj.bundle
 assert_contains last.out "libcublas   $(py -c 'import json,sys; print(json.load(open(sys.argv[1]))["libcublas"]["version"])' "$j")"
+note "offline sbsa with only cuda-json's x86_64 list: the hint names NVIDIA's JSON too"
+# cuda-json describes only this toolkit's platform; for sbsa (or Windows) the way is NVIDIA's
+# own CUDA JSON, which names every platform: the one line says so (the trial of issue 25).
+mkdir -p sbsa-tree/include sbsa-tree/lib
+printf '#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 19\n#define CUDNN_PATCHLEVEL 0\n' > sbsa-tree/include/cudnn_version.h
+head -c 4096 /dev/urandom > sbsa-tree/lib/libcudnn.so.9
+expect 9 "$BUNDLER" create --from-dir sbsa-tree --cuda 13 --platform linux-sbsa --mirror "file://$W/cj" \
+	--offline --key "$FX/test.key" -o sbsa.bundle --level 1
+one_line_reason
+assert_contains last.err "for linux-sbsa"
+assert_contains last.err "from a linux-sbsa toolkit, or copy NVIDIA's cuda/redist/redistrib_<release>.json, which names every platform"
+[ ! -e sbsa.bundle ] || fail "a bundle without its component list"
 expect 0 "$BUNDLER" cuda-json --from-dir "$CUDA_DIR" --release 13.0.2 -o cj2
 [ -f cj2/cuda/redist/redistrib_13.0.2.json ] || fail "--release does not name the file"
 mkdir -p notoolkit

@@ -67,6 +67,8 @@ expect 0 "$BUNDLER" kit --key "$FX/test.key" -o "$W/kit" $(for f in in/*.bundle;
 cmp -s -n "$(stat -c %s "$EXE")" kit/windows-x86_64/unpacker.exe "$EXE" || fail "the kit's unpacker.exe is not build/windows/unpacker.exe"
 assert_contains kit/README.txt '"%ProgramFiles%\\cuferry\\unpacker.exe" install E:\\ /S'
 assert_contains kit/README.txt '"%TEMP%\\unpacker.exe" self-install "%TEMP%\\unpacker.exe" --trust-fingerprint HEX'
+# the first Windows server's install, after self-install, with the fingerprint (no key there yet)
+assert_contains kit/README.txt '"%ProgramFiles%\\cuferry\\unpacker.exe" install E:\\ /S --trust-fingerprint HEX'
 assert_contains kit/README.txt 'copy E:\\windows-x86_64\\unpacker.exe "%TEMP%\\unpacker.exe"'
 assert_contains kit/README.txt 'certutil -hashfile "%TEMP%\\unpacker.exe" SHA256'
 assert_contains kit/README.txt 'DSASignatureFormat\]::Rfc3279DerSequence'

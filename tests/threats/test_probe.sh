@@ -209,7 +209,8 @@ rm -f "$UIDS"/* "$PIDS"/*
 for mode in interactive silent; do
 	set +e
 	if [ $mode = silent ]; then
-		HOME=$W/home "$UNPACKER" doctor /silent </dev/null >"$W/last.out" 2>"$W/last.err"
+		# the log of its own: /silent's default is the host's /var/log/cuferry
+		HOME=$W/home "$UNPACKER" doctor /silent --log "$W/doctor.log" </dev/null >"$W/last.out" 2>"$W/last.err"
 	else
 		HOME=$W/home "$UNPACKER" doctor >"$W/last.out" 2>"$W/last.err"
 	fi

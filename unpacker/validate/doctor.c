@@ -632,6 +632,11 @@ static int decide(struct survey *s, int system_env, struct verdict v[3])
 				  login[] = { CTX_LOGIN, CTX_CACHE, CTX_DEFAULT, CTX_NONE },
 				  shell[] = { CTX_SHELL, CTX_CACHE, CTX_DEFAULT, CTX_NONE };
 	const char *llp = *s->root ? NULL : getenv("LD_LIBRARY_PATH");
+	/* Without an LD_LIBRARY_PATH (none set, or under --root, where the caller's is the
+	 * host's) that view is a program without the install's environment: say so, never "its
+	 * LD_LIBRARY_PATH" for one that has none (the trial of issue 25). */
+	const char *shell_who = llp && *llp ? "this shell (its LD_LIBRARY_PATH)"
+			      : "a program without the install's environment (no LD_LIBRARY_PATH)";
 	int has_login = 0;
 	for (size_t i = 0; i < s->nentries; i++)
 		has_login |= s->entries[i].ctx == CTX_LOGIN;
@@ -639,7 +644,7 @@ static int decide(struct survey *s, int system_env, struct verdict v[3])
 		{ "a program started by the system (ld cache)", NULL, NULL, system_env },
 		{ "a login shell (LD_LIBRARY_PATH set in /etc/environment or profile.d)", NULL, NULL,
 		  system_env && has_login },
-		{ "this shell (its LD_LIBRARY_PATH)", NULL, NULL, !system_env || (llp && *llp) },
+		{ shell_who, NULL, NULL, !system_env || (llp && *llp) },
 	};
 	memcpy(v, views, sizeof(views));
 	v[0].c = winner(s, cache, &v[0].via);
