@@ -101,6 +101,9 @@ COMMON_SRC    = common/err.c common/log.c common/io.c common/sha256.c common/pro
                 common/bundle/frame.c common/bundle/reader.c common/bundle/payload.c common/platform_posix.c
 MANIFESTS_SRC = manifests/manifest.c manifests/pathrule.c manifests/redist.c manifests/compat.c
 MANIFESTS_SRC += manifests/shadow.c
+# What a product is (cuDNN the first row): every module that names a product's files asks it.
+PRODUCT_SRC = manifests/product.c manifests/product_cudnn.c
+MANIFESTS_SRC += $(PRODUCT_SRC)
 VERIFY_SRC    = signing/verify.c
 SIGN_SRC      = signing/sign.c
 BUNDLER_SRC   = bundler/main.c bundler/create.c bundler/source.c bundler/pack.c \
@@ -352,6 +355,7 @@ TEST_OBJ_test_trust    = $(call obj,unpacker/trust.c unpacker/statement.c unpack
 TEST_OBJ_test_winpath  = $(call obj,unpacker/winpath.c)
 TEST_OBJ_test_pefile   = $(call obj,unpacker/validate/pefile.c)
 TEST_OBJ_test_platform_env = $(call obj,common/platform_posix_env.c)
+TEST_OBJ_test_product  = $(call obj,$(PRODUCT_SRC))
 # The fixed data the unit tests read (tests/data/), by absolute path: a test runs from any
 # directory.
 TEST_DATA_FLAGS = -DCUFERRY_TEST_DATA='"$(CURDIR)/tests/data/"'
