@@ -329,13 +329,13 @@ TEST_OBJ_test_redist   = $(call obj,manifests/redist.c manifests/compat.c manife
                          common/bundle/entry.c common/sha256.c $(UNIT_CORE)) $(B)/obj/compat_data.o
 TEST_OBJ_test_ldconfig = $(call obj,unpacker/validate/ldconfig.c $(UNIT_CORE))
 TEST_OBJ_test_mapped   = $(call obj,unpacker/validate/mapped.c $(UNIT_CORE))
-TEST_OBJ_test_layout   = $(call obj,unpacker/layout.c $(UNIT_CORE))
+TEST_OBJ_test_layout   = $(call obj,unpacker/layout.c $(PRODUCT_SRC) $(UNIT_CORE))
 TEST_OBJ_test_safepath = $(call obj,unpacker/safepath.c unpacker/install/fault.c $(MANIFESTS_SRC) $(BUNDLE_SRC) $(UNIT_CORE)) \
                          $(B)/obj/compat_data.o
 TEST_OBJ_test_sums     = $(call obj,bundler/sums.c unpacker/cli.c unpacker/env.c unpacker/modulefile.c \
-                         unpacker/layout.c common/sha256.c $(UNIT_CORE))
+                         unpacker/layout.c $(PRODUCT_SRC) common/sha256.c $(UNIT_CORE))
 TEST_OBJ_test_devfiles = $(call obj,bundler/devfiles.c bundler/source.c manifests/shadow.c unpacker/env.c \
-                         unpacker/modulefile.c unpacker/layout.c \
+                         unpacker/modulefile.c unpacker/layout.c $(PRODUCT_SRC) \
                          manifests/compat.c common/bundle/entry.c common/sha256.c $(UNIT_CORE)) \
                          $(B)/obj/compat_data.o
 # The kit is the bundler's whole create path (it builds bundles itself): every bundler
@@ -348,7 +348,7 @@ TEST_LIBS_test_kit     = -lcurl
 TEST_OBJ_test_state    = $(call obj,unpacker/state.c unpacker/layout.c $(MANIFESTS_SRC) $(BUNDLE_SRC) $(UNIT_CORE)) \
                          $(B)/obj/compat_data.o
 TEST_OBJ_test_cli      = $(call obj,unpacker/cli.c unpacker/modulefile.c unpacker/env.c unpacker/layout.c \
-                         $(UNIT_CORE))
+                         $(PRODUCT_SRC) $(UNIT_CORE))
 # trust.c with the test's own compiled-in keys (no trusted_keys.o)
 TEST_OBJ_test_trust    = $(call obj,unpacker/trust.c unpacker/statement.c unpacker/layout.c unpacker/install/fault.c signing/verify.c signing/sign.c \
                          $(MANIFESTS_SRC) $(BUNDLE_SRC) $(UNIT_CORE)) $(B)/obj/compat_data.o

@@ -34,6 +34,10 @@ const struct product product_cudnn = {
 	.manifest_key = "cudnn",
 	.env_var = "CUDNN_PATH",
 	.env_root_var = "CUDNN_ROOT",
+	/* ldconfig reads ld.so.conf.d in byte order and the cache keeps the first directory's
+	 * copy of a soname first, so the name must sort ahead of what NVIDIA's packages and
+	 * tools write (000_cuda.conf, 00-nvcr-*.conf, 988_cuda-12.conf, cuda.conf): "00-" does,
+	 * as '-' (0x2d) sorts before '0' and "00-c" before "00-n". */
 	.ldconf_name = "00-cuferry-cudnn.conf",
 	.ldconf_legacy_name = "cuferry-cudnn.conf", /* before 00-: it lost to 000_cuda.conf */
 	.profile_name = "cuferry-cudnn.sh",
