@@ -325,7 +325,7 @@ TEST_OBJ_test_reader   = $(call obj,$(BUNDLE_SRC) $(UNIT_CORE))
 TEST_OBJ_test_payload  = $(call obj,$(BUNDLE_SRC) $(UNIT_CORE))
 TEST_OBJ_test_signing  = $(call obj,signing/sign.c signing/verify.c common/sha256.c $(UNIT_CORE))
 TEST_OBJ_test_manifest = $(call obj,$(MANIFESTS_SRC) $(BUNDLE_SRC) $(UNIT_CORE)) $(B)/obj/compat_data.o
-TEST_OBJ_test_redist   = $(call obj,manifests/redist.c manifests/compat.c manifests/shadow.c bundler/source.c \
+TEST_OBJ_test_redist   = $(call obj,manifests/redist.c manifests/compat.c manifests/shadow.c bundler/source.c $(PRODUCT_SRC) \
                          common/bundle/entry.c common/sha256.c $(UNIT_CORE)) $(B)/obj/compat_data.o
 TEST_OBJ_test_ldconfig = $(call obj,unpacker/validate/ldconfig.c $(UNIT_CORE))
 TEST_OBJ_test_mapped   = $(call obj,unpacker/validate/mapped.c $(UNIT_CORE))
