@@ -34,6 +34,7 @@ struct product {
 	const char *archive_stem;  /* "cudnn": cudnn-linux-x86_64-9.13.0.50_cuda13-archive.tar.xz */
 	const char *wheel_dist;    /* "nvidia_cudnn": the dist-info stem of NVIDIA's wheels */
 	const char *wheel_dir;     /* "nvidia/cudnn": where a wheel puts the tree in site-packages */
+	const char *conda_name;    /* "cudnn": the conda package (ENV/conda-meta/cudnn-*.json) */
 	struct product_files files;
 	struct product_version_source version;
 

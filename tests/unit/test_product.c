@@ -50,6 +50,7 @@ static void test_every_row_is_complete(void **state)
 		const struct product *p = product_at(i);
 		const char *facts[] = { p->name, p->display, p->description, p->mirror_path,
 					p->redist_key, p->archive_stem, p->wheel_dist, p->wheel_dir,
+					p->conda_name,
 					p->version.major, p->version.minor, p->version.patch,
 					p->lib_stem, p->sublib_stem, p->dll_stem, p->chooser_cuda_lib,
 					p->prefix_stem, p->install_stem, p->bundle_id_stem,
