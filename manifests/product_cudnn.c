@@ -1,4 +1,5 @@
 /* product_cudnn.c - cuDNN, the first product: every name cuferry knows it by, in one place */
+#include "manifests/product.h"
 #include "manifests/product_rows.h"
 
 static const char *const headers[] = { "cudnn*.h", NULL };

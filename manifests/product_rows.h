@@ -3,7 +3,7 @@
 #ifndef MANIFESTS_PRODUCT_ROWS_H
 #define MANIFESTS_PRODUCT_ROWS_H
 
-#include "manifests/product.h"
+struct product;
 
 extern const struct product product_cudnn;
 
