@@ -276,7 +276,8 @@ int regenv_snapshot_restore(const struct layout *l, struct cf_err *e)
 	}
 	json_decref(o);
 	if (bad)
-		return cf_fail(e, CF_ROLLBACK, "cannot restore PATH and CUDNN_PATH from %s", l->env_before);
+		return cf_fail(e, CF_ROLLBACK, "cannot restore PATH and %s from %s", PRODUCT_VAR,
+			       l->env_before);
 	platform_env_announce();
 	return CF_OK;
 }
