@@ -33,6 +33,7 @@
 #include "manifests/manifest.h"
 #include "manifests/pathrule.h"
 #include "manifests/platforms.h"
+#include "manifests/product.h"
 #include "signing/sign.h"
 
 char *create_cache_dir(const char *given)
@@ -216,9 +217,10 @@ static int precheck_release(const struct create_options *o, const char *platform
 		if (rc != CF_OK)
 			return rc;
 	}
-		return cf_fail(e, CF_SOURCE, "cuDNN %s is older than NVIDIA's redist JSON (8.3 and later): "
-			       "download its archive from NVIDIA's cuDNN archive and give it with "
-			       "--from-archive FILE", o->cudnn);
+		return cf_fail(e, CF_SOURCE, "%s %s is older than NVIDIA's redist JSON (8.3 and later): "
+			       "download its archive from NVIDIA's %s archive and give it with "
+			       "--from-archive FILE", product_default()->display, o->cudnn,
+			       product_default()->display);
 	return CF_OK;
 }
 
@@ -235,7 +237,8 @@ static int fetch_from_mirror(struct job *j, struct cf_err *e)
 		return rc;
 	j->have_plan = 1;
 	char *dest = xasprintf("%s/%s", j->cache, j->plan.cudnn.relative_path);
-	log_msg(LOG_INFO, "cuDNN %s for CUDA %s (%s): %s", j->plan.cudnn.version,
+	log_msg(LOG_INFO, "%s %s for CUDA %s (%s): %s", product_default()->display,
+		j->plan.cudnn.version,
 		j->plan.cudnn.cuda_variant, platform, j->plan.cudnn_url);
 	rc = fetch_file(j->plan.cudnn_url, dest, j->plan.cudnn.size, j->plan.cudnn.sha256, &j->fetch, e);
 	if (rc == CF_OK)
@@ -344,7 +347,7 @@ static int describe(struct job *j, struct cf_err *e)
 	struct manifest *m = j->m;
 	struct compat_result compat;
 	char variant[16], id[256];
-	int rc = agree("cuDNN", o->cudnn, t->version, e);
+	int rc = agree(product_default()->display, o->cudnn, t->version, e);
 	if (rc == CF_OK && o->cuda && t->cuda_variant[0] &&
 	    atoi(o->cuda) != atoi(t->cuda_variant))
 		rc = cf_fail(e, CF_SOURCE, "the source is built for CUDA %s, not %s", t->cuda_variant,
@@ -357,7 +360,8 @@ static int describe(struct job *j, struct cf_err *e)
 		 (int)strcspn(t->cuda_variant[0] ? t->cuda_variant : o->cuda ? o->cuda : "", "."),
 		 t->cuda_variant[0] ? t->cuda_variant : o->cuda ? o->cuda : "");
 	if (!variant[0])
-		return cf_fail(e, CF_USAGE, "cannot tell which CUDA this cuDNN is for: pass --cuda");
+		return cf_fail(e, CF_USAGE, "cannot tell which CUDA this %s is for: pass --cuda",
+			       product_default()->display);
 	if (!t->platform[0] && !o->platform)
 		return cf_fail(e, CF_USAGE, "cannot tell the platform of this source: pass --platform");
 	manifest_set(&m->platform, t->platform[0] ? t->platform : o->platform);
@@ -368,9 +372,10 @@ static int describe(struct job *j, struct cf_err *e)
 	if (rc != CF_OK)
 		return rc;
 	if (!compat.known)
-		log_msg(LOG_WARN, "cuDNN %s is not in the compatibility data; driver minimum taken "
-			"from CUDA %s", t->version, variant);
-	snprintf(id, sizeof(id), "cudnn-%s-cuda%s%s-%s", t->version, variant,
+		log_msg(LOG_WARN, "%s %s is not in the compatibility data; driver minimum taken "
+			"from CUDA %s", product_default()->display, t->version, variant);
+	snprintf(id, sizeof(id), "%s-%s-cuda%s%s-%s", product_default()->bundle_id_stem, t->version,
+		 variant,
 		 o->with_cuda_libs ? CREATE_CUDA_LIBS_TAG : "", m->platform);
 	manifest_set(&m->bundle_id, id);
 	manifest_set(&m->driver_min, compat.driver_min[0] ? compat.driver_min : NULL);
@@ -421,7 +426,7 @@ static int check_tree_names(const struct tree *t, struct cf_err *e)
 {
 	char why[160];
 	if (t->count == 0)
-		return cf_fail(e, CF_SOURCE, "the source holds no cuDNN files");
+		return cf_fail(e, CF_SOURCE, "the source holds no %s files", product_default()->display);
 	for (size_t i = 0; i < t->count; i++)
 		if (path_check(t->entries[i].path, why, sizeof(why)) != 0)
 			return cf_fail(e, CF_SOURCE, "source file '%s' cannot be bundled: %s",
@@ -599,7 +604,8 @@ static void print_summary(const struct job *j)
 	if (j->run_path)
 		log_out("sfx       %s\n", j->run_path);
 	log_out("id        %s (counter %llu)\n", m->bundle_id, (unsigned long long)m->counter);
-	log_out("cuDNN     %s for CUDA %s, %s\n", m->cudnn_version, m->cuda_variant, m->platform);
+	log_out("%-9s %s for CUDA %s, %s\n", product_default()->display, m->cudnn_version,
+		m->cuda_variant, m->platform);
 	log_out("files     %zu, %.1f MiB -> %.1f MiB (%.1f%%)\n", m->nfiles,
 		(double)m->uncompressed_size / 1048576.0, (double)size / 1048576.0,
 		m->uncompressed_size ? 100.0 * (double)size / (double)m->uncompressed_size : 0.0);
@@ -714,12 +720,14 @@ int create_resolve(const struct create_options *o, struct cf_err *e)
 	if (rc != CF_OK)
 		return rc;
 	hex_encode(plan.cudnn.sha256, 32, hex);
-	log_out("cuDNN %s for CUDA %s on %s (released %s)\n", plan.cudnn.version,
+	log_out("%s %s for CUDA %s on %s (released %s)\n", product_default()->display,
+		plan.cudnn.version,
 		plan.cudnn.cuda_variant, platform, plan.release_date);
 	log_out("  manifest  %s\n", plan.cudnn_json_url);
 	log_out("  archive   %s\n  size      %llu bytes\n  sha256    %s\n", plan.cudnn_url,
 		(unsigned long long)plan.cudnn.size, hex);
-	log_out("CUDA %s redistributables cuDNN opens at run time (%s):\n", plan.cuda_release,
+	log_out("CUDA %s redistributables %s opens at run time (%s):\n", plan.cuda_release,
+		product_default()->display,
 		o->with_cuda_libs ? "downloaded with --with-cuda-libs" : "listed in the manifest");
 	for (size_t i = 0; i < plan.ncomponents; i++) {
 		hex_encode(plan.components[i].sha256, 32, hex);
@@ -728,7 +736,8 @@ int create_resolve(const struct create_options *o, struct cf_err *e)
 			(unsigned long long)plan.components[i].size, hex);
 	}
 	log_out("requires driver >= %s\n", plan.driver_min[0] ? plan.driver_min : "(unknown)");
-	log_out("bundle name cudnn-%s-cuda%s%s-%s.bundle\n", plan.cudnn.version,
+	log_out("bundle name %s-%s-cuda%s%s-%s.bundle\n", product_default()->bundle_id_stem,
+		plan.cudnn.version,
 		plan.cudnn.cuda_variant, o->with_cuda_libs ? CREATE_CUDA_LIBS_TAG : "", platform);
 	return CF_OK;
 }

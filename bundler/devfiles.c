@@ -8,10 +8,7 @@
 #include <string.h>
 
 #include "common/io.h"
-
-#define PC_PATH "lib/pkgconfig/cudnn.pc"
-#define CONFIG_PATH "lib/cmake/CUDNN/CUDNNConfig.cmake"
-#define VERSION_PATH "lib/cmake/CUDNN/CUDNNConfigVersion.cmake"
+#include "manifests/product.h"
 
 static const struct tree_entry *find(const struct tree *t, const char *path)
 {
@@ -25,7 +22,7 @@ static const struct tree_entry *find(const struct tree *t, const char *path)
  * sub-library of that major. */
 static char *sublibrary(const char *path, const char *major)
 {
-	const char *base = "lib/libcudnn_";
+	char *base = xasprintf("lib/%s", product_default()->sublib_stem);
 	char *suffix = xasprintf(".so.%s", major);
 	size_t n = strlen(path), s = strlen(suffix), b = strlen(base);
 	char *name = NULL;
@@ -33,60 +30,70 @@ static char *sublibrary(const char *path, const char *major)
 	    !strchr(path + b, '/'))
 		name = xasprintf("%.*s", (int)(n - s - 4), path + 4);
 	free(suffix);
+	free(base);
 	return name;
 }
 
 static char *pc_text(const struct tree *t, const char *version, const char *major)
 {
+	const struct product *p = product_default();
 	/* -lcudnn needs the development link; without it, name the soname itself. */
-	char *lib = find(t, "lib/libcudnn.so") ? xstrdup("-lcudnn") : xasprintf("-l:libcudnn.so.%s", major);
+	char *link = xasprintf("lib/%s.so", p->lib_stem);
+	char *lib = find(t, link) ? xasprintf("-l%s", p->lib_stem + 3)
+				  : xasprintf("-l:%s.so.%s", p->lib_stem, major);
 	char *text = xasprintf(
-		"# cuDNN %s, written by cuferry's bundler; relocatable: every path is relative to\n"
+		"# %s %s, written by cuferry's bundler; relocatable: every path is relative to\n"
 		"# this file's directory (PREFIX/<install>/lib/pkgconfig)\n"
 		"prefix=${pcfiledir}/../..\n"
 		"includedir=${prefix}/include\n"
 		"libdir=${prefix}/lib\n"
 		"\n"
-		"Name: cuDNN\n"
-		"Description: NVIDIA CUDA Deep Neural Network library\n"
+		"Name: %s\n"
+		"Description: %s\n"
 		"Version: %s\n"
 		"Cflags: -I${includedir}\n"
 		"Libs: -L${libdir} %s\n",
-		version, version, lib);
+		p->display, version, p->display, p->description, version, lib);
+	free(link);
 	free(lib);
 	return text;
 }
 
 static char *target_block(const char *target, const char *file, const char *major)
 {
+	const char *pkg = product_default()->cmake_package;
 	return xasprintf(
-		"if(NOT TARGET CUDNN::%s)\n"
-		"  add_library(CUDNN::%s SHARED IMPORTED)\n"
-		"  set_target_properties(CUDNN::%s PROPERTIES\n"
-		"    IMPORTED_LOCATION \"${CUDNN_LIBRARY_DIR}/%s.so.%s\"\n"
+		"if(NOT TARGET %s::%s)\n"
+		"  add_library(%s::%s SHARED IMPORTED)\n"
+		"  set_target_properties(%s::%s PROPERTIES\n"
+		"    IMPORTED_LOCATION \"${%s_LIBRARY_DIR}/%s.so.%s\"\n"
 		"    IMPORTED_SONAME \"%s.so.%s\"\n"
-		"    INTERFACE_INCLUDE_DIRECTORIES \"${CUDNN_INCLUDE_DIR}\")\n"
+		"    INTERFACE_INCLUDE_DIRECTORIES \"${%s_INCLUDE_DIR}\")\n"
 		"endif()\n",
-		target, target, target, file, major, file, major);
+		pkg, target, pkg, target, pkg, target, pkg, file, major, file, major, pkg);
 }
 
 static char *config_text(const struct tree *t, const char *version, const char *major)
 {
+	/* pkg: the CMake package (CUDNN::), tgt: the main library's target (CUDNN::cudnn). */
+	const struct product *p = product_default();
+	const char *pkg = p->cmake_package, *tgt = p->lib_stem + 3; /* past "lib" */
 	char *text = xasprintf(
-		"# CUDNNConfig.cmake - cuDNN %s, written by cuferry's bundler. Relocatable: the\n"
-		"# install is three directories above this file (PREFIX/<install>/lib/cmake/CUDNN).\n"
-		"# find_package(CUDNN CONFIG REQUIRED) then target_link_libraries(app CUDNN::cudnn).\n"
+		"# %sConfig.cmake - %s %s, written by cuferry's bundler. Relocatable: the\n"
+		"# install is three directories above this file (PREFIX/<install>/lib/cmake/%s).\n"
+		"# find_package(%s CONFIG REQUIRED) then target_link_libraries(app %s::%s).\n"
 		"if(CMAKE_VERSION VERSION_LESS 3.0)\n"
-		"  message(FATAL_ERROR \"CUDNNConfig.cmake needs CMake 3.0 or newer\")\n"
+		"  message(FATAL_ERROR \"%sConfig.cmake needs CMake 3.0 or newer\")\n"
 		"endif()\n"
-		"get_filename_component(CUDNN_ROOT_DIR \"${CMAKE_CURRENT_LIST_DIR}/../../..\" ABSOLUTE)\n"
-		"set(CUDNN_VERSION \"%s\")\n"
-		"set(CUDNN_INCLUDE_DIR \"${CUDNN_ROOT_DIR}/include\")\n"
-		"set(CUDNN_INCLUDE_DIRS \"${CUDNN_INCLUDE_DIR}\")\n"
-		"set(CUDNN_LIBRARY_DIR \"${CUDNN_ROOT_DIR}/lib\")\n"
-		"set(CUDNN_LIBRARIES CUDNN::cudnn)\n",
-		version, version);
-	char *block = target_block("cudnn", "libcudnn", major);
+		"get_filename_component(%s_ROOT_DIR \"${CMAKE_CURRENT_LIST_DIR}/../../..\" ABSOLUTE)\n"
+		"set(%s_VERSION \"%s\")\n"
+		"set(%s_INCLUDE_DIR \"${%s_ROOT_DIR}/include\")\n"
+		"set(%s_INCLUDE_DIRS \"${%s_INCLUDE_DIR}\")\n"
+		"set(%s_LIBRARY_DIR \"${%s_ROOT_DIR}/lib\")\n"
+		"set(%s_LIBRARIES %s::%s)\n",
+		pkg, p->display, version, pkg, pkg, pkg, tgt, pkg, pkg, pkg, version, pkg, pkg, pkg, pkg,
+		pkg, pkg, pkg, pkg, tgt);
+	char *block = target_block(tgt, p->lib_stem, major);
 	char *next = xasprintf("%s%s", text, block);
 	free(text);
 	free(block);
@@ -103,7 +110,7 @@ static char *config_text(const struct tree *t, const char *version, const char *
 		text = next;
 		free(name);
 	}
-	next = xasprintf("%sset(CUDNN_FOUND TRUE)\n", text);
+	next = xasprintf("%sset(%s_FOUND TRUE)\n", text, pkg);
 	free(text);
 	return next;
 }
@@ -112,7 +119,7 @@ static char *version_text(const char *version, const char *major)
 {
 	/* Same rule as CMake's SameMajorVersion: any 9.x at least the one asked for. */
 	return xasprintf(
-		"# CUDNNConfigVersion.cmake - cuDNN %s, written by cuferry's bundler\n"
+		"# %sConfigVersion.cmake - %s %s, written by cuferry's bundler\n"
 		"set(PACKAGE_VERSION \"%s\")\n"
 		"if(PACKAGE_VERSION VERSION_LESS PACKAGE_FIND_VERSION)\n"
 		"  set(PACKAGE_VERSION_COMPATIBLE FALSE)\n"
@@ -129,7 +136,8 @@ static char *version_text(const char *version, const char *major)
 		"  set(PACKAGE_VERSION \"%s (64-bit)\")\n"
 		"  set(PACKAGE_VERSION_UNSUITABLE TRUE)\n"
 		"endif()\n",
-		version, version, major, version);
+		product_default()->cmake_package, product_default()->display, version, version, major,
+		version);
 }
 
 static int add_generated(struct tree *t, const char *dir, const char *path, const char *text,
@@ -157,22 +165,30 @@ int devfiles_add(struct tree *t, const char *version, const char *workdir, struc
 {
 	char major[16];
 	snprintf(major, sizeof(major), "%.*s", (int)strcspn(version, "."), version);
-	char *lib = xasprintf("lib/libcudnn.so.%s", major);
+	const struct product *p = product_default();
+	char *lib = xasprintf("lib/%s.so.%s", p->lib_stem, major);
 	int linux_tree = find(t, lib) != NULL;
 	free(lib);
 	if (!linux_tree)
 		return CF_OK;
+	char *pc_path = xasprintf("lib/pkgconfig/%s.pc", p->pkgconfig_name);
+	char *config_path = xasprintf("lib/cmake/%s/%sConfig.cmake", p->cmake_package, p->cmake_package);
+	char *version_path = xasprintf("lib/cmake/%s/%sConfigVersion.cmake", p->cmake_package,
+				       p->cmake_package);
 	char *dir = xasprintf("%s/devfiles", workdir);
 	char *pc = pc_text(t, version, major), *config = config_text(t, version, major),
 	     *ver = version_text(version, major);
-	int rc = add_generated(t, dir, PC_PATH, pc, e);
+	int rc = add_generated(t, dir, pc_path, pc, e);
 	if (rc == CF_OK)
-		rc = add_generated(t, dir, CONFIG_PATH, config, e);
+		rc = add_generated(t, dir, config_path, config, e);
 	if (rc == CF_OK)
-		rc = add_generated(t, dir, VERSION_PATH, ver, e);
+		rc = add_generated(t, dir, version_path, ver, e);
 	free(pc);
 	free(config);
 	free(ver);
 	free(dir);
+	free(pc_path);
+	free(config_path);
+	free(version_path);
 	return rc;
 }

@@ -8,6 +8,7 @@
 #include "common/io.h"
 #include "common/log.h"
 #include "manifests/compat.h"
+#include "manifests/product.h"
 
 #define JSON_MAX (16u << 20)
 
@@ -79,7 +80,7 @@ static void highest_variant(const struct redist *r, const char *platform, char *
 {
 	char offered[128];
 	int best = -1;
-	redist_variants(r, "cudnn", platform, offered, sizeof(offered));
+	redist_variants(r, product_default()->redist_key, platform, offered, sizeof(offered));
 	for (char *p = offered; *p;) {
 		int v = atoi(p);
 		if (v > best)
@@ -124,7 +125,8 @@ int mirror_resolve_cuda(const char *mirror, const char *cuda, const char *platfo
 int mirror_resolve(const char *mirror, const char *cudnn, const char *cuda, const char *platform,
 		   const struct fetch_options *o, struct mirror_plan *plan, struct cf_err *e)
 {
-	char *base = xasprintf("%s/cudnn/redist", mirror), variant[16];
+	const struct product *p = product_default();
+	char *base = xasprintf("%s/%s", mirror, p->mirror_path), variant[16];
 	struct redist *r = NULL;
 	struct compat_result compat;
 	memset(plan, 0, sizeof(*plan));
@@ -139,11 +141,11 @@ int mirror_resolve(const char *mirror, const char *cudnn, const char *cuda, cons
 			snprintf(variant, sizeof(variant), "%.*s", (int)strcspn(cuda, "."), cuda);
 		else
 			highest_variant(r, platform, variant, sizeof(variant));
-		rc = redist_find(r, "cudnn", platform, variant[0] ? variant : NULL, &plan->cudnn, e);
+		rc = redist_find(r, p->redist_key, platform, variant[0] ? variant : NULL, &plan->cudnn, e);
 	}
 	if (rc == CF_OK && compat_version_cmp(plan->cudnn.version, cudnn) != 0)
-		rc = cf_fail(e, CF_SOURCE, "%s offers cuDNN %s, not %s", plan->cudnn_json_url,
-			     plan->cudnn.version, cudnn);
+		rc = cf_fail(e, CF_SOURCE, "%s offers %s %s, not %s", plan->cudnn_json_url,
+			     p->display, plan->cudnn.version, cudnn);
 	if (rc == CF_OK) {
 		const char *date = redist_release_date(r);
 		snprintf(plan->release_date, sizeof(plan->release_date), "%s", date ? date : "");
@@ -153,8 +155,8 @@ int mirror_resolve(const char *mirror, const char *cudnn, const char *cuda, cons
 			snprintf(plan->cudnn.cuda_variant, sizeof(plan->cudnn.cuda_variant), "%s",
 				 cuda ? variant : "");
 		if (!plan->cudnn.cuda_variant[0])
-			rc = cf_fail(e, CF_USAGE, "cannot tell which CUDA cuDNN %s is for: pass --cuda",
-				     plan->cudnn.version);
+			rc = cf_fail(e, CF_USAGE, "cannot tell which CUDA %s %s is for: pass --cuda",
+				     p->display, plan->cudnn.version);
 	}
 	if (rc == CF_OK)
 		rc = compat_check(plan->cudnn.version, cuda ? cuda : plan->cudnn.cuda_variant, platform,

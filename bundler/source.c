@@ -19,6 +19,7 @@
 #include "common/log.h"
 #include "manifests/compat.h"
 #include "manifests/platforms.h"
+#include "manifests/product.h"
 #include "manifests/shadow.h"
 
 void tree_free(struct tree *t)
@@ -126,20 +127,22 @@ static int read_define(const char *text, const char *name, long *out)
 	return 0;
 }
 
-/* MAJOR.MINOR.PATCH from cudnn_version.h (8.x and later) or cudnn.h (before). */
+/* MAJOR.MINOR.PATCH from the product's version headers (cuDNN: cudnn_version.h from 8.x on,
+ * cudnn.h before), the first that defines the three macros. */
 static int version_from_headers(const char *include_dir, char *out, size_t size)
 {
-	static const char *const files[] = { "cudnn_version.h", "cudnn.h" };
-	for (size_t i = 0; i < 2; i++) {
+	const struct product_version_source *src = &product_default()->version;
+	const char *const *files = src->headers;
+	for (size_t i = 0; files[i]; i++) {
 		char *path = xasprintf("%s/%s", include_dir, files[i]), *text;
 		int rc = io_read_file(path, 4 << 20, &text, NULL);
 		free(path);
 		if (rc != 0)
 			continue;
 		long major, minor, patch;
-		int ok = read_define(text, "CUDNN_MAJOR", &major) == 0 &&
-			 read_define(text, "CUDNN_MINOR", &minor) == 0 &&
-			 read_define(text, "CUDNN_PATCHLEVEL", &patch) == 0;
+		int ok = read_define(text, src->major, &major) == 0 &&
+			 read_define(text, src->minor, &minor) == 0 &&
+			 read_define(text, src->patch, &patch) == 0;
 		free(text);
 		if (ok) {
 			snprintf(out, size, "%ld.%ld.%ld", major, minor, patch);
@@ -353,8 +356,9 @@ void source_cuda_libs(const char *dir, struct tree *t)
 
 static int take_license(const char *dir, struct tree *t, struct cf_err *e)
 {
-	static const char *const names[] = { "LICENSE", "LICENSE.txt", "NVIDIA_SLA_cuDNN_Support.txt" };
-	for (size_t i = 0; i < 3; i++) {
+	const struct product *p = product_default();
+	const char *const *names = p->files.licences;
+	for (size_t i = 0; names[i]; i++) {
 		char *src = xasprintf("%s/%s", dir, names[i]);
 		int found = io_exists(src);
 		int rc = found ? tree_add(t, names[i], src, e) : CF_OK;
@@ -363,7 +367,7 @@ static int take_license(const char *dir, struct tree *t, struct cf_err *e)
 			return rc;
 	}
 	char version[64], dist[256];
-	if (dist_info_version(dir, "nvidia_cudnn", version, sizeof(version), dist,
+	if (dist_info_version(dir, p->wheel_dist, version, sizeof(version), dist,
 			      sizeof(dist)) == 0) {
 		char *src = xasprintf("%s/dist-info/%s/licenses/License.txt", dir, dist);
 		int rc = io_exists(src) ? tree_add(t, "LICENSE", src, e) : CF_OK;
@@ -375,10 +379,9 @@ static int take_license(const char *dir, struct tree *t, struct cf_err *e)
 
 int source_from_dir(const char *dir, int with_cuda_libs, struct tree *t, struct cf_err *e)
 {
-	static const char *const headers[] = { "cudnn*.h", NULL };
-	static const char *const linux_libs[] = { "libcudnn*.so*", NULL };
-	static const char *const win_libs[] = { "cudnn*.lib", NULL };
-	static const char *const win_dlls[] = { "cudnn*.dll", NULL };
+	const struct product *p = product_default();
+	const char *const *headers = p->files.headers, *const *linux_libs = p->files.linux_libs;
+	const char *const *win_libs = p->files.import_libs, *const *win_dlls = p->files.dlls;
 	static const char *const cuda_linux[] = { "libcublas.so*", "libcublasLt.so*", "libnvrtc.so*",
 						  "libnvrtc-builtins.so*", NULL };
 	static const char *const cuda_win[] = { "cublas64_*.dll", "cublasLt64_*.dll",
@@ -419,16 +422,17 @@ int source_from_dir(const char *dir, int with_cuda_libs, struct tree *t, struct 
 	if (rc != CF_OK)
 		goto out;
 	if (version_from_headers(inc, t->version, sizeof(t->version)) != 0) {
-		rc = cf_fail(e, CF_SOURCE, "%s: no cuDNN headers (include/cudnn_version.h or "
-			     "include/cudnn.h) found", dir);
+		rc = cf_fail(e, CF_SOURCE, "%s: no %s headers (include/%s or include/%s) found", dir,
+			     p->display, p->version.headers[0], p->version.headers[1]);
 		goto out;
 	}
 	char exact[64], dist[256];
-	if (dist_info_version(dir, "nvidia_cudnn", exact, sizeof(exact), dist, sizeof(dist)) == 0 &&
+	if (dist_info_version(dir, p->wheel_dist, exact, sizeof(exact), dist, sizeof(dist)) == 0 &&
 	    compat_version_cmp(exact, t->version) == 0) {
+		const char *cu = dist + strlen(p->wheel_dist) + 3; /* past the stem and "_cu" */
 		snprintf(t->version, sizeof(t->version), "%s", exact);
 		snprintf(t->cuda_variant, sizeof(t->cuda_variant), "%.*s",
-			 (int)strspn(dist + 15, "0123456789"), dist + 15);
+			 (int)strspn(cu, "0123456789"), cu);
 	}
 	detect_platform(t, t->platform, sizeof(t->platform));
 	detect_cuda_libs(dir, t);
@@ -588,20 +592,23 @@ static void platform_alias(const char *in, char *out, size_t size)
 void source_parse_archive_name(const char *path, char *version, size_t vsize, char *cuda,
 			       size_t csize, char *platform, size_t psize)
 {
-	const char *name = base_name(path);
+	const char *name = base_name(path), *stem = product_default()->archive_stem;
+	size_t sn = strlen(stem);
+	/* after: past the stem and its dash; "" when the name is none of the product's */
+	const char *after = strncmp(name, stem, sn) == 0 && name[sn] == '-' ? name + sn + 1 : "";
 	char plat[32];
 	int a, b, c, d;
 	version[0] = cuda[0] = platform[0] = '\0';
 	/* Legacy: cudnn-11.4-windows-x64-v8.2.2.26.zip, cudnn-11.3-linux-x64-v8.2.1.32.tgz */
-	if (sscanf(name, "cudnn-%d.%d-%31[a-z0-9_]-%*[a-z0-9]-v%d.", &a, &b, plat, &c) >= 3 ||
-	    sscanf(name, "cudnn-%d.%d-%31[a-z0-9]-", &a, &b, plat) == 3) {
+	if (sscanf(after, "%d.%d-%31[a-z0-9_]-%*[a-z0-9]-v%d.", &a, &b, plat, &c) >= 3 ||
+	    sscanf(after, "%d.%d-%31[a-z0-9]-", &a, &b, plat) == 3) {
 		const char *v = strstr(name, "-v");
-		const char *dash = strchr(strchr(name + 6, '-') + 1, '-');
+		const char *dash = strchr(strchr(after, '-') + 1, '-');
 		snprintf(cuda, csize, "%d.%d", a, b);
 		if (dash && v) {
 			char full[32];
-			snprintf(full, sizeof(full), "%.*s", (int)(v - strchr(name + 6, '-') - 1),
-				 strchr(name + 6, '-') + 1);
+			snprintf(full, sizeof(full), "%.*s", (int)(v - strchr(after, '-') - 1),
+				 strchr(after, '-') + 1);
 			platform_alias(full, platform, psize);
 		}
 		if (v) {
@@ -615,7 +622,7 @@ void source_parse_archive_name(const char *path, char *version, size_t vsize, ch
 	/* Redist: cudnn-linux-x86_64-9.13.0.50_cuda13-archive.tar.xz */
 	for (size_t i = 0; platform_at(i); i++) {
 		char prefix[64];
-		snprintf(prefix, sizeof(prefix), "cudnn-%s-", platform_at(i)->name);
+		snprintf(prefix, sizeof(prefix), "%s-%s-", stem, platform_at(i)->name);
 		if (strncmp(name, prefix, strlen(prefix)) != 0)
 			continue;
 		snprintf(platform, psize, "%s", platform_at(i)->name);
@@ -634,8 +641,8 @@ static int check_agreement(const char *archive, struct tree *t, struct cf_err *e
 	source_parse_archive_name(archive, nver, sizeof(nver), ncuda, sizeof(ncuda), nplat,
 				  sizeof(nplat));
 	if (nver[0] && compat_version_cmp(nver, t->version) != 0)
-		return cf_fail(e, CF_SOURCE, "%s: the name says cuDNN %s, its headers say %s",
-			       base_name(archive), nver, t->version);
+		return cf_fail(e, CF_SOURCE, "%s: the name says %s %s, its headers say %s",
+			       base_name(archive), product_default()->display, nver, t->version);
 	if (nver[0] && strlen(nver) > strlen(t->version))
 		snprintf(t->version, sizeof(t->version), "%s", nver);
 	if (nplat[0] && t->platform[0] && strcmp(nplat, t->platform) != 0)
@@ -677,7 +684,8 @@ int source_from_archive(const char *archive, const char *workdir, struct tree *t
 	if (rc == CF_OK) {
 		char *inc = xasprintf("%s/include", root);
 		if (version_from_headers(inc, t->version, sizeof(t->version)) != 0)
-			rc = cf_fail(e, CF_SOURCE, "%s: no cuDNN headers in the archive", archive);
+			rc = cf_fail(e, CF_SOURCE, "%s: no %s headers in the archive", archive,
+				     product_default()->display);
 		free(inc);
 	}
 	if (rc == CF_OK) {

@@ -8,6 +8,7 @@
 
 #include "common/io.h"
 #include "manifests/platforms.h"
+#include "manifests/product.h"
 
 extern const char compat_tsv[]; /* manifests/compat.tsv, embedded at build time */
 
@@ -177,7 +178,8 @@ int compat_check(const char *cudnn_version, const char *cuda, const char *platfo
 						 toolkit_driver, sizeof(toolkit_driver));
 			continue;
 		}
-		if (strcmp(cols[COL_KIND], "cudnn") != 0 || !version_in_cell(cudnn_version, cols[COL_VERSION]))
+		if (strcmp(cols[COL_KIND], product_default()->compat_kind) != 0 ||
+		    !version_in_cell(cudnn_version, cols[COL_VERSION]))
 			continue;
 		out->known = 1;
 		append(out->supported, sizeof(out->supported), cols[COL_CUDA]);
@@ -197,9 +199,9 @@ int compat_check(const char *cudnn_version, const char *cuda, const char *platfo
 		snprintf(out->driver_min, sizeof(out->driver_min), "%s", toolkit_driver);
 	if (out->known && !supported)
 		return cf_fail(e, CF_INCOMPATIBLE,
-			       "cuDNN %s does not support CUDA %s according to NVIDIA's support "
+			       "%s %s does not support CUDA %s according to NVIDIA's support "
 			       "matrix; supported: %s",
-			       cudnn_version, cuda, out->supported);
+			       product_default()->display, cudnn_version, cuda, out->supported);
 	return CF_OK;
 }
 

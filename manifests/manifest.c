@@ -14,6 +14,7 @@
 #include "common/sha256.h"
 #include "manifests/pathrule.h"
 #include "manifests/platforms.h"
+#include "manifests/product.h"
 #include "manifests/shadow.h"
 
 struct manifest *manifest_new(void)
@@ -118,7 +119,7 @@ const struct manifest_file *manifest_find(const struct manifest *m, const char *
 
 char *manifest_install_name(const struct manifest *m)
 {
-	return xasprintf(MANIFEST_INSTALL_DIR_START "%s-cuda%s", m->cudnn_version, m->cuda_variant);
+	return xasprintf("%s%s-cuda%s", MANIFEST_INSTALL_DIR_START, m->cudnn_version, m->cuda_variant);
 }
 
 int64_t manifest_parse_time(const char *iso)
@@ -277,11 +278,13 @@ int manifest_validate(const struct manifest *m, struct cf_err *e)
 		return cf_fail(e, CF_INTEGRITY, "unknown platform '%s'",
 			       m->platform ? m->platform : "");
 	if (!m->bundle_id || !*m->bundle_id || !m->cudnn_version || !m->cuda_variant)
-		return cf_fail(e, CF_INTEGRITY, "bundle_id, cudnn.version and cuda_variant are required");
+		return cf_fail(e, CF_INTEGRITY, "bundle_id, %s.version and cuda_variant are required",
+			       product_default()->manifest_key);
 	char why[160];
 	/* Signed is not the same as sane: these fields become names and log text. */
 	if (!dotted_number(m->cudnn_version, 32))
-		return cf_fail(e, CF_INTEGRITY, "cudnn.version must be digits separated by dots");
+		return cf_fail(e, CF_INTEGRITY, "%s.version must be digits separated by dots",
+			       product_default()->manifest_key);
 	if (!dotted_number(m->cuda_variant, 8))
 		return cf_fail(e, CF_INTEGRITY, "cuda_variant must be digits separated by dots");
 	if (strlen(m->bundle_id) > 128 ||
@@ -292,8 +295,8 @@ int manifest_validate(const struct manifest *m, struct cf_err *e)
 	int bad = path_check(name, why, sizeof(why));
 	free(name);
 	if (bad)
-		return cf_fail(e, CF_INTEGRITY, "cuDNN version or CUDA variant unusable as a name: %s",
-			       why);
+		return cf_fail(e, CF_INTEGRITY, "%s version or CUDA variant unusable as a name: %s",
+			       product_default()->display, why);
 	if (!m->created || manifest_parse_time(m->created) < 0)
 		return cf_fail(e, CF_INTEGRITY, "created is not a UTC time (YYYY-MM-DDTHH:MM:SSZ)");
 	if (m->expires && manifest_parse_time(m->expires) < 0)
@@ -394,7 +397,8 @@ char *manifest_to_json(const struct manifest *m, size_t *len)
 		(json_int_t)m->counter, "source_date_epoch", (json_int_t)m->source_date_epoch,
 		"created", m->created, "expires", m->expires ? json_string(m->expires) : json_null(),
 		"platform", m->platform,
-		"cudnn", "version", m->cudnn_version, "cuda_variant", m->cuda_variant, "source", source,
+		product_default()->manifest_key, "version", m->cudnn_version, "cuda_variant",
+		m->cuda_variant, "source", source,
 		"cuda", "release", m->cuda_release, "components", json_components(m),
 		"requires", "driver_min", m->driver_min, "compute_capability_min", m->cc_min,
 		"glibc_min", m->glibc_min, "windows_min", m->windows_min,
@@ -636,6 +640,10 @@ static int read_root(struct reader *r, struct manifest *m, json_t *root)
 {
 	json_t *cudnn, *source, *cuda, *req, *payload, *files, *env, *o;
 	size_t i;
+	const char *key = product_default()->manifest_key;
+	char where[48], source_where[48]; /* "KEY." and "KEY.source." */
+	snprintf(where, sizeof(where), "%s.", key);
+	snprintf(source_where, sizeof(source_where), "%s.source.", key);
 	r->where = "";
 	if (need_str(r, root, "bundle_id", &m->bundle_id) ||
 	    need_u64(r, root, "counter", &m->counter) ||
@@ -643,19 +651,19 @@ static int read_root(struct reader *r, struct manifest *m, json_t *root)
 	    need_str(r, root, "created", &m->created) ||
 	    need_str_or_null(r, root, "expires", &m->expires) ||
 	    need_str(r, root, "platform", &m->platform) ||
-	    !(cudnn = need(r, root, "cudnn", JSON_OBJECT)) ||
+	    !(cudnn = need(r, root, key, JSON_OBJECT)) ||
 	    !(cuda = need(r, root, "cuda", JSON_OBJECT)) ||
 	    !(req = need(r, root, "requires", JSON_OBJECT)) ||
 	    !(payload = need(r, root, "payload", JSON_OBJECT)) ||
 	    !(files = need(r, root, "files", JSON_ARRAY)) ||
 	    !(env = need(r, root, "env", JSON_OBJECT)))
 		return -1;
-	r->where = "cudnn.";
+	r->where = where;
 	if (need_str(r, cudnn, "version", &m->cudnn_version) ||
 	    need_str(r, cudnn, "cuda_variant", &m->cuda_variant) ||
 	    !(source = need(r, cudnn, "source", JSON_OBJECT)))
 		return -1;
-	r->where = "cudnn.source.";
+	r->where = source_where;
 	if (need_str(r, source, "kind", &m->source_kind) ||
 	    need_str(r, source, "name", &m->source_name) ||
 	    need_u64(r, source, "size", &m->source_size) ||

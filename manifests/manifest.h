@@ -8,6 +8,7 @@
 #include "common/bundle/entry.h"
 #include "common/bundle/format.h"
 #include "common/err.h"
+#include "manifests/product.h"
 
 #define MANIFEST_MAX_FILES 100000
 #define MANIFEST_MAX_SIZE (16u << 20)
@@ -85,7 +86,7 @@ int manifest_parse(const char *json, size_t len, struct manifest **out, struct c
  * owns every other name, uses these): the unpacker's own directory in the prefix, which no
  * bundle entry may use, and the start of every install directory's name. */
 #define MANIFEST_META_DIR ".cuferry"
-#define MANIFEST_INSTALL_DIR_START "cudnn-"
+#define MANIFEST_INSTALL_DIR_START (product_default()->install_stem)
 /* "cudnn-9.19.0.56-cuda13": the install directory name of a bundle. */
 char *manifest_install_name(const struct manifest *m);
 /* Seconds since the epoch from "YYYY-MM-DDTHH:MM:SSZ"; -1 when malformed. */

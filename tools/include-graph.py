@@ -150,9 +150,21 @@ def strongly_connected(graph):
 PLATFORM_HEADER = "common/platform.h"
 
 
+def rows_sources(header):
+    """A table of rows (x_rows.h: manifests/product_rows.h) is defined one row a file, beside
+    it: x_<row>.c (product_cudnn.c). A header of another name brings none."""
+    folder, name = os.path.split(header)
+    if not name.endswith("_rows.h"):
+        return []
+    stem = name[: -len("_rows.h")] + "_"
+    return sorted(os.path.join(folder, f) for f in os.listdir(folder or ".")
+                  if f.startswith(stem) and f.endswith(".c"))
+
+
 def link_sources(start, platform_sources):
     """The .c files that start links: what its quoted #includes reach, transitively, where a
-    header brings its own .c (x.h: x.c) and PLATFORM_HEADER the platform_sources given."""
+    header brings its own .c (x.h: x.c), PLATFORM_HEADER the platform_sources given, and a
+    table of rows its rows (rows_sources)."""
     seen, todo, found = set(), [start], set()
     while todo:
         path = todo.pop()
@@ -167,6 +179,7 @@ def link_sources(start, platform_sources):
                 todo.append(own)
             if path == PLATFORM_HEADER:
                 todo.extend(platform_sources)
+            todo.extend(rows_sources(path))
         with open(path, encoding="utf-8", errors="replace") as f:
             text = f.read()
         todo.extend(t for t in (resolve(".", path, n) for n in INCLUDE.findall(text)) if t)

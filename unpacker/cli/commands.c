@@ -153,8 +153,8 @@ int uninstall_installed(const struct install_options *o, const char *id, struct 
 	int rc = open_installed(&p, id, &lock, &st, &b, e);
 	int is_current = rc == CF_OK && st.current && strcmp(st.current, b->dir) == 0;
 	if (rc == CF_OK && is_current && !o->force)
-		rc = cf_fail(e, CF_USAGE, "'%s' is the current cuDNN; '%s use' another first, or "
-			     "--force", b->dir, progname());
+		rc = cf_fail(e, CF_USAGE, "'%s' is the current %s; '%s use' another first, or "
+			     "--force", b->dir, product_default()->display, progname());
 	if (rc == CF_OK) {
 		char *name = xstrdup(b->dir), *dir = layout_under(&p, name);
 		char *backup_name = layout_backup_name(name, platform_process_id());

@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "common/platform.h"
 #include "unpacker/target/layout.h"
+#include "manifests/product.h"
 
 int env_system_present(const struct layout *l)
 {
@@ -52,20 +53,23 @@ static char *env_sh_base(const char *cudnn_path, int with_ld_library_path);
  * twice, never with an empty element. */
 static char *builder_lines(const char *var, const char *dir, const char *marker)
 {
-	return xasprintf("if [ -d \"$CUDNN_PATH/%s\" ]; then\n"
+	const char *path = product_default()->env_var;
+	return xasprintf("if [ -d \"$%s/%s\" ]; then\n"
 			 "\tcase \":${%s-}:\" in\n"
-			 "\t*\":$CUDNN_PATH%s:\"*) ;;\n"
-			 "\t*) %s=\"$CUDNN_PATH%s${%s:+:$%s}\"; export %s ;;\n"
+			 "\t*\":$%s%s:\"*) ;;\n"
+			 "\t*) %s=\"$%s%s${%s:+:$%s}\"; export %s ;;\n"
 			 "\tesac\n"
 			 "fi\n",
-			 marker, var, dir, var, dir, var, var, var);
+			 path, marker, var, path, dir, var, path, dir, var, var, var);
 }
 
 /* The snippet for CUDNN_PATH=cudnn_path (PREFIX/current on Linux). */
 static char *sh_snippet_at(const char *cudnn_path, int with_ld_library_path)
 {
 	char *pc = builder_lines("PKG_CONFIG_PATH", "/lib/pkgconfig", "lib/pkgconfig");
-	char *cmake = builder_lines("CMAKE_PREFIX_PATH", "", "lib/cmake/CUDNN");
+	char *cmake_dir = xasprintf("lib/cmake/%s", product_default()->cmake_package);
+	char *cmake = builder_lines("CMAKE_PREFIX_PATH", "", cmake_dir);
+	free(cmake_dir);
 	char *text = env_sh_base(cudnn_path, with_ld_library_path);
 	char *all = xasprintf("%s%s%s", text, pc, cmake);
 	free(pc);
@@ -85,30 +89,33 @@ char *env_sh_snippet(const char *prefix_sys, int with_ld_library_path)
 static char *env_sh_base(const char *cudnn_path, int with_ld_library_path)
 {
 	char *quoted = shell_quote(cudnn_path, "sh");
+	const struct product *p = product_default();
+	const char *v = p->env_var;
 	/* ${VAR:+:$VAR} adds a separator only when VAR is set and not empty: an empty element
 	 * would put the current directory on the search path. bin/ goes last on PATH: every
 	 * login shell reads this file, and a program in a bundle's bin/ must never be found
 	 * before the system's own of that name (a bundled `sudo` or `ls`). */
+	char *ld = with_ld_library_path
+		? xasprintf("case \":${LD_LIBRARY_PATH-}:\" in\n"
+			    "*\":$%s/lib:\"*) ;;\n"
+			    "*) LD_LIBRARY_PATH=\"$%s/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\"; "
+			    "export LD_LIBRARY_PATH ;;\n"
+			    "esac\n", v, v)
+		: xstrdup("");
 	char *text = xasprintf(
-		"# cuDNN installed by cuferry's unpacker; rewritten on install, removed on the last "
+		"# %s installed by cuferry's unpacker; rewritten on install, removed on the last "
 		"uninstall\n"
-		"CUDNN_PATH=%s\n"
-		"export CUDNN_PATH\n"
-		"if [ -d \"$CUDNN_PATH/bin\" ]; then\n"
+		"%s=%s\n"
+		"export %s\n"
+		"if [ -d \"$%s/bin\" ]; then\n"
 		"\tcase \":${PATH-}:\" in\n"
-		"\t*\":$CUDNN_PATH/bin:\"*) ;;\n"
-		"\t*) PATH=\"${PATH:+$PATH:}$CUDNN_PATH/bin\"; export PATH ;;\n"
+		"\t*\":$%s/bin:\"*) ;;\n"
+		"\t*) PATH=\"${PATH:+$PATH:}$%s/bin\"; export PATH ;;\n"
 		"\tesac\n"
 		"fi\n"
 		"%s",
-		quoted,
-		with_ld_library_path
-			? "case \":${LD_LIBRARY_PATH-}:\" in\n"
-			  "*\":$CUDNN_PATH/lib:\"*) ;;\n"
-			  "*) LD_LIBRARY_PATH=\"$CUDNN_PATH/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\"; "
-			  "export LD_LIBRARY_PATH ;;\n"
-			  "esac\n"
-			: "");
+		p->display, v, quoted, v, v, v, v, ld);
+	free(ld);
 	free(quoted);
 	return text;
 }
@@ -152,7 +159,7 @@ static int rename_legacy(const struct layout *l, struct cf_err *e)
 int env_write_system(const struct layout *l, struct cf_err *e)
 {
 	char *lib = layout_current_lib_sys(l->prefix_sys);
-	char *conf = xasprintf("# cuDNN installed by cuferry's unpacker\n%s\n", lib);
+	char *conf = xasprintf("# %s installed by cuferry's unpacker\n%s\n", product_default()->display, lib);
 	char *sh = env_sh_snippet(l->prefix_sys, 0);
 	free(lib);
 	int rc = rename_legacy(l, e);
@@ -306,19 +313,21 @@ int env_print(const char *cudnn_path, const char *shell, struct cf_err *e)
 		 * last, as in profile.d; a Windows bin\ first, as the registry PATH has it, since
 		 * there PATH is where programs find the DLLs. */
 		char sep = path_separator(cudnn_path), *q = shell_quote(cudnn_path, "ps");
-		log_out("$env:CUDNN_PATH = %s\n", q);
+		const char *v = product_default()->env_var;
+		log_out("$env:%s = %s\n", v, q);
 		if (sep == '/')
-			log_out("if (Test-Path \"$env:CUDNN_PATH/bin\") { $env:PATH = $env:PATH + "
-				"[IO.Path]::PathSeparator + \"$env:CUDNN_PATH/bin\" }\n");
+			log_out("if (Test-Path \"$env:%s/bin\") { $env:PATH = $env:PATH + "
+				"[IO.Path]::PathSeparator + \"$env:%s/bin\" }\n", v, v);
 		else
-			log_out("if (Test-Path \"$env:CUDNN_PATH\\bin\") { $env:PATH = "
-				"\"$env:CUDNN_PATH\\bin\" + [IO.Path]::PathSeparator + $env:PATH }\n");
+			log_out("if (Test-Path \"$env:%s\\bin\") { $env:PATH = "
+				"\"$env:%s\\bin\" + [IO.Path]::PathSeparator + $env:PATH }\n", v, v);
 		free(q);
 	} else if (strcmp(shell, "cmd") == 0) {
 		char sep = path_separator(cudnn_path), *q = shell_quote(cudnn_path, "cmd");
-		log_out("set \"CUDNN_PATH=%s\"\n"
-			"if exist \"%%CUDNN_PATH%%%cbin\" set \"PATH=%%CUDNN_PATH%%%cbin;%%PATH%%\"\n", q,
-			sep, sep);
+		const char *v = product_default()->env_var;
+		log_out("set \"%s=%s\"\n"
+			"if exist \"%%%s%%%cbin\" set \"PATH=%%%s%%%cbin;%%PATH%%\"\n", v, q,
+			v, sep, v, sep);
 		free(q);
 	} else {
 		return cf_fail(e, CF_USAGE, "--shell must be sh, ps or cmd");

@@ -13,6 +13,7 @@
 #include "common/platform.h"
 #include "manifests/manifest.h"
 #include "unpacker/environment/env.h"
+#include "manifests/product.h"
 
 
 char *modulefile_site_dir(const char *root)
@@ -79,29 +80,31 @@ static void look(const struct layout *c, const char *dir, struct install_parts *
 	p = xasprintf("%s/%s/lib/pkgconfig", c->prefix, dir);
 	l->pkgconfig = io_is_dir(p);
 	free(p);
-	p = xasprintf("%s/%s/lib/cmake/CUDNN", c->prefix, dir);
+	p = xasprintf("%s/%s/lib/cmake/%s", c->prefix, dir, product_default()->cmake_package);
 	l->cmake = io_is_dir(p);
 	free(p);
 }
 
 static char *lua_text(const char *version, const char *install, const struct install_parts *l)
 {
+	const struct product *p = product_default();
 	return xasprintf(
-		"-- cuDNN %s: written by cuferry's unpacker on install, removed by 'unpacker uninstall'.\n"
+		"-- %s %s: written by cuferry's unpacker on install, removed by 'unpacker uninstall'.\n"
 		"-- The Tcl file beside it (no .lua) is the same for Environment Modules.\n"
-		"help([[cuDNN %s, installed in %s]])\n"
-		"whatis(\"Name: cuDNN\")\n"
+		"help([[%s %s, installed in %s]])\n"
+		"whatis(\"Name: %s\")\n"
 		"whatis(\"Version: %s\")\n"
-		"whatis(\"Description: NVIDIA CUDA Deep Neural Network library\")\n"
-		"conflict(\"cudnn\")\n"
+		"whatis(\"Description: %s\")\n"
+		"conflict(\"%s\")\n"
 		"local root = \"%s\"\n"
-		"setenv(\"CUDNN_PATH\", root)\n"
-		"setenv(\"CUDNN_ROOT\", root)\n"
+		"setenv(\"%s\", root)\n"
+		"setenv(\"%s\", root)\n"
 		"prepend_path(\"CPATH\", pathJoin(root, \"include\"))\n"
 		"prepend_path(\"LIBRARY_PATH\", pathJoin(root, \"lib\"))\n"
 		"prepend_path(\"LD_LIBRARY_PATH\", pathJoin(root, \"lib\"))\n"
 		"%s%s%s",
-		version, version, install, version, install,
+		p->display, version, p->display, version, install, p->display, version,
+		p->description, p->module_name, install, p->env_var, p->env_root_var,
 		l->pkgconfig ? "prepend_path(\"PKG_CONFIG_PATH\", pathJoin(root, \"lib/pkgconfig\"))\n" : "",
 		l->cmake ? "prepend_path(\"CMAKE_PREFIX_PATH\", root)\n" : "",
 		l->bin ? "append_path(\"PATH\", pathJoin(root, \"bin\"))\n" : "");
@@ -109,21 +112,23 @@ static char *lua_text(const char *version, const char *install, const struct ins
 
 static char *tcl_text(const char *version, const char *install, const struct install_parts *l)
 {
+	const struct product *p = product_default();
 	return xasprintf(
 		"#%%Module1.0\n"
-		"## cuDNN %s: written by cuferry's unpacker on install, removed by 'unpacker uninstall'.\n"
+		"## %s %s: written by cuferry's unpacker on install, removed by 'unpacker uninstall'.\n"
 		"## The .lua file beside it is the same for Lmod.\n"
-		"proc ModulesHelp { } { puts stderr \"cuDNN %s, installed in %s\" }\n"
-		"module-whatis \"cuDNN %s (NVIDIA CUDA Deep Neural Network library)\"\n"
-		"conflict cudnn\n"
+		"proc ModulesHelp { } { puts stderr \"%s %s, installed in %s\" }\n"
+		"module-whatis \"%s %s (%s)\"\n"
+		"conflict %s\n"
 		"set root \"%s\"\n"
-		"setenv CUDNN_PATH $root\n"
-		"setenv CUDNN_ROOT $root\n"
+		"setenv %s $root\n"
+		"setenv %s $root\n"
 		"prepend-path CPATH $root/include\n"
 		"prepend-path LIBRARY_PATH $root/lib\n"
 		"prepend-path LD_LIBRARY_PATH $root/lib\n"
 		"%s%s%s",
-		version, version, install, version, install,
+		p->display, version, p->display, version, install, p->display, version,
+		p->description, p->module_name, install, p->env_var, p->env_root_var,
 		l->pkgconfig ? "prepend-path PKG_CONFIG_PATH $root/lib/pkgconfig\n" : "",
 		l->cmake ? "prepend-path CMAKE_PREFIX_PATH $root\n" : "",
 		l->bin ? "append-path PATH $root/bin\n" : "");
@@ -155,7 +160,7 @@ static int no_links(const char *root, const char *path_sys, struct cf_err *e)
 static int module_subdir(const struct layout *c, const char *module_dir, char **out,
 			 struct cf_err *e)
 {
-	char *sys = xasprintf("%s/cudnn", module_dir);
+	char *sys = xasprintf("%s/%s", module_dir, product_default()->module_name);
 	*out = xasprintf("%s%s", c->root, sys);
 	int rc = no_links(c->root, sys, e);
 	if (rc == CF_OK && io_mkdirs(*out, 0755) != 0)
@@ -246,7 +251,8 @@ int modulefile_install(const struct layout *c, const char *module_dir, const cha
 	if (rc == CF_OK)
 		rc = modulefile_set_default(c, dir, e);
 	if (rc == CF_OK)
-		log_msg(LOG_INFO, "modulefiles cudnn/%s written to %s%s", version, c->root, module_dir);
+		log_msg(LOG_INFO, "modulefiles %s/%s written to %s%s", product_default()->module_name,
+			version, c->root, module_dir);
 	free(sub);
 	free(install);
 	return rc;
@@ -256,8 +262,8 @@ int modulefile_present(const struct layout *c, const char *module_dir, const cha
 {
 	int n = 0;
 	for (int lua = 0; lua < 2; lua++) {
-		char *path = xasprintf("%s%s/cudnn/%s%s", c->root, module_dir, module_version(dir),
-				       lua ? ".lua" : "");
+		char *path = xasprintf("%s%s/%s/%s%s", c->root, module_dir,
+				       product_default()->module_name, module_version(dir), lua ? ".lua" : "");
 		n += io_exists(path);
 		free(path);
 	}
@@ -295,8 +301,9 @@ static int set_default_in(const char *sub, const char *dir, struct cf_err *e)
 	int rc;
 	if (dir) {
 		/* .version is read by both Lmod and Environment Modules. */
-		char *text = xasprintf("#%%Module1.0\n## the current cuDNN, kept by cuferry's unpacker\n"
-				       "set ModulesVersion \"%s\"\n", module_version(dir));
+		char *text = xasprintf("#%%Module1.0\n## the current %s, kept by cuferry's unpacker\n"
+				       "set ModulesVersion \"%s\"\n", product_default()->display,
+				       module_version(dir));
 		rc = env_write_file(path, text, e);
 		free(text);
 	} else {

@@ -12,9 +12,10 @@
 #include "unpacker/environment/env.h"
 #include "unpacker/target/state.h"
 #include "unpacker/environment/winpath.h"
+#include "manifests/product.h"
 
 #define PATH_NAME "PATH"
-#define CUDNN_NAME "CUDNN_PATH"
+#define PRODUCT_VAR (product_default()->env_var)
 
 enum platform_env_scope regenv_scope(int env_user)
 {
@@ -126,7 +127,7 @@ int regenv_present(const struct layout *l, enum platform_env_scope scope)
 	if (installs_load(l, &in, &ignored) != CF_OK)
 		return 0;
 	if (in.current && platform_env_read(scope, PATH_NAME, &path, &expandable) == 0 &&
-	    platform_env_read(scope, CUDNN_NAME, &cudnn, &expandable) == 0)
+	    platform_env_read(scope, PRODUCT_VAR, &cudnn, &expandable) == 0)
 		present = winpath_contains(path, in.bin) && strcmp(cudnn, in.current) == 0;
 	free(path);
 	free(cudnn);
@@ -143,12 +144,12 @@ static int store(enum platform_env_scope scope, int path_differs, const char *ne
 			       strerror(errno));
 	char *was = NULL;
 	int was_expandable;
-	int same = platform_env_read(scope, CUDNN_NAME, &was, &was_expandable) == 0 &&
+	int same = platform_env_read(scope, PRODUCT_VAR, &was, &was_expandable) == 0 &&
 		   strcmp(was, cudnn) == 0;
 	free(was);
-	if (!same && platform_env_write(scope, CUDNN_NAME, cudnn, 0) != 0)
+	if (!same && platform_env_write(scope, PRODUCT_VAR, cudnn, 0) != 0)
 		return cf_fail(e, CF_INSTALL, "cannot write the %s %s: %s", scope_name(scope),
-			       CUDNN_NAME, strerror(errno));
+			       PRODUCT_VAR, strerror(errno));
 	if (platform_env_announce() != 0)
 		log_msg(LOG_WARN, "running programs were not told of the new environment: new ones "
 			"see it");
@@ -204,11 +205,11 @@ int regenv_remove(const struct layout *l, enum platform_env_scope scope, const c
 	/* CUDNN_PATH goes only when it names this install: someone else's value stays. Compared as
 	 * PATH's entries are (c:\x and C:\X are one directory), or a prefix given in another case
 	 * would take the PATH entry and leave CUDNN_PATH naming a removed directory. */
-	if (rc == CF_OK && platform_env_read(scope, CUDNN_NAME, &cudnn, &cudnn_expandable) == 0 &&
+	if (rc == CF_OK && platform_env_read(scope, PRODUCT_VAR, &cudnn, &cudnn_expandable) == 0 &&
 	    winpath_same_dir(cudnn, strlen(cudnn), install, strlen(install)) &&
-	    platform_env_delete(scope, CUDNN_NAME) != 0)
+	    platform_env_delete(scope, PRODUCT_VAR) != 0)
 		rc = cf_fail(e, CF_INSTALL, "cannot remove the %s %s: %s", scope_name(scope),
-			     CUDNN_NAME, strerror(errno));
+			     PRODUCT_VAR, strerror(errno));
 	if (rc == CF_OK)
 		platform_env_announce();
 	free(install);
@@ -221,7 +222,10 @@ int regenv_remove(const struct layout *l, enum platform_env_scope scope, const c
 
 /* The snapshot: {"scope": "machine"|"user", "PATH": {"value": …, "expandable": b} | null,
  * "CUDNN_PATH": …}, null = absent. */
-static const char *const snapshot_names[] = { PATH_NAME, CUDNN_NAME };
+static const char *snapshot_name(size_t i)
+{
+	return i == 0 ? PATH_NAME : PRODUCT_VAR;
+}
 
 int regenv_snapshot_save(const struct layout *l, enum platform_env_scope scope, struct cf_err *e)
 {
@@ -230,14 +234,14 @@ int regenv_snapshot_save(const struct layout *l, enum platform_env_scope scope, 
 	for (size_t i = 0; i < 2 && rc == CF_OK; i++) {
 		char *value;
 		int expandable;
-		if (platform_env_read(scope, snapshot_names[i], &value, &expandable) == 0) {
-			json_object_set_new(o, snapshot_names[i], json_pack("{s:s, s:b}", "value", value,
+		if (platform_env_read(scope, snapshot_name(i), &value, &expandable) == 0) {
+			json_object_set_new(o, snapshot_name(i), json_pack("{s:s, s:b}", "value", value,
 									    "expandable", expandable));
 			free(value);
 		} else if (errno == ENOENT) {
-			json_object_set_new(o, snapshot_names[i], json_null());
+			json_object_set_new(o, snapshot_name(i), json_null());
 		} else {
-			rc = read_failed(snapshot_names[i], scope, e);
+			rc = read_failed(snapshot_name(i), scope, e);
 		}
 	}
 	char *dump = rc == CF_OK ? json_dumps(o, JSON_SORT_KEYS) : NULL;
@@ -260,19 +264,20 @@ int regenv_snapshot_restore(const struct layout *l, struct cf_err *e)
 	enum platform_env_scope scope = !bad && strcmp(scope_text, "machine") == 0
 						? PLATFORM_ENV_MACHINE : PLATFORM_ENV_USER;
 	for (size_t i = 0; i < 2 && !bad; i++) {
-		json_t *v = json_object_get(o, snapshot_names[i]);
+		json_t *v = json_object_get(o, snapshot_name(i));
 		const char *value = json_string_value(json_object_get(v, "value"));
 		if (json_is_null(v))
-			bad |= platform_env_delete(scope, snapshot_names[i]) != 0;
+			bad |= platform_env_delete(scope, snapshot_name(i)) != 0;
 		else if (value)
-			bad |= platform_env_write(scope, snapshot_names[i], value,
+			bad |= platform_env_write(scope, snapshot_name(i), value,
 						  json_is_true(json_object_get(v, "expandable"))) != 0;
 		else
 			bad = 1;
 	}
 	json_decref(o);
 	if (bad)
-		return cf_fail(e, CF_ROLLBACK, "cannot restore PATH and CUDNN_PATH from %s", l->env_before);
+		return cf_fail(e, CF_ROLLBACK, "cannot restore PATH and %s from %s", PRODUCT_VAR,
+			       l->env_before);
 	platform_env_announce();
 	return CF_OK;
 }

@@ -287,7 +287,7 @@ static int rank(const struct candidate *a, const struct candidate *b, char *why,
 	}
 	if ((d = compat_version_cmp_full(a->m->cudnn_version, b->m->cudnn_version)) != 0) {
 		if (why)
-			snprintf(why, size, "cuDNN %s is older than %s",
+			snprintf(why, size, "%s %s is older than %s", product_default()->display,
 				 d < 0 ? a->m->cudnn_version : b->m->cudnn_version,
 				 d < 0 ? b->m->cudnn_version : a->m->cudnn_version);
 		return -d;
@@ -416,13 +416,15 @@ int choose_bundle(const char *path, const struct choose_options *o, char *chosen
 		log_out("this machine: %s\n", machine);
 	if (rc == CF_OK && best < n) {
 		const struct candidate *b = &c[best];
-		log_out("chose %s: cuDNN %s for CUDA %d%s%s\n", b->name, b->m->cudnn_version, b->major,
+		log_out("chose %s: %s %s for CUDA %d%s%s\n", b->name, product_default()->display,
+			b->m->cudnn_version, b->major,
 			mc.cuda_wanted ? " (--cuda)" : mc.cuda_max == b->major ? " (the driver's CUDA)" : "",
 			b->packs ? (b->libs_here ? ", carries CUDA libraries" : ", carries the CUDA libraries "
 				    "this machine lacks") : b->libs_here ? ", uses this machine's CUDA libraries" : "");
 		if (!b->packs && !b->libs_here)
-			log_msg(LOG_WARN, "%s is neither on this machine nor in %s: cuDNN will "
-				"not find it (validation reports it)", b->cublas, b->name);
+			log_msg(LOG_WARN, "%s is neither on this machine nor in %s: %s will "
+				"not find it (validation reports it)", b->cublas, b->name,
+				product_default()->display);
 		for (size_t i = 0; i < n; i++)
 			if (i != best && c[i].eligible)
 				rank(&c[i], b, c[i].why, sizeof(c[i].why));

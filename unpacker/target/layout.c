@@ -8,6 +8,7 @@
 #include "common/platform.h"
 #include "manifests/manifest.h"
 #include "manifests/platforms.h"
+#include "manifests/product.h"
 
 #define META MANIFEST_META_DIR
 #define CURRENT "current"
@@ -15,13 +16,6 @@
 #define BACKUP ".old-"
 #define STATE "state.json"
 #define REPORT "report.json"
-/* ldconfig reads ld.so.conf.d in byte order and the cache keeps the first directory's copy of
- * a soname first, so the name must sort ahead of what NVIDIA's packages and tools write
- * (000_cuda.conf, 00-nvcr-*.conf, 988_cuda-12.conf, cuda.conf): "00-" does, as '-' (0x2d)
- * sorts before '0' and "00-c" before "00-n". */
-#define LDCONF_NAME "00-cuferry-cudnn.conf"
-#define LDCONF_LEGACY_NAME "cuferry-cudnn.conf" /* before 00-: it lost to 000_cuda.conf */
-#define PROFILE_NAME "cuferry-cudnn.sh"
 
 const char layout_current_name[] = CURRENT;
 const char layout_repair_suffix[] = ".cuferry-repair";
@@ -71,14 +65,14 @@ char *layout_default_prefix(const char *root, const char *prefix)
 	if (known_folders()) {
 		char *dir = known_folder(platform_is_admin() ? PLATFORM_FOLDER_PROGRAMS
 							     : PLATFORM_FOLDER_USER_DATA);
-		char *path = xasprintf("%s\\cuferry\\cudnn", dir);
+		char *path = xasprintf("%s\\cuferry\\%s", dir, product_default()->prefix_stem);
 		free(dir);
 		return path;
 	}
 	const char *home = getenv("HOME");
 	if (platform_is_admin() || *root || !home || !*home)
-		return xstrdup("/opt/cudnn");
-	return xasprintf("%s/.local/opt/cudnn", home);
+		return xasprintf("/opt/%s", product_default()->prefix_stem);
+	return xasprintf("%s/.local/opt/%s", home, product_default()->prefix_stem);
 }
 
 void layout_init(struct layout *l, const char *root, const char *prefix)
@@ -100,9 +94,10 @@ void layout_init(struct layout *l, const char *root, const char *prefix)
 	l->current = xasprintf("%s%c" CURRENT, l->prefix, sep);
 	l->env_before = xasprintf("%s%cenv-before.json", l->meta, sep);
 	l->modulefiles = xasprintf("%s%cmodulefiles", l->meta, sep);
-	l->ldconf = xasprintf("%s" LAYOUT_LDCONF_DIR "/" LDCONF_NAME, root);
-	l->ldconf_legacy = xasprintf("%s" LAYOUT_LDCONF_DIR "/" LDCONF_LEGACY_NAME, root);
-	l->profile = xasprintf("%s" LAYOUT_PROFILE_DIR "/" PROFILE_NAME, root);
+	const struct product *p = product_default();
+	l->ldconf = xasprintf("%s" LAYOUT_LDCONF_DIR "/%s", root, p->ldconf_name);
+	l->ldconf_legacy = xasprintf("%s" LAYOUT_LDCONF_DIR "/%s", root, p->ldconf_legacy_name);
+	l->profile = xasprintf("%s" LAYOUT_PROFILE_DIR "/%s", root, p->profile_name);
 }
 
 void layout_free(struct layout *l)
@@ -259,7 +254,7 @@ char *layout_system_log(void)
 
 char *layout_user_env(const char *home)
 {
-	return xasprintf("%s/.config/cuferry/cudnn.sh", home);
+	return xasprintf("%s/.config/cuferry/%s", home, product_default()->user_env_name);
 }
 
 char *layout_self_install_dir(void)

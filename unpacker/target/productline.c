@@ -21,9 +21,10 @@ int productline_refuses(const struct state *st, const struct manifest *m,
 	const struct state_bundle *cur = current_of(st);
 	if (cur && cur->version && manifest_version_compare(m->cudnn_version, cur->version) < 0 &&
 	    !o->allow_downgrade && !o->keep_current) {
-		snprintf(why, size, "cuDNN %s is older than the current %s (for CUDA %s): downgrade "
+		snprintf(why, size, "%s %s is older than the current %s (for CUDA %s): downgrade "
 			 "refused (--allow-downgrade to switch to it, --keep-current to install it beside)",
-			 m->cudnn_version, cur->version, cur->cuda_variant ? cur->cuda_variant : "?");
+			 product_default()->display, m->cudnn_version, cur->version,
+			 cur->cuda_variant ? cur->cuda_variant : "?");
 		return 1;
 	}
 	/* The same release built again (plain or -cudalibs: both install into one directory):
@@ -33,10 +34,11 @@ int productline_refuses(const struct state *st, const struct manifest *m,
 		if (b->version && b->cuda_variant && strcmp(b->version, m->cudnn_version) == 0 &&
 		    strcmp(b->cuda_variant, m->cuda_variant) == 0 && strcmp(b->id, m->bundle_id) != 0 &&
 		    m->counter < b->counter) {
-			snprintf(why, size, "%s (counter %llu) is an older build of cuDNN %s for CUDA %s "
+			snprintf(why, size, "%s (counter %llu) is an older build of %s %s for CUDA %s "
 				 "than the installed %s (counter %llu): replay or downgrade refused "
 				 "(--allow-downgrade)", m->bundle_id, (unsigned long long)m->counter,
-				 m->cudnn_version, m->cuda_variant, b->id, (unsigned long long)b->counter);
+				 product_default()->display, m->cudnn_version, m->cuda_variant, b->id,
+				 (unsigned long long)b->counter);
 			return 1;
 		}
 	}

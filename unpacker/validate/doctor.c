@@ -20,6 +20,7 @@
 #include "unpacker/target/layout.h"
 #include "common/rootpath.h"
 #include "unpacker/target/leftovers.h"
+#include "manifests/product.h"
 #include "unpacker/validate/gpuapi.h"
 #include "unpacker/validate/proberun.h"
 #include "unpacker/validate/windoctor.h"
@@ -81,12 +82,15 @@ static int version_from_header(const char *file, char *out, size_t size)
 	char *text;
 	if (io_read_file(file, 1 << 20, &text, NULL) != 0)
 		return 0;
-	const char *keys[] = { "#define CUDNN_MAJOR ", "#define CUDNN_MINOR ", "#define CUDNN_PATCHLEVEL " };
+	const struct product_version_source *src = &product_default()->version;
+	const char *macros[] = { src->major, src->minor, src->patch };
 	long n[3] = { -1, -1, -1 };
 	for (int i = 0; i < 3; i++) {
-		const char *p = strstr(text, keys[i]);
+		char *key = xasprintf("#define %s ", macros[i]);
+		const char *p = strstr(text, key);
 		if (p)
-			n[i] = strtol(p + strlen(keys[i]), NULL, 10);
+			n[i] = strtol(p + strlen(key), NULL, 10);
+		free(key);
 	}
 	free(text);
 	if (n[0] < 0 || n[1] < 0 || n[2] < 0)
@@ -103,8 +107,8 @@ static void copy_version(const struct survey *s, struct copy *c)
 		snprintf(c->version, sizeof(c->version), "%s", v + 4);
 		return;
 	}
-	char *hdr = xasprintf("%s%.*s/../include/cudnn_version.h", s->root, (int)(base - 1 - c->real),
-			      c->real);
+	char *hdr = xasprintf("%s%.*s/../include/%s", s->root, (int)(base - 1 - c->real),
+			      c->real, product_default()->version.headers[0]);
 	if (!version_from_header(hdr, c->version, sizeof(c->version)))
 		snprintf(c->version, sizeof(c->version), "unknown");
 	free(hdr);
@@ -359,28 +363,39 @@ static void survey_all(struct survey *s)
 		}
 		free(copy);
 	}
-	static const char *const places[] = {
-		"/usr/local/cuda*/lib64", "/usr/local/cuda*/lib", "/usr/local/cuda*/targets/*/lib",
-		"/opt/cuda*/lib64", "/opt/cuda*/targets/*/lib", "/opt/cudnn*/lib*", "/opt/*/*/lib",
-		"/usr/lib/python3*/*-packages/nvidia/cudnn/lib",
-		"/usr/local/lib/python3*/*-packages/nvidia/cudnn/lib",
-		"/opt/*/lib/python3*/site-packages/nvidia/cudnn/lib",
-		"/opt/*/.venv/lib/python3*/site-packages/nvidia/cudnn/lib",
-		"/home/*/.local/lib/python3*/site-packages/nvidia/cudnn/lib",
-		"/root/.local/lib/python3*/site-packages/nvidia/cudnn/lib",
-		"/opt/*conda*/lib", "/opt/*conda*/envs/*/lib",
-		"/opt/*conda*/envs/*/lib/python3*/site-packages/nvidia/cudnn/lib",
-		"/home/*/*conda*/lib", "/home/*/*conda*/envs/*/lib",
-		"/root/*conda*/lib", "/root/*conda*/envs/*/lib", NULL
+	/* WHEEL: a site-packages directory, the wheel's tree below it; STEM: /opt/ with the
+	 * product's prefix stem after it (/opt/cudnn*). */
+	enum { AS_IS, WHEEL, STEM };
+	static const struct { const char *glob; int kind; } places[] = {
+		{ "/usr/local/cuda*/lib64", AS_IS }, { "/usr/local/cuda*/lib", AS_IS },
+		{ "/usr/local/cuda*/targets/*/lib", AS_IS },
+		{ "/opt/cuda*/lib64", AS_IS }, { "/opt/cuda*/targets/*/lib", AS_IS }, { "/opt/", STEM },
+		{ "/opt/*/*/lib", AS_IS },
+		{ "/usr/lib/python3*/*-packages", WHEEL },
+		{ "/usr/local/lib/python3*/*-packages", WHEEL },
+		{ "/opt/*/lib/python3*/site-packages", WHEEL },
+		{ "/opt/*/.venv/lib/python3*/site-packages", WHEEL },
+		{ "/home/*/.local/lib/python3*/site-packages", WHEEL },
+		{ "/root/.local/lib/python3*/site-packages", WHEEL },
+		{ "/opt/*conda*/lib", AS_IS }, { "/opt/*conda*/envs/*/lib", AS_IS },
+		{ "/opt/*conda*/envs/*/lib/python3*/site-packages", WHEEL },
+		{ "/home/*/*conda*/lib", AS_IS }, { "/home/*/*conda*/envs/*/lib", AS_IS },
+		{ "/root/*conda*/lib", AS_IS }, { "/root/*conda*/envs/*/lib", AS_IS }, { NULL, AS_IS }
 	};
-	for (size_t i = 0; places[i]; i++)
-		add_glob(s, places[i]);
+	const struct product *p = product_default();
+	for (size_t i = 0; places[i].glob; i++) {
+		char *glob = places[i].kind == WHEEL ? xasprintf("%s/%s/lib", places[i].glob, p->wheel_dir)
+			   : places[i].kind == STEM ? xasprintf("%s%s*/lib*", places[i].glob, p->prefix_stem)
+			   : xstrdup(places[i].glob);
+		add_glob(s, glob);
+		free(glob);
+	}
 	char *mine = xasprintf("%s/*/lib", s->prefix_sys);
 	add_glob(s, mine);
 	free(mine);
 	const char *home = getenv("HOME");
 	if (home && !*s->root) {
-		char *user = xasprintf("%s/.local/lib/python3*/site-packages/nvidia/cudnn/lib", home);
+		char *user = xasprintf("%s/.local/lib/python3*/site-packages/%s/lib", home, p->wheel_dir);
 		add_glob(s, user);
 		free(user);
 	}
@@ -402,7 +417,8 @@ static void read_dpkg_list(const char *list, void *ctx)
 	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 		const char *slash = strrchr(l, '/');
 		struct owned *o = &s->owned[s->nowned];
-		if (!slash || strncmp(slash + 1, "libcudnn", 8) != 0 || s->nowned >= MAX_OWNED ||
+		const char *stem = product_default()->lib_stem;
+		if (!slash || strncmp(slash + 1, stem, strlen(stem)) != 0 || s->nowned >= MAX_OWNED ||
 		    rootpath_resolve(s->root, l, o->real, sizeof(o->real)) != 0)
 			continue;
 		snprintf(o->package, sizeof(o->package), "%.*s", (int)n, base);
@@ -428,20 +444,31 @@ static const char *in_root(const struct survey *s, char *buf, size_t size)
 	return buf;
 }
 
+/* A wheel's dist name as pip spells it: '-' for every '_'. */
+static void pip_name(char *name)
+{
+	for (char *p = name; *p; p++)
+		*p = *p == '_' ? '-' : *p;
+}
+
 static int classify_pip(const struct survey *s, struct copy *c, const char *pre)
 {
-	const char *mark = strstr(c->real, "-packages/nvidia/cudnn/lib/");
+	const struct product *prod = product_default();
+	char *tail = xasprintf("-packages/%s/lib/", prod->wheel_dir);
+	const char *mark = strstr(c->real, tail);
+	free(tail);
 	if (!mark)
 		return 0;
-	char *site = xasprintf("%.*s-packages", (int)(mark - c->real), c->real), name[128] = "nvidia-cudnn",
+	char *site = xasprintf("%.*s-packages", (int)(mark - c->real), c->real), name[128],
 	     wheel_version[64] = "";
-	char *pattern = xasprintf("%s%s/nvidia_cudnn*.dist-info", s->root, site), info[PATH_MAX] = "";
+	snprintf(name, sizeof(name), "%s", prod->wheel_dist);
+	pip_name(name);
+	char *pattern = xasprintf("%s%s/%s*.dist-info", s->root, site, prod->wheel_dist), info[PATH_MAX] = "";
 	if (platform_glob(pattern, 1, first_match, info) > 0) {
 		const char *base = strrchr(info, '/') + 1, *dash = strchr(base, '-');
 		if (dash) {
 			snprintf(name, sizeof(name), "%.*s", (int)(dash - base), base);
-			for (char *p = name; *p; p++)
-				*p = *p == '_' ? '-' : *p;
+			pip_name(name);
 			snprintf(wheel_version, sizeof(wheel_version), "%.*s",
 				 (int)(strlen(dash + 1) - strlen(".dist-info")), dash + 1);
 		}
@@ -475,16 +502,17 @@ static int classify_conda(const struct survey *s, struct copy *c, const char *pr
 	int found = 0;
 	if (lib && strcmp(lib, "/lib") == 0) {
 		*lib = '\0';
-		char *pattern = xasprintf("%s%s/conda-meta/cudnn-[0-9]*.json", s->root, env),
+		const char *pkg = product_default()->conda_name;
+		char *pattern = xasprintf("%s%s/conda-meta/%s-[0-9]*.json", s->root, env, pkg),
 		     meta[PATH_MAX] = "";
 		if (platform_glob(pattern, 1, first_match, meta) > 0) {
 			const char *base = strrchr(env, '/');
 			int named = base && base - env >= 5 && strncmp(base - 5, "/envs/", 6) == 0;
-			set_text(&c->origin, "conda package cudnn in the %s environment (%s)",
+			set_text(&c->origin, "conda package %s in the %s environment (%s)", pkg,
 				 named ? base + 1 : "base", env);
-			set_text(&c->fix, "%sconda remove -p %s cudnn", pre, env);
+			set_text(&c->fix, "%sconda remove -p %s %s", pre, env, pkg);
 			if (strcmp(c->version, "unknown") == 0) {
-				const char *v = strrchr(meta, '/') + 7; /* "/cudnn-" */
+				const char *v = strrchr(meta, '/') + 1 + strlen(pkg) + 1; /* past "/PKG-" */
 				snprintf(c->version, sizeof(c->version), "%.*s", (int)strcspn(v, "-"), v);
 			}
 			found = 1;
@@ -545,21 +573,21 @@ static void classify(const struct survey *s, struct copy *c)
 			 "owns it)");
 		char *top = xstrdup(dir);
 		*strrchr(top, '/') = '\0';
-		set_text(&c->fix, "rm %s%s/libcudnn*   (copied there by hand, as NVIDIA's "
-			 "guides say; remove the headers %s%s/include/cudnn*.h too)", s->root, dir,
-			 s->root, top);
+		set_text(&c->fix, "rm %s%s/%s*   (copied there by hand, as NVIDIA's "
+			 "guides say; remove the headers %s%s/include/%s too)", s->root, dir,
+			 product_default()->lib_stem, s->root, top, product_default()->files.headers[0]);
 		free(top);
 	} else if (rpm_system(s)) {
 		/* RHEL's cuDNN packages (libcudnn9-cuda-12) put it in /usr/lib64: ask rpm, never rm. */
 		set_text(&c->origin, "not in a dpkg list, pip or conda metadata; this "
 			 "system keeps an RPM database");
 		set_text(&c->fix, "%sdnf remove \"$(%srpm -qf %s)\"   (when no package owns "
-			 "it: rm %s%s/libcudnn*)", pre, pre, c->real, s->root, dir);
+			 "it: rm %s%s/%s*)", pre, pre, c->real, s->root, dir, product_default()->lib_stem);
 	} else {
 		set_text(&c->origin, "unknown (no dpkg list, pip or conda metadata "
 			 "names it)");
-		set_text(&c->fix, "rm %s%s/libcudnn*   (check first what uses it)",
-			 s->root, dir);
+		set_text(&c->fix, "rm %s%s/%s*   (check first what uses it)",
+			 s->root, dir, product_default()->lib_stem);
 	}
 	free(dir);
 }
@@ -736,11 +764,12 @@ static int shell_plain(const char *t)
 static void print_copies(const struct survey *s, const struct copy *main_winner)
 {
 	if (*s->root)
-		log_out("cuDNN copies that provide %s in the image at %s (its own loader "
-			"configuration, environment and package lists read, not this host's):\n", s->soname,
-			s->root);
+		log_out("%s copies that provide %s in the image at %s (its own loader "
+			"configuration, environment and package lists read, not this host's):\n",
+			product_default()->display, s->soname, s->root);
 	else
-		log_out("cuDNN copies that provide %s on this machine:\n", s->soname);
+		log_out("%s copies that provide %s on this machine:\n", product_default()->display,
+			s->soname);
 	if (s->ncopies == 0)
 		log_out("  (none)\n");
 	for (size_t i = 0; i < s->ncopies; i++) {
@@ -788,21 +817,21 @@ int doctor_run(const struct install_options *o, struct cf_err *e)
 		if (!v[i].c)
 			log_out("%s finds no %s\n", v[i].who, s->soname);
 		else
-			log_out("%s gets %s%s (cuDNN %s, through %s)\n", v[i].who, s->root, v[i].c->real,
-				v[i].c->version, v[i].via);
+			log_out("%s gets %s%s (%s %s, through %s)\n", v[i].who, s->root, v[i].c->real,
+				product_default()->display, v[i].c->version, v[i].via);
 	}
 	if (!installed) {
 		log_out("nothing is installed as current in %s%s\n", o->root, l.prefix_sys);
 	} else if (lost) {
-		rc = cf_fail(e, CF_VALIDATION, "the installed cuDNN (%s%s) is shadowed by %s%s (cuDNN %s, %s) "
-			     "for %s, put on the search path by %s; fix: %s", s->root, ours, s->root,
-			     lost->c->real, lost->c->version, lost->c->origin, lost->who, lost->via,
-			     lost->c->fix);
+		rc = cf_fail(e, CF_VALIDATION, "the installed %s (%s%s) is shadowed by %s%s (%s %s, %s) "
+			     "for %s, put on the search path by %s; fix: %s", product_default()->display,
+			     s->root, ours, s->root, lost->c->real, product_default()->display,
+			     lost->c->version, lost->c->origin, lost->who, lost->via, lost->c->fix);
 	} else if (any) {
 		log_out("the installed copy wins: nothing shadows it\n");
 	} else {
-		rc = cf_fail(e, CF_VALIDATION, "the installed cuDNN is not on the loader's path: run "
-			     "ldconfig, or use the environment from 'unpacker env'");
+		rc = cf_fail(e, CF_VALIDATION, "the installed %s is not on the loader's path: run "
+			     "ldconfig, or use the environment from 'unpacker env'", product_default()->display);
 	}
 	leftovers_report(&l);
 	survey_free(s);

@@ -9,6 +9,7 @@
 
 #include "common/io.h"
 #include "common/platform.h"
+#include "manifests/product.h"
 #include "unpacker/validate/dllsearch.h"
 #include "unpacker/validate/gpuapi.h"
 #include "unpacker/validate/pefile.h"
@@ -219,7 +220,7 @@ void step_deps(struct run *r)
 	json_t *libs = json_object_get(o, "libraries"), *v;
 	const char *name;
 	char why[1024] = "";
-	static const char *const loaded_by_cudnn[] = { "libcublasLt.so.", "libcublas.so.", "libnvrtc.so.", NULL };
+	const char *const *loaded_by_cudnn = product_default()->cuda_libs_opened;
 	for (size_t i = 0; !*r->o->layout->root && loaded_by_cudnn[i]; i++)
 		json_object_foreach(libs, name, v) {
 			size_t used = strlen(r->preload);

@@ -13,6 +13,7 @@
 #include "unpacker/target/layout.h"
 #include "unpacker/target/leftovers.h"
 #include "unpacker/target/state.h"
+#include "manifests/product.h"
 #include "unpacker/validate/dllsearch.h"
 #include "unpacker/validate/gpuapi.h"
 
@@ -147,8 +148,8 @@ int windoctor_run(const struct install_options *o, struct cf_err *e)
 	for (size_t i = 0; found && i < s->n; i++)
 		if (strcasecmp(s->copies[i].path, got) == 0)
 			winner = &s->copies[i];
-	log_out("cuDNN DLLs on this machine (System32, SysWOW64, the machine's and the user's PATH, "
-		"%%CUDA_PATH%%\\bin):\n");
+	log_out("%s DLLs on this machine (System32, SysWOW64, the machine's and the user's PATH, "
+		"%%CUDA_PATH%%\\bin):\n", product_default()->display);
 	if (s->n == 0)
 		log_out("  (none)\n");
 	for (size_t i = 0; i < s->n; i++) {
@@ -168,14 +169,16 @@ int windoctor_run(const struct install_options *o, struct cf_err *e)
 		log_out("the installed copy wins: nothing shadows it\n");
 	} else if (found) {
 		int system = strcmp(hit.source, "HKLM") != 0 && strcmp(hit.source, "HKCU") != 0;
-		rc = cf_fail(e, CF_VALIDATION, "the installed cuDNN (%s) is shadowed by %s (version %s) "
-			     "in %s; fix: %s", ours[0] ? ours : dir, got, winner ? winner->version : "unknown",
+		rc = cf_fail(e, CF_VALIDATION, "the installed %s (%s) is shadowed by %s (version %s) "
+			     "in %s; fix: %s", product_default()->display, ours[0] ? ours : dir, got,
+			     winner ? winner->version : "unknown",
 			     dllsearch_source_text(hit.source),
 			     system ? "remove or rename it (a copy there comes before every PATH entry)"
 				    : "remove that copy, or its directory from PATH");
 	} else {
-		rc = cf_fail(e, CF_VALIDATION, "the installed cuDNN (%s) is not found by name: its bin\\ "
-			     "is not on the machine's or the user's PATH", ours[0] ? ours : dir);
+		rc = cf_fail(e, CF_VALIDATION, "the installed %s (%s) is not found by name: its bin\\ "
+			     "is not on the machine's or the user's PATH", product_default()->display,
+			     ours[0] ? ours : dir);
 	}
 	/* As on Linux: what an interrupted run (or an uninstall that could not remove all of
 	 * a tree) left, and the command that cleans it. */
