@@ -319,6 +319,8 @@ TEST_OBJ_test_rootpath = $(call obj,$(UNIT_CORE))
 TEST_OBJ_test_frame    = $(call obj,common/bundle/frame.c common/sha256.c $(UNIT_CORE))
 TEST_OBJ_test_sfx      = $(call obj,common/bundle/sfx.c common/bundle/frame.c common/sha256.c $(UNIT_CORE))
 TEST_OBJ_test_reader   = $(call obj,$(BUNDLE_SRC) $(UNIT_CORE))
+# The reader's opens go through the test's own platform_open, which swaps the name first.
+TEST_LIBS_test_reader  = -Wl,--wrap=platform_open
 TEST_OBJ_test_payload  = $(call obj,$(BUNDLE_SRC) $(UNIT_CORE))
 TEST_OBJ_test_signing  = $(call obj,signing/sign.c signing/verify.c common/sha256.c $(UNIT_CORE))
 TEST_OBJ_test_manifest = $(call obj,$(MANIFESTS_SRC) $(BUNDLE_SRC) $(UNIT_CORE)) $(B)/obj/compat_data.o
