@@ -113,7 +113,7 @@ COMMON_SRC   += common/bundle/entry.c common/bundle/open.c
 MANIFESTS_SRC += manifests/contents.c
 BUNDLER_SRC  += bundler/stub.c bundler/sfx.c
 UNPACKER_SRC += unpacker/bundletrust.c unpacker/selfpath.c
-UNPACKER_SRC += unpacker/safepath.c
+UNPACKER_SRC += unpacker/safepath.c unpacker/homefile.c
 COMMON_SRC   += common/rootpath.c
 COMMON_SRC   += common/platform_posix_fs.c common/platform_posix_dir.c common/platform_posix_time.c \
                 common/platform_posix_signal.c common/platform_posix_child.c \
@@ -331,9 +331,9 @@ TEST_OBJ_test_mapped   = $(call obj,unpacker/validate/mapped.c $(UNIT_CORE))
 TEST_OBJ_test_layout   = $(call obj,unpacker/layout.c $(UNIT_CORE))
 TEST_OBJ_test_safepath = $(call obj,unpacker/safepath.c unpacker/install/fault.c $(MANIFESTS_SRC) $(BUNDLE_SRC) $(UNIT_CORE)) \
                          $(B)/obj/compat_data.o
-TEST_OBJ_test_sums     = $(call obj,bundler/sums.c unpacker/cli.c unpacker/env.c unpacker/modulefile.c \
+TEST_OBJ_test_sums     = $(call obj,bundler/sums.c unpacker/cli.c unpacker/env.c unpacker/homefile.c unpacker/modulefile.c \
                          unpacker/layout.c common/sha256.c $(UNIT_CORE))
-TEST_OBJ_test_devfiles = $(call obj,bundler/devfiles.c bundler/source.c manifests/shadow.c unpacker/env.c \
+TEST_OBJ_test_devfiles = $(call obj,bundler/devfiles.c bundler/source.c manifests/shadow.c unpacker/env.c unpacker/homefile.c \
                          unpacker/modulefile.c unpacker/layout.c \
                          manifests/compat.c common/bundle/entry.c common/sha256.c $(UNIT_CORE)) \
                          $(B)/obj/compat_data.o
@@ -346,7 +346,7 @@ TEST_OBJ_test_kit      = $(LIB_OBJ) $(call obj,$(SIGN_SRC) $(filter-out bundler/
 TEST_LIBS_test_kit     = -lcurl
 TEST_OBJ_test_state    = $(call obj,unpacker/state.c unpacker/layout.c $(MANIFESTS_SRC) $(BUNDLE_SRC) $(UNIT_CORE)) \
                          $(B)/obj/compat_data.o
-TEST_OBJ_test_cli      = $(call obj,unpacker/cli.c unpacker/modulefile.c unpacker/env.c unpacker/layout.c \
+TEST_OBJ_test_cli      = $(call obj,unpacker/cli.c unpacker/modulefile.c unpacker/env.c unpacker/homefile.c unpacker/layout.c \
                          $(UNIT_CORE))
 # trust.c with the test's own compiled-in keys (no trusted_keys.o)
 TEST_OBJ_test_trust    = $(call obj,unpacker/trust.c unpacker/statement.c unpacker/layout.c unpacker/install/fault.c signing/verify.c signing/sign.c \

@@ -180,6 +180,9 @@ int platform_fsync(int handle);
 int platform_close(int handle);
 /* Give an open file the permission bits mode (whatever the umask). */
 int platform_set_mode(int handle, unsigned mode);
+/* Give an open file or directory to owner and group (POSIX fchown, as root; Windows: ENOTSUP,
+ * its files belong to who created them). */
+int platform_set_owner(int handle, unsigned long owner, unsigned long group);
 /* Reads and writes on handle return at once (EAGAIN) instead of waiting. */
 int platform_set_nonblocking(int handle);
 /* 1 when handle is open in this process. */

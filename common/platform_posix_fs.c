@@ -64,6 +64,11 @@ int platform_set_mode(int handle, unsigned mode)
 	return fchmod(handle, (mode_t)mode);
 }
 
+int platform_set_owner(int handle, unsigned long owner, unsigned long group)
+{
+	return fchown(handle, (uid_t)owner, (gid_t)group);
+}
+
 int platform_set_nonblocking(int handle)
 {
 	int flags = fcntl(handle, F_GETFL);

@@ -200,6 +200,13 @@ int platform_close(int handle)
 	return _close(handle);
 }
 
+int platform_set_owner(int handle, unsigned long owner, unsigned long group)
+{
+	(void)handle, (void)owner, (void)group;
+	errno = ENOTSUP; /* a file belongs to who created it; nothing here gives one away */
+	return -1;
+}
+
 int platform_set_mode(int handle, unsigned mode)
 {
 	HANDLE h = win_handle(handle);

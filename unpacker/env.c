@@ -10,6 +10,7 @@
 #include "common/io.h"
 #include "common/log.h"
 #include "common/platform.h"
+#include "unpacker/homefile.h"
 #include "unpacker/layout.h"
 
 int env_system_present(const struct layout *l)
@@ -265,7 +266,10 @@ int env_write_user(const char *prefix_sys, char *written, size_t size, struct cf
 		return cf_fail(e, CF_INSTALL, "HOME is not set: cannot write the user environment");
 	char *path = layout_user_env(home);
 	char *sh = env_sh_snippet(prefix_sys, 1);
-	int rc = env_write_file(path, sh, e);
+	/* As root, nothing the user planted below their home is followed (homefile.h); a user
+	 * writes only what they could write anyway. */
+	int rc = platform_is_admin() && platform_dir_separator() == '/'
+			 ? homefile_write(home, LAYOUT_USER_ENV, sh, e) : env_write_file(path, sh, e);
 	snprintf(written, size, "%s", path);
 	free(path);
 	free(sh);

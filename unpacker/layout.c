@@ -255,7 +255,7 @@ char *layout_system_log(void)
 
 char *layout_user_env(const char *home)
 {
-	return xasprintf("%s/.config/cuferry/cudnn.sh", home);
+	return xasprintf("%s/%s", home, LAYOUT_USER_ENV);
 }
 
 char *layout_self_install_dir(void)

@@ -96,7 +96,9 @@ char *layout_system_log(void);
  * Windows %LOCALAPPDATA%\cuferry\unpacker.log. */
 char *layout_user_log(void);
 
-/* HOME/.config/cuferry/cudnn.sh: the user's environment snippet (--env=user). */
+/* HOME/.config/cuferry/cudnn.sh: the user's environment snippet (--env=user); LAYOUT_USER_ENV
+ * is the part below HOME. */
+#define LAYOUT_USER_ENV ".config/cuferry/cudnn.sh"
 char *layout_user_env(const char *home);
 
 /* Where self-install puts the unpacker, as the system sees it (Linux /usr/local/sbin, under
