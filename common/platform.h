@@ -272,6 +272,10 @@ ssize_t platform_readlink_at(int dir, const char *name, char *out, size_t size);
 int platform_open_at(int dir, const char *name, int flags, unsigned mode);
 int platform_symlink_at(int dir, const char *name, const char *target);
 int platform_unlink_at(int dir, const char *name);
+/* Create the directory name (mode as given, less the umask; set it through a handle opened
+ * without following a link, never by name: the directory may be someone else's to change).
+ * POSIX mkdirat; Windows: ENOTSUP (nothing there creates one so). */
+int platform_mkdir_at(int dir, const char *name, unsigned mode);
 /* Rename from over to, both in dir: readers see the old entry or the new one. */
 int platform_rename_at(int dir, const char *from, const char *to);
 

@@ -204,6 +204,11 @@ int platform_rename(const char *from, const char *to)
 	return rename(from, to);
 }
 
+int platform_mkdir_at(int dir, const char *name, unsigned mode)
+{
+	return mkdirat(dir, name, (mode_t)mode);
+}
+
 int platform_rename_at(int dir, const char *from, const char *to)
 {
 	return renameat(dir, from, dir, to);

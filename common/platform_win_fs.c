@@ -609,6 +609,13 @@ int platform_unlink_at(int dir, const char *name)
 	return ok ? 0 : win_fail(e);
 }
 
+int platform_mkdir_at(int dir, const char *name, unsigned mode)
+{
+	(void)dir, (void)name, (void)mode;
+	errno = ENOTSUP; /* only a POSIX root writing below a user's home needs it (homefile.c) */
+	return -1;
+}
+
 int platform_rename_at(int dir, const char *from, const char *to)
 {
 	wchar_t *wf = path_at(dir, from), *wt = wf ? path_at(dir, to) : NULL;

@@ -36,17 +36,20 @@ static int judge(const char *shown, const struct platform_stat *st, unsigned lon
 }
 
 /* Open the directory name below dir without following a link; missing and make set: made
- * (0755, owned by owner:group). A handle, or -1 with errno (ELOOP or ENOTDIR: a link or a
- * file where a directory belongs). */
+ * (0755, owned by owner:group, both set through the handle: the name is in a directory the
+ * home's owner can change meanwhile). A handle, or -1 with errno (ELOOP or ENOTDIR: a link or
+ * a file where a directory belongs). */
 static int open_dir(int dir, const char *name, int make, unsigned long owner, unsigned long group)
 {
 	int fd = platform_open_at(dir, name, PLATFORM_OPEN_READ | PLATFORM_OPEN_DIRECTORY, 0);
 	if (fd >= 0 || errno != ENOENT || !make)
 		return fd;
-	if (platform_tree_mkdir(dir, name) != 0 && errno != EEXIST)
+	int made = platform_mkdir_at(dir, name, 0700) == 0;
+	if (!made && errno != EEXIST)
 		return -1;
 	fd = platform_open_at(dir, name, PLATFORM_OPEN_READ | PLATFORM_OPEN_DIRECTORY, 0);
-	if (fd >= 0 && platform_set_owner(fd, owner, group) != 0) {
+	if (fd >= 0 && made &&
+	    (platform_set_owner(fd, owner, group) != 0 || platform_set_mode(fd, 0755) != 0)) {
 		int saved = errno;
 		platform_close(fd);
 		errno = saved;
