@@ -135,8 +135,8 @@ struct platform_probe_program {
 /* At start-up (main, before anything else is read): this program's own file is held so that
  * nobody can replace, rename or delete it while it runs, and platform_run_probe starts the
  * probe child from exactly that file (Windows: open without write or delete sharing; POSIX:
- * nothing to do, 0: the probe executes a sealed in-memory copy). 0, or -1 (platform_run_probe
- * then refuses to start a probe). */
+ * nothing to do, 0: the probe executes a sealed in-memory copy). 0, or -1: then main stops
+ * (platform_run_probe takes the hold itself where main did not, and starts no probe without). */
 int platform_self_hold(void);
 /* Run this program again as the probe child (argv[0] its name) with exactly envp, stdout and
  * stderr collected, killed at timeout_s seconds. Unlike platform_run, the child holds no
