@@ -287,6 +287,8 @@ unit_src = $(shell python3 tools/include-graph.py --objects $(1) $(PLATFORM_SRC)
 unit_obj = $(call obj,$(1)) $(if $(filter manifests/compat.c,$(1)),$(B)/obj/compat_data.o)
 # The kit builds bundles itself: bundler/fetch.c with it, and libcurl.
 TEST_LIBS_test_kit     = -lcurl
+# The reader's opens go through the test's own platform_open, which swaps the name first.
+TEST_LIBS_test_reader  = -Wl,--wrap=platform_open
 # The fixed data the unit tests read (tests/data/), by absolute path: a test runs from any
 # directory.
 TEST_DATA_FLAGS = -DCUFERRY_TEST_DATA='"$(CURDIR)/tests/data/"'

@@ -131,6 +131,12 @@ struct platform_probe_program {
 	uint64_t size;      /* the bytes of its image (a .run's bundle after it is not run): 0, all */
 	const char *loader; /* the dynamic loader that started it (no x bit on its medium), or NULL */
 };
+/* At start-up (main, before anything else is read): this program's own file is held so that
+ * nobody can replace, rename or delete it while it runs, and platform_run_probe starts the
+ * probe child from exactly that file (Windows: open without write or delete sharing; POSIX:
+ * nothing to do, 0: the probe executes a sealed in-memory copy). 0, or -1: then main stops
+ * (platform_run_probe takes the hold itself where main did not, and starts no probe without). */
+int platform_self_hold(void);
 /* Run this program again as the probe child (argv[0] its name) with exactly envp, stdout and
  * stderr collected, killed at timeout_s seconds. Unlike platform_run, the child holds no
  * right from its first instruction: it gives them up (platform_drop_privileges' user and
@@ -141,7 +147,10 @@ struct platform_probe_program {
  * able to read). Every process the child starts, in its session or not, is ended with it at
  * its end or at the deadline (POSIX: own session and process group under a keeper that is
  * PR_SET_CHILD_SUBREAPER; Windows: a job object); child->contained says how, for the log.
- * 0 when it ran (see *child), -1 when it could not be started. */
+ * Windows cannot drop a right before a process exists, so there the child is created with a
+ * restricted copy of this process's token (Administrators deny-only, no privileges, integrity
+ * Low) and from this program's own file held by platform_self_hold (a path naming any other
+ * file: EPERM, not started). 0 when it ran (see *child), -1 when it could not be started. */
 int platform_run_probe(const struct platform_probe_program *program, char *const argv[],
 		       char *const envp[], int timeout_s, struct platform_child *child);
 
@@ -170,6 +179,9 @@ int platform_fsync(int handle);
 int platform_close(int handle);
 /* Give an open file the permission bits mode (whatever the umask). */
 int platform_set_mode(int handle, unsigned mode);
+/* Give an open file or directory to owner and group (POSIX fchown, as root; Windows: ENOTSUP,
+ * its files belong to who created them). */
+int platform_set_owner(int handle, unsigned long owner, unsigned long group);
 /* Reads and writes on handle return at once (EAGAIN) instead of waiting. */
 int platform_set_nonblocking(int handle);
 /* 1 when handle is open in this process. */
@@ -259,6 +271,10 @@ ssize_t platform_readlink_at(int dir, const char *name, char *out, size_t size);
 int platform_open_at(int dir, const char *name, int flags, unsigned mode);
 int platform_symlink_at(int dir, const char *name, const char *target);
 int platform_unlink_at(int dir, const char *name);
+/* Create the directory name (mode as given, less the umask; set it through a handle opened
+ * without following a link, never by name: the directory may be someone else's to change).
+ * POSIX mkdirat; Windows: ENOTSUP (nothing there creates one so). */
+int platform_mkdir_at(int dir, const char *name, unsigned mode);
 /* Rename from over to, both in dir: readers see the old entry or the new one. */
 int platform_rename_at(int dir, const char *from, const char *to);
 

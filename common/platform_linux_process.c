@@ -387,6 +387,13 @@ static void keeper(const struct probe_exec *x, pid_t parent, int status_fd, int 
 	_exit(0);
 }
 
+/* Nothing to hold: the probe executes a sealed memfd copy of this program's image
+ * (make_sealed_copy), not the file at its path, and drops its rights before that exec. */
+int platform_self_hold(void)
+{
+	return 0;
+}
+
 int platform_run_probe(const struct platform_probe_program *program, char *const argv[],
 		       char *const envp[], int timeout_s, struct platform_child *c)
 {

@@ -64,6 +64,11 @@ int platform_set_mode(int handle, unsigned mode)
 	return fchmod(handle, (mode_t)mode);
 }
 
+int platform_set_owner(int handle, unsigned long owner, unsigned long group)
+{
+	return fchown(handle, (uid_t)owner, (gid_t)group);
+}
+
 int platform_set_nonblocking(int handle)
 {
 	int flags = fcntl(handle, F_GETFL);
@@ -197,6 +202,11 @@ int platform_unlink_at(int dir, const char *name)
 int platform_rename(const char *from, const char *to)
 {
 	return rename(from, to);
+}
+
+int platform_mkdir_at(int dir, const char *name, unsigned mode)
+{
+	return mkdirat(dir, name, (mode_t)mode);
 }
 
 int platform_rename_at(int dir, const char *from, const char *to)

@@ -200,6 +200,13 @@ int platform_close(int handle)
 	return _close(handle);
 }
 
+int platform_set_owner(int handle, unsigned long owner, unsigned long group)
+{
+	(void)handle, (void)owner, (void)group;
+	errno = ENOTSUP; /* a file belongs to who created it; nothing here gives one away */
+	return -1;
+}
+
 int platform_set_mode(int handle, unsigned mode)
 {
 	HANDLE h = win_handle(handle);
@@ -600,6 +607,13 @@ int platform_unlink_at(int dir, const char *name)
 	DWORD e = GetLastError();
 	free(w);
 	return ok ? 0 : win_fail(e);
+}
+
+int platform_mkdir_at(int dir, const char *name, unsigned mode)
+{
+	(void)dir, (void)name, (void)mode;
+	errno = ENOTSUP; /* only a POSIX root writing below a user's home needs it (homefile.c) */
+	return -1;
 }
 
 int platform_rename_at(int dir, const char *from, const char *to)

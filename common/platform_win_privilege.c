@@ -92,8 +92,33 @@ int platform_drop_privileges(char *why, size_t size)
 	return rc;
 }
 
-/* What the token still holds, read back from it: the privileges not removed, by name, and the
- * integrity level. */
+/* How the token holds the Administrators group: "deny-only" (it can deny access, never grant
+ * it: the probe child's token is made so before it starts), "enabled", or "absent". */
+static const char *administrators_in(HANDLE token)
+{
+	BYTE admins[SECURITY_MAX_SID_SIZE];
+	DWORD size = sizeof(admins), n = 0;
+	if (!CreateWellKnownSid(WinBuiltinAdministratorsSid, NULL, admins, &size))
+		return "unknown";
+	GetTokenInformation(token, TokenGroups, NULL, 0, &n);
+	TOKEN_GROUPS *groups = n ? malloc(n) : NULL;
+	const char *how = "unknown";
+	if (groups && GetTokenInformation(token, TokenGroups, groups, n, &n)) {
+		how = "absent";
+		for (DWORD i = 0; i < groups->GroupCount; i++) {
+			if (!EqualSid(groups->Groups[i].Sid, admins))
+				continue;
+			DWORD a = groups->Groups[i].Attributes;
+			how = a & SE_GROUP_USE_FOR_DENY_ONLY ? "deny-only"
+			      : a & SE_GROUP_ENABLED ? "enabled" : "disabled";
+		}
+	}
+	free(groups);
+	return how;
+}
+
+/* What the token still holds, read back from it: the privileges not removed, by name, the
+ * Administrators group and the integrity level. */
 int platform_privilege_report(char *out, size_t size)
 {
 	HANDLE token;
@@ -123,12 +148,13 @@ int platform_privilege_report(char *out, size_t size)
 	}
 	free(privs);
 	DWORD level = integrity_of(token);
+	const char *admins = administrators_in(token);
 	CloseHandle(token);
 	const char *word = level == 0xFFFFFFFFu ? "unknown"
 			   : level <= SECURITY_MANDATORY_LOW_RID ? "Low"
 			   : level < SECURITY_MANDATORY_HIGH_RID ? "Medium" : "High or System";
-	snprintf(out, size, "%lu privilege%s left (%s), integrity %s%s", (unsigned long)kept,
-		 kept == 1 ? "" : "s", kept ? names : "none", word,
+	snprintf(out, size, "%lu privilege%s left (%s), Administrators %s, integrity %s%s",
+		 (unsigned long)kept, kept == 1 ? "" : "s", kept ? names : "none", admins, word,
 		 integrity_unkept() ? " (Wine keeps no integrity levels)" : "");
 	return 0;
 }

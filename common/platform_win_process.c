@@ -95,8 +95,10 @@ static void collect(HANDLE pipe, struct platform_child *c)
 	}
 }
 
-int platform_run(const char *prog, char *const argv[], char *const envp[],
-		 enum platform_capture capture, int timeout_s, struct platform_child *c)
+/* platform_run with the child's primary token given: NULL, a copy of ours (CreateProcessW);
+ * else that token (CreateProcessAsUserW). */
+static int run_as(HANDLE token, const char *prog, char *const argv[], char *const envp[],
+		  enum platform_capture capture, int timeout_s, struct platform_child *c)
 {
 	memset(c, 0, sizeof(*c));
 	wchar_t *wprog = win_wide(prog), *line = command_line(argv), *env = environment_block(envp);
@@ -161,9 +163,10 @@ int platform_run(const char *prog, char *const argv[], char *const envp[],
 		free(attributes);
 		attributes = NULL;
 	}
-	if (!CreateProcessW(wprog, line, NULL, NULL, n > 0,
-			    CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT | CREATE_NO_WINDOW | extended,
-			    env, NULL, extended ? &ex.StartupInfo : &si, &pi)) {
+	DWORD how = CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT | CREATE_NO_WINDOW | extended;
+	STARTUPINFOW *start = extended ? &ex.StartupInfo : &si;
+	if (!(token ? CreateProcessAsUserW(token, wprog, line, NULL, NULL, n > 0, how, env, NULL, start, &pi)
+		    : CreateProcessW(wprog, line, NULL, NULL, n > 0, how, env, NULL, start, &pi))) {
 		e = GetLastError();
 		goto out;
 	}
@@ -224,13 +227,104 @@ out:
 	return rc;
 }
 
-/* Windows keeps the in-process restricted token (the probe calls platform_drop_privileges
- * before it loads anything); its tree is held by platform_run's job object. */
+int platform_run(const char *prog, char *const argv[], char *const envp[],
+		 enum platform_capture capture, int timeout_s, struct platform_child *c)
+{
+	return run_as(NULL, prog, argv, envp, capture, timeout_s, c);
+}
+
+/* ---- the probe child: restricted from its first instruction, started from the file that
+ *      runs as this process ---- */
+
+/* This program's file, held open from start-up (platform_self_hold) with read sharing only:
+ * while it is held nobody can open it for writing, rename it or delete it, and no directory
+ * above it can be renamed, on NTFS and on a FAT stick alike. The probe child is started from
+ * that very file (checked by its file id), so the program an Administrator started is the one
+ * started again: held, rather than copied to a private directory, because a copy would be read
+ * from the same path after start-up and prove nothing more. */
+static HANDLE held_image = INVALID_HANDLE_VALUE;
+
+int platform_self_hold(void)
+{
+	if (held_image != INVALID_HANDLE_VALUE)
+		return 0;
+	static wchar_t w[32768];
+	DWORD n = GetModuleFileNameW(NULL, w, 32768);
+	if (n == 0 || n >= 32768)
+		return win_fail(n ? ERROR_FILENAME_EXCED_RANGE : GetLastError());
+	HANDLE h = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ, NULL, OPEN_EXISTING,
+			       FILE_ATTRIBUTE_NORMAL, NULL); /* not inheritable */
+	if (h == INVALID_HANDLE_VALUE)
+		return win_fail(GetLastError());
+	held_image = h;
+	return 0;
+}
+
+/* 1 when path names the held file (the same volume and file index). */
+static int is_held_file(const wchar_t *path)
+{
+	BY_HANDLE_FILE_INFORMATION a, b;
+	HANDLE h = CreateFileW(path, FILE_READ_ATTRIBUTES, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+			       NULL, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
+	if (h == INVALID_HANDLE_VALUE)
+		return 0;
+	int same = GetFileInformationByHandle(h, &a) && GetFileInformationByHandle(held_image, &b) &&
+		   a.dwVolumeSerialNumber == b.dwVolumeSerialNumber &&
+		   a.nFileIndexHigh == b.nFileIndexHigh && a.nFileIndexLow == b.nFileIndexLow;
+	CloseHandle(h);
+	return same;
+}
+
+/* A restricted copy of this process's own primary token, for the probe child: Administrators
+ * deny-only (it can deny access, never grant it), every privilege deleted but bypass-traverse
+ * (DISABLE_MAX_PRIVILEGE), integrity Low. A restricted copy of the caller's own token needs no
+ * SeAssignPrimaryTokenPrivilege, so any user can start a child with it, and nothing of the
+ * probe ever runs with the full token; the child still drops inside itself
+ * (platform_drop_privileges) as a second layer. NULL with the error set when it cannot be
+ * made: then no probe starts. */
+static HANDLE probe_token(void)
+{
+	HANDLE self = NULL, restricted = NULL;
+	BYTE admins[SECURITY_MAX_SID_SIZE], low[SECURITY_MAX_SID_SIZE];
+	DWORD admins_size = sizeof(admins), low_size = sizeof(low), e = 0;
+	if (!OpenProcessToken(GetCurrentProcess(), TOKEN_DUPLICATE | TOKEN_QUERY | TOKEN_ASSIGN_PRIMARY |
+			      TOKEN_ADJUST_DEFAULT, &self))
+		return NULL;
+	SID_AND_ATTRIBUTES deny = { admins, 0 };
+	TOKEN_MANDATORY_LABEL label = { { low, SE_GROUP_INTEGRITY } };
+	if (!CreateWellKnownSid(WinBuiltinAdministratorsSid, NULL, admins, &admins_size) ||
+	    !CreateWellKnownSid(WinLowLabelSid, NULL, low, &low_size) ||
+	    !CreateRestrictedToken(self, DISABLE_MAX_PRIVILEGE, 1, &deny, 0, NULL, 0, NULL, &restricted) ||
+	    !SetTokenInformation(restricted, TokenIntegrityLevel, &label, sizeof(label) + GetLengthSid(low)))
+		e = GetLastError();
+	CloseHandle(self);
+	if (e && restricted)
+		CloseHandle(restricted);
+	SetLastError(e);
+	return e ? NULL : restricted;
+}
+
+/* The child is created with probe_token, from the held file; its tree is held by run_as's job
+ * object. */
 int platform_run_probe(const struct platform_probe_program *program, char *const argv[],
 		       char *const envp[], int timeout_s, struct platform_child *c)
 {
-	int rc = platform_run(program->path, argv, envp, PLATFORM_CAPTURE_ALL, timeout_s, c);
-	snprintf(c->contained, sizeof(c->contained), "a job object that ends every process in it "
-		 "with the probe (kill on close)");
+	memset(c, 0, sizeof(*c));
+	wchar_t *wprog = win_wide(program->path);
+	int held = platform_self_hold() == 0 && wprog && is_held_file(wprog);
+	free(wprog);
+	if (!held) {
+		errno = EPERM; /* not the file that runs as this process: never started */
+		return -1;
+	}
+	HANDLE token = probe_token();
+	if (!token)
+		return win_fail(GetLastError());
+	int rc = run_as(token, program->path, argv, envp, PLATFORM_CAPTURE_ALL, timeout_s, c);
+	int saved = errno;
+	CloseHandle(token);
+	errno = saved;
+	snprintf(c->contained, sizeof(c->contained), "a restricted token (Administrators deny-only, no "
+		 "privileges, Low) and a job object that ends every process in it with the probe");
 	return rc;
 }

@@ -4,7 +4,8 @@
 # with the fake nvcuda.dll planted in the Wine prefix's System32: steps 1-6 pass; the wrong cuDNN fails
 # step 6; a stale copy in System32 or earlier on the registry PATH fails step 3 (and doctor
 # names it with its version); a cuDNN 8 importing zlibwapi.dll fails step 4 without it and
-# passes with it; a changed byte fails step 1; the probe child runs restricted. Skips (one
+# passes with it; a changed byte fails step 1; the probe child runs restricted, started so; the
+# running program's file cannot be renamed or replaced. Skips (one
 # line) only when unpacker.exe has not been built.
 . "$CUFERRY_TOP/tests/e2e/lib.sh"
 . "$TOP/tests/e2e/winlib.sh"
@@ -71,6 +72,24 @@ print("probe child: uid %s, %s" % (lib["probe_uid"], lib["probe_rights"]))
 PY
 cat rights.txt
 grep -q "1 privilege left (SeChangeNotifyPrivilege)" rights.txt || fail "the probe child kept privileges: $(cat rights.txt)"
+# It was created so (a restricted token: Administrators deny-only), not merely dropped inside
+# itself, which cannot give up a group.
+grep -q "Administrators deny-only" rights.txt || fail "the probe child was started with Administrators: $(cat rights.txt)"
+
+note "the program's own file is held while it runs: not renamed, not overwritten"
+# The attack on a stick: the running unpacker.exe renamed away and another put in its place,
+# which the probe would have started. Tried from inside Wine (its file sharing rules), while
+# a copy of the tests' build waits at env:pause.
+need_seams_exe
+mkdir -p "$C/stick"
+cp "$SEAMS" "$C/stick/unpacker.exe"
+cp "$F/loadfakes.exe" "$C/stick/other.exe"
+win_pause env "$C/stick/unpacker.exe" install "$b9" --prefix 'C:\held' --trust "$TRUST" --no-validate --no-env
+wine_run cmd.exe /c move 'C:\stick\unpacker.exe' 'C:\stick\moved.exe' > /dev/null 2>&1 || true
+wine_run cmd.exe /c copy /y 'C:\stick\other.exe' 'C:\stick\unpacker.exe' > /dev/null 2>&1 || true
+cmp -s "$SEAMS" "$C/stick/unpacker.exe" && [ ! -e "$C/stick/moved.exe" ] ||
+	{ win_kill_paused; fail "the running unpacker.exe was renamed or replaced"; }
+win_kill_paused
 
 note "the wrong cuDNN: step 6 fails (exit 6)"
 win_install "$C/wrong" "$bw"

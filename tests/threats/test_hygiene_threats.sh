@@ -5,7 +5,8 @@
 # distribution base library (libz.so.1, OpenSSL) that the install's lib/, first in the
 # loader's search, would make every program's is refused (exit 3), and the bundler will not
 # pack one; --modulefiles DIR is held to the prefix's ownership rule (exit 4, nothing
-# written there). Run as root, as the unpacker is on a real target.
+# written there); --env=user as root follows no link planted below the user's home (exit 4).
+# Run as root, as the unpacker is on a real target.
 . "$CUFERRY_TOP/tests/e2e/lib.sh"
 RES=$B/threat-results-hygiene.tsv
 . "$TOP/tests/threats/lib.sh"
@@ -56,4 +57,28 @@ mkdir -p "$R/site/modulefiles"
 expect 0 "$UNPACKER" new.bundle --root "$R" --trust "$FX/test.pub" --no-validate --modulefiles /site/modulefiles
 [ -f "$R/site/modulefiles/cudnn/9.20.0.1-cuda13.lua" ] || fail "no modulefile in a root-owned 0755 directory"
 record modulefiles_ok "--modulefiles DIR: root-owned 0755" "accepted, the modulefiles written" "threats/modulefiles_ok" "pass (exit 0)"
+echo "== --env=user as root follows nothing the user planted below the home (exit 4)"
+# A fake home (never the real /root or /home) owned by a user, uid 4242: its ~/.config/cuferry
+# is a link to a directory of root's ($W/outside/sub), where root would otherwise write.
+fresh_root "$W/userenv"
+H=$W/home4242
+mkdir -p "$H/.config"
+ln -s "$W/outside/sub" "$H/.config/cuferry"
+chown -hR 4242:4242 "$H"
+chmod 0755 "$H" "$H/.config"
+saved_home=$HOME
+HOME=$H; export HOME
+run_case env_user_link "--env=user as root, ~/.config/cuferry a link (planted by the home's owner) to root's directory" \
+	"incompatible: exit 4, the link named, nothing written through it, the install rolled back" \
+	4 "$W/new.bundle" --no-validate --env=user
+assert_contains last.err "cuferry is a link"
+[ ! -e "$W/outside/sub/cudnn.sh" ] || fail "root wrote through the planted link"
+# A home's own directories are fine: the file is then written, owned by the home's owner.
+rm "$H/.config/cuferry"
+expect 0 "$UNPACKER" "$W/new.bundle" --root "$R" --trust "$FX/test.pub" --no-validate --env=user
+[ "$(stat -c %u:%g "$H/.config/cuferry/cudnn.sh" "$H/.config/cuferry")" = "4242:4242
+4242:4242" ] || fail "the user's snippet is not the home owner's: $(stat -c '%n %u:%g' "$H/.config/cuferry/cudnn.sh")"
+HOME=$saved_home; export HOME
+record env_user_ok "--env=user as root into the home's own directories" "written, owned by the home's owner" \
+	"threats/env_user_ok" "pass (exit 0)"
 echo "ok: environment hygiene"

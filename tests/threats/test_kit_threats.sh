@@ -2,7 +2,8 @@
 # The stick attacker (issue 23 items 2 and 8, issue 24's kit index): a kit whose unpacker,
 # SHA256SUMS and README.txt were swapped; a link to /etc/shadow named like a bundle; 300 junk
 # bundle names before the real one; escape sequences in a name; an expired kit; a linked
-# cuferry-kit/. Each runs in both modes with the suite's four assertions (tests/threats/lib.sh)
+# cuferry-kit/; a kit whose index was deleted; a bundle planted beside an indexed kit's. Each
+# runs in both modes with the suite's four assertions (tests/threats/lib.sh)
 # against a root with a bundle installed, plus what the case itself must show (never opened,
 # every name read, nothing raw on the terminal). Results go to
 # $CUFERRY_BUILD/threat-results-kit.tsv for docs/SECURITY.md. Run as root, as on a target.
@@ -78,4 +79,20 @@ mkdir -p stick && ln -s "$W/kit" stick/cuferry-kit
 run_case stick_linked_kit "the stick's cuferry-kit/ is a link to a kit elsewhere" \
 	"trust: exit 2, the link named, not followed" 2 "$W/stick" --no-validate
 assert_contains last.err "cuferry-kit is a link"
+
+echo "== a kit without its signed index; a bundle put on an indexed kit afterwards"
+cp -a kit knoindex && rm knoindex/cuferry-kit.json knoindex/cuferry-kit.sig
+run_case stick_index_removed "the kit's cuferry-kit.json and cuferry-kit.sig deleted (its expiry and file list with them)" \
+	"trust: exit 2, refused as a kit without its index, no bundle read" 2 "$W/knoindex" --no-validate
+assert_contains last.err "is a kit (it has SHA256SUMS.sig) without its signed index"
+$FORGE --key "$FX/test.key" --out "$W/planted.bundle" --bundle-id t-planted --version 9.21.0.1
+cp -a kit kplanted && cp planted.bundle kplanted/aaa-newer.bundle
+run_case stick_planted_bundle "a newer, validly signed bundle put on an indexed kit after it was written" \
+	"only what the index lists is considered: the planted one named in a note, never opened" 0 "$W/kplanted" --dry-run
+assert_contains last.out "aaa-newer.bundle: not in the kit's signed index"
+assert_contains last.err "never considered: aaa-newer.bundle"
+! grep -q "chose aaa-newer" last.out || fail "the planted bundle was chosen"
+strace -f -e trace=open,openat -o "$W/strace.out" "$UNPACKER" install "$W/kplanted" --root "$R" \
+	--trust "$FX/test.pub" --dry-run >/dev/null 2>&1 || fail "install kplanted under strace"
+! grep -q 'aaa-newer' "$W/strace.out" || { grep aaa-newer "$W/strace.out"; fail "the planted bundle was opened"; }
 echo "ok"

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <sys/stat.h>
 
 #include "tests/unit/bundle_fixture.h"
 #include "common/bundle/open.h"
@@ -386,6 +387,69 @@ static void test_split_parts_listed(void **state)
 	assert_int_equal(bundle_split_parts(missing, &parts, &e), CF_USAGE);
 	assert_int_equal(parts.count, 0);
 	free(missing);
+/* ---- a name swapped between bundle_open's look at it and its open ----
+ * The seam: this test links with -Wl,--wrap=platform_open (TEST_LIBS_test_reader), so the
+ * reader's open of swap_path goes through here, where swap() replaces the file first: exactly
+ * between the lstat that found a regular file and the open, every time, with no timing. */
+int __real_platform_open(const char *path, int flags, unsigned mode);
+static const char *swap_path;
+static void (*swap)(const char *path);
+
+int __wrap_platform_open(const char *path, int flags, unsigned mode);
+int __wrap_platform_open(const char *path, int flags, unsigned mode)
+{
+	if (swap_path && strcmp(path, swap_path) == 0) {
+		swap_path = NULL;
+		swap(path);
+	}
+	return __real_platform_open(path, flags, mode);
+}
+
+static char *swap_target; /* what a swapped-in link points at */
+
+static void swap_in_link(const char *path)
+{
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(symlink(swap_target, path), 0);
+}
+
+static void swap_in_fifo(const char *path)
+{
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(mkfifo(path, 0600), 0);
+}
+
+/* A link swapped in, to a bundle of the same size: not followed (the open refuses it), so a
+ * link to a device whose opening acts (/dev/watchdog) is never opened either. */
+static void test_link_swapped_in_before_the_open(void **state)
+{
+	struct fixture *fx = *state;
+	struct cf_err e = { 0 };
+	struct bundle_input *b = NULL;
+	char *path = fixture_plain(fx, "a.bundle", NULL);
+	swap_target = fixture_plain(fx, "elsewhere.bundle", NULL);
+	swap_path = path, swap = swap_in_link;
+	assert_int_equal(bundle_open(path, &b, &e), CF_USAGE);
+	assert_null(swap_path); /* the swap happened */
+	assert_null(b);
+	assert_non_null(strstr(e.msg, "a.bundle: "));
+	free(swap_target);
+	free(path);
+}
+
+/* A FIFO swapped in for the file: opened without waiting for a writer, and refused by the
+ * re-check through the handle, never read as a bundle. */
+static void test_fifo_swapped_in_before_the_open(void **state)
+{
+	struct fixture *fx = *state;
+	struct cf_err e = { 0 };
+	struct bundle_input *b = NULL;
+	char *path = fixture_plain(fx, "a.bundle", NULL);
+	swap_path = path, swap = swap_in_fifo;
+	assert_int_equal(bundle_open(path, &b, &e), CF_USAGE);
+	assert_null(swap_path);
+	assert_null(b);
+	assert_non_null(strstr(e.msg, "changed while it was opened"));
 	free(path);
 }
 
@@ -410,6 +474,8 @@ int main(void)
 		WITH_FIXTURE(test_unverified_reader_is_not_walked),
 		WITH_FIXTURE(test_stored_header_checked_first),
 		WITH_FIXTURE(test_split_parts_listed),
+		WITH_FIXTURE(test_link_swapped_in_before_the_open),
+		WITH_FIXTURE(test_fifo_swapped_in_before_the_open),
 	};
 	return cmocka_run_group_tests_name("reader", tests, NULL, NULL);
 }

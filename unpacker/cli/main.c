@@ -219,6 +219,13 @@ int main(int argc, char **argv)
 		}
 		return probe_main(argc - 2, argv + 2);
 	}
+	/* Our own file, held from here on: a probe child is started from exactly this file, never
+	 * from one that replaced it meanwhile (Windows: a .exe on a stick). */
+	if (platform_self_hold() != 0) {
+		fprintf(stderr, "unpacker: cannot hold this program's own file open: %s\n",
+			strerror(errno));
+		return CF_INSTALL;
+	}
 	selfpath_init(argv[0]);
 	/* Line by line on a pipe too, stdout and stderr in the order written (log.c flushes
 	 * stdout before each message; Windows' C runtime has no line buffering, hence both). */

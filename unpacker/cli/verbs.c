@@ -124,16 +124,21 @@ static int install_from_kit(const struct cli *c, struct install_options *o,
 	int have_state = state_load(p.state, &installed, &unread) == CF_OK;
 	struct choose_options co = { c->root, o->trust, c->cuda, c->platform,
 				     have_state ? &installed : NULL,
-				     { o->allow_downgrade, o->keep_current } };
+				     { o->allow_downgrade, o->keep_current }, NULL };
 	char *dir = NULL;
+	struct kitcheck kit;
+	memset(&kit, 0, sizeof(kit));
 	/* A signed kit's index first: who signed it, and whether it is still valid; then its
-	 * trust statement, before any bundle is judged by the keys it may revoke. */
+	 * trust statement, before any bundle is judged by the keys it may revoke. Only the
+	 * bundles its index lists are considered. */
 	int rc = io_is_dir(o->bundle) ? kitcheck_verify_kit(o->bundle, &o->trust, c->allow_expired, 0,
-							    &dir, e) : CF_OK;
+							    &dir, &kit, e) : CF_OK;
+	co.index = kit.signed_kit ? &kit.index : NULL;
 	if (rc == CF_OK && !c->dry_run)
 		rc = trustverbs_apply_kit(c->root, dir ? dir : o->bundle, e);
 	if (rc == CF_OK)
 		rc = choose_bundle(dir ? dir : o->bundle, &co, chosen, sizeof(chosen), e);
+	kitcheck_close(&kit);
 	free(dir);
 	if (have_state)
 		state_free(&installed);
@@ -188,7 +193,7 @@ VERB(verify)
 {
 	if (c->arg && io_is_dir(c->arg)) {
 		char *dir = NULL;
-		int rc = kitcheck_verify_kit(c->arg, &o->trust, c->allow_expired, 1, &dir, e);
+		int rc = kitcheck_verify_kit(c->arg, &o->trust, c->allow_expired, 1, &dir, NULL, e);
 		free(dir);
 		return rc;
 	}

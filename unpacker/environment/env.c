@@ -12,6 +12,7 @@
 #include "common/platform.h"
 #include "unpacker/target/layout.h"
 #include "manifests/product.h"
+#include "unpacker/target/homefile.h"
 
 int env_system_present(const struct layout *l)
 {
@@ -272,7 +273,10 @@ int env_write_user(const char *prefix_sys, char *written, size_t size, struct cf
 		return cf_fail(e, CF_INSTALL, "HOME is not set: cannot write the user environment");
 	char *path = layout_user_env(home);
 	char *sh = env_sh_snippet(prefix_sys, 1);
-	int rc = env_write_file(path, sh, e);
+	/* As root, nothing the user planted below their home is followed (homefile.h); a user
+	 * writes only what they could write anyway. */
+	int rc = platform_is_admin() && platform_dir_separator() == '/'
+			 ? homefile_write(home, layout_user_env_rel(), sh, e) : env_write_file(path, sh, e);
 	snprintf(written, size, "%s", path);
 	free(path);
 	free(sh);

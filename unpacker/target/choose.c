@@ -218,6 +218,24 @@ static void display_name(const char *path, char *out, size_t size)
 	snprintf(out, size, "%s", log_escape(slash ? slash + 1 : path, buf, sizeof(buf)));
 }
 
+/* A signed kit considers only what its index lists, as it lists it: a bundle added to the
+ * stick afterwards, or one whose size changed, is passed over (why says so) and never opened.
+ * 1 when path is such a one. */
+static int unindexed(const struct kitindex *x, const char *path, char *why, size_t size)
+{
+	const char *slash = strrchr(path, '/'), *back = strrchr(path, '\\');
+	const char *name = back > slash ? back + 1 : slash ? slash + 1 : path;
+	const struct kitindex_file *f = kitindex_find(x, name);
+	struct platform_stat st;
+	if (!f)
+		return snprintf(why, size, "not in the kit's signed index (put on the stick after the "
+				"kit was written): not considered"), 1;
+	if (platform_lstat(path, &st) != 0 || st.size != f->size)
+		return snprintf(why, size, "not the size the kit's signed index gives (changed after "
+				"the kit was written): not considered"), 1;
+	return 0;
+}
+
 /* Verify the header (and a .run's stub) with the trusted keys, then read the manifest:
  * nothing before that. */
 static int read_candidate(struct candidate *c, const struct trust *t)
@@ -390,11 +408,17 @@ int choose_bundle(const char *path, const struct choose_options *o, char *chosen
 	struct candidate *c = xcalloc(n, sizeof(*c));
 	rc = trust_load(t, &o->trust, e);
 	size_t best = n, trusted = 0, held_back = 0;
+	char unlisted[600] = "";
 	for (size_t i = 0; rc == CF_OK && i < n; i++) {
 		c[i].path = names[i];
 		display_name(names[i], c[i].name, sizeof(c[i].name));
 		if (from_dir && is_link(names[i])) {
 			snprintf(c[i].why, sizeof(c[i].why), "a link: not followed off the kit");
+			continue;
+		}
+		if (from_dir && o->index && unindexed(o->index, names[i], c[i].why, sizeof(c[i].why))) {
+			size_t used = strlen(unlisted);
+			snprintf(unlisted + used, sizeof(unlisted) - used, "%s%s", used ? ", " : "", c[i].name);
 			continue;
 		}
 		if (read_candidate(&c[i], t) != CF_OK)
@@ -410,6 +434,9 @@ int choose_bundle(const char *path, const struct choose_options *o, char *chosen
 		if (c[i].eligible && (best == n || rank(&c[i], &c[best], NULL, 0) < 0))
 			best = i;
 	}
+	if (rc == CF_OK && unlisted[0])
+		log_msg(LOG_WARN, "not as the kit's signed index lists them, so never considered: %s",
+			unlisted);
 	char machine[320];
 	describe_machine(&mc, machine, sizeof(machine));
 	if (rc == CF_OK)

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "common/err.h"
+#include "manifests/kitindex.h"
 #include "unpacker/target/productline.h"
 #include "unpacker/target/trust.h"
 
@@ -17,6 +18,9 @@ struct choose_options {
 	const char *platform;          /* --platform P (dry runs only), or NULL: this program's */
 	const struct state *installed; /* the prefix's installs (the install's own rule), or NULL */
 	struct productline_options policy;
+	const struct kitindex *index;  /* a signed kit's verified index: only the bundles it lists
+					* are considered (the others are named, never opened); NULL
+					* for a directory of bundles */
 };
 
 /* path is a directory of bundles (plain, NAME.001 of split ones, .run), or one bundle. Each

@@ -355,42 +355,56 @@ int kitcheck_files(const char *dir, const struct kitcheck *k, const struct trust
 	return rc;
 }
 
-/* A kit's README.txt and SHA256SUMS without an index: written by a bundler from before kits
- * were signed. */
-static int looks_like_kit(const char *dir)
+/* What makes dir a kit rather than a directory of bundles someone gathered, in mark (empty
+ * when nothing does): the stick's cuferry-kit/ (descended is set), the signature of
+ * SHA256SUMS, an unpacker of a platform's directory, the kit's trust statement, or the
+ * README.txt and SHA256SUMS of an older bundler's kit. */
+static void kit_mark(const char *dir, int descended, char *mark, size_t size)
 {
+	static const char *const marks[] = { "SHA256SUMS.sig", "linux-x86_64/unpacker",
+					     "linux-sbsa/unpacker", "windows-x86_64/unpacker.exe",
+					     "trust-statement.cuferry", NULL };
 	struct platform_stat st;
+	snprintf(mark, size, "%s", descended ? KIT_DIR_NAME "/" : "");
+	for (size_t i = 0; !mark[0] && marks[i]; i++) {
+		char *p = kit_path(dir, marks[i]);
+		if (platform_lstat(p, &st) == 0)
+			snprintf(mark, size, "%s", marks[i]);
+		free(p);
+	}
 	char *a = kit_path(dir, "README.txt"), *b = kit_path(dir, "SHA256SUMS");
-	int yes = platform_lstat(a, &st) == 0 && platform_lstat(b, &st) == 0;
+	if (!mark[0] && platform_lstat(a, &st) == 0 && platform_lstat(b, &st) == 0)
+		snprintf(mark, size, "README.txt and SHA256SUMS");
 	free(a);
 	free(b);
-	return yes;
 }
 
 int kitcheck_verify_kit(const char *path, const struct trust_sources *src, int allow_expired,
-			int whole, char **dir, struct cf_err *e)
+			int whole, char **dir, struct kitcheck *kit, struct cf_err *e)
 {
 	*dir = NULL;
+	if (kit)
+		memset(kit, 0, sizeof(*kit));
 	int rc = kitcheck_dir(path, dir, e);
 	if (rc != CF_OK)
 		return rc;
-	char safe[256];
+	char safe[256], mark[64];
 	log_safe(*dir, safe, sizeof(safe));
 	if (!kitcheck_present(*dir)) {
-		/* A kit that lost its index cannot be proven (2); any other directory is a usage
-		 * error, as before kits were signed. */
-		if (whole && looks_like_kit(*dir))
-			return cf_fail(e, CF_TRUST, "%s has no signed index (%s, %s): not a kit that "
-				       "'bundler kit' signed; verify its bundles one by one", safe,
+		/* A kit that lost its index cannot be proven, for install as for verify: nothing
+		 * of it would say what the kit held, or until when (2). Any other directory is a
+		 * directory of bundles, verified one by one by install, and a usage error for
+		 * verify, as before kits were signed. */
+		kit_mark(*dir, strcmp(*dir, path) != 0, mark, sizeof(mark));
+		if (mark[0])
+			return cf_fail(e, CF_TRUST, "%s is a kit (it has %s) without its signed index (%s, "
+				       "%s): refused, since nothing proves what it held; write the kit "
+				       "again with 'bundler kit', or give one bundle file of it", safe, mark,
 				       KITINDEX_NAME, KITINDEX_SIG_NAME);
 		if (whole)
 			return cf_fail(e, CF_USAGE, "%s is a directory: give the bundle file in it "
 				       "(NAME.bundle, NAME.bundle.001 or NAME.run), or a kit that 'bundler "
 				       "kit' wrote", safe);
-		if (looks_like_kit(*dir))
-			log_msg(LOG_WARN, "%s is a kit without a signed index (an older bundler wrote "
-				"it): its files are not checked against one and it never expires; each "
-				"bundle's own signature is still verified", safe);
 		return CF_OK;
 	}
 	struct trust *t = xmalloc(sizeof(*t));
@@ -412,7 +426,10 @@ int kitcheck_verify_kit(const char *path, const struct trust_sources *src, int a
 			log_out("verified kit %s: %zu files, every one as its signed index lists it\n",
 				safe, k.index.nfiles);
 	}
-	kitcheck_close(&k);
+	if (rc == CF_OK && kit)
+		*kit = k; /* the caller's now */
+	else
+		kitcheck_close(&k);
 	free(t);
 	return rc;
 }

@@ -44,11 +44,14 @@ int kitcheck_dir(const char *path, char **out, struct cf_err *e);
 
 /* The kit at path as install DIR and verify KIT take it: its directory (kitcheck_dir, in
  * *dir), its index verified with the keys of src and its validity (CF_POLICY when expired,
- * unless allow_expired); whole also checks every file and unpacker (kitcheck_files) and
- * refuses a directory without an index (CF_TRUST). Without whole, a directory without an
- * index passes (bundles are verified one by one), with a warning when it looks like a kit. */
+ * unless allow_expired); whole also checks every file and unpacker (kitcheck_files). A
+ * directory with a kit's marks (cuferry-kit/, SHA256SUMS.sig, an unpacker container, ...)
+ * but no index is CF_TRUST for both; any other directory without an index passes for install
+ * (a directory of bundles, verified one by one) and is CF_USAGE for verify (whole). On CF_OK,
+ * kit (when not NULL) holds the verified index (signed_kit 0: none), for the caller to
+ * kitcheck_close. */
 int kitcheck_verify_kit(const char *path, const struct trust_sources *src, int allow_expired,
-			int whole, char **dir, struct cf_err *e);
+			int whole, char **dir, struct kitcheck *kit, struct cf_err *e);
 
 /* 1 when path ends in a container's trailer (a program with a signature block, no bundle). */
 int kitcheck_is_container(const char *path);

@@ -1,6 +1,7 @@
 /* layout.c - the names of DESIGN.md §6's layout, spelled once */
 #include "unpacker/target/layout.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -252,9 +253,17 @@ char *layout_system_log(void)
 	return known_folders() ? shared_data("unpacker.log") : xstrdup("/var/log/cuferry/unpacker.log");
 }
 
+const char *layout_user_env_rel(void)
+{
+	static char rel[128];
+	if (!rel[0])
+		snprintf(rel, sizeof(rel), ".config/cuferry/%s", product_default()->user_env_name);
+	return rel;
+}
+
 char *layout_user_env(const char *home)
 {
-	return xasprintf("%s/.config/cuferry/%s", home, product_default()->user_env_name);
+	return xasprintf("%s/%s", home, layout_user_env_rel());
 }
 
 char *layout_self_install_dir(void)

@@ -100,7 +100,9 @@ char *layout_system_log(void);
  * Windows %LOCALAPPDATA%\cuferry\unpacker.log. */
 char *layout_user_log(void);
 
-/* HOME/.config/cuferry/cudnn.sh: the user's environment snippet (--env=user). */
+/* HOME/.config/cuferry/cudnn.sh: the user's environment snippet (--env=user);
+ * layout_user_env_rel() is the part below HOME (the product's user_env_name). */
+const char *layout_user_env_rel(void);
 char *layout_user_env(const char *home);
 
 /* Where self-install puts the unpacker, as the system sees it (Linux /usr/local/sbin, under
