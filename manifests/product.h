@@ -24,7 +24,7 @@ struct product_version_source {
 };
 
 struct product {
-	const char *name;          /* "cudnn": the registry's key and --product's value */
+	const char *name;          /* "cudnn": the registry's key */
 	const char *display;       /* "cuDNN": what messages call it */
 	const char *description;   /* the modulefile's whatis line */
 
