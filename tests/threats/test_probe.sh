@@ -220,6 +220,37 @@ for mode in interactive silent; do
 done
 record doctor_user_copy "a libcudnn.so.9 without a version in its name, owned by a user, under ~/.local" "doctor reports it 'version unknown (not loaded: owned by uid N)'; nothing of it runs" "threats/doctor_user_copy" "pass (both modes)"
 
+echo "== doctor's fix for a user's copy names no program of that user (issue 23 A4)"
+# ~/.local/bin/python3 is the user's: 'fix: ~/.local/bin/python3 -m pip uninstall', pasted as
+# root, would run it; a user's conda environment likewise (conda runs its pre-unlink scripts).
+mkdir -p "$W/home/.local/bin"
+printf '#!/bin/sh\ntouch %s/python-ran\n' "$W" > "$W/home/.local/bin/python3"
+chmod 755 "$W/home/.local/bin/python3"
+chown -R nobody "$W/home/.local"
+IMG2=$W/img2
+env2=/home/u/miniconda3/envs/x
+mkdir -p "$IMG2/etc" "$IMG2$env2/lib" "$IMG2$env2/conda-meta"
+cp "$W/src-good/lib/libcudnn.so.9" "$IMG2$env2/lib/"
+echo '{}' > "$IMG2$env2/conda-meta/cudnn-9.19.0-h0.json"
+chown -R nobody "$IMG2/home/u"
+for mode in interactive silent; do
+	for how in home image; do
+		set +e
+		if [ $how = home ]; then
+			HOME=$W/home "$UNPACKER" doctor $([ $mode = silent ] && echo /silent) </dev/null >"$W/last.out" 2>"$W/last.err"
+		else
+			"$UNPACKER" doctor --root "$IMG2" $([ $mode = silent ] && echo /silent) </dev/null >"$W/last.out" 2>"$W/last.err"
+		fi
+		set -e
+		if grep 'fix:' "$W/last.out" | grep -v 'fix: not shown' | grep -q "$W/home/.local/bin/python3\|conda remove -p $env2"; then
+			cat "$W/last.out" >&2; fail "doctor ($how) printed a fix that runs a user's program"
+		fi
+		assert_contains last.out "fix: not shown as a command: a user's"
+	done
+done
+[ ! -e "$W/python-ran" ] || fail "the user's python ran"
+record doctor_fix_user_program "a user's ~/.local/bin/python3 beside their pip copy of cuDNN; a user's conda environment" "doctor's fix names no program of that user: advice for its owner instead" "threats/doctor_fix_user_program" "pass (both modes)"
+
 echo "== doctor prints no command a user's directory name could turn into another one"
 # A directory name is the user's: pasted as root, 'rm DIR/libcudnn*' must not run its ';'.
 # (doctor looks in /home/*/*conda*/lib, here of an image given with --root.)

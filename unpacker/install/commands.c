@@ -15,6 +15,7 @@
 #include "unpacker/install/journal.h"
 #include "unpacker/install/prefix.h"
 #include "unpacker/layout.h"
+#include "unpacker/safepath.h"
 #include "unpacker/state.h"
 #include "unpacker/validate/validate.h"
 
@@ -216,7 +217,12 @@ int validate_command(const struct install_options *o, const char *id, struct ins
 	struct state st = { 0 };
 	struct manifest *m = NULL;
 	layout_init(&p, o->root, o->prefix);
-	int rc = state_load(p.state, &st, e);
+	/* validate writes as root (report.json, failed/) and its probe loads the install: a prefix
+	 * or --root image that another user owns is refused as the other verbs refuse it, before
+	 * anything of it is read (issue 23 A10, A3). */
+	int rc = safepath_check_dir(p.root, p.prefix_sys, "the prefix", e);
+	if (rc == CF_OK)
+		rc = state_load(p.state, &st, e);
 	const char *want = id ? id : st.current;
 	struct state_bundle *b = rc == CF_OK && want ? state_find(&st, want) : NULL;
 	if (rc == CF_OK && !b)

@@ -33,6 +33,11 @@ int environment_check_module_dir(const struct layout *p, const struct install_op
 	char *module_dir = module_dir_of(p, o);
 	int rc = module_dir ? safepath_check_dir(p->root, module_dir, "the modulefiles directory", e)
 			    : CF_OK;
+	if (rc == CF_OK && module_dir) { /* and DIR/cudnn, where the files go (issue 23 A5) */
+		char *sub = xasprintf("%s/cudnn", module_dir);
+		rc = safepath_check_dir(p->root, sub, "the modulefiles directory", e);
+		free(sub);
+	}
 	free(module_dir);
 	return rc;
 }
@@ -43,7 +48,10 @@ int environment_write_modulefiles(const struct layout *p, const struct install_o
 	char *module_dir = module_dir_of(p, o);
 	int rc = CF_OK;
 	if (module_dir) {
-		rc = modulefile_install(p, module_dir, dir, e);
+		/* Again as the files are written: DIR/cudnn may have been made since the check. */
+		rc = environment_check_module_dir(p, o, e);
+		if (rc == CF_OK)
+			rc = modulefile_install(p, module_dir, dir, e);
 		size_t n = strlen(r->env_note);
 		snprintf(r->env_note + n, sizeof(r->env_note) - n, "%smodulefiles in %s%s",
 			 n ? "; " : "", p->root, module_dir);
