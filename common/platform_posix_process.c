@@ -28,7 +28,9 @@ static int64_t now_ms(void)
 }
 
 /* Collect from fd until end of file or the deadline (0: none); 0 on end of file. */
-static int collect_output(int fd, int64_t deadline, struct platform_child *c)
+/* Collect at most max bytes of fd's output; the rest is read and dropped (so the child never
+ * blocks on a full pipe, and cannot grow this process's memory), and output_capped says so. */
+static int collect_output(int fd, int64_t deadline, size_t max, struct platform_child *c)
 {
 	for (;;) {
 		struct pollfd p = { fd, POLLIN, 0 };
@@ -46,6 +48,12 @@ static int collect_output(int fd, int64_t deadline, struct platform_child *c)
 			continue;
 		if (got <= 0)
 			return 0;
+		if (c->output_len + (size_t)got > max) {
+			c->output_capped = 1;
+			got = (ssize_t)(max - c->output_len);
+			if (got == 0)
+				continue;
+		}
 		c->output = xrealloc(c->output, c->output_len + (size_t)got + 1);
 		memcpy(c->output + c->output_len, buf, (size_t)got);
 		c->output_len += (size_t)got;
@@ -98,7 +106,7 @@ int platform_run(const char *prog, char *const argv[], char *const envp[],
 	}
 	int64_t deadline = timeout_s > 0 ? now_ms() + (int64_t)timeout_s * 1000 : 0;
 	int status = 0;
-	if ((fds[0] >= 0 && collect_output(fds[0], deadline, c) != 0) ||
+	if ((fds[0] >= 0 && collect_output(fds[0], deadline, PLATFORM_RUN_OUTPUT_MAX, c) != 0) ||
 	    wait_until(pid, deadline, &status) != 0) {
 		c->timed_out = 1;
 		kill(pid, SIGKILL);
@@ -429,7 +437,7 @@ int platform_run_probe(const struct platform_probe_program *program, char *const
 	}
 	/* The keeper holds the deadline; this one only guards against a keeper that hangs. */
 	int64_t guard = timeout_s > 0 ? now_ms() + (int64_t)timeout_s * 1000 + 30000 : 0;
-	if (collect_output(out[0], guard, c) != 0)
+	if (collect_output(out[0], guard, PLATFORM_PROBE_OUTPUT_MAX, c) != 0)
 		kill(pid, SIGTERM);
 	close(out[0]);
 	int st;

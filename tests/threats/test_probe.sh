@@ -199,6 +199,28 @@ CUFERRY_VALIDATE_TIMEOUT=5 run_case probe_tree_timeout "the forking library, the
 assert_contains last.out "timed out after 5 s"
 [ "$(ls "$PIDS" | wc -l)" -gt 0 ] || fail "probe_tree_timeout: no pid record"
 [ "$(alive)" = 0 ] || fail "probe_tree_timeout: $(alive) process(es) outlived the unpacker"
+echo "== a library that floods the probe's output: 64 KiB kept, the probe failed with one line (issue 23 A15)"
+cat > "$W/flooder.c" <<'EOF'
+#include <string.h>
+#include <unistd.h>
+__attribute__((constructor)) static void flood(void)
+{
+	static char mb[1 << 20];
+	memset(mb, 'x', sizeof(mb));
+	for (int i = 0; i < 8; i++)
+		if (write(1, mb, sizeof(mb)) < 0)
+			break;
+}
+EOF
+mkfake flood "$W/flooder.c"; mkbundle flood
+chmod -R o+rX "$W"
+R=$W/flood
+mkdir -p "$R/usr/lib/x86_64-linux-gnu"
+cp "$W/image-libs/"* "$R/usr/lib/x86_64-linux-gnu/"
+expect 0 "$UNPACKER" "$W/flood.bundle" --root "$R" $T --no-validate
+run_case probe_output_flood "a library whose constructor writes 8 MiB to the probe's stdout" "validate: exit 6, the probe failed with one line (its output capped at 64 KiB, the rest dropped)" 6 validate $V
+grep -q "more than 64 KiB to its output" last.out last.err || { cat last.out last.err; fail "probe_output_flood: the reason is not named"; }
+
 echo "== doctor never loads a copy a user could have put there"
 # The copy's name and headers say no version: before, doctor had the probe load it.
 up=$W/home/.local/lib/python3.11/site-packages/nvidia/cudnn/lib
