@@ -173,6 +173,16 @@ static int write_all(int fd, const char *p, size_t len)
 
 /* A copy of the program's image in memory that nobody can change (sealed), open read-only
  * (a writable descriptor would make executing it fail): the descriptor, or -1 (no memfd). */
+/* The running image, opened before main: the sealed copy is made from it, never from the
+ * program's path, which a user who can write its directory (a FAT stick mounted for the
+ * desktop user) could have renamed another program over by the first probe (issue 23 A1).
+ * Started through the dynamic loader, /proc/self/exe is the loader: then the path is used. */
+static int running_image = -1;
+__attribute__((constructor)) static void open_running_image(void)
+{
+	running_image = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+}
+
 static int make_sealed_copy(const struct platform_probe_program *p)
 {
 #ifdef SYS_memfd_create
@@ -181,11 +191,15 @@ static int make_sealed_copy(const struct platform_probe_program *p)
 #else
 	int fd = -1;
 #endif
-	int in = fd >= 0 ? open(p->path, O_RDONLY | O_CLOEXEC) : -1, ok = in >= 0, ro = -1;
-	uint64_t left = p->size ? p->size : UINT64_MAX;
+	int image = !p->loader && running_image >= 0;
+	int in = fd < 0 ? -1 : image ? running_image : open(p->path, O_RDONLY | O_CLOEXEC);
+	int ok = in >= 0, ro = -1;
+	uint64_t left = p->size ? p->size : UINT64_MAX, at = 0;
 	char buf[65536], self[64];
 	while (ok && left > 0) {
-		ssize_t n = read(in, buf, left < sizeof(buf) ? (size_t)left : sizeof(buf));
+		ssize_t n = pread(in, buf, left < sizeof(buf) ? (size_t)left : sizeof(buf), (off_t)at);
+		if (n > 0)
+			at += (uint64_t)n;
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -203,7 +217,7 @@ static int make_sealed_copy(const struct platform_probe_program *p)
 		snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
 		ro = open(self, O_RDONLY | O_CLOEXEC);
 	}
-	if (in >= 0)
+	if (in >= 0 && !image)
 		close(in);
 	if (fd >= 0)
 		close(fd);

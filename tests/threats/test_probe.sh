@@ -170,6 +170,50 @@ assert_contains last.out "2    library       pass"
 no_root_constructor private_binary
 record private_binary "the unpacker started from a 0700 directory nobody cannot search" "the probe runs (a sealed in-memory copy), as nobody" "threats/private_binary" "pass (exit 0)"
 
+echo "== the unpacker's file swapped after it started: the probe runs the image that is running (issue 23 A1)"
+# A user who can write the unpacker's directory (a stick mounted for the desktop user) renames
+# another program over it before the first probe. A preloaded syscall() does the swap just
+# before the sealed copy is made, every time (no race to win, no timing).
+cat > "$W/evil-probe.c" <<EOF
+#include <stdio.h>
+int main(void)
+{
+	FILE *f = fopen("$UIDS/evil-probe-ran", "w");
+	if (f)
+		fclose(f);
+	return 0;
+}
+EOF
+cat > "$W/swap.c" <<EOF
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/syscall.h>
+long syscall(long number, ...)
+{
+	va_list ap;
+	va_start(ap, number);
+	long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long), d = va_arg(ap, long);
+	va_end(ap);
+	if (number == SYS_memfd_create)
+		rename("$W/stick/.evil", "$W/stick/unpacker");
+	long (*real)(long, ...) = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
+	return real(number, a, b, c, d);
+}
+EOF
+cc -o "$W/evil-probe" "$W/evil-probe.c"
+cc -shared -fPIC -o "$W/swap.so" "$W/swap.c" -ldl
+mkdir -p "$W/stick"
+cp "$UNPACKER" "$W/stick/unpacker"
+cp "$W/evil-probe" "$W/stick/.evil"
+rm -f "$UIDS"/*
+expect 0 env LD_PRELOAD="$W/swap.so" "$W/stick/unpacker" validate --root "$W/links" $T $V
+cmp -s "$W/stick/unpacker" "$W/evil-probe" || fail "running_image: the swap did not happen (the test is broken)"
+[ ! -e "$UIDS/evil-probe-ran" ] || fail "running_image: the probe ran the program swapped in after start-up"
+assert_contains last.out "2    library       pass"
+record running_image "the unpacker's file replaced by another program between start-up and the first probe" "the probe runs a sealed copy of the running image; the swapped file never runs" "threats/running_image" "pass (exit 0)"
+
 echo "== a library that forks and double-forks: no process of the probe outlives the unpacker"
 alive() { # how many of the recorded pids still run
 	n=0
