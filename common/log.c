@@ -56,15 +56,16 @@ static void log_stamp(FILE *f, const char *tag)
 }
 
 /* A message is one line whatever it quotes: control characters (a newline or an escape
- * sequence in a signed but hostile field) are written as \xNN, so no field can forge a line. */
+ * sequence in a signed but hostile field; C1 controls and bytes that are not UTF-8 too) are
+ * written as \xNN, so no field can forge a line or drive the terminal. */
 static void put_escaped(FILE *f, const char *s)
 {
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\x%02x", c);
-		else
-			fputc(c, f);
+	while (*s) {
+		int n = log_printable_len(s);
+		if (n == 0)
+			fprintf(f, "\\x%02x", (unsigned char)*s++);
+		for (; n > 0; n--)
+			fputc(*s++, f);
 	}
 	fputc('\n', f);
 }
@@ -101,17 +102,15 @@ void log_msg(int level, const char *fmt, ...)
 static void put_stamped(const char *text)
 {
 	static int at_line_start = 1;
-	for (const char *p = text; *p; p++) {
-		unsigned char c = (unsigned char)*p;
+	for (const char *p = text; *p;) {
 		if (at_line_start)
 			log_stamp(log_file, "info");
-		at_line_start = c == '\n';
-		if (c == '\n')
-			fputc('\n', log_file);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(log_file, "\\x%02x", c);
-		else
-			fputc(c, log_file);
+		at_line_start = *p == '\n';
+		int n = *p == '\n' ? 1 : log_printable_len(p);
+		if (n == 0)
+			fprintf(log_file, "\\x%02x", (unsigned char)*p++);
+		for (; n > 0; n--)
+			fputc(*p++, log_file);
 	}
 }
 
@@ -135,13 +134,41 @@ void log_out(const char *fmt, ...)
 	}
 }
 
+int log_printable_len(const char *text)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	if (s[0] < 0x80)
+		return s[0] >= 0x20 && s[0] != 0x7f;
+	/* The second byte's range per lead byte (RFC 3629: no overlong form, no surrogate, nothing
+	 * above U+10FFFF); U+0080-U+009F (C2 80-9F) are C1 controls: the terminal acts on them. */
+	int n = s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : s[0] >= 0xe0 && s[0] <= 0xef ? 3
+		: s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
+	unsigned char lo = s[0] == 0xc2 ? 0xa0 : s[0] == 0xe0 ? 0xa0 : s[0] == 0xf0 ? 0x90 : 0x80;
+	unsigned char hi = s[0] == 0xed ? 0x9f : s[0] == 0xf4 ? 0x8f : 0xbf;
+	if (n == 0 || s[1] < lo || s[1] > hi)
+		return 0;
+	for (int i = 2; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
 const char *log_safe(const char *s, char *buf, unsigned long size)
 {
 	unsigned long i = 0;
 	if (size == 0)
 		return "";
-	for (; s && *s && i + 1 < size; s++)
-		buf[i++] = ((unsigned char)*s < 0x20 || *s == 0x7f) ? '?' : *s;
+	while (s && *s && i + 1 < size) {
+		int n = log_printable_len(s);
+		if (n == 0 || i + (unsigned long)n >= size) {
+			buf[i++] = '?';
+			s++;
+			continue;
+		}
+		memcpy(buf + i, s, (size_t)n);
+		i += (unsigned long)n;
+		s += n;
+	}
 	buf[i] = '\0';
 	return buf;
 }
@@ -151,15 +178,17 @@ const char *log_escape(const char *s, char *buf, unsigned long size)
 	unsigned long i = 0;
 	if (size == 0)
 		return "";
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		int control = c < 0x20 || c == 0x7f;
-		if (i + (control ? 4 : 1) >= size)
+	while (s && *s) {
+		int n = log_printable_len(s);
+		if (i + (unsigned long)(n ? n : 4) >= size)
 			break;
-		if (control)
-			i += (unsigned long)snprintf(buf + i, size - i, "\\x%02x", c);
-		else
-			buf[i++] = (char)c;
+		if (n == 0) {
+			i += (unsigned long)snprintf(buf + i, size - i, "\\x%02x", (unsigned char)*s++);
+			continue;
+		}
+		memcpy(buf + i, s, (size_t)n);
+		i += (unsigned long)n;
+		s += n;
 	}
 	buf[i] = '\0';
 	return buf;

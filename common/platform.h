@@ -109,6 +109,11 @@ enum platform_capture {
 	PLATFORM_CAPTURE_ALL = 2,    /* collect stdout and stderr together */
 };
 
+/* What a child's collected output may hold: platform_run (ldconfig -p's list), and the probe,
+ * whose first line is all that is used (its results come on the report pipe). */
+#define PLATFORM_RUN_OUTPUT_MAX (16u << 20)
+#define PLATFORM_PROBE_OUTPUT_MAX (64u << 10)
+
 struct platform_child {
 	int exited;         /* it ended by itself: exit_code is valid */
 	int exit_code;
@@ -116,6 +121,7 @@ struct platform_child {
 	char crash[96];     /* how it died, when it neither exited nor timed out */
 	char *output;       /* what was collected, NUL-terminated (NULL if nothing); free() it */
 	size_t output_len;
+	int output_capped;  /* it wrote more than the cap: only the first bytes were kept */
 	char contained[200]; /* platform_run_probe: how its tree of processes was held and ended */
 };
 

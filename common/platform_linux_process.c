@@ -28,7 +28,9 @@ static int64_t now_ms(void)
 }
 
 /* Collect from fd until end of file or the deadline (0: none); 0 on end of file. */
-static int collect_output(int fd, int64_t deadline, struct platform_child *c)
+/* Collect at most max bytes of fd's output; the rest is read and dropped (so the child never
+ * blocks on a full pipe, and cannot grow this process's memory), and output_capped says so. */
+static int collect_output(int fd, int64_t deadline, size_t max, struct platform_child *c)
 {
 	for (;;) {
 		struct pollfd p = { fd, POLLIN, 0 };
@@ -46,6 +48,12 @@ static int collect_output(int fd, int64_t deadline, struct platform_child *c)
 			continue;
 		if (got <= 0)
 			return 0;
+		if (c->output_len + (size_t)got > max) {
+			c->output_capped = 1;
+			got = (ssize_t)(max - c->output_len);
+			if (got == 0)
+				continue;
+		}
 		c->output = xrealloc(c->output, c->output_len + (size_t)got + 1);
 		memcpy(c->output + c->output_len, buf, (size_t)got);
 		c->output_len += (size_t)got;
@@ -98,7 +106,7 @@ int platform_run(const char *prog, char *const argv[], char *const envp[],
 	}
 	int64_t deadline = timeout_s > 0 ? now_ms() + (int64_t)timeout_s * 1000 : 0;
 	int status = 0;
-	if ((fds[0] >= 0 && collect_output(fds[0], deadline, c) != 0) ||
+	if ((fds[0] >= 0 && collect_output(fds[0], deadline, PLATFORM_RUN_OUTPUT_MAX, c) != 0) ||
 	    wait_until(pid, deadline, &status) != 0) {
 		c->timed_out = 1;
 		kill(pid, SIGKILL);
@@ -165,6 +173,16 @@ static int write_all(int fd, const char *p, size_t len)
 
 /* A copy of the program's image in memory that nobody can change (sealed), open read-only
  * (a writable descriptor would make executing it fail): the descriptor, or -1 (no memfd). */
+/* The running image, opened before main: the sealed copy is made from it, never from the
+ * program's path, which a user who can write its directory (a FAT stick mounted for the
+ * desktop user) could have renamed another program over by the first probe (issue 23 A1).
+ * Started through the dynamic loader, /proc/self/exe is the loader: then the path is used. */
+static int running_image = -1;
+__attribute__((constructor)) static void open_running_image(void)
+{
+	running_image = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+}
+
 static int make_sealed_copy(const struct platform_probe_program *p)
 {
 #ifdef SYS_memfd_create
@@ -173,11 +191,15 @@ static int make_sealed_copy(const struct platform_probe_program *p)
 #else
 	int fd = -1;
 #endif
-	int in = fd >= 0 ? open(p->path, O_RDONLY | O_CLOEXEC) : -1, ok = in >= 0, ro = -1;
-	uint64_t left = p->size ? p->size : UINT64_MAX;
+	int image = !p->loader && running_image >= 0;
+	int in = fd < 0 ? -1 : image ? running_image : open(p->path, O_RDONLY | O_CLOEXEC);
+	int ok = in >= 0, ro = -1;
+	uint64_t left = p->size ? p->size : UINT64_MAX, at = 0;
 	char buf[65536], self[64];
 	while (ok && left > 0) {
-		ssize_t n = read(in, buf, left < sizeof(buf) ? (size_t)left : sizeof(buf));
+		ssize_t n = pread(in, buf, left < sizeof(buf) ? (size_t)left : sizeof(buf), (off_t)at);
+		if (n > 0)
+			at += (uint64_t)n;
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -195,7 +217,7 @@ static int make_sealed_copy(const struct platform_probe_program *p)
 		snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
 		ro = open(self, O_RDONLY | O_CLOEXEC);
 	}
-	if (in >= 0)
+	if (in >= 0 && !image)
 		close(in);
 	if (fd >= 0)
 		close(fd);
@@ -436,7 +458,7 @@ int platform_run_probe(const struct platform_probe_program *program, char *const
 	}
 	/* The keeper holds the deadline; this one only guards against a keeper that hangs. */
 	int64_t guard = timeout_s > 0 ? now_ms() + (int64_t)timeout_s * 1000 + 30000 : 0;
-	if (collect_output(out[0], guard, c) != 0)
+	if (collect_output(out[0], guard, PLATFORM_PROBE_OUTPUT_MAX, c) != 0)
 		kill(pid, SIGTERM);
 	close(out[0]);
 	int st;

@@ -102,6 +102,16 @@ mkbundle() {
 
 # skip_if_sanitizer WHY: the ASan/UBSan build (make sanitize) links libasan and has no glibc
 # floor; checks of the release binaries say SKIP there (make test runs them).
+# guide_run_recipe RUN KEY ROOT: the guide's first-server recipe for a .run (docs/guide.md, a
+# stick mounted noexec), extracted as written up to its install line, run against RUN with the
+# site key KEY; its private directory lies under $W and the install goes to --root ROOT.
+guide_run_recipe() {
+	awk '/^d=\$\(mktemp -d \/root\/cuferry/,/^chmod 700 unpacker/' "$TOP/docs/guide.md" |
+		sed "s|/root/cuferry|$W/cuferry|; s|/silent\$|/silent --root \"\$R\" --no-validate|" > "$W/recipe.sh"
+	grep -q 'openssl dgst -sha256 -verify' "$W/recipe.sh" || fail "no first-server .run recipe in docs/guide.md"
+	r=$1 k=$2 R=$3 sh "$W/recipe.sh"
+}
+
 skip_if_sanitizer() {
 	if readelf -d "$UNPACKER" 2>/dev/null | grep -q 'libasan'; then
 		echo "SKIP $NAME: $1"

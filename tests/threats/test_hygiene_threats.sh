@@ -51,6 +51,15 @@ modules_case world_writable "mode 0777, owned by nobody" \
 	'chmod 777 "$R/site/modulefiles"; chown nobody "$R/site/modulefiles"'
 modules_case other_owner "owned by another user" 'chown nobody "$R/site/modulefiles"'
 modules_case parent_writable "a parent writable by group" 'chmod 775 "$R/site"'
+# DIR itself root's, DIR/cudnn (where the files go) another user's: its owner could replace
+# root's modulefiles with their own Tcl or Lua (issue 23 A5).
+fresh_root "$W/mf-sub"
+mkdir -p "$R/site/modulefiles/cudnn" && chown nobody "$R/site/modulefiles/cudnn"
+run_case modulefiles_subdir_owner "--modulefiles DIR: DIR/cudnn owned by another user" \
+	"exit 4 before anything is written, the directory named" 4 new.bundle --no-validate \
+	--modulefiles /site/modulefiles
+assert_contains last.err "modulefiles/cudnn is owned by uid"
+[ -z "$(ls -A "$R/site/modulefiles/cudnn")" ] || fail "modulefiles_subdir_owner: written into DIR/cudnn"
 # A root-owned 0755 directory is fine.
 fresh_root "$W/mf-ok"
 mkdir -p "$R/site/modulefiles"
@@ -81,4 +90,18 @@ expect 0 "$UNPACKER" "$W/new.bundle" --root "$R" --trust "$FX/test.pub" --no-val
 HOME=$saved_home; export HOME
 record env_user_ok "--env=user as root into the home's own directories" "written, owned by the home's owner" \
 	"threats/env_user_ok" "pass (exit 0)"
+echo "== validate of a prefix or --root image another user owns is refused (exit 4, issue 23 A10)"
+# validate writes report.json and failed/ as root, and its probe loads the install: as the
+# writing verbs do, it refuses a prefix whose owner could link .cuferry or failed/ elsewhere.
+fresh_root "$W/val-prefix"
+chown nobody "$R/opt/cudnn" "$R/opt/cudnn/.cuferry"
+run_case validate_user_prefix "validate of a prefix owned by another user" \
+	"exit 4 before anything is read or written, the directory named" 4 validate
+assert_contains last.err "the prefix: .*owned by uid"
+fresh_root "$W/val-image"
+chown -R nobody "$R"
+mv "$R/opt/cudnn/.cuferry" "$R/opt/cudnn/.cuferry-real"
+ln -s "$W/outside" "$R/opt/cudnn/.cuferry"
+run_case validate_user_image "validate --root of an image owned by another user, its .cuferry linked elsewhere" \
+	"exit 4 before anything is read or written, the directory named" 4 validate
 echo "ok: environment hygiene"

@@ -67,6 +67,17 @@ run_case stick_escape_name "a bundle named with ESC [2J, an OSC title and BEL" \
 ! grep -q "$ESC\|$BEL" last.out last.err || fail "a raw ESC or BEL reached the terminal"
 assert_contains last.out 'x\\x1b\[2J\\x1b\]0;owned\\x07.bundle'
 
+echo "== C1 controls in a name (UTF-8 CSI, OSC, ST; a raw 0x9b byte): printed escaped too (issue 23 A14)"
+mkdir -p kc1 && cp new.bundle kc1/ && echo junk > "kc1/$(printf 'y\302\2332J\302\2350;owned\302\234\23331m.bundle')"
+run_case stick_c1_name "a bundle named with C1 controls (U+009B, U+009D, U+009C, a raw 0x9b)" \
+	"the name printed as \\xc2\\x9b...; no C1 control on stdout or stderr" 0 "$W/kc1" --dry-run
+python3 -c 'import re,sys
+for f in sys.argv[1:]:
+    t = open(f, "rb").read().decode("utf-8", "surrogateescape")
+    if re.search("[\x80-\x9f\udc80-\udc9f]", t):
+        sys.exit(f + ": a C1 control reached the terminal")' last.out last.err
+assert_contains last.out 'y\\xc2\\x9b2J\\xc2\\x9d0;owned\\xc2\\x9c\\x9b31m.bundle'
+
 echo "== an expired kit: exit 7 unless --allow-expired"
 CUFERRY_KIT_CREATED=$(( $(date +%s) - 100 * 86400 )) "$B/bundler-test-seams" kit --key "$FX/test.key" \
 	-o "$W/kold" --bundle "$W/new.bundle" >/dev/null 2>&1 || fail "the expired kit was not written"

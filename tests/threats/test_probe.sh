@@ -170,6 +170,50 @@ assert_contains last.out "2    library       pass"
 no_root_constructor private_binary
 record private_binary "the unpacker started from a 0700 directory nobody cannot search" "the probe runs (a sealed in-memory copy), as nobody" "threats/private_binary" "pass (exit 0)"
 
+echo "== the unpacker's file swapped after it started: the probe runs the image that is running (issue 23 A1)"
+# A user who can write the unpacker's directory (a stick mounted for the desktop user) renames
+# another program over it before the first probe. A preloaded syscall() does the swap just
+# before the sealed copy is made, every time (no race to win, no timing).
+cat > "$W/evil-probe.c" <<EOF
+#include <stdio.h>
+int main(void)
+{
+	FILE *f = fopen("$UIDS/evil-probe-ran", "w");
+	if (f)
+		fclose(f);
+	return 0;
+}
+EOF
+cat > "$W/swap.c" <<EOF
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/syscall.h>
+long syscall(long number, ...)
+{
+	va_list ap;
+	va_start(ap, number);
+	long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long), d = va_arg(ap, long);
+	va_end(ap);
+	if (number == SYS_memfd_create)
+		rename("$W/stick/.evil", "$W/stick/unpacker");
+	long (*real)(long, ...) = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
+	return real(number, a, b, c, d);
+}
+EOF
+cc -o "$W/evil-probe" "$W/evil-probe.c"
+cc -shared -fPIC -o "$W/swap.so" "$W/swap.c" -ldl
+mkdir -p "$W/stick"
+cp "$UNPACKER" "$W/stick/unpacker"
+cp "$W/evil-probe" "$W/stick/.evil"
+rm -f "$UIDS"/*
+expect 0 env LD_PRELOAD="$W/swap.so" "$W/stick/unpacker" validate --root "$W/links" $T $V
+cmp -s "$W/stick/unpacker" "$W/evil-probe" || fail "running_image: the swap did not happen (the test is broken)"
+[ ! -e "$UIDS/evil-probe-ran" ] || fail "running_image: the probe ran the program swapped in after start-up"
+assert_contains last.out "2    library       pass"
+record running_image "the unpacker's file replaced by another program between start-up and the first probe" "the probe runs a sealed copy of the running image; the swapped file never runs" "threats/running_image" "pass (exit 0)"
+
 echo "== a library that forks and double-forks: no process of the probe outlives the unpacker"
 alive() { # how many of the recorded pids still run
 	n=0
@@ -199,6 +243,28 @@ CUFERRY_VALIDATE_TIMEOUT=5 run_case probe_tree_timeout "the forking library, the
 assert_contains last.out "timed out after 5 s"
 [ "$(ls "$PIDS" | wc -l)" -gt 0 ] || fail "probe_tree_timeout: no pid record"
 [ "$(alive)" = 0 ] || fail "probe_tree_timeout: $(alive) process(es) outlived the unpacker"
+echo "== a library that floods the probe's output: 64 KiB kept, the probe failed with one line (issue 23 A15)"
+cat > "$W/flooder.c" <<'EOF'
+#include <string.h>
+#include <unistd.h>
+__attribute__((constructor)) static void flood(void)
+{
+	static char mb[1 << 20];
+	memset(mb, 'x', sizeof(mb));
+	for (int i = 0; i < 8; i++)
+		if (write(1, mb, sizeof(mb)) < 0)
+			break;
+}
+EOF
+mkfake flood "$W/flooder.c"; mkbundle flood
+chmod -R o+rX "$W"
+R=$W/flood
+mkdir -p "$R/usr/lib/x86_64-linux-gnu"
+cp "$W/image-libs/"* "$R/usr/lib/x86_64-linux-gnu/"
+expect 0 "$UNPACKER" "$W/flood.bundle" --root "$R" $T --no-validate
+run_case probe_output_flood "a library whose constructor writes 8 MiB to the probe's stdout" "validate: exit 6, the probe failed with one line (its output capped at 64 KiB, the rest dropped)" 6 validate $V
+grep -q "more than 64 KiB to its output" last.out last.err || { cat last.out last.err; fail "probe_output_flood: the reason is not named"; }
+
 echo "== doctor never loads a copy a user could have put there"
 # The copy's name and headers say no version: before, doctor had the probe load it.
 up=$W/home/.local/lib/python3.11/site-packages/nvidia/cudnn/lib
@@ -220,6 +286,37 @@ for mode in interactive silent; do
 	if ls "$UIDS" | grep -q .; then fail "doctor loaded a user's copy: $(ls "$UIDS")"; fi
 done
 record doctor_user_copy "a libcudnn.so.9 without a version in its name, owned by a user, under ~/.local" "doctor reports it 'version unknown (not loaded: owned by uid N)'; nothing of it runs" "threats/doctor_user_copy" "pass (both modes)"
+
+echo "== doctor's fix for a user's copy names no program of that user (issue 23 A4)"
+# ~/.local/bin/python3 is the user's: 'fix: ~/.local/bin/python3 -m pip uninstall', pasted as
+# root, would run it; a user's conda environment likewise (conda runs its pre-unlink scripts).
+mkdir -p "$W/home/.local/bin"
+printf '#!/bin/sh\ntouch %s/python-ran\n' "$W" > "$W/home/.local/bin/python3"
+chmod 755 "$W/home/.local/bin/python3"
+chown -R nobody "$W/home/.local"
+IMG2=$W/img2
+env2=/home/u/miniconda3/envs/x
+mkdir -p "$IMG2/etc" "$IMG2$env2/lib" "$IMG2$env2/conda-meta"
+cp "$W/src-good/lib/libcudnn.so.9" "$IMG2$env2/lib/"
+echo '{}' > "$IMG2$env2/conda-meta/cudnn-9.19.0-h0.json"
+chown -R nobody "$IMG2/home/u"
+for mode in interactive silent; do
+	for how in home image; do
+		set +e
+		if [ $how = home ]; then
+			HOME=$W/home "$UNPACKER" doctor $([ $mode = silent ] && echo /silent) </dev/null >"$W/last.out" 2>"$W/last.err"
+		else
+			"$UNPACKER" doctor --root "$IMG2" $([ $mode = silent ] && echo /silent) </dev/null >"$W/last.out" 2>"$W/last.err"
+		fi
+		set -e
+		if grep 'fix:' "$W/last.out" | grep -v 'fix: not shown' | grep -q "$W/home/.local/bin/python3\|conda remove -p $env2"; then
+			cat "$W/last.out" >&2; fail "doctor ($how) printed a fix that runs a user's program"
+		fi
+		assert_contains last.out "fix: not shown as a command: a user's"
+	done
+done
+[ ! -e "$W/python-ran" ] || fail "the user's python ran"
+record doctor_fix_user_program "a user's ~/.local/bin/python3 beside their pip copy of cuDNN; a user's conda environment" "doctor's fix names no program of that user: advice for its owner instead" "threats/doctor_fix_user_program" "pass (both modes)"
 
 echo "== doctor prints no command a user's directory name could turn into another one"
 # A directory name is the user's: pasted as root, 'rm DIR/libcudnn*' must not run its ';'.

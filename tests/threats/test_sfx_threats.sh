@@ -88,6 +88,31 @@ run_sfx_case sfx_format1 "a format-1 .run (no stub-signature block)" format1.run
 mutate script.run 'b"#!/bin/sh\necho pwned > /tmp/cuferry-pwned\n" + d[s:-32] + trailer(len(b"#!/bin/sh\necho pwned > /tmp/cuferry-pwned\n"), l, k)'
 run_sfx_case sfx_script_stub "the stub replaced by a script, the trailer fixed up" script.run
 
+# The guide's first-server recipe for a .run on a noexec stick (issue 23 A2), run as written:
+# it installs a genuine .run and refuses a forged one before any byte of it runs.
+# run_recipe_case ID "threat" FILE: the recipe fails, the stub never ran, nothing changed, no staging
+run_recipe_case() {
+	id=$1 threat=$2 file=$3
+	before=$(snapshot)
+	set +e; guide_run_recipe "$W/$file" "$FX/test.pub" "$R" >"$W/last.out" 2>&1; rc=$?; set -e
+	[ $rc -ne 0 ] || { cat "$W/last.out"; fail "$id: the guide's recipe accepted it"; }
+	[ ! -e "$W/stub-ran" ] || fail "$id: the guide's recipe ran the forged stub"
+	[ "$(snapshot)" = "$before" ] || fail "$id: something changed"
+	no_staging "$W"
+	record "$id" "$threat" "the guide's recipe: refused before the stub runs" "threats/$id" "pass (exit $rc, stub not run)"
+	echo "ok   threat $id"
+}
+mkdir -p recipe-root
+guide_run_recipe "$W/a.run" "$FX/test.pub" "$W/recipe-root" >recipe.out 2>&1 || { cat recipe.out; fail "the guide's recipe did not install a genuine .run"; }
+[ -f recipe-root/opt/cudnn/current/lib/libcudnn.so.9 ] || fail "the guide's recipe installed nothing"
+printf '#!/bin/sh\necho ran > %s/stub-ran\n' "$W" > evil.sh
+mutate recipe_trailer.run 'open("evil.sh", "rb").read() + trailer(len(open("evil.sh", "rb").read()), 0, 0)'
+run_recipe_case sfx_recipe_forged "the guide's noexec recipe given a program with a .run trailer" recipe_trailer.run
+mutate recipe_swap.run 'open("evil.sh", "rb").read() + d[s:-32] + trailer(len(open("evil.sh", "rb").read()), l, k)'
+run_recipe_case sfx_recipe_stub_swapped "the guide's noexec recipe given a .run whose stub was replaced" recipe_swap.run
+run_recipe_case sfx_recipe_wrong_key "the guide's noexec recipe given a .run signed by another key" other.run
+run_recipe_case sfx_recipe_stub_byte "the guide's noexec recipe given a .run with one stub byte changed" stub_byte.run
+
 if [ "$(id -u)" = 0 ]; then
 	# fewer than T: a threshold of 2 in a root of its own; header by two keys, stub by one
 	R2=$W/troot

@@ -74,3 +74,23 @@ cp fresh.pub "$R/etc/cuferry/trusted-keys/" && chmod 644 "$R/etc/cuferry/trusted
 run_case revoked_file_writable "the trust directory's revoked file writable by others" "trust: exit 2 with the reason, not ignored" 2 "$W/fresh.bundle"
 assert_contains last.err "revoked must be owned by root and not writable"
 chmod 644 "$R/etc/cuferry/trusted-keys/revoked"
+
+# A key named on the command line is held to the trust directory's rule too (issue 23 A9): as
+# root, one another user owns or may write is refused, by --trust and by trust add.
+if [ "$(id -u)" = 0 ]; then
+	"$BUNDLER" keygen users >/dev/null
+	$FORGE --key users.key --out "$W/users.bundle" --bundle-id t-users
+	R=$W/root-a9
+	mkdir -p "$R"
+	chown nobody users.pub
+	run_case trust_file_user_owned "--trust KEY.pub owned by another user" "trust: exit 2, the file named, nothing written" 2 "$W/users.bundle" --trust "$W/users.pub"
+	assert_contains last.err "users.pub is owned by uid"
+	chown root users.pub && chmod 666 users.pub
+	run_case trust_file_writable "--trust KEY.pub writable by others" "trust: exit 2, the file named, nothing written" 2 "$W/users.bundle" --trust "$W/users.pub"
+	assert_contains last.err "users.pub is writable by group or others"
+	expect 2 "$UNPACKER" trust add "$W/users.pub" --root "$R"
+	one_line_reason
+	[ ! -d "$R/etc/cuferry/trusted-keys" ] || [ -z "$(ls "$R/etc/cuferry/trusted-keys")" ] || fail "trust add wrote a key others may write"
+	record trust_add_writable "trust add KEY.pub writable by others" "trust: exit 2, nothing written" "threats/trust_add_writable" "pass (exit 2)"
+fi
+echo "ok"

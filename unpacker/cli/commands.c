@@ -16,6 +16,7 @@
 #include "unpacker/install/prefix.h"
 #include "unpacker/target/layout.h"
 #include "unpacker/target/state.h"
+#include "unpacker/target/safepath.h"
 #include "unpacker/validate/validate.h"
 
 int list_installed(const struct install_options *o, struct cf_err *e)
@@ -216,7 +217,14 @@ int validate_command(const struct install_options *o, const char *id, struct ins
 	struct state st = { 0 };
 	struct manifest *m = NULL;
 	layout_init(&p, o->root, o->prefix);
-	int rc = state_load(p.state, &st, e);
+	/* validate writes as root (report.json, failed/) and its probe loads the install: a prefix
+	 * or --root image that another user owns is refused as the other verbs refuse it, before
+	 * anything of it is read (issue 23 A10, A3). Linux only for now: Wine shows no ACL, so the
+	 * Windows walk (which install runs) would refuse every prefix of the Wine tests. */
+	int rc = platform_dir_separator() == '/' ? safepath_check_dir(p.root, p.prefix_sys, "the prefix", e)
+						 : CF_OK;
+	if (rc == CF_OK)
+		rc = state_load(p.state, &st, e);
 	const char *want = id ? id : st.current;
 	struct state_bundle *b = rc == CF_OK && want ? state_find(&st, want) : NULL;
 	if (rc == CF_OK && !b)

@@ -201,6 +201,8 @@ int trustverbs_add(const char *root, const char *path, const char *fingerprint, 
 	if (rc == CF_OK && !path)
 		rc = cf_fail(e, CF_USAGE, "trust add needs KEY.pub");
 	if (rc == CF_OK)
+		rc = trust_key_file_check(path, "trust add", e);
+	if (rc == CF_OK)
 		rc = sig_pubkey_load(path, der, &len, e);
 	if (rc == CF_OK) {
 		sig_keyid(der, len, id);

@@ -9,6 +9,7 @@
 #include "common/io.h"
 #include "common/platform.h"
 #include "manifests/platforms.h"
+#include "manifests/product.h"
 #include "unpacker/environment/env.h"
 #include "unpacker/environment/modulefile.h"
 #include "unpacker/environment/regenv.h"
@@ -58,6 +59,11 @@ int environment_check_module_dir(const struct layout *p, const struct install_op
 	char *module_dir = module_dir_of(p, o);
 	int rc = module_dir ? safepath_check_dir(p->root, module_dir, "the modulefiles directory", e)
 			    : CF_OK;
+	if (rc == CF_OK && module_dir) { /* and DIR/<module>, where the files go (issue 23 A5) */
+		char *sub = xasprintf("%s/%s", module_dir, product_default()->module_name);
+		rc = safepath_check_dir(p->root, sub, "the modulefiles directory", e);
+		free(sub);
+	}
 	free(module_dir);
 	return rc;
 }
@@ -68,7 +74,10 @@ int environment_write_modulefiles(const struct layout *p, const struct install_o
 	char *module_dir = module_dir_of(p, o);
 	int rc = CF_OK;
 	if (module_dir) {
-		rc = modulefile_install(p, module_dir, dir, e);
+		/* Again as the files are written: DIR/<module> may have been made since the check. */
+		rc = environment_check_module_dir(p, o, e);
+		if (rc == CF_OK)
+			rc = modulefile_install(p, module_dir, dir, e);
 		size_t n = strlen(r->env_note);
 		snprintf(r->env_note + n, sizeof(r->env_note) - n, "%smodulefiles in %s%s",
 			 n ? "; " : "", p->root, module_dir);

@@ -251,17 +251,25 @@ static int load_trust_dir(struct trust *t, const char *root, struct cf_err *e)
 	return rc;
 }
 
-/* --trust must name a regular file: a FIFO or a device would block or never end. */
-static int trust_file_regular(const char *path, struct cf_err *e)
+int trust_key_file_check(const char *path, const char *what, struct cf_err *e)
 {
 	struct platform_stat st;
 	int fd = platform_open(path, PLATFORM_OPEN_READ | PLATFORM_OPEN_NONBLOCK, 0);
 	if (fd < 0)
-		return cf_fail(e, CF_TRUST, "--trust %s: %s", path, strerror(errno));
-	int regular = platform_fstat(fd, &st) == 0 && st.type == PLATFORM_TYPE_FILE;
+		return cf_fail(e, CF_TRUST, "%s %s: %s", what, path, strerror(errno));
+	int got = platform_fstat(fd, &st) == 0;
 	platform_close(fd);
-	if (!regular)
-		return cf_fail(e, CF_TRUST, "--trust %s is not a regular file (a FIFO or a device?)", path);
+	if (!got || st.type != PLATFORM_TYPE_FILE)
+		return cf_fail(e, CF_TRUST, "%s %s is not a regular file (a FIFO or a device?)", what, path);
+	/* The trust directory's rule for a key named on the command line too (issue 23 A9): as
+	 * root, a key file another user owns or may write is that user's choice of key. */
+	if (platform_dir_separator() == '/' && platform_is_admin() && st.owner != 0)
+		return cf_fail(e, CF_TRUST, "%s %s is owned by uid %lu, not root: its owner chooses "
+			       "what it holds (copy it somewhere only root can write)", what, path,
+			       (unsigned long)st.owner);
+	if (platform_dir_separator() == '/' && platform_is_admin() && (st.mode & 022))
+		return cf_fail(e, CF_TRUST, "%s %s is writable by group or others: it cannot be trusted "
+			       "(chmod go-w)", what, path);
 	return CF_OK;
 }
 
@@ -296,7 +304,7 @@ int trust_load(struct trust *t, const struct trust_sources *src, struct cf_err *
 		uint8_t der[512];
 		size_t len;
 		char origin[160];
-		rc = trust_file_regular(src->files[i], e);
+		rc = trust_key_file_check(src->files[i], "--trust", e);
 		if (rc == CF_OK)
 			rc = sig_pubkey_load(src->files[i], der, &len, e);
 		snprintf(origin, sizeof(origin), "--trust %s", src->files[i]);

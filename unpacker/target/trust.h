@@ -52,6 +52,9 @@ struct trust_sources {
 
 /* Collect trusted keys: compiled in, the trust directory (only if root-owned and not
  * writable by others), --trust and --trust-fingerprint; read the threshold file. */
+/* A key file named on the command line (--trust, trust add): a regular file and, as root,
+ * root's and not writable by group or others; what names the option in the reason. */
+int trust_key_file_check(const char *path, const char *what, struct cf_err *e);
 int trust_load(struct trust *t, const struct trust_sources *src, struct cf_err *e);
 /* CF_OK when at least threshold distinct trusted keys made valid signatures over the header.
  * Names the signers it accepted in signers (short ids), for the log. */

@@ -139,6 +139,17 @@ static int users_file(const char *real, char *why, size_t size)
 	return theirs;
 }
 
+/* users_file for a path as the system sees it (inside --root when one is given): a fix that
+ * would run a program from such a tree (its python, pip, a conda environment's scripts) is
+ * given as advice, never as a command for root (issue 23 A4). */
+static int users_copy(const struct survey *s, const char *path, char *why, size_t size)
+{
+	char *full = xasprintf("%s%s", s->root, path);
+	int theirs = users_file(full, why, size);
+	free(full);
+	return theirs;
+}
+
 /* A copy that no name, header or metadata dates: its cudnnGetVersion(), asked of the probe
  * child (clean environment, timeout, nobody when run as root) that loads this one file by its
  * absolute path; nothing is loaded in this process. An image's libraries are never run
@@ -485,9 +496,16 @@ static int classify_pip(const struct survey *s, struct copy *c, const char *pre)
 	set_text(&c->origin, "pip wheel %s%s%s in %s", name, *wheel_version ? " " : "",
 		 wheel_version, site);
 	snprintf(c->origin_word, sizeof(c->origin_word), "%s", name);
-	set_text(&c->fix, "%s%s -m pip uninstall %s   (only Python programs that import "
-		 "it load it, by path; a package that depends on it, such as torch, needs it back)", pre,
-		 python, name);
+	char why[512];
+	if (users_copy(s, c->real, why, sizeof(why)) ||
+	    (strcmp(python, "python3") != 0 && users_copy(s, python, why, sizeof(why))))
+		set_text(&c->fix, "not shown as a command: a user's copy (%s), whose own python or pip "
+			 "would run as root: ask its owner to run python3 -m pip uninstall %s, or remove "
+			 "%s/nvidia/cudnn", why, name, site);
+	else
+		set_text(&c->fix, "%s%s -m pip uninstall %s   (only Python programs that import "
+			 "it load it, by path; a package that depends on it, such as torch, needs it "
+			 "back)", pre, python, name);
 	free(pattern);
 	free(site);
 	return 1;
@@ -510,7 +528,13 @@ static int classify_conda(const struct survey *s, struct copy *c, const char *pr
 			int named = base && base - env >= 5 && strncmp(base - 5, "/envs/", 6) == 0;
 			set_text(&c->origin, "conda package %s in the %s environment (%s)", pkg,
 				 named ? base + 1 : "base", env);
-			set_text(&c->fix, "%sconda remove -p %s %s", pre, env, pkg);
+			char why[512];
+			if (users_copy(s, env, why, sizeof(why)))
+				set_text(&c->fix, "not shown as a command: a user's environment (%s), "
+					 "whose own scripts conda would run as root: ask its owner to "
+					 "run conda remove -p %s %s", why, env, pkg);
+			else
+				set_text(&c->fix, "%sconda remove -p %s %s", pre, env, pkg);
 			if (strcmp(c->version, "unknown") == 0) {
 				const char *v = strrchr(meta, '/') + 1 + strlen(pkg) + 1; /* past "/PKG-" */
 				snprintf(c->version, sizeof(c->version), "%.*s", (int)strcspn(v, "-"), v);

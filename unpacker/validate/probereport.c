@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/log.h"
 #include "common/platform.h"
 
 #define MAX_STRING 4096
@@ -33,9 +34,12 @@ static int clean_strings(json_t *v, int depth)
 		size_t n = json_string_length(v);
 		if (n > MAX_STRING || strlen(s) != n)
 			return 0;
-		for (size_t i = 0; i < n; i++)
-			if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+		for (size_t i = 0; i < n;) { /* C0 and C1 controls, DEL, and anything not UTF-8 */
+			int len = log_printable_len(s + i);
+			if (len == 0)
 				return 0;
+			i += (size_t)len;
+		}
 		return 1;
 	}
 	if (json_is_object(v)) {

@@ -81,6 +81,9 @@ int probe_run(const char *extra_env, int timeout, char *const args[], json_t **l
 		rc = (snprintf(why, size, "timed out after %d s (killed)", timeout), -1);
 	else if (!child.exited)
 		rc = (snprintf(why, size, "crashed inside the library (%s)", child.crash), -1);
+	else if (child.output_capped) /* a flood of output is no working library (issue 23 A15) */
+		rc = (snprintf(why, size, "it wrote more than %u KiB to its output (only the first "
+			       "kept): failed", PLATFORM_PROBE_OUTPUT_MAX >> 10), -1);
 	else if (!read_ok || len == 0) {
 		/* Nothing on the pipe: the first line it printed says why (startup errors). */
 		char text[200] = "no output", safe[200];
