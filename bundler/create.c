@@ -216,10 +216,9 @@ static int precheck_release(const struct create_options *o, const char *platform
 		if (rc != CF_OK)
 			return rc;
 	}
-		return cf_fail(e, CF_SOURCE, "cuDNN %s is older than NVIDIA's redist JSON (8.3 and later): "
-			       "download its archive from NVIDIA's cuDNN archive and give it with "
-			       "--from-archive FILE", o->cudnn);
-	return CF_OK;
+	return cf_fail(e, CF_SOURCE, "cuDNN %s is older than NVIDIA's redist JSON (8.3 and later): "
+		       "download its archive from NVIDIA's cuDNN archive and give it with "
+		       "--from-archive FILE", o->cudnn);
 }
 
 static int fetch_from_mirror(struct job *j, struct cf_err *e)
