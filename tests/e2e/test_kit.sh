@@ -168,6 +168,20 @@ assert_contains last.err "; linux-sbsa CUDA 13: "
 [ -z "$(find cache-nosbsa -name '*.tar.xz*' 2>/dev/null)" ] || fail "downloaded before the matrix was resolved"
 [ ! -e kit-nosbsa ] || fail "a kit was written"
 
+note "a CUDA variant the mirror lacks (NVIDIA supports the pair) is exit 9 too, like a platform"
+cp -a mirror mirror-no12
+py - mirror-no12/cudnn/redist/redistrib_9.19.0.json <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+del j["cudnn"]["linux-x86_64"]["cuda12"]
+json.dump(j, open(sys.argv[1], "w"))
+PY
+expect 9 "$BUNDLER" kit -o "$W/kit-no12" --cudnn 9.19 --cuda 12,13 --platform linux-x86_64 \
+	--key "$FX/test.key" --mirror "file://$W/mirror-no12" --cache "$W/cache-no12" --level 1 --split $SPLIT
+assert_contains last.err "nothing downloaded: the mirror lacks part of the matrix: linux-x86_64 CUDA 12: .*not on this mirror"
+! grep -q "CUDA 13" last.err || fail "a pair the mirror has is named missing: $(cat last.err)"
+[ ! -e kit-no12 ] || fail "a kit was written"
+
 note "archives are extracted below an absolute work directory; their own names still may not leave it"
 for bad in ../escaped /tmp/cuferry-kit-test-absolute hardlink; do
 	rm -rf evil && mkdir -p evil/work
