@@ -217,11 +217,10 @@ static int precheck_release(const struct create_options *o, const char *platform
 		if (rc != CF_OK)
 			return rc;
 	}
-		return cf_fail(e, CF_SOURCE, "%s %s is older than NVIDIA's redist JSON (8.3 and later): "
-			       "download its archive from NVIDIA's %s archive and give it with "
-			       "--from-archive FILE", product_default()->display, o->cudnn,
-			       product_default()->display);
-	return CF_OK;
+	return cf_fail(e, CF_SOURCE, "%s %s is older than NVIDIA's redist JSON (8.3 and later): "
+		       "download its archive from NVIDIA's %s archive and give it with "
+		       "--from-archive FILE", product_default()->display, o->cudnn,
+		       product_default()->display);
 }
 
 static int fetch_from_mirror(struct job *j, struct cf_err *e)

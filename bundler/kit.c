@@ -1221,7 +1221,11 @@ static void print_summary(const struct kit *k)
 {
 	char until[32], fp[65], hex[65];
 	manifest_format_time(k->valid_until, until);
-	log_out("kit       %s (%zu files, read back from the device: all match)\n", k->out, k->nfiles);
+	/* unpacker verify counts the files the signed index lists: every one written before it. */
+	const struct kit_file *index = file_named(k, KITINDEX_NAME);
+	size_t listed = index ? (size_t)(index - k->files) : k->nfiles;
+	log_out("kit       %s (%zu files, read back from the device: all match; the signed index "
+		"lists %zu, all but itself and its signature)\n", k->out, k->nfiles, listed);
 	log_out("valid     until %s (--valid-days %d)\n", until,
 		k->o->valid_days ? k->o->valid_days : KIT_DEFAULT_VALID_DAYS);
 	for (size_t i = 0; i < k->signing.n; i++) {

@@ -122,6 +122,22 @@ int mirror_resolve_cuda(const char *mirror, const char *cuda, const char *platfo
 	return rc;
 }
 
+/* The mirror's cuDNN has no variant for this CUDA: a pair NVIDIA's support matrix rules out
+ * stays exit 4 (the compatibility), one it supports is a release the mirror lacks (exit 9,
+ * like a platform or version the mirror lacks). */
+static int variant_not_on_mirror(const char *cudnn, const char *cuda, const char *platform,
+				 struct cf_err *e)
+{
+	struct compat_result compat;
+	struct cf_err why = { 0 };
+	if (compat_check(cudnn, cuda, platform, &compat, &why) != CF_OK)
+		return e->code;
+	size_t len = strlen(e->msg);
+	snprintf(e->msg + len, sizeof(e->msg) - len, ": not on this mirror");
+	e->code = CF_SOURCE;
+	return e->code;
+}
+
 int mirror_resolve(const char *mirror, const char *cudnn, const char *cuda, const char *platform,
 		   const struct fetch_options *o, struct mirror_plan *plan, struct cf_err *e)
 {
@@ -142,6 +158,8 @@ int mirror_resolve(const char *mirror, const char *cudnn, const char *cuda, cons
 		else
 			highest_variant(r, platform, variant, sizeof(variant));
 		rc = redist_find(r, p->redist_key, platform, variant[0] ? variant : NULL, &plan->cudnn, e);
+		if (rc == CF_INCOMPATIBLE && variant[0])
+			rc = variant_not_on_mirror(plan->cudnn.version, variant, platform, e);
 	}
 	if (rc == CF_OK && compat_version_cmp(plan->cudnn.version, cudnn) != 0)
 		rc = cf_fail(e, CF_SOURCE, "%s offers %s %s, not %s", plan->cudnn_json_url,

@@ -50,7 +50,7 @@ note "a truncated file: would put it back; the dry run leaves it truncated, the 
 lib=$P/current/lib/libcudnn.so.9
 truncate -s 1000 "$lib"
 dry 0 repair "$FX/small.bundle" $T --no-env
-assert_contains last.out "would put back 1 entries"
+assert_contains last.out "would put back 1 entry"
 [ "$(stat -c %s "$lib")" = 1000 ] || fail "the dry run repaired"
 expect 0 "$UNPACKER" install "$FX/small.bundle" --root "$R" $T --no-validate --no-env
 assert_contains last.out "repaired: 1"

@@ -50,7 +50,7 @@ hdr=$P/current/.cuferry/header.bin
 cp "$hdr" "$W/header.good"
 printf 'X' | dd of="$hdr" bs=1 seek=100 conv=notrunc 2>/dev/null
 expect 0 "$UNPACKER" "$FX/small.bundle" --root "$R" $T --no-validate --no-env --repair
-assert_contains last.out "repaired: 1 entries put back from the bundle (first: .cuferry/header.bin"
+assert_contains last.out "repaired: 1 entry put back from the bundle (first: .cuferry/header.bin"
 cmp "$hdr" "$W/header.good" || fail "--repair did not restore .cuferry/header.bin"
 rm "$hdr"
 expect 0 "$UNPACKER" "$FX/small.bundle" --root "$R" $T --no-validate --no-env --repair

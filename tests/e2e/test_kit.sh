@@ -104,6 +104,9 @@ mkdir -p elsewhere
 (cd elsewhere && umask 077 && "$BUNDLER" kit --key "$FX/test.key" -o ../kit $BUNDLES --split $SPLIT $SBSA) >kit.out 2>kit.err \
 	|| { cat kit.out kit.err; fail "bundler kit failed"; }
 assert_contains kit.out "read back from the device: all match"
+# The bundler and unpacker verify say what each counts (issue 25: "11 files" against "9 files").
+all=$(find kit -type f | wc -l)
+assert_contains kit.out "($all files, read back from the device: all match; the signed index lists $((all - 2)), all but itself and its signature)"
 for f in README.txt SHA256SUMS linux-x86_64/unpacker linux-sbsa/unpacker \
 	cudnn-9.19.0-cuda13-linux-x86_64.bundle.001 cudnn-9.19.0-cuda13-linux-x86_64.bundle.003 \
 	cudnn-9.19.0-cuda12-linux-sbsa.bundle.003 cudnn-9.18.0-cuda13-linux-x86_64.bundle; do
@@ -167,6 +170,20 @@ assert_contains last.err "; linux-sbsa CUDA 13: "
 ! grep -q "linux-x86_64 CUDA" last.err || fail "a pair the mirror has is named missing: $(cat last.err)"
 [ -z "$(find cache-nosbsa -name '*.tar.xz*' 2>/dev/null)" ] || fail "downloaded before the matrix was resolved"
 [ ! -e kit-nosbsa ] || fail "a kit was written"
+
+note "a CUDA variant the mirror lacks (NVIDIA supports the pair) is exit 9 too, like a platform"
+cp -a mirror mirror-no12
+py - mirror-no12/cudnn/redist/redistrib_9.19.0.json <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+del j["cudnn"]["linux-x86_64"]["cuda12"]
+json.dump(j, open(sys.argv[1], "w"))
+PY
+expect 9 "$BUNDLER" kit -o "$W/kit-no12" --cudnn 9.19 --cuda 12,13 --platform linux-x86_64 \
+	--key "$FX/test.key" --mirror "file://$W/mirror-no12" --cache "$W/cache-no12" --level 1 --split $SPLIT
+assert_contains last.err "nothing downloaded: the mirror lacks part of the matrix: linux-x86_64 CUDA 12: .*not on this mirror"
+! grep -q "CUDA 13" last.err || fail "a pair the mirror has is named missing: $(cat last.err)"
+[ ! -e kit-no12 ] || fail "a kit was written"
 
 note "archives are extracted below an absolute work directory; their own names still may not leave it"
 for bad in ../escaped /tmp/cuferry-kit-test-absolute hardlink; do
@@ -381,7 +398,7 @@ openssl dgst -sha256 -verify "$FX/test.pub" -signature kit/SHA256SUMS.sig kit/SH
 assert_contains kit/cuferry-kit.json '"valid_until"'
 assert_contains kit/cuferry-kit.json '"path": "linux-sbsa/unpacker"'
 expect 0 "$UNPACKER" verify kit $TRUST
-assert_contains last.out "verified kit"
+assert_contains last.out "verified kit kit: $(($(find kit -type f | wc -l) - 2)) files, every one as its signed index lists it (the index and its signature not counted)"
 assert_contains last.out "unpacker  linux-x86_64/unpacker: signed by"
 assert_contains last.out "unpacker  linux-sbsa/unpacker: signed by"
 fp=$(openssl pkey -pubin -in "$FX/test.pub" -outform DER | sha256sum | cut -d' ' -f1)

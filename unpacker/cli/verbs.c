@@ -46,9 +46,10 @@ static void summarize_rerun(const struct install_result *r, int dry)
 		    : "%s (counter %llu) was already installed in %s\n", r->dir,
 		(unsigned long long)r->counter, r->prefix);
 	if (r->repaired)
-		log_out(dry ? "  would put back %llu entries from the bundle (first: %s)\n"
-			    : "  repaired: %llu entries put back from the bundle (first: %s)\n",
-			(unsigned long long)r->repaired, r->repaired_first);
+		log_out(dry ? "  would put back %llu %s from the bundle (first: %s)\n"
+			    : "  repaired: %llu %s put back from the bundle (first: %s)\n",
+			(unsigned long long)r->repaired, r->repaired == 1 ? "entry" : "entries",
+			r->repaired_first);
 	if (r->env_added && dry)
 		log_out("  would add the missing environment\n");
 	else if (r->env_added)

@@ -423,7 +423,8 @@ int kitcheck_verify_kit(const char *path, const struct trust_sources *src, int a
 		log_out("kit %s: index signed by %s, valid until %s%s\n", safe, k.signers, until,
 			whole ? "" : " (each bundle is verified as it is read)");
 		if (whole)
-			log_out("verified kit %s: %zu files, every one as its signed index lists it\n",
+			log_out("verified kit %s: %zu files, every one as its signed index lists it "
+				"(the index and its signature not counted)\n",
 				safe, k.index.nfiles);
 	}
 	if (rc == CF_OK && kit)
