@@ -14,6 +14,7 @@
 #include "common/sha256.h"
 #include "manifests/pathrule.h"
 #include "manifests/manifest.h"
+#include "manifests/platforms.h"
 
 #define KIT_DIR_NAME "cuferry-kit"
 #define MAX_DEPTH 2 /* the kit's files, and PLATFORM/unpacker below it */
@@ -361,15 +362,23 @@ int kitcheck_files(const char *dir, const struct kitcheck *k, const struct trust
  * README.txt and SHA256SUMS of an older bundler's kit. */
 static void kit_mark(const char *dir, int descended, char *mark, size_t size)
 {
-	static const char *const marks[] = { "SHA256SUMS.sig", "linux-x86_64/unpacker",
-					     "linux-sbsa/unpacker", "windows-x86_64/unpacker.exe",
-					     "trust-statement.cuferry", NULL };
+	static const char *const marks[] = { "SHA256SUMS.sig", "trust-statement.cuferry", NULL };
 	struct platform_stat st;
 	snprintf(mark, size, "%s", descended ? KIT_DIR_NAME "/" : "");
 	for (size_t i = 0; !mark[0] && marks[i]; i++) {
 		char *p = kit_path(dir, marks[i]);
 		if (platform_lstat(p, &st) == 0)
 			snprintf(mark, size, "%s", marks[i]);
+		free(p);
+	}
+	/* an unpacker in a platform's directory: linux-x86_64/unpacker, windows-x86_64/unpacker.exe */
+	const struct platform_spec *row;
+	for (size_t i = 0; !mark[0] && (row = platform_at(i)) != NULL; i++) {
+		char name[48];
+		snprintf(name, sizeof(name), "%s/unpacker%s", row->name, row->exe_suffix);
+		char *p = kit_path(dir, name);
+		if (platform_lstat(p, &st) == 0)
+			snprintf(mark, size, "%s", name);
 		free(p);
 	}
 	char *a = kit_path(dir, "README.txt"), *b = kit_path(dir, "SHA256SUMS");
