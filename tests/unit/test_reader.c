@@ -387,6 +387,9 @@ static void test_split_parts_listed(void **state)
 	assert_int_equal(bundle_split_parts(missing, &parts, &e), CF_USAGE);
 	assert_int_equal(parts.count, 0);
 	free(missing);
+	free(path);
+}
+
 /* ---- a name swapped between bundle_open's look at it and its open ----
  * The seam: this test links with -Wl,--wrap=platform_open (TEST_LIBS_test_reader), so the
  * reader's open of swap_path goes through here, where swap() replaces the file first: exactly
