@@ -60,6 +60,12 @@ LDFLAGS += -fsanitize=address,undefined
 # ASan cannot be combined with a static link: the sanitizer unpacker links shared libraries.
 # The crypto path stays mbedTLS 3.6 (the full build; the verify-only one is not instrumented).
 UNPACKER_LIBS = -larchive -lzstd $(DEPS)/lib/libmbedcrypto.a -ljansson -ldl -lpthread
+# ASan's dlopen makes glibc search a name as if libasan had asked, not the library that did
+# (its RUNPATH $ORIGIN lost): tests/tools/sandlopen.c, exported first, searches for the caller.
+ifneq ($(FUZZ),1)
+UNPACKER_SAN_OBJ = $(B)/obj/tests/tools/sandlopen.o
+UNPACKER_LIBS += -Wl,--export-dynamic-symbol=dlopen
+endif
 else
 # glibc floor 2.17 (unpacker/target/glibcfloor.h): every object pinned by the generated header,
 # the few newer entry points replaced, libdl and libpthread named as files so that old
@@ -226,7 +232,7 @@ $(B)/obj/common/version.o: $(B)/commit.h
 $(B)/bundler: $(BUNDLER_OBJ)
 	$(Q)$(call say,LINK,$@)$(CC) $(LDFLAGS) $^ -o $@ $(BUNDLER_LIBS)
 
-$(B)/unpacker: $(UNPACKER_OBJ) $(B)/obj/unpacker/cli/main.o $(UNPACKER_FLOOR_OBJ)
+$(B)/unpacker: $(UNPACKER_OBJ) $(B)/obj/unpacker/cli/main.o $(UNPACKER_FLOOR_OBJ) $(UNPACKER_SAN_OBJ)
 	$(Q)$(call say,LINK,$@)$(CC) $(LDFLAGS) $^ -o $@ $(UNPACKER_LIBS)
 
 # The tests' unpacker: the same objects, but common/fault.c with its test seams (CUFERRY_FAULT).
@@ -235,7 +241,7 @@ $(B)/obj-seams/common/fault.o: common/fault.c $(B)/flags | $(B)/.deps
 	@mkdir -p $(dir $@)
 	$(Q)$(call say,CC,$< (seams))$(CC) $(CPPFLAGS) -DCUFERRY_TEST_SEAMS $(CFLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
 
-$(B)/test-bin/unpacker: $(filter-out $(B)/obj/common/fault.o,$(UNPACKER_OBJ)) $(B)/obj-seams/common/fault.o $(B)/obj/unpacker/cli/main.o $(UNPACKER_FLOOR_OBJ)
+$(B)/test-bin/unpacker: $(filter-out $(B)/obj/common/fault.o,$(UNPACKER_OBJ)) $(B)/obj-seams/common/fault.o $(B)/obj/unpacker/cli/main.o $(UNPACKER_FLOOR_OBJ) $(UNPACKER_SAN_OBJ)
 	@mkdir -p $(dir $@)
 	$(Q)$(call say,LINK,$@)$(CC) $(LDFLAGS) $^ -o $@ $(UNPACKER_LIBS)
 

@@ -55,6 +55,14 @@ fi
 if [ -n "$ROOTFS" ]; then
 	mkdir -p "$W/image"
 	cp -a "$ROOTFS/." "$W/image/"
+	# The sanitizer build's unpacker (make sanitize) loads ASan's and UBSan's runtimes and
+	# libarchive, jansson and zstd as shared libraries, which a minimal Debian lacks: those it
+	# needs are carried in at the host's paths. The release unpacker needs none of them (only
+	# libc's, which every image has): nothing is copied for it.
+	for lib in $(ldd "$UNPACKER" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }'); do
+		[ -e "$W/image$lib" ] || { mkdir -p "$W/image${lib%/*}" && cp -L "$lib" "$W/image$lib"; } ||
+			fail "cannot carry $lib into the image"
+	done
 	mkdir -p "$W/image$cudalib"
 	echo "$cudalib" > "$W/image/etc/ld.so.conf.d/zz-cuda-runtime.conf"
 	# chroot host: /proc for validation, the CUDA runtime bound read-only.
