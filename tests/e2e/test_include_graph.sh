@@ -32,7 +32,8 @@ chmod -R u+w tree
 echo '#include "unpacker/environment/env.h"' >> tree/common/log.h
 expect 1 $CHECK tree
 assert_contains last.out "^include-graph: common/log.h includes unpacker/environment/env.h: common may not include from unpacker/environment"
-assert_contains last.out "include cycle between common/log, unpacker/environment/env: common/log.h -> unpacker/environment/env.h"
+# (the cycle may pass through other modules that env.c includes and that include log.h)
+assert_contains last.out "include cycle between common/log, unpacker/environment/env[,:].*common/log.h -> unpacker/environment/env.h"
 cp "$TOP/common/log.h" tree/common/log.h
 
 # plant FILE LINE EXPECTED: FILE with LINE appended fails with EXPECTED; then it is put back

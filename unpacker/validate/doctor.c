@@ -131,9 +131,10 @@ static int users_file(const char *real, char *why, size_t size)
 			theirs = snprintf(why, size, "owned by uid %lu", st.owner) > 0;
 		else if (st.owner != 0)
 			theirs = snprintf(why, size, "%s is owned by uid %lu", path, st.owner) > 0;
-		else if (st.mode & 0022)
+		else if (st.type != PLATFORM_TYPE_LINK && (st.mode & 0022)) /* a link's mode is no one's */
 			theirs = snprintf(why, size, "%s is writable by users other than root", what) > 0;
-		*strrchr(path, '/') = '\0'; /* up to the parent; "" after the top directory */
+		char *up = strrchr(path, '/'); /* up to the parent; "" after the top directory */
+		*(up ? up : path) = '\0';      /* (or after a relative --root's first name) */
 	}
 	free(path);
 	return theirs;
@@ -144,8 +145,19 @@ static int users_file(const char *real, char *why, size_t size)
  * given as advice, never as a command for root (issue 23 A4). */
 static int users_copy(const struct survey *s, const char *path, char *why, size_t size)
 {
-	char *full = xasprintf("%s%s", s->root, path);
+	char *full = xasprintf("%s%s", s->root, path), inside[PATH_MAX];
+	struct platform_stat st;
 	int theirs = users_file(full, why, size);
+	/* A link (a venv's bin/python3) runs what it points at: that file and its directories
+	 * pass the same rule, resolved as the image resolves it. */
+	if (!theirs && platform_lstat(full, &st) == 0 && st.type == PLATFORM_TYPE_LINK) {
+		char *target = NULL;
+		if (rootpath_resolve(s->root, path, inside, sizeof(inside)) != 0)
+			theirs = snprintf(why, size, "%s points at nothing", path) > 0;
+		else
+			theirs = users_file(target = xasprintf("%s%s", s->root, inside), why, size);
+		free(target);
+	}
 	free(full);
 	return theirs;
 }
