@@ -28,12 +28,14 @@
 #include "common/interrupt.h"
 #include "common/io.h"
 #include "common/log.h"
+#include "common/platform.h"
 #include "common/sha256.h"
 #include "manifests/compat.h"
 #include "manifests/manifest.h"
 #include "manifests/pathrule.h"
 #include "manifests/platforms.h"
 #include "manifests/product.h"
+#include "manifests/shadow.h"
 #include "signing/sign.h"
 
 char *create_cache_dir(const char *given)
@@ -420,14 +422,29 @@ static int describe(struct job *j, struct cf_err *e)
 	return set_times(m, o, j->source_time, e);
 }
 
+/* ldconfig files a library under its DT_SONAME, not its name: the name rules hold for it too.
+ * An unreadable file passes here; packing reads it again and says what is wrong. */
+static int check_soname(const struct tree_entry *ent, char *why, size_t why_size)
+{
+	if (ent->is_symlink || !ent->src)
+		return 0;
+	int fd = platform_open(ent->src, PLATFORM_OPEN_READ, 0);
+	if (fd < 0)
+		return 0;
+	int rc = shadow_check_soname(fd, why, why_size);
+	platform_close(fd);
+	return rc;
+}
+
 /* Path rules before any compression: a bad name fails in a second, not after a minute. */
 static int check_tree_names(const struct tree *t, struct cf_err *e)
 {
-	char why[160];
+	char why[256];
 	if (t->count == 0)
 		return cf_fail(e, CF_SOURCE, "the source holds no %s files", product_default()->display);
 	for (size_t i = 0; i < t->count; i++)
-		if (path_check(t->entries[i].path, why, sizeof(why)) != 0)
+		if (path_check(t->entries[i].path, why, sizeof(why)) != 0 ||
+		    check_soname(&t->entries[i], why, sizeof(why)) != 0)
 			return cf_fail(e, CF_SOURCE, "source file '%s' cannot be bundled: %s",
 				       t->entries[i].path, why);
 	return CF_OK;

@@ -146,3 +146,127 @@ int elfver_newest_glibc_mem(const void *data, size_t len, enum elfver_kind kind,
 	struct mem m = { data, len };
 	return elfver_newest_glibc(mem_read, &m, kind, out, size);
 }
+
+#define PT_LOAD 1u
+#define PT_DYNAMIC 2u
+#define DT_NULL 0u
+#define DT_STRTAB 5u
+#define DT_SONAME 14u
+/* A shared object has a handful of program headers and a few dozen dynamic entries. */
+#define MAX_SEGMENTS 256
+#define MAX_DYNAMIC 4096
+
+struct segment {
+	uint32_t type;
+	uint64_t offset, vaddr, filesz;
+};
+
+/* Program header i of a 32-bit (32 bytes: offset at 4, vaddr at 8, filesz at 16) or 64-bit
+ * (56 bytes: offset at 8, vaddr at 16, filesz at 32) object. */
+static int read_segment(elfver_read_fn read, void *ctx, int wide, uint64_t phoff,
+			uint16_t phentsize, uint32_t i, struct segment *s)
+{
+	uint8_t ph[56];
+	if (read(ctx, phoff + (uint64_t)i * phentsize, ph, wide ? 56 : 32) != 0)
+		return -1;
+	s->type = le32(ph);
+	s->offset = wide ? le64(ph + 8) : le32(ph + 4);
+	s->vaddr = wide ? le64(ph + 16) : le32(ph + 8);
+	s->filesz = wide ? le64(ph + 32) : le32(ph + 16);
+	return 0;
+}
+
+/* The file offset of address addr: inside the PT_LOAD segment whose file image holds it. */
+static int address_offset(elfver_read_fn read, void *ctx, int wide, uint64_t phoff,
+			  uint16_t phentsize, uint16_t phnum, uint64_t addr, uint64_t *off)
+{
+	for (uint32_t i = 0; i < phnum; i++) {
+		struct segment s;
+		if (read_segment(read, ctx, wide, phoff, phentsize, i, &s) != 0)
+			return -1;
+		if (s.type == PT_LOAD && addr >= s.vaddr && addr - s.vaddr < s.filesz) {
+			*off = s.offset + (addr - s.vaddr);
+			return *off < s.offset ? -1 : 0; /* wrapped: malformed */
+		}
+	}
+	return -1;
+}
+
+/* The dynamic entries of seg (16 bytes each, 8 in a 32-bit object) up to DT_NULL: the
+ * string table's address and the soname's index into it. */
+static int dynamic_entries(elfver_read_fn read, void *ctx, int wide, const struct segment *seg,
+			   uint64_t *strtab, uint64_t *soname, int *have_strtab, int *have_soname)
+{
+	size_t dlen = wide ? 16 : 8;
+	for (uint64_t n = 0; n < MAX_DYNAMIC; n++) {
+		uint8_t d[16];
+		if (seg->filesz / dlen <= n)
+			return 0; /* no DT_NULL: ldconfig stops at the segment's end too */
+		if (read(ctx, seg->offset + n * dlen, d, dlen) != 0)
+			return -1;
+		uint64_t tag = wide ? le64(d) : le32(d), val = wide ? le64(d + 8) : le32(d + 4);
+		if (tag == DT_NULL)
+			return 0;
+		if (tag == DT_STRTAB)
+			*strtab = val, *have_strtab = 1;
+		else if (tag == DT_SONAME)
+			*soname = val, *have_soname = 1;
+	}
+	return -1;
+}
+
+int elfver_soname(elfver_read_fn read, void *ctx, char *out, size_t size)
+{
+	uint8_t h[64];
+	out[0] = '\0';
+	if (size < 2)
+		return -1;
+	if (read(ctx, 0, h, 16) != 0 || memcmp(h, "\177ELF", 4) != 0)
+		return 1;
+	if ((h[4] != 1 && h[4] != 2) || h[5] != 1)
+		return -1; /* neither 32- nor 64-bit little-endian: nothing cuferry carries */
+	int wide = h[4] == 2;
+	if (read(ctx, 0, h, wide ? 64 : 52) != 0)
+		return -1;
+	uint64_t phoff = wide ? le64(h + 32) : le32(h + 28);
+	uint16_t phentsize = le16(h + (wide ? 54 : 42)), phnum = le16(h + (wide ? 56 : 44));
+	if (phnum > MAX_SEGMENTS || (phnum && phentsize < (wide ? 56 : 32)))
+		return -1;
+	uint64_t strtab = 0, soname = 0;
+	int have_strtab = 0, have_soname = 0;
+	for (uint32_t i = 0; i < phnum; i++) {
+		struct segment s;
+		if (read_segment(read, ctx, wide, phoff, phentsize, i, &s) != 0)
+			return -1;
+		if (s.type != PT_DYNAMIC)
+			continue;
+		if (dynamic_entries(read, ctx, wide, &s, &strtab, &soname, &have_strtab,
+				    &have_soname) != 0)
+			return -1;
+		break; /* the loader and ldconfig use the first */
+	}
+	if (!have_soname)
+		return 1;
+	uint64_t at;
+	if (!have_strtab || address_offset(read, ctx, wide, phoff, phentsize, phnum, strtab, &at) != 0 ||
+	    at + soname < at)
+		return -1;
+	/* The name, up to its NUL: read byte by byte past a short file's end is still bounded
+	 * by size. */
+	for (size_t n = 0; n < size; n++) {
+		uint8_t c;
+		if (read(ctx, at + soname + n, &c, 1) != 0)
+			return -1;
+		out[n] = (char)c;
+		if (!c)
+			return n ? 0 : -1;
+	}
+	out[0] = '\0';
+	return -1;
+}
+
+int elfver_soname_mem(const void *data, size_t len, char *out, size_t size)
+{
+	struct mem m = { data, len };
+	return elfver_soname(mem_read, &m, out, size);
+}

@@ -24,6 +24,15 @@ int elfver_newest_glibc(elfver_read_fn read, void *ctx, enum elfver_kind kind, c
 /* The same over a buffer in memory. */
 int elfver_newest_glibc_mem(const void *data, size_t len, enum elfver_kind kind, char *out,
 			    size_t size);
+/* The object's DT_SONAME, the name ldconfig files it under in the loader's cache whatever
+ * the file is called, found as ldconfig finds it: PT_DYNAMIC by file offset, DT_STRTAB
+ * through the PT_LOAD segment holding it. 32- and 64-bit little-endian ELF. 0 and the name
+ * in out when found, 1 when there is none (not ELF, no dynamic section, no soname), -1 when
+ * the ELF file is malformed or the name does not fit in out (a caller that must know the
+ * name refuses such a file). Every read is bounded: a hostile file costs a few reads. */
+int elfver_soname(elfver_read_fn read, void *ctx, char *out, size_t size);
+/* The same over a buffer in memory. */
+int elfver_soname_mem(const void *data, size_t len, char *out, size_t size);
 /* Numeric comparison of dotted versions ("2.27" > "2.3"): <0, 0, >0. */
 int elfver_cmp(const char *a, const char *b);
 

@@ -14,7 +14,7 @@ RES=$B/threat-results-hygiene.tsv
 as_root_cases
 
 echo "== a bundle's lib/ never shadows the system's base libraries (exit 3)"
-for lib in libz.so.1 libssl.so.3 libcrypto.so.3; do
+for lib in libz.so.1 libssl.so.3 libcrypto.so.3 libtinfo.so.6 libpam.so.0 libnss_files.so.2 libcuda.so.1; do
 	$FORGE --key "$FX/test.key" --out "$W/$lib.bundle" --name "lib/$lib" --bundle-id "t-$lib" --version 9.20.0.1
 	fresh_root "$W/shadow-$lib"
 	run_case "shadow_${lib%%.so*}" "a signed bundle carrying lib/$lib" \
@@ -34,6 +34,49 @@ one_line_reason
 assert_contains last.err "libz.so.1 is the distribution's own library"
 [ -z "$(ls addz 2>/dev/null)" ] || fail "the bundler wrote a bundle with libz.so.1"
 record shadow_add_file "bundler create --add-file libz.so.1" "usage: exit 1, nothing written" "threats/shadow_add_file" "pass (exit 1)"
+
+echo "== the name rules hold for an ELF's DT_SONAME too, whatever the file is called (exit 9 / exit 3, A11)"
+# ldconfig enters a library under its soname: an innocently named file whose soname is
+# libz.so.1 (or libc.so.6) would be every program's zlib (C library) through
+# 00-cuferry-cudnn.conf. Built here, as an attacker would.
+mkdir -p "$W/so"
+echo 'int innocent(void) { return 0; }' > "$W/so/e.c"
+for soname in libz.so.1 libc.so.6 libcuda.so.1; do
+	cc -shared -fPIC -o "$W/so/libinnocent.so.1" -Wl,-soname,$soname "$W/so/e.c" ||
+		fail "cc -shared failed"
+	readelf -d "$W/so/libinnocent.so.1" | grep -q "(SONAME).*\[$soname\]" || fail "the test library has no soname $soname"
+	expect 9 "$BUNDLER" create --from-dir "$FX/small-src" --cuda 13 --key "$FX/test.key" -o "$W/innocent.bundle" \
+		--add-file "$W/so/libinnocent.so.1" -q
+	one_line_reason
+	assert_contains last.err "lib/libinnocent.so.1"
+	assert_contains last.err "its soname is $soname"
+	[ ! -e "$W/innocent.bundle" ] || fail "the bundler wrote a bundle with a library whose soname is $soname"
+done
+record soname_bundler "bundler create --add-file libinnocent.so.1 whose DT_SONAME is libz.so.1 (libc.so.6, libcuda.so.1)" \
+	"refused, exit 9, the file and its soname named; no bundle written" "threats/soname_bundler" "pass (exit 9)"
+# The unpacker does not take the bundler's word: a bundle signed by an older or a compromised
+# bundler carrying it is refused before anything becomes current.
+for soname in libz.so.1 libc.so.6; do
+	cc -shared -fPIC -o "$W/so/libinnocent.so.1" -Wl,-soname,$soname "$W/so/e.c"
+	$FORGE --key "$FX/test.key" --out "$W/soname-${soname%%.so*}.bundle" --name lib/libinnocent.so.1 \
+		--data "$W/so/libinnocent.so.1" --bundle-id "t-soname-${soname%%.so*}" --version 9.20.0.1
+	fresh_root "$W/soname-${soname%%.so*}"
+	run_case "soname_${soname%%.so*}" "a signed bundle carrying lib/libinnocent.so.1 whose DT_SONAME is $soname" \
+		"integrity: exit 3, a manifest entry that may not be (ldconfig would make it every program's $soname)" \
+		3 "soname-${soname%%.so*}.bundle" --no-validate
+	assert_contains last.err "lib/libinnocent.so.1"
+	assert_contains last.err "its soname is $soname"
+	[ ! -e "$R/opt/cudnn/current/lib/libinnocent.so.1" ] || fail "lib/libinnocent.so.1 was installed"
+done
+# An allowed soname under any name installs: the rule is the soname's, not the file's.
+cc -shared -fPIC -o "$W/so/libinnocent.so.1" -Wl,-soname,libcudnn_innocent.so.9 "$W/so/e.c"
+$FORGE --key "$FX/test.key" --out "$W/soname-ok.bundle" --name lib/libinnocent.so.1 \
+	--data "$W/so/libinnocent.so.1" --bundle-id t-soname-ok --version 9.20.0.1
+fresh_root "$W/soname-ok"
+expect 0 "$UNPACKER" soname-ok.bundle --root "$R" --trust "$FX/test.pub" --no-validate
+[ -f "$R/opt/cudnn/current/lib/libinnocent.so.1" ] || fail "lib/libinnocent.so.1 (soname libcudnn_innocent.so.9) was not installed"
+record soname_ok "lib/libinnocent.so.1 whose DT_SONAME is libcudnn_innocent.so.9" "accepted: the lists' exact sonames only" \
+	"threats/soname_ok" "pass (exit 0)"
 
 echo "== --modulefiles DIR passes the prefix's ownership rule (exit 4)"
 $FORGE --key "$FX/test.key" --out "$W/new.bundle" --bundle-id t-new --version 9.20.0.1

@@ -8,7 +8,7 @@ unpacker's own rules stand between them and the disk.
 
 usage: forge.py --key K.key [--key K2.key ...] --out B.bundle [--case NAME] [--outside DIR]
                 [--counter N] [--expires ISO] [--created ISO] [--platform P] [--salt S]
-                [--bundle-id ID] [--version V] [--cuda MAJOR] [--name NAME] [--tar-name NAME]
+                [--bundle-id ID] [--version V] [--cuda MAJOR] [--name NAME [--data FILE]] [--tar-name NAME]
        forge.py --list
 
 With --platform windows-*, the bundle is laid out as NVIDIA's Windows archives are (bin/ with
@@ -112,7 +112,12 @@ def base_tree(args):
 def build(args):
     files = base_tree(args)
     if args.name is not None:
-        files = [(args.name if p == "include/cudnn_version.h" else p, d, m) for p, d, m in files]
+        data = None
+        if args.data is not None:
+            with open(args.data, "rb") as f:
+                data = f.read()
+        files = [(args.name, d if data is None else data, m) if p == "include/cudnn_version.h"
+                 else (p, d, m) for p, d, m in files]
     if args.case == "case_collision" and is_windows(args):
         # the second would overwrite the first on NTFS, directory and name alike
         files += [("bin/a.dll", b"lower", 0o644), ("BIN/A.DLL", b"upper", 0o644)]
@@ -255,6 +260,7 @@ def main():
     ap.add_argument("--bundle-id")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--name", help="rename include/cudnn_version.h to this (hostile) name")
+    ap.add_argument("--data", help="with --name: the renamed file's bytes, from this file")
     ap.add_argument("--tar-name", help="the same, in the payload only: the manifest stays valid")
     ap.add_argument("--fuzz-seed", action="store_true",
                     help="write [u32 n][manifest][tar] for tests/fuzz/fuzz_unpack.c instead")

@@ -14,6 +14,7 @@
 #include "common/platform.h"
 #include "signing/verify.h"
 #include "common/fault.h"
+#include "manifests/shadow.h"
 #include "unpacker/target/layout.h"
 
 struct stage {
@@ -56,6 +57,27 @@ static int stage_data(void *ctx, const void *buf, size_t len, struct cf_err *e)
 	return CF_OK;
 }
 
+/* ldconfig files a library under its DT_SONAME whatever it is called: the staged file's soname
+ * passes the manifest's name rules too, so that a bundle signed by an older or a compromised
+ * bundler cannot slip libc.so.6 or libz.so.1 into the loader's cache under an innocent name.
+ * Read back from the staging tree (private to this process), before anything is current. */
+static int check_soname(struct stage *s, const struct manifest_file *f, struct cf_err *e)
+{
+	const char *name;
+	char why[256];
+	int dir = platform_tree_open_parent(s->rootfd, f->path, &name);
+	int fd = dir >= 0 ? platform_open_at(dir, name, PLATFORM_OPEN_READ, 0) : -1;
+	int saved = errno;
+	if (dir >= 0)
+		platform_close(dir);
+	if (fd < 0)
+		return cf_fail(e, CF_INSTALL, "reading back '%s' in %s: %s", f->path, s->dir,
+			       strerror(saved));
+	int bad = shadow_check_soname(fd, why, sizeof(why));
+	platform_close(fd);
+	return bad ? cf_fail(e, CF_INTEGRITY, "'%s' may not be installed: %s", f->path, why) : CF_OK;
+}
+
 static int stage_end(void *ctx, const struct manifest_file *f, struct cf_err *e)
 {
 	struct stage *s = ctx;
@@ -67,8 +89,8 @@ static int stage_end(void *ctx, const struct manifest_file *f, struct cf_err *e)
 	if (platform_file_finish(fd, f->mode) != 0)
 		return cf_fail(e, install_write_error(errno), "writing '%s' into %s: %s", f->path,
 			       s->dir, strerror(errno));
-	int rc = CF_OK;
-	if (!s->faulted) {
+	int rc = check_soname(s, f, e);
+	if (rc == CF_OK && !s->faulted) {
 		s->faulted = 1;
 		rc = install_fault("extract", e);
 	}
