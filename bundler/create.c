@@ -366,7 +366,7 @@ static int describe(struct job *j, struct cf_err *e)
 	if (!t->platform[0] && !o->platform)
 		return cf_fail(e, CF_USAGE, "cannot tell the platform of this source: pass --platform");
 	manifest_set(&m->platform, t->platform[0] ? t->platform : o->platform);
-	manifest_set(&m->cudnn_version, t->version);
+	manifest_set(&m->product_version, t->version);
 	manifest_set(&m->cuda_variant, variant);
 	const char *cuda_for_check = o->cuda ? o->cuda : t->cuda_hint[0] ? t->cuda_hint : variant;
 	rc = compat_check(t->version, cuda_for_check, m->platform, &compat, e);
@@ -580,7 +580,7 @@ static int build(struct job *j, struct signer *signer, struct cf_err *e)
 	if (rc == CF_OK)
 		rc = describe(j, e);
 	if (rc == CF_OK)
-		rc = devfiles_add(&j->tree, j->m->cudnn_version, j->workdir, e);
+		rc = devfiles_add(&j->tree, j->m->product_version, j->workdir, e);
 	char stub[PATH_MAX];
 	if (rc == CF_OK && j->o->sfx) /* no stub for this platform: say so before compressing */
 		rc = stub_find(j->m->platform, j->o->sfx_stub, stub, sizeof(stub), e);
@@ -620,7 +620,7 @@ static void print_summary(const struct job *j)
 	if (j->run_path)
 		log_out("sfx       %s\n", j->run_path);
 	log_out("id        %s (counter %llu)\n", m->bundle_id, (unsigned long long)m->counter);
-	log_out("%-9s %s for CUDA %s, %s\n", product_default()->display, m->cudnn_version,
+	log_out("%-9s %s for CUDA %s, %s\n", product_default()->display, m->product_version,
 		m->cuda_variant, m->platform);
 	log_out("files     %zu, %.1f MiB -> %.1f MiB (%.1f%%)\n", m->nfiles,
 		(double)m->uncompressed_size / 1048576.0, (double)size / 1048576.0,
@@ -660,6 +660,7 @@ int create_bundle(const struct create_options *o, struct cf_err *e)
 	j.cache = create_cache_dir(o->cache);
 	j.fetch.cache_dir = j.cache;
 	j.m = manifest_new();
+	j.m->product = product_default();
 	char *out_dir = xstrdup(o->out), *slash = strrchr(out_dir, '/');
 	if (io_is_dir(o->out))
 		;

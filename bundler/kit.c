@@ -268,7 +268,7 @@ static int add_bundle(struct kit *k, const char *path, struct cf_err *e)
 		const struct manifest *m = c.manifest;
 		b->id = xstrdup(m->bundle_id);
 		b->platform = xstrdup(m->platform);
-		b->version = xstrdup(m->cudnn_version);
+		b->version = xstrdup(m->product_version);
 		b->cuda = xstrdup(m->cuda_variant);
 		char driver[128];
 		check_driver_text(m, driver, sizeof(driver));

@@ -36,7 +36,7 @@ void manifest_free(struct manifest *m)
 	if (!m)
 		return;
 	char **fields[] = { &m->bundle_id, &m->created, &m->expires, &m->platform,
-			    &m->cudnn_version, &m->cuda_variant, &m->source_kind, &m->source_name,
+			    &m->product_version, &m->cuda_variant, &m->source_kind, &m->source_name,
 			    &m->cuda_release, &m->driver_min, &m->cc_min, &m->glibc_min,
 			    &m->windows_min };
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
@@ -119,7 +119,8 @@ const struct manifest_file *manifest_find(const struct manifest *m, const char *
 
 char *manifest_install_name(const struct manifest *m)
 {
-	return xasprintf("%s%s-cuda%s", MANIFEST_INSTALL_DIR_START, m->cudnn_version, m->cuda_variant);
+	return xasprintf("%s%s-cuda%s", m->product->install_stem, m->product_version,
+			 m->cuda_variant);
 }
 
 int64_t manifest_parse_time(const char *iso)
@@ -274,17 +275,19 @@ static int check_files(const struct manifest *m, struct cf_err *e)
 
 int manifest_validate(const struct manifest *m, struct cf_err *e)
 {
+	if (!m->product)
+		return cf_fail(e, CF_INTEGRITY, "the manifest names no product");
 	if (!platform_find(m->platform))
 		return cf_fail(e, CF_INTEGRITY, "unknown platform '%s'",
 			       m->platform ? m->platform : "");
-	if (!m->bundle_id || !*m->bundle_id || !m->cudnn_version || !m->cuda_variant)
+	if (!m->bundle_id || !*m->bundle_id || !m->product_version || !m->cuda_variant)
 		return cf_fail(e, CF_INTEGRITY, "bundle_id, %s.version and cuda_variant are required",
-			       product_default()->manifest_key);
+			       m->product->manifest_key);
 	char why[160];
 	/* Signed is not the same as sane: these fields become names and log text. */
-	if (!dotted_number(m->cudnn_version, 32))
+	if (!dotted_number(m->product_version, 32))
 		return cf_fail(e, CF_INTEGRITY, "%s.version must be digits separated by dots",
-			       product_default()->manifest_key);
+			       m->product->manifest_key);
 	if (!dotted_number(m->cuda_variant, 8))
 		return cf_fail(e, CF_INTEGRITY, "cuda_variant must be digits separated by dots");
 	if (strlen(m->bundle_id) > 128 ||
@@ -296,7 +299,7 @@ int manifest_validate(const struct manifest *m, struct cf_err *e)
 	free(name);
 	if (bad)
 		return cf_fail(e, CF_INTEGRITY, "%s version or CUDA variant unusable as a name: %s",
-			       product_default()->display, why);
+			       m->product->display, why);
 	if (!m->created || manifest_parse_time(m->created) < 0)
 		return cf_fail(e, CF_INTEGRITY, "created is not a UTC time (YYYY-MM-DDTHH:MM:SSZ)");
 	if (m->expires && manifest_parse_time(m->expires) < 0)
@@ -397,7 +400,7 @@ char *manifest_to_json(const struct manifest *m, size_t *len)
 		(json_int_t)m->counter, "source_date_epoch", (json_int_t)m->source_date_epoch,
 		"created", m->created, "expires", m->expires ? json_string(m->expires) : json_null(),
 		"platform", m->platform,
-		product_default()->manifest_key, "version", m->cudnn_version, "cuda_variant",
+		m->product->manifest_key, "version", m->product_version, "cuda_variant",
 		m->cuda_variant, "source", source,
 		"cuda", "release", m->cuda_release, "components", json_components(m),
 		"requires", "driver_min", m->driver_min, "compute_capability_min", m->cc_min,
@@ -636,11 +639,34 @@ static int optional_version(struct reader *r, json_t *o, const char *key, char *
 	return 0;
 }
 
+/* The product a manifest carries is the registered product whose manifest_key names an
+ * object at its top: exactly one, so that a bundle is never read as two products. */
+static const struct product *read_product(struct reader *r, json_t *root)
+{
+	const struct product *found = NULL;
+	for (size_t i = 0; i < product_count(); i++) {
+		const struct product *p = product_at(i);
+		if (!json_object_get(root, p->manifest_key))
+			continue;
+		if (found) {
+			cf_fail(r->e, CF_INTEGRITY, "manifest: names two products, '%s' and '%s'",
+				found->manifest_key, p->manifest_key);
+			return NULL;
+		}
+		found = p;
+	}
+	if (!found)
+		cf_fail(r->e, CF_INTEGRITY, "manifest: names no product this unpacker knows");
+	return found;
+}
+
 static int read_root(struct reader *r, struct manifest *m, json_t *root)
 {
-	json_t *cudnn, *source, *cuda, *req, *payload, *files, *env, *o;
+	json_t *product, *source, *cuda, *req, *payload, *files, *env, *o;
 	size_t i;
-	const char *key = product_default()->manifest_key;
+	if (!(m->product = read_product(r, root)))
+		return -1;
+	const char *key = m->product->manifest_key;
 	char where[48], source_where[48]; /* "KEY." and "KEY.source." */
 	snprintf(where, sizeof(where), "%s.", key);
 	snprintf(source_where, sizeof(source_where), "%s.source.", key);
@@ -651,7 +677,7 @@ static int read_root(struct reader *r, struct manifest *m, json_t *root)
 	    need_str(r, root, "created", &m->created) ||
 	    need_str_or_null(r, root, "expires", &m->expires) ||
 	    need_str(r, root, "platform", &m->platform) ||
-	    !(cudnn = need(r, root, key, JSON_OBJECT)) ||
+	    !(product = need(r, root, key, JSON_OBJECT)) ||
 	    !(cuda = need(r, root, "cuda", JSON_OBJECT)) ||
 	    !(req = need(r, root, "requires", JSON_OBJECT)) ||
 	    !(payload = need(r, root, "payload", JSON_OBJECT)) ||
@@ -659,9 +685,9 @@ static int read_root(struct reader *r, struct manifest *m, json_t *root)
 	    !(env = need(r, root, "env", JSON_OBJECT)))
 		return -1;
 	r->where = where;
-	if (need_str(r, cudnn, "version", &m->cudnn_version) ||
-	    need_str(r, cudnn, "cuda_variant", &m->cuda_variant) ||
-	    !(source = need(r, cudnn, "source", JSON_OBJECT)))
+	if (need_str(r, product, "version", &m->product_version) ||
+	    need_str(r, product, "cuda_variant", &m->cuda_variant) ||
+	    !(source = need(r, product, "source", JSON_OBJECT)))
 		return -1;
 	r->where = source_where;
 	if (need_str(r, source, "kind", &m->source_kind) ||

@@ -29,13 +29,17 @@ struct manifest_strings {
 };
 
 struct manifest {
+	/* The product the bundle carries: the registry row whose manifest_key names the
+	 * manifest's product object. The parser sets it; a writer must. Never NULL in a parsed
+	 * or validated manifest. */
+	const struct product *product;
 	char *bundle_id;
 	uint64_t counter;
 	uint64_t source_date_epoch;
 	char *created;
 	char *expires; /* NULL when it never expires */
 	char *platform;
-	char *cudnn_version;
+	char *product_version; /* the product's own version: "9.19.0.56" */
 	char *cuda_variant;
 	char *source_kind; /* nvidia-redist, archive, dir */
 	char *source_name;
@@ -86,8 +90,7 @@ int manifest_parse(const char *json, size_t len, struct manifest **out, struct c
  * owns every other name, uses these): the unpacker's own directory in the prefix, which no
  * bundle entry may use, and the start of every install directory's name. */
 #define MANIFEST_META_DIR ".cuferry"
-#define MANIFEST_INSTALL_DIR_START (product_default()->install_stem)
-/* "cudnn-9.19.0.56-cuda13": the install directory name of a bundle. */
+/* "<install_stem><version>-cuda<variant>": the install directory name of a bundle. */
 char *manifest_install_name(const struct manifest *m);
 /* Seconds since the epoch from "YYYY-MM-DDTHH:MM:SSZ"; -1 when malformed. */
 /* Compare dotted version numbers numerically, component by component ("9.2" < "9.19"):

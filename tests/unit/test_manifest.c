@@ -14,12 +14,13 @@
 static struct manifest *sample(void)
 {
 	struct manifest *m = manifest_new();
+	m->product = product_default();
 	uint8_t sha[32];
 	memset(sha, 0xab, sizeof(sha));
 	manifest_set(&m->bundle_id, "cudnn-9.19.0.56-cuda13-linux-x86_64");
 	manifest_set(&m->created, "2026-11-29T17:03:20Z");
 	manifest_set(&m->platform, "linux-x86_64");
-	manifest_set(&m->cudnn_version, "9.19.0.56");
+	manifest_set(&m->product_version, "9.19.0.56");
 	manifest_set(&m->cuda_variant, "13");
 	manifest_set(&m->source_kind, "dir");
 	manifest_set(&m->source_name, "/usr/local/cuda");
@@ -253,6 +254,32 @@ static void test_manifest_strict_errors(void **state)
 	assert_int_equal(mutated("\"glibc_min\": \"2.27\"", "\"x-glibc\": \"2.27\"", msg, sizeof(msg)), CF_OK);
 	/* unknown fields are ignored */
 	assert_int_equal(mutated("\"bundle_id\"", "\"x-extra\": {\"a\": 1}, \"bundle_id\"", msg, sizeof(msg)), CF_OK);
+	/* the product is the registered product whose key names an object: none is an error */
+	assert_int_equal(mutated("\"cudnn\": {", "\"x-product\": {", msg, sizeof(msg)), CF_INTEGRITY);
+	assert_non_null(strstr(msg, "names no product"));
+}
+
+/* Every registered product's key makes the manifest that product's; a parsed manifest says
+ * which, and its install directory starts with that product's stem. */
+static void test_manifest_names_its_product(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < product_count(); i++) {
+		const struct product *p = product_at(i);
+		struct manifest *m = sample(), *back = NULL;
+		struct cf_err e = { 0 };
+		m->product = p;
+		size_t len;
+		char *json = manifest_to_json(m, &len);
+		assert_int_equal(manifest_parse(json, len, &back, &e), CF_OK);
+		assert_ptr_equal(back->product, p);
+		char *dir = manifest_install_name(back);
+		assert_int_equal(strncmp(dir, p->install_stem, strlen(p->install_stem)), 0);
+		free(dir);
+		free(json);
+		manifest_free(m);
+		manifest_free(back);
+	}
 }
 
 static void test_manifest_case_and_dir_conflicts(void **state)
@@ -318,6 +345,7 @@ int main(void)
 		cmocka_unit_test(test_pathrule_hostile_table),
 		cmocka_unit_test(test_pathrule_lengths),
 		cmocka_unit_test(test_manifest_strict_errors),
+		cmocka_unit_test(test_manifest_names_its_product),
 		cmocka_unit_test(test_bundle_format_names),
 		cmocka_unit_test(test_manifest_case_and_dir_conflicts),
 		cmocka_unit_test(test_manifest_chunk_count_must_match),

@@ -51,7 +51,7 @@ static int commit_install(const struct layout *p, const struct install_options *
 	if (rc == CF_OK)
 		rc = install_fault("switched", e);
 	manifest_format_time(platform_time_now(), now);
-	struct state_bundle b = { m->bundle_id, j->target, m->cudnn_version, m->cuda_variant,
+	struct state_bundle b = { m->bundle_id, j->target, m->product_version, m->cuda_variant,
 				  m->created, now, m->counter };
 	if (rc == CF_OK) {
 		state_record(st, &b);

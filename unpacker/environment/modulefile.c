@@ -62,8 +62,9 @@ int modulefile_dir_valid(const char *module_dir)
 /* cudnn-9.19.0.56-cuda13 -> 9.19.0.56-cuda13 */
 static const char *module_version(const char *dir)
 {
-	size_t n = strlen(MANIFEST_INSTALL_DIR_START);
-	return strncmp(dir, MANIFEST_INSTALL_DIR_START, n) == 0 ? dir + n : dir;
+	const char *stem = product_default()->install_stem;
+	size_t n = strlen(stem);
+	return strncmp(dir, stem, n) == 0 ? dir + n : dir;
 }
 
 /* Which of an install's optional directories it has. */

@@ -42,7 +42,7 @@ void opened_fill_result(struct install_result *r, const struct manifest *m, cons
 	char *dir = manifest_install_name(m);
 	snprintf(r->dir, sizeof(r->dir), "%s", dir);
 	snprintf(r->bundle_id, sizeof(r->bundle_id), "%s", m->bundle_id);
-	snprintf(r->version, sizeof(r->version), "%s", m->cudnn_version);
+	snprintf(r->version, sizeof(r->version), "%s", m->product_version);
 	snprintf(r->cuda_variant, sizeof(r->cuda_variant), "%s", m->cuda_variant);
 	snprintf(r->prefix, sizeof(r->prefix), "%s", p->prefix);
 	r->counter = m->counter;

@@ -106,7 +106,7 @@ static int write_meta(int rootfd, const struct opened *b, const struct install_r
 	char now[32];
 	manifest_format_time(platform_time_now(), now);
 	json_t *report = json_pack("{s:s, s:s, s:s, s:I, s:s, s:s, s:I, s:I}", "bundle_id",
-				   b->m->bundle_id, "cudnn_version", b->m->cudnn_version,
+				   b->m->bundle_id, "cudnn_version", b->m->product_version,
 				   "cuda_variant", b->m->cuda_variant, "counter",
 				   (json_int_t)b->m->counter, "installed_at", now, "signers",
 				   r->signers, "files", (json_int_t)r->files, "bytes",

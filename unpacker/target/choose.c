@@ -303,11 +303,11 @@ static int rank(const struct candidate *a, const struct candidate *b, char *why,
 				 a->major > b->major ? a->major : b->major);
 		return b->major - a->major;
 	}
-	if ((d = compat_version_cmp_full(a->m->cudnn_version, b->m->cudnn_version)) != 0) {
+	if ((d = compat_version_cmp_full(a->m->product_version, b->m->product_version)) != 0) {
 		if (why)
 			snprintf(why, size, "%s %s is older than %s", product_default()->display,
-				 d < 0 ? a->m->cudnn_version : b->m->cudnn_version,
-				 d < 0 ? b->m->cudnn_version : a->m->cudnn_version);
+				 d < 0 ? a->m->product_version : b->m->product_version,
+				 d < 0 ? b->m->product_version : a->m->product_version);
 		return -d;
 	}
 	if (a->packs != b->packs) {
@@ -444,7 +444,7 @@ int choose_bundle(const char *path, const struct choose_options *o, char *chosen
 	if (rc == CF_OK && best < n) {
 		const struct candidate *b = &c[best];
 		log_out("chose %s: %s %s for CUDA %d%s%s\n", b->name, product_default()->display,
-			b->m->cudnn_version, b->major,
+			b->m->product_version, b->major,
 			mc.cuda_wanted ? " (--cuda)" : mc.cuda_max == b->major ? " (the driver's CUDA)" : "",
 			b->packs ? (b->libs_here ? ", carries CUDA libraries" : ", carries the CUDA libraries "
 				    "this machine lacks") : b->libs_here ? ", uses this machine's CUDA libraries" : "");

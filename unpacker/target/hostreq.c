@@ -48,7 +48,7 @@ static int windows_check(const struct manifest *m, char *why, size_t size)
 	if (!m->windows_min || !have || elfver_cmp(have, m->windows_min) >= 0)
 		return 0;
 	snprintf(why, size, "cuDNN %s needs Windows %s (its DLLs' PE headers), this machine runs "
-		 "Windows %s: use an older cuDNN, or a newer Windows", m->cudnn_version,
+		 "Windows %s: use an older cuDNN, or a newer Windows", m->product_version,
 		 m->windows_min, have);
 	return 1;
 }
@@ -74,7 +74,7 @@ int hostreq_check(const char *root, const struct manifest *m, char *why, size_t 
 	if (elfver_cmp(have, m->glibc_min) >= 0)
 		return 0;
 	snprintf(why, size, "cuDNN %s needs glibc %s (its libraries' symbol versions), %s offers "
-		 "%s: use an older cuDNN, or a newer system", m->cudnn_version, m->glibc_min,
+		 "%s: use an older cuDNN, or a newer system", m->product_version, m->glibc_min,
 		 *root ? file : "this machine's C library", have);
 	return 1;
 }

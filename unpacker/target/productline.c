@@ -19,11 +19,11 @@ int productline_refuses(const struct state *st, const struct manifest *m,
 			const struct productline_options *o, char *why, size_t size)
 {
 	const struct state_bundle *cur = current_of(st);
-	if (cur && cur->version && manifest_version_compare(m->cudnn_version, cur->version) < 0 &&
+	if (cur && cur->version && manifest_version_compare(m->product_version, cur->version) < 0 &&
 	    !o->allow_downgrade && !o->keep_current) {
 		snprintf(why, size, "%s %s is older than the current %s (for CUDA %s): downgrade "
 			 "refused (--allow-downgrade to switch to it, --keep-current to install it beside)",
-			 product_default()->display, m->cudnn_version, cur->version,
+			 product_default()->display, m->product_version, cur->version,
 			 cur->cuda_variant ? cur->cuda_variant : "?");
 		return 1;
 	}
@@ -31,13 +31,13 @@ int productline_refuses(const struct state *st, const struct manifest *m,
 	 * only a newer build may replace the one installed. */
 	for (size_t i = 0; i < st->nbundles && !o->allow_downgrade; i++) {
 		const struct state_bundle *b = &st->bundles[i];
-		if (b->version && b->cuda_variant && strcmp(b->version, m->cudnn_version) == 0 &&
+		if (b->version && b->cuda_variant && strcmp(b->version, m->product_version) == 0 &&
 		    strcmp(b->cuda_variant, m->cuda_variant) == 0 && strcmp(b->id, m->bundle_id) != 0 &&
 		    m->counter < b->counter) {
 			snprintf(why, size, "%s (counter %llu) is an older build of %s %s for CUDA %s "
 				 "than the installed %s (counter %llu): replay or downgrade refused "
 				 "(--allow-downgrade)", m->bundle_id, (unsigned long long)m->counter,
-				 product_default()->display, m->cudnn_version, m->cuda_variant, b->id,
+				 product_default()->display, m->product_version, m->cuda_variant, b->id,
 				 (unsigned long long)b->counter);
 			return 1;
 		}
@@ -48,7 +48,7 @@ int productline_refuses(const struct state *st, const struct manifest *m,
 const char *productline_replaced_variant(const struct state *st, const struct manifest *m)
 {
 	const struct state_bundle *cur = current_of(st);
-	if (cur && cur->version && cur->cuda_variant && strcmp(cur->version, m->cudnn_version) == 0 &&
+	if (cur && cur->version && cur->cuda_variant && strcmp(cur->version, m->product_version) == 0 &&
 	    strcmp(cur->cuda_variant, m->cuda_variant) != 0)
 		return cur->cuda_variant;
 	return NULL;

@@ -181,7 +181,7 @@ int report_write(const struct run *r, const char *result, char *failed_copy, siz
 	json_t *v = json_pack("{s:s, s:s, s:s, s:s, s:s?, s:s?, s:s, s:O, s:O}", "validated_at", now,
 			      "result", result, "gpu", r->gpu_checked ? "checked" : "not checked",
 			      "install", r->dir, "bundle_id", r->m ? r->m->bundle_id : sig->bundle_id,
-			      "cudnn_version", r->m ? r->m->cudnn_version : sig->cudnn_version,
+			      "cudnn_version", r->m ? r->m->product_version : sig->cudnn_version,
 			      "environment_ld_library_path", r->env_ldpath,
 			      "timings_s", r->timings, "checks", r->checks);
 	if (r->o->report_out)

@@ -38,7 +38,7 @@ static void compute_env(struct run *r)
 
 static void check_library(struct run *r)
 {
-	char *const args[] = { "library", (char *)r->dir, r->major, r->m->cudnn_version,
+	char *const args[] = { "library", (char *)r->dir, r->major, r->m->product_version,
 			       r->m->cuda_variant, NULL };
 	report_probe(r, 2, "library", PROBE_TIMEOUT, args);
 }
@@ -59,8 +59,8 @@ int validate_install(const struct validate_options *o, const char *install_dir,
 	struct run r = { .o = o, .dir = install_dir, .m = m, .checks = json_array(),
 			 .timings = json_object(), .lock = &lock };
 	if (m)
-		snprintf(r.major, sizeof(r.major), "%.*s", (int)strcspn(m->cudnn_version, "."),
-			 m->cudnn_version);
+		snprintf(r.major, sizeof(r.major), "%.*s", (int)strcspn(m->product_version, "."),
+			 m->product_version);
 	compute_env(&r);
 	log_msg(LOG_INFO, "validating %s", install_dir);
 	log_out("%-4s %-13s %-6s %s\n", "step", "check", "result", "detail");
