@@ -260,7 +260,7 @@ static int fetch_from_mirror(struct job *j, struct cf_err *e)
 	return rc;
 }
 
-/* The CUDA redistributables cuDNN needs, as the mirror's CUDA redistrib JSON lists them.
+/* The CUDA redistributables the product opens, as the mirror's CUDA redistrib JSON lists them.
  * The hint names both ways: cuda-json describes only a toolkit of the bundle's platform
  * (rarely at hand for sbsa or Windows), NVIDIA's own JSON names every platform. */
 static int components_from_mirror(struct job *j, const char *cuda, const char *platform,
@@ -292,7 +292,7 @@ static int add_user_files(struct job *j, struct cf_err *e)
 /* An archive carries no CUDA component list: for a redist name (..._cuda13-archive), resolve
  * it before the archive is unpacked, so that a missing list fails in a moment rather than
  * after the whole archive was read (the trial of issue 25: 14 s for 350 MB, --offline too).
- * A legacy name (cudnn-11.4-...) or none: the contents tell, as before. */
+ * A legacy name (NAME-11.4-..., with a CUDA minor) or none: the contents tell, as before. */
 static int list_before_archive(struct job *j, struct cf_err *e)
 {
 	const struct create_options *o = j->o;
@@ -329,7 +329,7 @@ static int load_source(struct job *j, struct cf_err *e)
 	j->source_time = j->tree.newest_mtime;
 	if (rc == CF_OK)
 		rc = add_user_files(j, e);
-	/* An archive holds cuDNN only: with --with-cuda-libs, its CUDA libraries come from the
+	/* An archive holds the product only: with --with-cuda-libs, its CUDA libraries come from the
 	 * mirror (named, or the default one), downloaded and checked like a mirror source's. */
 	int cuda_from_mirror = (o->mirror_given || (o->from_archive && o->with_cuda_libs)) &&
 			       o->product->cuda_libs_opened[0];
@@ -727,7 +727,7 @@ int create_bundle(const struct create_options *o, struct cf_err *e)
 	return rc;
 }
 
-/* What a mirror create would fetch (the cuDNN archive, the CUDA component list), read from
+/* What a mirror create would fetch (the product's archive, the CUDA component list), read from
  * the mirror's JSON only. */
 static int resolve_plan(const struct create_options *o, const char *platform,
 			struct mirror_plan *plan, struct cf_err *e)

@@ -20,8 +20,8 @@ struct create_options {
 	 * verbs.c (select_product) before anything else: never NULL after it. */
 	const char *product_name;
 	const struct product *product;
-	/* --product-version VER, or the alias --cudnn VER, which names the product whose
-	 * version it is (version_alias_of: "cudnn"; NULL for --product-version). */
+	/* --product-version VER, or an alias of it that names the product whose version it is
+	 * (version_alias_of: that product's name; NULL for --product-version). */
 	const char *version;
 	const char *version_alias_of;
 	const char *cuda;

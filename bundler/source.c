@@ -1,4 +1,5 @@
-/* source.c - reading cuDNN out of a directory or an NVIDIA archive into an install tree */
+/* source.c - reading a product (the tree's) out of a directory or an NVIDIA archive into an
+ * install tree */
 #include "bundler/source.h"
 
 #include <archive.h>
@@ -127,8 +128,8 @@ static int read_define(const char *text, const char *name, long *out)
 	return 0;
 }
 
-/* MAJOR.MINOR.PATCH from the product's version headers (cuDNN: cudnn_version.h from 8.x on,
- * cudnn.h before), the first that defines the three macros. */
+/* MAJOR.MINOR.PATCH from the product's version headers (version.headers, newest layout
+ * first), the first that defines the three macros. */
 static int version_from_headers(const struct product *p, const char *include_dir, char *out,
 				size_t size)
 {
@@ -196,7 +197,7 @@ static void detect_platform(struct tree *t, char *out, size_t size)
 
 /* Where the metadata of NVIDIA's wheels lies for a tree at dir: dir/dist-info (a toolkit
  * assembled from wheels, as on the development machines), or site-packages itself when dir
- * is a pip install (site-packages/nvidia/cudnn). */
+ * is a pip install (site-packages/<the product's wheel_dir>). */
 static size_t wheel_folders(const char *dir, char *out[2])
 {
 	size_t n = 0;
@@ -216,7 +217,7 @@ static size_t wheel_folders(const char *dir, char *out[2])
 	return n;
 }
 
-/* dist-info folders of NVIDIA's wheels name exact versions: nvidia_cudnn_cu13-9.19.0.56,
+/* dist-info folders of NVIDIA's wheels name exact versions: nvidia_nccl_cu13-2.28.9,
  * nvidia_cublas-13.1.0.3, nvidia_cublas_cu12-12.4.5.8. prefix is the name up to any "_cu"
  * suffix; *dist_name gets the folder's name. */
 static int dist_info_version(const char *dir, const char *prefix, char *version, size_t vsize,
@@ -603,7 +604,7 @@ void source_parse_archive_name(const struct product *p, const char *path, char *
 	char plat[32];
 	int a, b, c, d;
 	version[0] = cuda[0] = platform[0] = '\0';
-	/* Legacy: cudnn-11.4-windows-x64-v8.2.2.26.zip, cudnn-11.3-linux-x64-v8.2.1.32.tgz */
+	/* Legacy: STEM-11.4-windows-x64-v8.2.2.26.zip, STEM-11.3-linux-x64-v8.2.1.32.tgz */
 	if (sscanf(after, "%d.%d-%31[a-z0-9_]-%*[a-z0-9]-v%d.", &a, &b, plat, &c) >= 3 ||
 	    sscanf(after, "%d.%d-%31[a-z0-9]-", &a, &b, plat) == 3) {
 		const char *v = strstr(name, "-v");
@@ -623,7 +624,7 @@ void source_parse_archive_name(const struct product *p, const char *path, char *
 		}
 		return;
 	}
-	/* Redist: cudnn-linux-x86_64-9.13.0.50_cuda13-archive.tar.xz */
+	/* Redist: STEM-linux-x86_64-9.13.0.50_cuda13-archive.tar.xz */
 	for (size_t i = 0; platform_at(i); i++) {
 		char prefix[64];
 		snprintf(prefix, sizeof(prefix), "%s-%s-", stem, platform_at(i)->name);

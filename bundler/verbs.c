@@ -38,8 +38,8 @@ int verb_usage_error(const char *fmt, ...)
 
 /* --product NAME (the default product without it) for create, resolve and kit: a usage
  * error for a name no product has (the known ones listed), for a version alias of another
- * product (--cudnn with --product nccl) and for --with-cuda-libs where the product opens no
- * CUDA library. */
+ * product than the one selected and for --with-cuda-libs where the product opens no CUDA
+ * library. */
 static int select_product(struct create_options *o)
 {
 	const struct product *p = o->product_name ? product_find(o->product_name) : product_default();

@@ -110,7 +110,7 @@ static int cuda_matches(const struct cuda_ver *v, size_t n, int major, int minor
 }
 
 /* The most specific ">=X.Y.Z" of a cell: the one with the most components. A cell that gives
- * one minimum per package ("(cuda12 pkg); ... (cuda11 pkg)", cuDNN 8.9.7) is read for the
+ * one minimum per package ("(cuda12 pkg); ... (cuda11 pkg)", release 8.9.7) is read for the
  * package of cuda_major only: the other package's driver says nothing about this one. */
 static void driver_from_cell(const char *cell, int cuda_major, char *out, size_t size)
 {
