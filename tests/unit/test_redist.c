@@ -151,6 +151,45 @@ static void test_compat_table(void **state)
 	assert_true(compat_version_cmp_full("580.65.06", "580.95.05") < 0);
 }
 
+/* compat_check reads only the product's rows (compat_kind): cuDNN's refuse 9.0.0 with CUDA 13,
+ * NCCL, which has none (no support matrix in the data), is not refused by them; the CUDA 13
+ * toolkit's driver floor still stands. */
+static void test_compat_rows_are_the_products(void **state)
+{
+	(void)state;
+	struct compat_result c;
+	struct cf_err e = { 0 };
+	const struct product *nccl = product_find("nccl");
+	assert_non_null(nccl);
+	assert_int_equal(compat_check(product_default(), "9.0.0", "13", "linux-x86_64", &c, &e),
+			 CF_INCOMPATIBLE);
+	assert_int_equal(c.ruled, 1);
+	cf_err_clear(&e);
+	assert_int_equal(compat_check(nccl, "9.0.0", "13", "linux-x86_64", &c, &e), CF_OK);
+	assert_int_equal(c.ruled, 0);
+	assert_int_equal(c.known, 0);
+	assert_string_equal(c.driver_min, "580.65.06");
+	assert_int_equal(compat_check(nccl, "2.28.9", "12", "linux-x86_64", &c, &e), CF_OK);
+	assert_string_equal(c.driver_min, "525.60.13");
+}
+
+/* Each product's archive names are its own: NCCL's parser does not read cuDNN's. */
+static void test_archive_names_per_product(void **state)
+{
+	(void)state;
+	char v[64], c[16], p[32];
+	const struct product *nccl = product_find("nccl");
+	source_parse_archive_name(nccl, "nccl-linux-x86_64-2.28.9_cuda13-archive.tar.xz", v, sizeof(v),
+				  c, sizeof(c), p, sizeof(p));
+	assert_string_equal(v, "2.28.9");
+	assert_string_equal(c, "13");
+	assert_string_equal(p, "linux-x86_64");
+	source_parse_archive_name(nccl, "cudnn-linux-x86_64-9.13.0.50_cuda13-archive.tar.xz", v,
+				  sizeof(v), c, sizeof(c), p, sizeof(p));
+	assert_string_equal(v, "");
+	assert_string_equal(p, "");
+}
+
 static void test_source_archive_names(void **state)
 {
 	(void)state;
@@ -188,6 +227,8 @@ int main(void)
 		cmocka_unit_test(test_redist_regression_non_string_relative_path),
 		cmocka_unit_test(test_compat_table),
 		cmocka_unit_test(test_source_archive_names),
+		cmocka_unit_test(test_compat_rows_are_the_products),
+		cmocka_unit_test(test_archive_names_per_product),
 	};
 	return cmocka_run_group_tests_name("redist", tests, NULL, NULL);
 }
