@@ -12,16 +12,26 @@
 
 #define JSON_MAX (16u << 20)
 
-/* Labels of redistrib_<label>.json named in a directory listing. */
+/* The length of a dotted number at v, without a trailing dot. */
+static size_t dotted(const char *v)
+{
+	size_t len = strspn(v, "0123456789.");
+	while (len && v[len - 1] == '.')
+		len--;
+	return len;
+}
+
+/* Labels of redistrib_<label>.json named in a directory listing: a version ("9.19.0"), or one
+ * qualified by the CUDA it is built for ("2.29.2-cuda12.9", as NVIDIA names NCCL's). */
 static size_t listing_labels(const char *html, char labels[][64], size_t max)
 {
 	size_t n = 0;
 	for (const char *p = strstr(html, "redistrib_"); p && n < max;
 	     p = strstr(p + 1, "redistrib_")) {
 		const char *v = p + 10;
-		size_t len = strspn(v, "0123456789.");
-		while (len && v[len - 1] == '.')
-			len--;
+		size_t len = dotted(v);
+		if (len && strncmp(v + len, "-cuda", 5) == 0 && dotted(v + len + 5))
+			len += 5 + dotted(v + len + 5);
 		if (len == 0 || len >= 64 || strncmp(v + len, ".json", 5) != 0)
 			continue;
 		char label[64] = { 0 };
@@ -35,9 +45,26 @@ static size_t listing_labels(const char *html, char labels[][64], size_t max)
 	return n;
 }
 
-/* The newest label that agrees with want on every component want names. */
-static int pick_label(const char *base, const char *want, const struct fetch_options *o,
-		      char *out, size_t size, struct cf_err *e)
+/* The CUDA a label is qualified by ("12.9" of "2.29.2-cuda12.9"); NULL for a plain one. */
+static const char *label_cuda(const char *label)
+{
+	const char *q = strstr(label, "-cuda");
+	return q ? q + 5 : NULL;
+}
+
+/* Whether label is newer than best: by its version, then by the CUDA it is qualified by. */
+static int label_newer(const char *label, const char *best)
+{
+	int by_version = compat_version_cmp_full(label, best);
+	if (by_version || !label_cuda(label) || !label_cuda(best))
+		return by_version > 0;
+	return compat_version_cmp_full(label_cuda(label), label_cuda(best)) > 0;
+}
+
+/* The newest label that agrees with want on every component want names and, when it is
+ * qualified by a CUDA and cuda (a major or MAJOR.MINOR) is given, on that CUDA's major. */
+static int pick_label(const char *base, const char *want, const char *cuda,
+		      const struct fetch_options *o, char *out, size_t size, struct cf_err *e)
 {
 	char *html, labels[512][64], *url = xasprintf("%s/", base);
 	size_t len, n;
@@ -52,10 +79,14 @@ static int pick_label(const char *base, const char *want, const struct fetch_opt
 	n = listing_labels(html, labels, 512);
 	free(html);
 	out[0] = '\0';
-	for (size_t i = 0; i < n; i++)
-		if (compat_version_cmp(labels[i], want) == 0 &&
-		    (!out[0] || compat_version_cmp_full(labels[i], out) > 0))
+	for (size_t i = 0; i < n; i++) {
+		const char *built_for = label_cuda(labels[i]);
+		if (compat_version_cmp(labels[i], want) != 0 ||
+		    (built_for && cuda && atoi(built_for) != atoi(cuda)))
+			continue;
+		if (!out[0] || label_newer(labels[i], out))
 			snprintf(out, size, "%.63s", labels[i]);
+	}
 	if (!out[0])
 		return cf_fail(e, CF_SOURCE, "%s/ lists no redistrib_<version>.json matching %s",
 			       base, want);
@@ -102,7 +133,7 @@ int mirror_resolve_cuda(const char *mirror, const char *cuda, const char *platfo
 	static const char *const needed[] = { "libcublas", "cuda_nvrtc" };
 	char *base = xasprintf("%s/cuda/redist", mirror);
 	struct redist *r = NULL;
-	int rc = pick_label(base, cuda, o, plan->cuda_release, sizeof(plan->cuda_release), e);
+	int rc = pick_label(base, cuda, NULL, o, plan->cuda_release, sizeof(plan->cuda_release), e);
 	if (rc == CF_OK) {
 		snprintf(plan->cuda_json_url, sizeof(plan->cuda_json_url), "%s/redistrib_%s.json", base,
 			 plan->cuda_release);
@@ -147,7 +178,7 @@ int mirror_resolve(const struct product *p, const char *mirror, const char *vers
 	struct redist *r = NULL;
 	struct compat_result compat;
 	memset(plan, 0, sizeof(*plan));
-	int rc = pick_label(base, version, o, plan->product_label, sizeof(plan->product_label), e);
+	int rc = pick_label(base, version, cuda, o, plan->product_label, sizeof(plan->product_label), e);
 	if (rc == CF_OK) {
 		snprintf(plan->product_json_url, sizeof(plan->product_json_url), "%s/redistrib_%s.json",
 			 base, plan->product_label);
@@ -170,6 +201,11 @@ int mirror_resolve(const struct product *p, const char *mirror, const char *vers
 		snprintf(plan->release_date, sizeof(plan->release_date), "%s", date ? date : "");
 		snprintf(plan->product_url, sizeof(plan->product_url), "%s/%s", base,
 			 plan->product.relative_path);
+		/* A single-variant release: the CUDA of its label ("-cuda13.0"), else the one asked. */
+		const char *built_for = label_cuda(plan->product_label);
+		if (!plan->product.cuda_variant[0] && built_for)
+			snprintf(plan->product.cuda_variant, sizeof(plan->product.cuda_variant), "%.*s",
+				 (int)strcspn(built_for, "."), built_for);
 		if (!plan->product.cuda_variant[0])
 			snprintf(plan->product.cuda_variant, sizeof(plan->product.cuda_variant), "%s",
 				 cuda ? variant : "");
