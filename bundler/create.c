@@ -235,7 +235,8 @@ static int fetch_from_mirror(struct job *j, struct cf_err *e)
 		return cf_fail(e, CF_USAGE, "--product-version VERSION is required with a mirror");
 	int rc = precheck_release(o, platform, e);
 	if (rc == CF_OK)
-		rc = mirror_resolve(o->product, o->mirror, o->version, o->cuda, platform, &j->fetch, &j->plan, e);
+		rc = mirror_resolve(o->product, o->mirror, o->version, o->cuda, platform, &j->fetch,
+				    &j->plan, e);
 	if (rc != CF_OK)
 		return rc;
 	j->have_plan = 1;
@@ -243,7 +244,8 @@ static int fetch_from_mirror(struct job *j, struct cf_err *e)
 	log_msg(LOG_INFO, "%s %s for CUDA %s (%s): %s", o->product->display,
 		j->plan.product.version,
 		j->plan.product.cuda_variant, platform, j->plan.product_url);
-	rc = fetch_file(j->plan.product_url, dest, j->plan.product.size, j->plan.product.sha256, &j->fetch, e);
+	rc = fetch_file(j->plan.product_url, dest, j->plan.product.size, j->plan.product.sha256,
+			&j->fetch, e);
 	if (rc == CF_OK)
 		rc = source_from_archive(dest, j->workdir, &j->tree, e);
 	free(dest);
@@ -297,8 +299,8 @@ static int list_before_archive(struct job *j, struct cf_err *e)
 {
 	const struct create_options *o = j->o;
 	char version[64], cuda[16], platform[32];
-	source_parse_archive_name(o->product, o->from_archive, version, sizeof(version), cuda, sizeof(cuda),
-				  platform, sizeof(platform));
+	source_parse_archive_name(o->product, o->from_archive, version, sizeof(version), cuda,
+				  sizeof(cuda), platform, sizeof(platform));
 	const char *c = o->cuda ? o->cuda : cuda, *p = o->platform ? o->platform : platform;
 	if (!c[0] || !p[0] || strchr(cuda, '.') || !o->product->cuda_libs_opened[0])
 		return CF_OK;
@@ -739,7 +741,9 @@ static int resolve_plan(const struct create_options *o, const char *platform,
 	if (!o->version)
 		return cf_fail(e, CF_USAGE, "--product-version VERSION is required");
 	rc = precheck_release(o, platform, e);
-	return rc == CF_OK ? mirror_resolve(o->product, o->mirror, o->version, o->cuda, platform, &fo, plan, e) : rc;
+	return rc == CF_OK ? mirror_resolve(o->product, o->mirror, o->version, o->cuda, platform, &fo,
+					    plan, e)
+			   : rc;
 }
 
 int create_check_mirror(const struct create_options *o, struct cf_err *e)
@@ -766,7 +770,8 @@ int create_resolve(const struct create_options *o, struct cf_err *e)
 	if (o->product->cuda_libs_opened[0])
 		log_out("CUDA %s redistributables %s opens at run time (%s):\n", plan.cuda_release,
 			o->product->display,
-			o->with_cuda_libs ? "downloaded with --with-cuda-libs" : "listed in the manifest");
+			o->with_cuda_libs ? "downloaded with --with-cuda-libs"
+					  : "listed in the manifest");
 	for (size_t i = 0; i < plan.ncomponents; i++) {
 		hex_encode(plan.components[i].sha256, 32, hex);
 		log_out("  %-10s %-12s %s\n             %llu bytes, sha256 %s\n",

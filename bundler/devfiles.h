@@ -1,7 +1,7 @@
 /* devfiles.h - the pkg-config and CMake package files every Linux bundle carries, so builders
  * find the installed product: lib/pkgconfig/<pkgconfig_name>.pc and
- * lib/cmake/<cmake_package>/<cmake_package>Config.cmake with its ConfigVersion.cmake. They are relocatable (paths from ${pcfiledir} and
- * ${CMAKE_CURRENT_LIST_DIR}), so the files are part of the signed tree like any other: the
+ * lib/cmake/<cmake_package>/<cmake_package>Config.cmake with its ConfigVersion.cmake. They
+ * are relocatable (paths from ${pcfiledir} and ${CMAKE_CURRENT_LIST_DIR}), so the files are part of the signed tree like any other: the
  * install directory is never modified after install, and validation checks them. */
 #ifndef BUNDLER_DEVFILES_H
 #define BUNDLER_DEVFILES_H

@@ -4,14 +4,14 @@
 
 const char bundler_usage[] =
 	"usage: bundler keygen NAME\n"
-	"       bundler create [--product NAME] --product-version VER [--cuda MAJOR[.MINOR]] [--platform P]\n"
-	"                      --key K.key -o OUT\n"
+	"       bundler create [--product NAME] --product-version VER [--cuda MAJOR[.MINOR]]\n"
+	"                      [--platform P] --key K.key -o OUT\n"
 	"                      [--mirror URL | --from-archive FILE | --from-dir DIR] [--with-cuda-libs]\n"
 	"                      [--add-file FILE]... [--counter N] [--expires DAYS] [--allow-future]\n"
 	"                      [--level N] [--threads N]\n"
 	"                      [--split SIZE|fat32] [--sfx [--unpacker PATH]] [--cache DIR] [--offline] [-q]\n"
-	"       bundler resolve [--product NAME] --product-version VER [--cuda MAJOR[.MINOR]] [--platform P]\n"
-	"                       [--mirror URL]\n"
+	"       bundler resolve [--product NAME] --product-version VER [--cuda MAJOR[.MINOR]]\n"
+	"                       [--platform P] [--mirror URL]\n"
 	"                       [--with-cuda-libs] [--offline]\n"
 	"       bundler inspect BUNDLE [--export DIR]\n"
 	"       bundler sign BUNDLE (--key K.key | --external [--pub K.pub --signature SIG])\n"
@@ -27,7 +27,8 @@ const char bundler_usage[] =
 	"                  | --statement-threshold N)... [--counter N] (--key K.key | --external) -o FILE\n"
 	"       bundler trust-statement FILE (--key K.key | --external [--pub K.pub --signature SIG])\n"
 	"       bundler --version | help [COMMAND] | COMMAND --help\n"
-	"--product NAME: cudnn (the default) or nccl; --cudnn VER is --product-version VER of cuDNN.\n"
+	"--product NAME: cudnn (the default) or nccl; --cudnn VER is --product-version VER of\n"
+	"cuDNN.\n"
 	"Every command takes --help and --verbose (-v), and only the other options its help\n"
 	"names (else exit 1, naming the option).\n"
 	"The mirror defaults to $CUFERRY_MIRROR, else NVIDIA's; file:// directories work offline,\n"
@@ -42,8 +43,8 @@ const char help_keygen[] =
 	"trust (--trust NAME.pub or --trust-fingerprint HEX). NAME may not start with '-'.\n";
 
 const char help_create[] =
-	"usage: bundler create [--product NAME] --product-version VER [--cuda MAJOR[.MINOR]] [--platform P]\n"
-	"                      --key K.key -o OUT\n"
+	"usage: bundler create [--product NAME] --product-version VER [--cuda MAJOR[.MINOR]]\n"
+	"                      [--platform P] --key K.key -o OUT\n"
 	"                      [--mirror URL | --from-archive FILE | --from-dir DIR] [--with-cuda-libs]\n"
 	"                      [--add-file FILE]... [--counter N] [--expires DAYS] [--allow-future]\n"
 	"                      [--level N] [--threads N]\n"
@@ -78,8 +79,8 @@ const char help_create[] =
 	"SHA256SUMS beside them is merged with what the directory held.\n";
 
 const char help_resolve[] =
-	"usage: bundler resolve [--product NAME] --product-version VER [--cuda MAJOR[.MINOR]] [--platform P]\n"
-	"                       [--mirror URL]\n"
+	"usage: bundler resolve [--product NAME] --product-version VER [--cuda MAJOR[.MINOR]]\n"
+	"                       [--platform P] [--mirror URL]\n"
 	"                       [--with-cuda-libs] [--offline]\n"
 	"Print what create would download from the mirror (URLs, sizes, SHA-256), download\n"
 	"nothing.\n";

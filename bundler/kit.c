@@ -362,8 +362,8 @@ static int resolve_pair(struct kit *k, struct create_options *co, struct cf_err 
 	return rc;
 }
 
-/* --product-version VER --cuda 12,13 --platform a,b: the whole matrix resolved first, then one create
- * per pair, into a local work directory. */
+/* --product-version VER --cuda 12,13 --platform a,b: the whole matrix resolved first, then
+ * one create per pair, into a local work directory. */
 static int build_matrix(struct kit *k, struct cf_err *e)
 {
 	const struct kit_options *o = k->o;
@@ -737,7 +737,8 @@ static void make_readme(struct kit *k)
 		int split = k->split && b->src.size > k->split;
 		char note[256];
 		version_note(k, b, note, sizeof(note));
-		append(&t, &len, &cap, "  %s%s\n      %s %s for CUDA %s on %s, %s%s\n%s%s%s", b->name,
+		append(&t, &len, &cap, "  %s%s\n      %s %s for CUDA %s on %s, %s%s\n%s%s%s",
+		       b->name,
 		       split ? ".001, .002, ... (parts: the unpacker reads them in order)" : "",
 		       b->product->display, b->version, b->cuda, b->platform, b->driver_min,
 		       b->packs_cuda ? ", CUDA libraries included" : "", note[0] ? "      (" : "", note,

@@ -178,7 +178,8 @@ int mirror_resolve(const struct product *p, const char *mirror, const char *vers
 	struct redist *r = NULL;
 	struct compat_result compat;
 	memset(plan, 0, sizeof(*plan));
-	int rc = pick_label(base, version, cuda, o, plan->product_label, sizeof(plan->product_label), e);
+	int rc = pick_label(base, version, cuda, o, plan->product_label,
+			    sizeof(plan->product_label), e);
 	if (rc == CF_OK) {
 		snprintf(plan->product_json_url, sizeof(plan->product_json_url), "%s/redistrib_%s.json",
 			 base, plan->product_label);
@@ -189,7 +190,8 @@ int mirror_resolve(const struct product *p, const char *mirror, const char *vers
 			snprintf(variant, sizeof(variant), "%.*s", (int)strcspn(cuda, "."), cuda);
 		else
 			highest_variant(p, r, platform, variant, sizeof(variant));
-		rc = redist_find(r, p->redist_key, platform, variant[0] ? variant : NULL, &plan->product, e);
+		rc = redist_find(r, p->redist_key, platform, variant[0] ? variant : NULL,
+				 &plan->product, e);
 		if (rc == CF_INCOMPATIBLE && variant[0])
 			rc = variant_not_on_mirror(p, plan->product.version, variant, platform, e);
 	}
@@ -201,7 +203,7 @@ int mirror_resolve(const struct product *p, const char *mirror, const char *vers
 		snprintf(plan->release_date, sizeof(plan->release_date), "%s", date ? date : "");
 		snprintf(plan->product_url, sizeof(plan->product_url), "%s/%s", base,
 			 plan->product.relative_path);
-		/* A single-variant release: the CUDA of its label ("-cuda13.0"), else the one asked. */
+		/* A single-variant release: the CUDA of its label (-cuda13.0), else the one asked. */
 		const char *built_for = label_cuda(plan->product_label);
 		if (!plan->product.cuda_variant[0] && built_for)
 			snprintf(plan->product.cuda_variant, sizeof(plan->product.cuda_variant), "%.*s",

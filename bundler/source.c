@@ -426,9 +426,10 @@ int source_from_dir(const char *dir, int with_cuda_libs, struct tree *t, struct 
 	if (rc != CF_OK)
 		goto out;
 	if (version_from_headers(p, inc, t->version, sizeof(t->version)) != 0) {
+		const char *second = p->version.headers[1];
 		rc = cf_fail(e, CF_SOURCE, "%s: no %s headers (include/%s%s%s) found", dir,
-			     p->display, p->version.headers[0], p->version.headers[1] ? " or include/" : "",
-			     p->version.headers[1] ? p->version.headers[1] : "");
+			     p->display, p->version.headers[0], second ? " or include/" : "",
+			     second ? second : "");
 		goto out;
 	}
 	char exact[64], dist[256];
@@ -643,8 +644,8 @@ void source_parse_archive_name(const struct product *p, const char *path, char *
 static int check_agreement(const char *archive, struct tree *t, struct cf_err *e)
 {
 	char nver[64], ncuda[16], nplat[32];
-	source_parse_archive_name(t->product, archive, nver, sizeof(nver), ncuda, sizeof(ncuda), nplat,
-				  sizeof(nplat));
+	source_parse_archive_name(t->product, archive, nver, sizeof(nver), ncuda, sizeof(ncuda),
+				  nplat, sizeof(nplat));
 	if (nver[0] && compat_version_cmp(nver, t->version) != 0)
 		return cf_fail(e, CF_SOURCE, "%s: the name says %s %s, its headers say %s",
 			       base_name(archive), t->product->display, nver, t->version);

@@ -45,8 +45,9 @@ void tree_free(struct tree *t);
  * unpacked tree, such as a CUDA toolkit directory or an extracted NVIDIA archive. */
 int source_from_dir(const char *dir, int with_cuda_libs, struct tree *t, struct cf_err *e);
 /* The CUDA libraries the default product opens (cuBLAS, NVRTC) in a toolkit tree at dir,
- * with the versions its wheel metadata or versioned library names give (t->cuda_libs), the CUDA release its
- * runtime's wheel names (t->cuda_hint) and the platform of their ELF files (t->platform):
+ * with the versions its wheel metadata or versioned library names give (t->cuda_libs), the
+ * CUDA release its runtime's wheel names (t->cuda_hint) and the platform of their ELF files
+ * (t->platform):
  * what source_from_dir finds, for a tree that holds no product (bundler cuda-json). */
 void source_cuda_libs(const char *dir, struct tree *t);
 /* Extract an NVIDIA archive (any layout of NVIDIA.md) into workdir and read it. Name and

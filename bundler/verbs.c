@@ -42,18 +42,20 @@ int verb_usage_error(const char *fmt, ...)
  * library. */
 static int select_product(struct create_options *o)
 {
-	const struct product *p = o->product_name ? product_find(o->product_name) : product_default();
+	const struct product *p =
+		o->product_name ? product_find(o->product_name) : product_default();
 	char names[256];
 	product_names(names, sizeof(names));
 	if (!p)
-		return verb_usage_error("unknown product '%s' (products: %s)", o->product_name, names);
+		return verb_usage_error("unknown product '%s' (products: %s)", o->product_name,
+					names);
 	if (o->version_alias_of && strcmp(o->version_alias_of, p->name) != 0)
-		return verb_usage_error("--%s names a %s version, not one of %s: give --product-version "
-					"VER", o->version_alias_of,
+		return verb_usage_error("--%s names a %s version, not one of %s: give "
+					"--product-version VER", o->version_alias_of,
 					product_find(o->version_alias_of)->display, p->display);
 	if (o->with_cuda_libs && !p->cuda_libs_opened[0])
-		return verb_usage_error("--with-cuda-libs: %s opens no CUDA library by name, so there "
-					"are none to carry with it", p->display);
+		return verb_usage_error("--with-cuda-libs: %s opens no CUDA library by name, so "
+					"there are none to carry with it", p->display);
 	o->product = p;
 	return 0;
 }
@@ -166,8 +168,8 @@ VERB(kit)
 	if (select_product(&c->create) != 0)
 		return 1;
 	if (c->create.version && !c->create.key_path)
-		return verb_usage_error("%s", "--product-version needs --key K.key to sign the bundles it "
-					"builds");
+		return verb_usage_error("%s", "--product-version needs --key K.key to sign the "
+					"bundles it builds");
 	c->kit.out = c->create.out;
 	c->kit.cuda_list = c->create.cuda;
 	c->kit.platform_list = c->create.platform;

@@ -223,8 +223,8 @@ int compat_check(const struct product *p, const char *version, const char *cuda,
 	out->ruled = rows > 0;
 	if (rc == CF_OK && rows == 0)
 		log_msg(LOG_INFO, "no compatibility rule exists for %s: its CUDA and driver are not "
-			"checked against a support matrix (the CUDA %s toolkit's driver floor is used)",
-			p->display, cuda);
+			"checked against a support matrix (the CUDA %s toolkit's driver floor is "
+			"used)", p->display, cuda);
 	return rc;
 }
 

@@ -88,11 +88,16 @@ with open(os.path.join(out, "cuda/redist/redistrib_13.0.0.json"), "w") as f:
     json.dump(old, f, indent=4)
 
 # NCCL the way NVIDIA publishes it: nccl/redist/, one manifest per CUDA-qualified label
-# (redistrib_2.28.9-cuda13.0.json, single-variant), the archive under nccl/linux-x86_64/. The
-# real header; for speed a small real ELF library stands in for the 218 MB libnccl.so.2.
+# (redistrib_2.28.9-cuda13.0.json, single-variant), the archive under nccl/linux-x86_64/. For
+# speed, and for trees that hold no NCCL (the kit test's fake toolkit), a header with NCCL's
+# version macros and the small cuDNN loader (an ELF library of this platform) stand in for
+# nccl.h and the 218 MB libnccl.so.2.
 nccl_v = "2.28.9"
-nccl_members = [("include/nccl.h", os.path.join(cuda, "include", "nccl.h")),
-                ("lib/libnccl.so.2", os.path.join(lib, "libnvtx3interop.so.1")),
+nccl_h = os.path.join(out, "nccl.h")
+with open(nccl_h, "w") as f:
+    f.write("#define NCCL_MAJOR 2\n#define NCCL_MINOR 28\n#define NCCL_PATCH 9\n")
+nccl_members = [("include/nccl.h", nccl_h),
+                ("lib/libnccl.so.2", os.path.join(lib, "libcudnn.so.9")),
                 ("lib/libnccl.so", ("link", "libnccl.so.2")),
                 ("LICENSE.txt", lic)]
 for label, cuda_tag in (("2.28.9-cuda12.9", "12.9"), ("2.28.9-cuda13.0", "13.0")):
@@ -104,4 +109,5 @@ for label, cuda_tag in (("2.28.9-cuda12.9", "12.9"), ("2.28.9-cuda13.0", "13.0")
                           "linux-x86_64": leaf("nccl", rel, archive(os.path.join(out, "nccl/redist", rel), stem, nccl_members))}}
     with open(os.path.join(out, "nccl/redist/redistrib_%s.json" % label), "w") as f:
         json.dump(nccl_json, f, indent=4)
+os.remove(nccl_h)
 os.remove(lic)

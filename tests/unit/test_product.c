@@ -64,9 +64,11 @@ static void test_every_row_is_complete(void **state)
 		for (size_t f = 0; f < sizeof(required) / sizeof(required[0]); f++) {
 			const char *v = fact(p, required[f].offset);
 			if (!v || !v[0])
-				fail_msg("product %zu (%s): %s is not set", i, p->name, required[f].name);
+				fail_msg("product %zu (%s): %s is not set", i, p->name,
+					 required[f].name);
 		}
-		const char *version_macros[] = { p->version.major, p->version.minor, p->version.patch };
+		const char *version_macros[] = { p->version.major, p->version.minor,
+						 p->version.patch };
 		for (size_t f = 0; f < 3; f++)
 			assert_true(version_macros[f] && version_macros[f][0]);
 		size_t n;
