@@ -214,11 +214,15 @@ endef
 
 $(eval $(call compile_rules,$(B),$$(CC),$$(CPPFLAGS) $$(CFLAGS),CC,$(DEPS)/.complete | $(B)/.deps))
 
-# compat.tsv travels inside the programs as a C string.
-$(B)/compat_data.c: manifests/compat.tsv
+# The compatibility data travels inside the programs as one C string: the CUDA toolkit's rows
+# (compat.tsv), then each product's (compat_<product>.tsv, the descriptor's compat_kind), each
+# file's header line but the first left out.
+COMPAT_TSV = manifests/compat.tsv $(sort $(wildcard manifests/compat_*.tsv))
+$(B)/compat_data.c: $(COMPAT_TSV)
 	@mkdir -p $(B)
-	$(Q)$(call say,GEN,$@)awk 'BEGIN { print "/* generated from manifests/compat.tsv */"; print "const char compat_tsv[] =" } \
-	     { gsub(/\\/, "\\\\"); gsub(/"/, "\\\""); print "\"" $$0 "\\n\"" } END { print ";" }' $< > $@
+	$(Q)$(call say,GEN,$@)awk 'BEGIN { print "/* generated from $(COMPAT_TSV) */"; print "const char compat_tsv[] =" } \
+	     FNR == 1 && NR > 1 { next } \
+	     { gsub(/\\/, "\\\\"); gsub(/"/, "\\\""); print "\"" $$0 "\\n\"" } END { print ";" }' $(COMPAT_TSV) > $@
 
 # Trusted keys compiled in: the kept PEM files turned into a C table (empty when none).
 $(B)/trusted_keys.c: FORCE

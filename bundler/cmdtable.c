@@ -7,6 +7,7 @@
 
 #include "bundler/help.h"
 #include "bundler/verbs.h"
+#include "manifests/product.h"
 
 #define O(id) CMD_OPT(OPT_##id)
 
@@ -16,7 +17,9 @@ const struct cmd_spelling cmd_spellings[] = {
 	CMD_FLAG(OPT_VERBOSE, "--verbose"),
 	CMD_FLAG(OPT_VERBOSE, "-v"),
 	CMD_FLAG(OPT_QUIET, "-q"),
-	CMD_VALUE(OPT_CUDNN, "--cudnn", TEXT),
+	CMD_WORDS(OPT_PRODUCT, "--product", NULL), /* words: the registry's names */
+	CMD_VALUE(OPT_PRODUCT_VERSION, "--product-version", TEXT),
+	CMD_VALUE(OPT_VERSION_ALIAS, "--cudnn", TEXT), /* --product-version for cuDNN */
 	CMD_VALUE(OPT_CUDA, "--cuda", TEXT),
 	CMD_WORDS(OPT_PLATFORM, "--platform", CMD_PLATFORM_WORDS),
 	CMD_VALUE(OPT_KEY, "--key", FILE),
@@ -58,13 +61,14 @@ static int run_help(struct bundler_args *c, int argc, char **argv);
 /* How a signature is made: a key file, or elsewhere (--external, then --pub and --signature). */
 #define SIGNING (O(KEY) | O(EXTERNAL) | O(PUB) | O(SIGNATURE))
 /* Which release, for which CUDA and platform, from which mirror. */
-#define RELEASE (O(CUDNN) | O(CUDA) | O(PLATFORM) | O(MIRROR) | O(OFFLINE))
+#define RELEASE (O(PRODUCT) | O(PRODUCT_VERSION) | O(VERSION_ALIAS) | O(CUDA) | O(PLATFORM) | \
+		 O(MIRROR) | O(OFFLINE))
 
 const struct command cmd_table[] = {
 	{ "keygen", CMD_ARGS_ONE("NAME"),
 	  verb_keygen, "write a signing key pair NAME.key and NAME.pub", help_keygen, 0 },
 	{ "create", CMD_ARGS_NONE,
-	  verb_create, "make one signed bundle of a cuDNN release", help_create,
+	  verb_create, "make one signed bundle of a product's release", help_create,
 	  RELEASE | O(KEY) | O(OUT) | O(ARCHIVE) | O(DIR) | O(CUDA_LIBS) | O(ADD_FILE) |
 		  O(COUNTER) | O(EXPIRES) | O(ALLOW_FUTURE) | O(LEVEL) | O(THREADS) | O(SPLIT) |
 		  O(SFX) | O(UNPACKER) | O(CACHE) | O(QUIET) },
@@ -151,8 +155,14 @@ int cmd_complete_words(int argc, char **argv)
 	const struct command *t = cmd_find(argv[0]);
 	if (!t)
 		return verb_usage_error("unknown command '%s'", argv[0]);
-	for (const struct cmd_spelling *s = cmd_spellings; s->name; s++)
+	char products[256];
+	product_names(products, sizeof(products));
+	for (const struct cmd_spelling *s = cmd_spellings; s->name; s++) {
+		struct cmd_spelling with_words = *s;
+		if (s->id == OPT_PRODUCT)
+			with_words.words = products;
 		if ((CMD_COMMON_OPTIONS | t->options) & CMD_OPT(s->id))
-			cmdline_print_spelling(s);
+			cmdline_print_spelling(&with_words);
+	}
 	return 0;
 }

@@ -13,7 +13,8 @@
 #include "common/log.h"
 #include "common/sha256.h"
 
-/* What NVIDIA calls the components cuDNN opens, in its redistrib JSON. */
+/* What NVIDIA calls, in its redistrib JSON, the CUDA components the default product opens
+ * (its cuda_libs_opened: cuBLAS, NVRTC). */
 static const char *component_title(const char *component)
 {
 	return strcmp(component, "libcublas") == 0 ? "CUDA cuBLAS" : "CUDA NVRTC";

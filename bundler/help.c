@@ -4,19 +4,22 @@
 
 const char bundler_usage[] =
 	"usage: bundler keygen NAME\n"
-	"       bundler create --cudnn VER [--cuda MAJOR[.MINOR]] [--platform P] --key K.key -o OUT\n"
+	"       bundler create [--product NAME] --product-version VER [--cuda MAJOR[.MINOR]]\n"
+	"                      [--platform P] --key K.key -o OUT\n"
 	"                      [--mirror URL | --from-archive FILE | --from-dir DIR] [--with-cuda-libs]\n"
 	"                      [--add-file FILE]... [--counter N] [--expires DAYS] [--allow-future]\n"
 	"                      [--level N] [--threads N]\n"
 	"                      [--split SIZE|fat32] [--sfx [--unpacker PATH]] [--cache DIR] [--offline] [-q]\n"
-	"       bundler resolve --cudnn VER [--cuda MAJOR[.MINOR]] [--platform P] [--mirror URL]\n"
+	"       bundler resolve [--product NAME] --product-version VER [--cuda MAJOR[.MINOR]]\n"
+	"                       [--platform P] [--mirror URL]\n"
 	"                       [--with-cuda-libs] [--offline]\n"
 	"       bundler inspect BUNDLE [--export DIR]\n"
 	"       bundler sign BUNDLE (--key K.key | --external [--pub K.pub --signature SIG])\n"
 	"       bundler split BUNDLE --split SIZE|fat32\n"
 	"       bundler sfx BUNDLE|X.run [--platform P] [--unpacker PATH] [-o OUT] [--force]\n"
 	"                   (--key K.key | --external [--pub K.pub --signature SIG])\n"
-	"       bundler kit -o DIR --key K.key... (--cudnn VER [--cuda 12,13] [--platform P,P] | --bundle B)...\n"
+	"       bundler kit -o DIR --key K.key... ([--product NAME] --product-version VER\n"
+	"                  [--cuda 12,13] [--platform P,P] | --bundle B)...\n"
 	"                  [--unpacker [P=]PATH]... [--no-unpacker P,P] [--split SIZE] [--valid-days N]\n"
 	"                  [--statement FILE] [--mirror URL] [--offline] [--cache DIR] [--level N]\n"
 	"       bundler cuda-json --from-dir TOOLKIT -o DIR [--platform P] [--release X.Y.Z]\n"
@@ -24,6 +27,8 @@ const char bundler_usage[] =
 	"                  | --statement-threshold N)... [--counter N] (--key K.key | --external) -o FILE\n"
 	"       bundler trust-statement FILE (--key K.key | --external [--pub K.pub --signature SIG])\n"
 	"       bundler --version | help [COMMAND] | COMMAND --help\n"
+	"--product NAME: cudnn (the default) or nccl; --cudnn VER is --product-version VER of\n"
+	"cuDNN.\n"
 	"Every command takes --help and --verbose (-v), and only the other options its help\n"
 	"names (else exit 1, naming the option).\n"
 	"The mirror defaults to $CUFERRY_MIRROR, else NVIDIA's; file:// directories work offline,\n"
@@ -38,17 +43,25 @@ const char help_keygen[] =
 	"trust (--trust NAME.pub or --trust-fingerprint HEX). NAME may not start with '-'.\n";
 
 const char help_create[] =
-	"usage: bundler create --cudnn VER [--cuda MAJOR[.MINOR]] [--platform P] --key K.key -o OUT\n"
+	"usage: bundler create [--product NAME] --product-version VER [--cuda MAJOR[.MINOR]]\n"
+	"                      [--platform P] --key K.key -o OUT\n"
 	"                      [--mirror URL | --from-archive FILE | --from-dir DIR] [--with-cuda-libs]\n"
 	"                      [--add-file FILE]... [--counter N] [--expires DAYS] [--allow-future]\n"
 	"                      [--level N] [--threads N]\n"
 	"                      [--split SIZE|fat32] [--sfx [--unpacker PATH]] [--cache DIR] [--offline] [-q]\n"
-	"Make one signed bundle of a cuDNN release and check it before it is put in place.\n"
+	"Make one signed bundle of a product's release and check it before it is put in place.\n"
+	"  --product NAME     the product: cudnn (the default) or nccl (Linux only: a Windows\n"
+	"                     platform is exit 9); an unknown name is exit 1\n"
+	"  --product-version VER  its version (9.19 picks the newest 9.19.x on the mirror; with\n"
+	"                     --from-* it must agree with the source); --cudnn VER is the same\n"
+	"                     for cuDNN, and exit 1 with another --product\n"
 	"  -o OUT             a file, or a directory (ending in /) for the conventional name\n"
-	"                     cudnn-VER-cudaN[-cudalibs]-PLATFORM.bundle; absolute or relative\n"
+	"                     PRODUCT-VER-cudaN[-cudalibs]-PLATFORM.bundle (cudnn-..., nccl-...)\n"
 	"  --mirror URL       NVIDIA's redist tree or a copy of it (http(s):// or file://)\n"
 	"  --from-archive F   an archive NVIDIA ships (tar.xz, tgz, zip); --from-dir DIR a tree\n"
-	"  --with-cuda-libs   pack cuBLAS and NVRTC too; the id and name get '-cudalibs'\n"
+	"                     of which only the product's files are taken (a CUDA toolkit's NCCL)\n"
+	"  --with-cuda-libs   pack cuBLAS and NVRTC too (cuDNN; NCCL opens none: exit 1); the id\n"
+	"                     and name get '-cudalibs'\n"
 	"  --add-file FILE    also pack FILE (repeatable) in bin/ (Windows) or lib/ (Linux),\n"
 	"                     hashed like every file: zlibwapi.dll for cuDNN 8.3 - 9.1 on Windows;\n"
 	"                     never a C library or loader name (libc.so.6, libdl.so.2, ...: exit 9)\n"
@@ -66,7 +79,8 @@ const char help_create[] =
 	"SHA256SUMS beside them is merged with what the directory held.\n";
 
 const char help_resolve[] =
-	"usage: bundler resolve --cudnn VER [--cuda MAJOR[.MINOR]] [--platform P] [--mirror URL]\n"
+	"usage: bundler resolve [--product NAME] --product-version VER [--cuda MAJOR[.MINOR]]\n"
+	"                       [--platform P] [--mirror URL]\n"
 	"                       [--with-cuda-libs] [--offline]\n"
 	"Print what create would download from the mirror (URLs, sizes, SHA-256), download\n"
 	"nothing.\n";
@@ -105,7 +119,8 @@ const char help_sfx[] =
 	"with --pub and --signature (DER, raw r||s or hex) it checks and adds it.\n";
 
 const char help_kit[] =
-	"usage: bundler kit -o DIR --key K.key... (--cudnn VER [--cuda 12,13] [--platform P,P] | --bundle B)...\n"
+	"usage: bundler kit -o DIR --key K.key... ([--product NAME] --product-version VER\n"
+	"                  [--cuda 12,13] [--platform P,P] | --bundle B)...\n"
 	"                  [--unpacker [P=]PATH]... [--no-unpacker P,P] [--split SIZE] [--valid-days N]\n"
 	"                  [--statement FILE] [--mirror URL] [--offline] [--cache DIR] [--level N]\n"
 	"Write what a site needs onto a stick or a directory: the bundles (built from the mirror\n"

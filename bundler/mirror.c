@@ -12,16 +12,26 @@
 
 #define JSON_MAX (16u << 20)
 
-/* Labels of redistrib_<label>.json named in a directory listing. */
+/* The length of a dotted number at v, without a trailing dot. */
+static size_t dotted(const char *v)
+{
+	size_t len = strspn(v, "0123456789.");
+	while (len && v[len - 1] == '.')
+		len--;
+	return len;
+}
+
+/* Labels of redistrib_<label>.json named in a directory listing: a version ("9.19.0"), or one
+ * qualified by the CUDA it is built for ("2.29.2-cuda12.9", as NVIDIA names NCCL's). */
 static size_t listing_labels(const char *html, char labels[][64], size_t max)
 {
 	size_t n = 0;
 	for (const char *p = strstr(html, "redistrib_"); p && n < max;
 	     p = strstr(p + 1, "redistrib_")) {
 		const char *v = p + 10;
-		size_t len = strspn(v, "0123456789.");
-		while (len && v[len - 1] == '.')
-			len--;
+		size_t len = dotted(v);
+		if (len && strncmp(v + len, "-cuda", 5) == 0 && dotted(v + len + 5))
+			len += 5 + dotted(v + len + 5);
 		if (len == 0 || len >= 64 || strncmp(v + len, ".json", 5) != 0)
 			continue;
 		char label[64] = { 0 };
@@ -35,9 +45,26 @@ static size_t listing_labels(const char *html, char labels[][64], size_t max)
 	return n;
 }
 
-/* The newest label that agrees with want on every component want names. */
-static int pick_label(const char *base, const char *want, const struct fetch_options *o,
-		      char *out, size_t size, struct cf_err *e)
+/* The CUDA a label is qualified by ("12.9" of "2.29.2-cuda12.9"); NULL for a plain one. */
+static const char *label_cuda(const char *label)
+{
+	const char *q = strstr(label, "-cuda");
+	return q ? q + 5 : NULL;
+}
+
+/* Whether label is newer than best: by its version, then by the CUDA it is qualified by. */
+static int label_newer(const char *label, const char *best)
+{
+	int by_version = compat_version_cmp_full(label, best);
+	if (by_version || !label_cuda(label) || !label_cuda(best))
+		return by_version > 0;
+	return compat_version_cmp_full(label_cuda(label), label_cuda(best)) > 0;
+}
+
+/* The newest label that agrees with want on every component want names and, when it is
+ * qualified by a CUDA and cuda (a major or MAJOR.MINOR) is given, on that CUDA's major. */
+static int pick_label(const char *base, const char *want, const char *cuda,
+		      const struct fetch_options *o, char *out, size_t size, struct cf_err *e)
 {
 	char *html, labels[512][64], *url = xasprintf("%s/", base);
 	size_t len, n;
@@ -52,10 +79,14 @@ static int pick_label(const char *base, const char *want, const struct fetch_opt
 	n = listing_labels(html, labels, 512);
 	free(html);
 	out[0] = '\0';
-	for (size_t i = 0; i < n; i++)
-		if (compat_version_cmp(labels[i], want) == 0 &&
-		    (!out[0] || compat_version_cmp_full(labels[i], out) > 0))
+	for (size_t i = 0; i < n; i++) {
+		const char *built_for = label_cuda(labels[i]);
+		if (compat_version_cmp(labels[i], want) != 0 ||
+		    (built_for && cuda && atoi(built_for) != atoi(cuda)))
+			continue;
+		if (!out[0] || label_newer(labels[i], out))
 			snprintf(out, size, "%.63s", labels[i]);
+	}
 	if (!out[0])
 		return cf_fail(e, CF_SOURCE, "%s/ lists no redistrib_<version>.json matching %s",
 			       base, want);
@@ -76,18 +107,19 @@ static int load_redist(const char *url, const struct fetch_options *o, struct re
 }
 
 /* The highest CUDA variant offered, when the user named none. */
-static void highest_variant(const struct redist *r, const char *platform, char *out, size_t size)
+static void highest_variant(const struct product *p, const struct redist *r, const char *platform,
+			    char *out, size_t size)
 {
 	char offered[128];
 	int best = -1;
-	redist_variants(r, product_default()->redist_key, platform, offered, sizeof(offered));
-	for (char *p = offered; *p;) {
-		int v = atoi(p);
+	redist_variants(r, p->redist_key, platform, offered, sizeof(offered));
+	for (char *at = offered; *at;) {
+		int v = atoi(at);
 		if (v > best)
 			best = v;
-		p += strcspn(p, ",");
-		if (*p == ',')
-			p++;
+		at += strcspn(at, ",");
+		if (*at == ',')
+			at++;
 	}
 	if (best >= 0)
 		snprintf(out, size, "%d", best);
@@ -101,7 +133,7 @@ int mirror_resolve_cuda(const char *mirror, const char *cuda, const char *platfo
 	static const char *const needed[] = { "libcublas", "cuda_nvrtc" };
 	char *base = xasprintf("%s/cuda/redist", mirror);
 	struct redist *r = NULL;
-	int rc = pick_label(base, cuda, o, plan->cuda_release, sizeof(plan->cuda_release), e);
+	int rc = pick_label(base, cuda, NULL, o, plan->cuda_release, sizeof(plan->cuda_release), e);
 	if (rc == CF_OK) {
 		snprintf(plan->cuda_json_url, sizeof(plan->cuda_json_url), "%s/redistrib_%s.json", base,
 			 plan->cuda_release);
@@ -122,15 +154,15 @@ int mirror_resolve_cuda(const char *mirror, const char *cuda, const char *platfo
 	return rc;
 }
 
-/* The mirror's cuDNN has no variant for this CUDA: a pair NVIDIA's support matrix rules out
+/* The mirror's product has no variant for this CUDA: a pair NVIDIA's support matrix rules out
  * stays exit 4 (the compatibility), one it supports is a release the mirror lacks (exit 9,
  * like a platform or version the mirror lacks). */
-static int variant_not_on_mirror(const char *cudnn, const char *cuda, const char *platform,
-				 struct cf_err *e)
+static int variant_not_on_mirror(const struct product *p, const char *version, const char *cuda,
+				 const char *platform, struct cf_err *e)
 {
 	struct compat_result compat;
 	struct cf_err why = { 0 };
-	if (compat_check(cudnn, cuda, platform, &compat, &why) != CF_OK)
+	if (compat_check(p, version, cuda, platform, &compat, &why) != CF_OK)
 		return e->code;
 	size_t len = strlen(e->msg);
 	snprintf(e->msg + len, sizeof(e->msg) - len, ": not on this mirror");
@@ -138,52 +170,60 @@ static int variant_not_on_mirror(const char *cudnn, const char *cuda, const char
 	return e->code;
 }
 
-int mirror_resolve(const char *mirror, const char *cudnn, const char *cuda, const char *platform,
-		   const struct fetch_options *o, struct mirror_plan *plan, struct cf_err *e)
+int mirror_resolve(const struct product *p, const char *mirror, const char *version,
+		   const char *cuda, const char *platform, const struct fetch_options *o,
+		   struct mirror_plan *plan, struct cf_err *e)
 {
-	const struct product *p = product_default();
 	char *base = xasprintf("%s/%s", mirror, p->mirror_path), variant[16];
 	struct redist *r = NULL;
 	struct compat_result compat;
 	memset(plan, 0, sizeof(*plan));
-	int rc = pick_label(base, cudnn, o, plan->cudnn_label, sizeof(plan->cudnn_label), e);
+	int rc = pick_label(base, version, cuda, o, plan->product_label,
+			    sizeof(plan->product_label), e);
 	if (rc == CF_OK) {
-		snprintf(plan->cudnn_json_url, sizeof(plan->cudnn_json_url), "%s/redistrib_%s.json",
-			 base, plan->cudnn_label);
-		rc = load_redist(plan->cudnn_json_url, o, &r, e);
+		snprintf(plan->product_json_url, sizeof(plan->product_json_url), "%s/redistrib_%s.json",
+			 base, plan->product_label);
+		rc = load_redist(plan->product_json_url, o, &r, e);
 	}
 	if (rc == CF_OK) {
 		if (cuda)
 			snprintf(variant, sizeof(variant), "%.*s", (int)strcspn(cuda, "."), cuda);
 		else
-			highest_variant(r, platform, variant, sizeof(variant));
-		rc = redist_find(r, p->redist_key, platform, variant[0] ? variant : NULL, &plan->cudnn, e);
+			highest_variant(p, r, platform, variant, sizeof(variant));
+		rc = redist_find(r, p->redist_key, platform, variant[0] ? variant : NULL,
+				 &plan->product, e);
 		if (rc == CF_INCOMPATIBLE && variant[0])
-			rc = variant_not_on_mirror(plan->cudnn.version, variant, platform, e);
+			rc = variant_not_on_mirror(p, plan->product.version, variant, platform, e);
 	}
-	if (rc == CF_OK && compat_version_cmp(plan->cudnn.version, cudnn) != 0)
-		rc = cf_fail(e, CF_SOURCE, "%s offers %s %s, not %s", plan->cudnn_json_url,
-			     p->display, plan->cudnn.version, cudnn);
+	if (rc == CF_OK && compat_version_cmp(plan->product.version, version) != 0)
+		rc = cf_fail(e, CF_SOURCE, "%s offers %s %s, not %s", plan->product_json_url,
+			     p->display, plan->product.version, version);
 	if (rc == CF_OK) {
 		const char *date = redist_release_date(r);
 		snprintf(plan->release_date, sizeof(plan->release_date), "%s", date ? date : "");
-		snprintf(plan->cudnn_url, sizeof(plan->cudnn_url), "%s/%s", base,
-			 plan->cudnn.relative_path);
-		if (!plan->cudnn.cuda_variant[0])
-			snprintf(plan->cudnn.cuda_variant, sizeof(plan->cudnn.cuda_variant), "%s",
+		snprintf(plan->product_url, sizeof(plan->product_url), "%s/%s", base,
+			 plan->product.relative_path);
+		/* A single-variant release: the CUDA of its label (-cuda13.0), else the one asked. */
+		const char *built_for = label_cuda(plan->product_label);
+		if (!plan->product.cuda_variant[0] && built_for)
+			snprintf(plan->product.cuda_variant, sizeof(plan->product.cuda_variant), "%.*s",
+				 (int)strcspn(built_for, "."), built_for);
+		if (!plan->product.cuda_variant[0])
+			snprintf(plan->product.cuda_variant, sizeof(plan->product.cuda_variant), "%s",
 				 cuda ? variant : "");
-		if (!plan->cudnn.cuda_variant[0])
+		if (!plan->product.cuda_variant[0])
 			rc = cf_fail(e, CF_USAGE, "cannot tell which CUDA %s %s is for: pass --cuda",
-				     p->display, plan->cudnn.version);
+				     p->display, plan->product.version);
 	}
+	const char *for_cuda = cuda ? cuda : plan->product.cuda_variant;
 	if (rc == CF_OK)
-		rc = compat_check(plan->cudnn.version, cuda ? cuda : plan->cudnn.cuda_variant, platform,
-				  &compat, e);
-	if (rc == CF_OK) {
+		rc = compat_check(p, plan->product.version, for_cuda, platform, &compat, e);
+	if (rc == CF_OK)
 		snprintf(plan->driver_min, sizeof(plan->driver_min), "%s", compat.driver_min);
-		rc = mirror_resolve_cuda(mirror, cuda ? cuda : plan->cudnn.cuda_variant, platform, o,
-					 plan, e);
-	}
+	/* The CUDA component list is of the libraries the product opens by name
+	 * (cuda_libs_opened); a product that opens none has none. */
+	if (rc == CF_OK && p->cuda_libs_opened[0])
+		rc = mirror_resolve_cuda(mirror, for_cuda, platform, o, plan, e);
 	redist_free(r);
 	free(base);
 	return rc;

@@ -1,4 +1,4 @@
-/* source.h - turning a cuDNN source (directory, archive, download) into an install tree */
+/* source.h - turning a product's source (directory, archive, download) into an install tree */
 #ifndef BUNDLER_SOURCE_H
 #define BUNDLER_SOURCE_H
 
@@ -8,7 +8,7 @@
 #include "common/err.h"
 
 struct tree_entry {
-	char *path;     /* install path, e.g. lib/libcudnn.so.9 */
+	char *path;     /* install path, e.g. lib/libnccl.so.2 */
 	char *src;      /* absolute file on disk (files only) */
 	char *target;   /* symlinks only */
 	int is_symlink;
@@ -22,10 +22,14 @@ struct cuda_lib_info {
 	char file[512];     /* its main library in the tree, for size and SHA-256 */
 };
 
+struct product;
+
+/* The files of one product's release. */
 struct tree {
+	const struct product *product; /* set by the caller before a source_* call fills it */
 	struct tree_entry *entries;
 	size_t count;
-	char version[64];       /* cuDNN version, as precise as the source tells */
+	char version[64];       /* the product's version, as precise as the source tells */
 	char cuda_variant[16];  /* CUDA major the build targets, "" if unknown */
 	char cuda_hint[16];     /* CUDA version named by a legacy archive ("11.4") */
 	char platform[32];      /* NVIDIA platform name, "" if unknown */
@@ -37,13 +41,14 @@ struct tree {
 };
 
 void tree_free(struct tree *t);
-/* Take cuDNN's files (and CUDA's cuBLAS/NVRTC when with_cuda_libs) out of an unpacked tree,
- * such as a CUDA toolkit directory or an extracted NVIDIA archive. */
+/* Take the tree's product's files (and CUDA's cuBLAS/NVRTC when with_cuda_libs) out of an
+ * unpacked tree, such as a CUDA toolkit directory or an extracted NVIDIA archive. */
 int source_from_dir(const char *dir, int with_cuda_libs, struct tree *t, struct cf_err *e);
-/* The CUDA libraries cuDNN opens (cuBLAS, NVRTC) in a toolkit tree at dir, with the versions
- * its wheel metadata or versioned library names give (t->cuda_libs), the CUDA release its
- * runtime's wheel names (t->cuda_hint) and the platform of their ELF files (t->platform):
- * what source_from_dir finds, for a tree that holds no cuDNN (bundler cuda-json). */
+/* The CUDA libraries the default product opens (cuBLAS, NVRTC) in a toolkit tree at dir,
+ * with the versions its wheel metadata or versioned library names give (t->cuda_libs), the
+ * CUDA release its runtime's wheel names (t->cuda_hint) and the platform of their ELF files
+ * (t->platform):
+ * what source_from_dir finds, for a tree that holds no product (bundler cuda-json). */
 void source_cuda_libs(const char *dir, struct tree *t);
 /* Extract an NVIDIA archive (any layout of NVIDIA.md) into workdir and read it. Name and
  * contents must agree on version, CUDA and platform. */
@@ -52,14 +57,15 @@ int source_from_archive(const char *archive, const char *workdir, struct tree *t
 /* Add the files of an extracted CUDA component archive (cuBLAS, NVRTC) under lib/ or bin/. */
 int source_add_component_archive(const char *archive, const char *workdir, const char *platform,
 				 struct tree *t, struct cf_err *e);
-/* Add a file the user supplies (create --add-file: zlibwapi.dll for cuDNN 8.3 - 9.1 on
- * Windows) under bin/ (Windows) or lib/ (Linux), hashed and packed like every file. A usage
+/* Add a file the user supplies (create --add-file: the zlibwapi.dll some Windows releases
+ * need) under bin/ (Windows) or lib/ (Linux), hashed and packed like every file. A usage
  * error (1) when it is not a regular file, its name is not a plain file name, or the tree
  * already holds that path. */
 int source_add_user_file(struct tree *t, const char *file, struct cf_err *e);
-/* Facts an archive's file name states: cudnn-linux-x86_64-9.13.0.50_cuda13-archive.tar.xz,
- * cudnn-11.4-windows-x64-v8.2.2.26.zip. Missing facts are left "". */
-void source_parse_archive_name(const char *name, char *version, size_t vsize, char *cuda,
-			       size_t csize, char *platform, size_t psize);
+/* Facts an archive's file name states, after the product's archive_stem:
+ * STEM-linux-x86_64-9.13.0.50_cuda13-archive.tar.xz, STEM-11.4-windows-x64-v8.2.2.26.zip.
+ * Missing facts are left "". */
+void source_parse_archive_name(const struct product *p, const char *name, char *version,
+			       size_t vsize, char *cuda, size_t csize, char *platform, size_t psize);
 
 #endif

@@ -87,14 +87,14 @@ void platform_loaded_libs(void (*fn)(const char *path, void *ctx), void *ctx);
  * the libraries it names is the system's library directory alone (Windows: System32, never
  * the program's directory or the working directory); POSIX: nothing to do (0). 0, or -1. */
 int platform_lib_search_system_only(void);
-/* In the probe child, before anything is loaded: libraries loaded by name (what cuDNN loads
+/* In the probe child, before anything is loaded: libraries loaded by name (what the product loads
  * itself) are looked for where an installed program finds them, along
  * platform_lib_config_dirs(""), never in this program's directory or the working directory
  * (Windows); POSIX: nothing to do here (0), the child's environment decides. 0, or -1. */
 int platform_lib_search_as_installed(void);
 
 /* Watch, from a thread, for a library whose path contains name being mapped at any moment
- * until platform_lib_watch_end: libraries that are opened and closed again (cuDNN's use of
+ * until platform_lib_watch_end: libraries that are opened and closed again (a product's use of
  * NVRTC) leave no trace a later look could find. */
 struct platform_lib_watch;
 struct platform_lib_watch *platform_lib_watch_start(const char *name);

@@ -124,7 +124,7 @@ int platform_lib_cache_find(const char *name,
 	struct platform_child child;
 	if (!prog || platform_run(prog, argv, envp, PLATFORM_CAPTURE_STDOUT, 30, &child) != 0)
 		return -1;
-	/* "\tlibcudnn.so.9 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcudnn.so.9" */
+	/* "\tlibnccl.so.2 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libnccl.so.2" */
 	size_t n = strlen(name);
 	int found = 0;
 	char *save = NULL;

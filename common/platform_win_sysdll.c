@@ -100,7 +100,7 @@ static void excluded_dirs(struct search_dirs *s)
 
 int platform_lib_search_as_installed(void)
 {
-	/* What cuDNN loads by name (cuBLAS, NVRTC, its own sub-libraries) is found where an
+	/* What a product loads by name (cuBLAS, NVRTC, its own sub-libraries) is found where an
 	 * installed program finds it: System32, the Windows directory, then the machine's and the
 	 * user's PATH as the install wrote them (platform_lib_config_dirs, the list validation's
 	 * steps 3 and 4 read as files). Never the application directory (this program's, perhaps

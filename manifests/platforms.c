@@ -17,8 +17,8 @@
 	.loader = PLATFORM_LOADER_LD_SO, .floor = PLATFORM_FLOOR_GLIBC,                       \
 	.trust_dir = "/etc/cuferry/trusted-keys"
 
-/* linux-ppc64le is NVIDIA's too (older CUDA and cuDNN), but no unpacker is built for it and a
- * manifest never named it: it has no row, so a bundle for it is refused as before. */
+/* linux-ppc64le is NVIDIA's too (older CUDA and its libraries), but no unpacker is built for
+ * it and a manifest never named it: it has no row, so a bundle for it is refused as before. */
 static const struct platform_spec platforms[] = {
 	{ .name = "linux-x86_64", .old_names = { "linux-x64" }, .arch = "x86_64",
 	  .machine = ELF_MACHINE_X86_64,

@@ -12,7 +12,7 @@ enum platform_os { PLATFORM_OS_LINUX, PLATFORM_OS_WINDOWS };
 /* How the platform's programs and libraries are stored. */
 enum platform_binary { PLATFORM_BINARY_ELF, PLATFORM_BINARY_PE };
 /* Where an install's environment lives: ld.so.conf.d and profile.d files, or the registry's
- * PATH and CUDNN_PATH. */
+ * PATH and the product's env_var. */
 enum platform_env_store { PLATFORM_ENV_IN_FILES, PLATFORM_ENV_IN_REGISTRY };
 /* Where programs and shared data live: the FHS (/opt, /etc, /var/log, ~/.local) or Windows'
  * known folders (Program Files, ProgramData, LocalAppData). */
@@ -27,7 +27,7 @@ enum platform_floor { PLATFORM_FLOOR_GLIBC, PLATFORM_FLOOR_WINDOWS };
 struct platform_spec {
 	const char *name;            /* NVIDIA's name, as in the manifest: linux-x86_64 */
 	const char *old_names[3];    /* its names in NVIDIA's archives before the redist
-				      * (cudnn-11.4-windows-x64-v8.2.2.26.zip) */
+				      * (STEM-11.4-windows-x64-v8.2.2.26.zip) */
 	enum platform_os os;
 	const char *arch;            /* x86_64, aarch64 */
 	enum platform_binary binary; /* its programs' and libraries' file format */

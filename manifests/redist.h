@@ -24,7 +24,7 @@ void redist_free(struct redist *r);
 const char *redist_release_date(const struct redist *r);  /* "2025-09-04" or NULL */
 const char *redist_release_label(const struct redist *r); /* NULL in CUDA 11.x manifests */
 /* One archive: component for platform; cuda_major picks a variant where there are several
- * ("cuda13"), and must agree with a single-variant (cuDNN 8) manifest. NULL: the only one. */
+ * ("cuda13"), and must agree with a single-variant (release 8.x) manifest. NULL: the only one. */
 int redist_find(const struct redist *r, const char *component, const char *platform,
 		const char *cuda_major, struct redist_artifact *out, struct cf_err *e);
 /* The CUDA variants offered for component on platform, comma-separated, into buf. */

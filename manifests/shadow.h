@@ -1,5 +1,5 @@
 /* shadow.h - the distribution's base libraries a bundle may not carry (issue 23, environment
- * hygiene): the install's lib/ comes first in the loader's search (00-cuferry-cudnn.conf), so
+ * hygiene): the install's lib/ comes first in the loader's search (the product's ldconf_name), so
  * a bundled libz.so.1 would become every program's zlib. Shared by bundler and unpacker. */
 #ifndef MANIFESTS_SHADOW_H
 #define MANIFESTS_SHADOW_H

@@ -1,6 +1,6 @@
 #!/bin/sh
-# The real cuDNN 9.19 of this machine: a byte-identical rebuild, stock tools list the payload,
-# OpenSSL verifies what inspect --export writes, and OpenSSL-made signatures are taken in.
+# The real cuDNN 9.19 of this machine, and the real NCCL 2.28.9 beside it: a byte-identical
+# rebuild, NCCL's files alone out of the same tree, OpenSSL verifies what inspect --export writes, and OpenSSL-made signatures are taken in.
 . "$CUFERRY_TOP/tests/e2e/lib.sh"
 CUDA=$(cat "$FX/cuda_dir")
 
@@ -8,6 +8,45 @@ note "same inputs, same bytes (signature included), with a different thread coun
 SOURCE_DATE_EPOCH=1760486400 expect 0 "$BUNDLER" create --from-dir "$CUDA" --key "$FX/test.key" \
 	-o again.bundle --level 3 --counter 100 --threads 1
 cmp again.bundle "$FX/real.bundle" || fail "rebuild differs"
+
+note "cuDNN named as the product (--product cudnn --product-version, --cudnn): the same bytes"
+SOURCE_DATE_EPOCH=1760486400 expect 0 "$BUNDLER" create --product cudnn --product-version 9.19.0.56 \
+	--from-dir "$CUDA" --key "$FX/test.key" -o product.bundle --level 3 --counter 100 --threads 1
+cmp product.bundle "$FX/real.bundle" || fail "--product cudnn changes the bundle"
+expect 0 "$BUNDLER" inspect product.bundle
+cp last.out product.inspect
+expect 0 "$BUNDLER" inspect "$FX/real.bundle"
+cmp last.out product.inspect || fail "inspect differs"
+rm -f product.bundle product.inspect
+
+note "NCCL from the same toolkit tree: its headers, libraries and licence only, under the key nccl"
+NCCL_LIBDIR=$CUDA/lib
+[ -e "$NCCL_LIBDIR/libnccl.so.2" ] || NCCL_LIBDIR=$CUDA/lib64
+SOURCE_DATE_EPOCH=1760486400 expect 0 "$BUNDLER" create --product nccl --from-dir "$CUDA" \
+	--key "$FX/test.key" -o nccl/ --level 1
+name=nccl/nccl-2.28.9-cuda13-linux-x86_64.bundle
+[ -f "$name" ] || { ls nccl >&2; fail "not named $name"; }
+assert_contains last.out "NCCL      2.28.9 for CUDA 13, linux-x86_64"
+expect 0 "$BUNDLER" inspect "$name" --export nccl-exp
+assert_contains last.out "NCCL        2.28.9 for CUDA 13"
+# What the tree holds of NCCL's, as the toolkit has it, and the files the bundler writes for
+# every Linux bundle (pkg-config, CMake): exactly these, nothing of cuDNN's beside them.
+{ (cd "$CUDA" && ls -d include/nccl*.h); (cd "$NCCL_LIBDIR" && ls -d libnccl*) | sed 's|^|lib/|'
+  printf '%s\n' LICENSE lib/pkgconfig/nccl.pc lib/cmake/NCCL/NCCLConfig.cmake \
+	lib/cmake/NCCL/NCCLConfigVersion.cmake; } | sort > nccl.want
+py - nccl-exp/header.json nccl.have <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+assert 'nccl' in m and 'cudnn' not in m, sorted(m)
+assert m['nccl']['version'] == '2.28.9' and m['nccl']['cuda_variant'] == '13', m['nccl']
+assert m['bundle_id'] == 'nccl-2.28.9-cuda13-linux-x86_64', m['bundle_id']
+assert not m['cuda'].get('components'), m['cuda']  # NCCL opens no CUDA library by name
+open(sys.argv[2], 'w').write(''.join(sorted(f['path'] + '\n' for f in m['files'])))
+PY
+diff nccl.want nccl.have || fail "the NCCL bundle's files are not NCCL's"
+grep -q 'include/nccl.h' nccl.have || fail "no nccl.h"
+grep -q 'lib/libnccl.so.2' nccl.have || fail "no libnccl.so.2"
+rm -rf nccl nccl-exp nccl.want nccl.have
 
 note "the manifest lists cuBLAS and NVRTC, and the real libraries"
 expect 0 "$BUNDLER" inspect again.bundle

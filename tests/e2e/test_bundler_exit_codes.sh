@@ -27,6 +27,24 @@ note "usage errors stay 1"
 expect 1 "$BUNDLER" create --from-dir "$SRC" --cuda 13 --key "$K" --no-such-option
 expect 1 "$BUNDLER" create --key "$K" -o x/
 
+note "the product: an unknown name is 1 listing the known ones; --cudnn names cuDNN's version only"
+expect 1 "$BUNDLER" create --product bogus --from-dir "$SRC" --key "$K" -o x/
+assert_contains last.err "unknown product 'bogus' (products: cudnn nccl)"
+expect 1 "$BUNDLER" resolve --product bogus --product-version 1.0
+assert_contains last.err "unknown product 'bogus'"
+expect 1 "$BUNDLER" create --product nccl --cudnn 9.19 --key "$K" -o x/
+assert_contains last.err "give --product-version VER"
+expect 1 "$BUNDLER" kit --product nccl --cudnn 9.19 --key "$K" -o x/
+expect 1 "$BUNDLER" create --product nccl --with-cuda-libs --from-dir "$SRC" --key "$K" -o x/
+assert_contains last.err "NCCL opens no CUDA library"
+# NCCL has no Windows build: refused before any download, as a platform the mirror lacks.
+expect 9 "$BUNDLER" create --product nccl --product-version 2.28.9 --platform windows-x86_64 \
+	--offline --key "$K" -o x/
+one_line_reason
+assert_contains last.err "NCCL has no Windows build"
+expect 9 "$BUNDLER" resolve --product nccl --product-version 2.28.9 --platform windows-x86_64 --offline
+[ ! -e x ] || fail "a refused create left x/"
+
 note "issue 24, review item 2: created (SOURCE_DATE_EPOCH) over a day ahead is refused (1) unless --allow-future"
 future=$(( $(date +%s) + 3 * 86400 ))
 SOURCE_DATE_EPOCH=$future expect 1 "$BUNDLER" create --from-dir "$SRC" --cuda 13 --key "$K" --level 3 -q -o fut/

@@ -44,6 +44,25 @@ expect 0 "$BUNDLER" create --cudnn 9.19 --cuda 13 --mirror "$MIRROR" --key "$FX/
 	--cache cache -o again.bundle --level 3
 assert_contains last.err "using cached"
 
+note "--product nccl: nccl/redist, its CUDA-qualified labels, no CUDA component list"
+expect 0 "$BUNDLER" resolve --product nccl --product-version 2.28 --mirror "$MIRROR"
+assert_contains last.out "NCCL 2.28.9 for CUDA 13 on linux-x86_64"
+assert_contains last.out "nccl/redist/redistrib_2.28.9-cuda13.0.json"
+assert_contains last.out "bundle name nccl-2.28.9-cuda13-linux-x86_64.bundle"
+if grep -q "libcublas" last.out; then fail "NCCL resolved a CUDA component list"; fi
+expect 0 "$BUNDLER" resolve --product nccl --product-version 2.28.9 --cuda 12 --mirror "$MIRROR"
+assert_contains last.out "nccl-linux-x86_64-2.28.9_cuda12.9-archive.tar.xz"
+expect 0 "$BUNDLER" create --product nccl --product-version 2.28.9 --mirror "$MIRROR" \
+	--key "$FX/test.key" --cache cache -o nccl/ --level 1
+b=nccl/nccl-2.28.9-cuda13-linux-x86_64.bundle
+expect 0 "$BUNDLER" inspect "$b"
+assert_contains last.out "NCCL        2.28.9 for CUDA 13"
+assert_contains last.out "nvidia-redist nccl-linux-x86_64-2.28.9_cuda13.0-archive.tar.xz"
+assert_contains last.out "lib/libnccl.so -> libnccl.so.2"
+assert_contains last.out "lib/pkgconfig/nccl.pc"
+expect 9 "$BUNDLER" resolve --product nccl --product-version 2.27 --mirror "$MIRROR"
+rm -rf nccl
+
 note "a wrong SHA-256 in NVIDIA's JSON: exit 9, nothing written"
 cp -r mirror badsha
 py - badsha/cudnn/redist/redistrib_9.19.0.json <<'PY'

@@ -4,7 +4,7 @@
 
 Layout, archive names and JSON follow NVIDIA's (see tests/data/nvidia): cudnn/redist/
 redistrib_9.19.0.json with cuda12/cuda13 variants, cuda/redist/redistrib_13.0.2.json with
-libcublas and cuda_nvrtc. To keep the test fast the archives hold a subset of the real
+libcublas and cuda_nvrtc, nccl/redist/redistrib_2.28.9-cuda1{2.9,3.0}.json. To keep the test fast the archives hold a subset of the real
 libraries (the cuDNN loader and graph library, cuBLAS without cuBLASLt, NVRTC's builtins)."""
 import hashlib
 import json
@@ -86,4 +86,28 @@ old = json.loads(json.dumps(cuda_json))
 old["release_label"] = "13.0.0"
 with open(os.path.join(out, "cuda/redist/redistrib_13.0.0.json"), "w") as f:
     json.dump(old, f, indent=4)
+
+# NCCL the way NVIDIA publishes it: nccl/redist/, one manifest per CUDA-qualified label
+# (redistrib_2.28.9-cuda13.0.json, single-variant), the archive under nccl/linux-x86_64/. For
+# speed, and for trees that hold no NCCL (the kit test's fake toolkit), a header with NCCL's
+# version macros and the small cuDNN loader (an ELF library of this platform) stand in for
+# nccl.h and the 218 MB libnccl.so.2.
+nccl_v = "2.28.9"
+nccl_h = os.path.join(out, "nccl.h")
+with open(nccl_h, "w") as f:
+    f.write("#define NCCL_MAJOR 2\n#define NCCL_MINOR 28\n#define NCCL_PATCH 9\n")
+nccl_members = [("include/nccl.h", nccl_h),
+                ("lib/libnccl.so.2", os.path.join(lib, "libcudnn.so.9")),
+                ("lib/libnccl.so", ("link", "libnccl.so.2")),
+                ("LICENSE.txt", lic)]
+for label, cuda_tag in (("2.28.9-cuda12.9", "12.9"), ("2.28.9-cuda13.0", "13.0")):
+    stem = "nccl-linux-x86_64-%s_cuda%s-archive" % (nccl_v, cuda_tag)
+    rel = "nccl/linux-x86_64/%s.tar.xz" % stem
+    nccl_json = {"release_date": "2025-11-04", "release_label": label, "release_product": "nccl",
+                 "nccl": {"name": "NVIDIA Collective Communications Library", "license": "NCCL",
+                          "license_path": "nccl/LICENSE.txt", "version": nccl_v,
+                          "linux-x86_64": leaf("nccl", rel, archive(os.path.join(out, "nccl/redist", rel), stem, nccl_members))}}
+    with open(os.path.join(out, "nccl/redist/redistrib_%s.json" % label), "w") as f:
+        json.dump(nccl_json, f, indent=4)
+os.remove(nccl_h)
 os.remove(lic)

@@ -30,6 +30,7 @@ static void test_unknown_names_are_not_found(void **state)
 {
 	(void)state;
 	assert_null(product_find("nccl-not-yet"));
+	assert_null(product_find("NCCL"));
 	assert_null(product_find(""));
 	assert_null(product_find(NULL));
 	assert_null(product_at(product_count()));
@@ -41,37 +42,89 @@ static void count(const char *const *list, size_t *n)
 		assert_true(list[*n][0] != '\0');
 }
 
-/* Every row: a unique name, and every fact set (NULL would crash the code that asks). */
+/* Every row states every required fact: the list is the header's own (PRODUCT_REQUIRED_TEXT),
+ * not one kept here, so a fact added there is checked in every row. */
+#define FACT(field) { #field, offsetof(struct product, field) },
+static const struct {
+	const char *name;
+	size_t offset;
+} required[] = { PRODUCT_REQUIRED_TEXT(FACT) }, unique[] = { PRODUCT_UNIQUE_TEXT(FACT) };
+
+static const char *fact(const struct product *p, size_t offset)
+{
+	return *(const char *const *)(const void *)((const char *)p + offset);
+}
+
 static void test_every_row_is_complete(void **state)
 {
 	(void)state;
-	assert_true(product_count() >= 1);
+	assert_true(product_count() >= 2);
 	for (size_t i = 0; i < product_count(); i++) {
 		const struct product *p = product_at(i);
-		const char *facts[] = { p->name, p->display, p->description, p->mirror_path,
-					p->redist_key, p->archive_stem, p->wheel_dist, p->wheel_dir,
-					p->conda_name,
-					p->version.major, p->version.minor, p->version.patch,
-					p->lib_stem, p->sublib_stem, p->dll_stem, p->chooser_cuda_lib,
-					p->prefix_stem, p->install_stem, p->bundle_id_stem,
-					p->manifest_key, p->env_var, p->env_root_var, p->ldconf_name,
-					p->ldconf_legacy_name, p->profile_name, p->user_env_name,
-					p->pkgconfig_name, p->cmake_package, p->module_name,
-					p->compat_kind, p->gpu_check };
-		for (size_t f = 0; f < sizeof(facts) / sizeof(facts[0]); f++) {
-			assert_non_null(facts[f]);
-			assert_true(facts[f][0] != '\0');
+		for (size_t f = 0; f < sizeof(required) / sizeof(required[0]); f++) {
+			const char *v = fact(p, required[f].offset);
+			if (!v || !v[0])
+				fail_msg("product %zu (%s): %s is not set", i, p->name,
+					 required[f].name);
 		}
+		const char *version_macros[] = { p->version.major, p->version.minor,
+						 p->version.patch };
+		for (size_t f = 0; f < 3; f++)
+			assert_true(version_macros[f] && version_macros[f][0]);
 		size_t n;
 		const char *const *lists[] = { p->files.headers, p->files.linux_libs,
-					       p->files.import_libs, p->files.dlls, p->files.licences,
-					       p->version.headers, p->cuda_libs_opened };
+					       p->files.licences, p->version.headers };
 		for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++) {
 			count(lists[l], &n);
 			assert_true(n >= 1);
 		}
+		/* May be empty (no Windows build, nothing opened by name), never NULL. */
+		const char *const *may_be_empty[] = { p->files.import_libs, p->files.dlls,
+						      p->cuda_libs_opened };
+		for (size_t l = 0; l < sizeof(may_be_empty) / sizeof(may_be_empty[0]); l++) {
+			assert_non_null(may_be_empty[l]);
+			count(may_be_empty[l], &n);
+		}
+		/* A Windows import library without its DLL (or the reverse) is half a build. */
+		assert_int_equal(p->files.import_libs[0] == NULL, p->files.dlls[0] == NULL);
 		assert_ptr_equal(product_find(p->name), p);
 	}
+}
+
+/* No two rows share a name or anything they put on the target (PRODUCT_UNIQUE_TEXT): two
+ * products with one prefix, ld.so.conf.d file or variable would overwrite each other. */
+static void test_names_are_unique_across_rows(void **state)
+{
+	(void)state;
+	assert_true(sizeof(unique) / sizeof(unique[0]) >= 6);
+	for (size_t f = 0; f < sizeof(unique) / sizeof(unique[0]); f++)
+		for (size_t i = 0; i < product_count(); i++)
+			for (size_t j = i + 1; j < product_count(); j++)
+				if (strcmp(fact(product_at(i), unique[f].offset),
+					   fact(product_at(j), unique[f].offset)) == 0)
+					fail_msg("%s and %s share %s '%s'", product_at(i)->name,
+						 product_at(j)->name, unique[f].name,
+						 fact(product_at(i), unique[f].offset));
+}
+
+static void test_nccl_is_the_second_row(void **state)
+{
+	(void)state;
+	const struct product *p = product_find("nccl");
+	assert_non_null(p);
+	assert_ptr_equal(p, product_at(1));
+	assert_string_equal(p->display, "NCCL");
+	assert_string_equal(p->mirror_path, "nccl/redist");
+	assert_string_equal(p->prefix_stem, "nccl");
+	assert_string_equal(p->env_var, "NCCL_HOME");
+	assert_string_equal(p->ldconf_name, "00-cuferry-nccl.conf");
+	assert_null(p->ldconf_legacy_name); /* only cuDNN had an older name */
+	assert_string_equal(p->pkgconfig_name, "nccl");
+	assert_string_equal(p->cmake_package, "NCCL");
+	assert_string_equal(p->version.headers[0], "nccl.h");
+	assert_null(p->files.import_libs[0]); /* no Windows build */
+	assert_null(p->files.dlls[0]);
+	assert_string_equal(p->gpu_check, "nccl-allreduce");
 }
 
 int main(void)
@@ -80,6 +133,8 @@ int main(void)
 		cmocka_unit_test(test_cudnn_is_the_default_and_first_row),
 		cmocka_unit_test(test_unknown_names_are_not_found),
 		cmocka_unit_test(test_every_row_is_complete),
+		cmocka_unit_test(test_names_are_unique_across_rows),
+		cmocka_unit_test(test_nccl_is_the_second_row),
 	};
 	return cmocka_run_group_tests_name("product", tests, NULL, NULL);
 }

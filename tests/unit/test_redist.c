@@ -10,6 +10,7 @@
 #include "bundler/source.h"
 #include "common/io.h"
 #include "manifests/compat.h"
+#include "manifests/product.h"
 #include "manifests/redist.h"
 
 #define NV CUFERRY_TEST_DATA "nvidia/"
@@ -124,56 +125,97 @@ static void test_compat_table(void **state)
 	(void)state;
 	struct compat_result c;
 	struct cf_err e = { 0 };
-	assert_int_equal(compat_check("9.19.0.56", "13", "linux-x86_64", &c, &e), CF_OK);
+	const struct product *def = product_default();
+	assert_int_equal(compat_check(def, "9.19.0.56", "13", "linux-x86_64", &c, &e), CF_OK);
 	assert_string_equal(c.driver_min, "580.65.06");
-	assert_int_equal(compat_check("8.2.2.26", "11.4", "windows-x86_64", &c, &e), CF_OK);
-	assert_int_equal(compat_check("9.5.0", "12", "linux-x86_64", &c, &e), CF_OK);
+	assert_int_equal(compat_check(def, "8.2.2.26", "11.4", "windows-x86_64", &c, &e), CF_OK);
+	assert_int_equal(compat_check(def, "9.5.0", "12", "linux-x86_64", &c, &e), CF_OK);
 	assert_string_equal(c.driver_min, "525.60.13");
 	assert_string_equal(c.sm_min, "5.0");
-	assert_int_equal(compat_check("8.2.2.26", "12.0", "linux-x86_64", &c, &e), CF_INCOMPATIBLE);
+	assert_int_equal(compat_check(def, "8.2.2.26", "12.0", "linux-x86_64", &c, &e), CF_INCOMPATIBLE);
 	assert_non_null(strstr(e.msg, "11.4"));
 	cf_err_clear(&e);
-	assert_int_equal(compat_check("9.0.0", "13", "linux-x86_64", &c, &e), CF_INCOMPATIBLE);
+	assert_int_equal(compat_check(def, "9.0.0", "13", "linux-x86_64", &c, &e), CF_INCOMPATIBLE);
 	cf_err_clear(&e);
 	/* 8.9.7 came as two packages, each with its own driver minimum */
-	assert_int_equal(compat_check("8.9.7.29", "11.8", "linux-x86_64", &c, &e), CF_OK);
+	assert_int_equal(compat_check(def, "8.9.7.29", "11.8", "linux-x86_64", &c, &e), CF_OK);
 	assert_string_equal(c.driver_min, "450.80.02");
-	assert_int_equal(compat_check("8.9.7.29", "12", "linux-x86_64", &c, &e), CF_OK);
+	assert_int_equal(compat_check(def, "8.9.7.29", "12", "linux-x86_64", &c, &e), CF_OK);
 	assert_string_equal(c.driver_min, "525.60.13");
-	assert_int_equal(compat_check("8.9.7.29", "11", "windows-x86_64", &c, &e), CF_OK);
+	assert_int_equal(compat_check(def, "8.9.7.29", "11", "windows-x86_64", &c, &e), CF_OK);
 	assert_string_equal(c.driver_min, "452.39");
-	assert_int_equal(compat_check("8.9.7.29", "12", "windows-x86_64", &c, &e), CF_OK);
+	assert_int_equal(compat_check(def, "8.9.7.29", "12", "windows-x86_64", &c, &e), CF_OK);
 	assert_string_equal(c.driver_min, "527.41");
-	assert_int_equal(compat_check("7.6.5", "10.2", "linux-x86_64", &c, &e), CF_OK);
+	assert_int_equal(compat_check(def, "7.6.5", "10.2", "linux-x86_64", &c, &e), CF_OK);
 	assert_int_equal(c.known, 0);
 	assert_true(compat_version_cmp("9.27.0", "9.27.0.42") == 0);
 	assert_true(compat_version_cmp_full("580.65.06", "580.95.05") < 0);
+}
+
+/* compat_check reads only the product's rows (compat_kind): cuDNN's refuse 9.0.0 with CUDA 13,
+ * NCCL, which has none (no support matrix in the data), is not refused by them; the CUDA 13
+ * toolkit's driver floor still stands. */
+static void test_compat_rows_are_the_products(void **state)
+{
+	(void)state;
+	struct compat_result c;
+	struct cf_err e = { 0 };
+	const struct product *nccl = product_find("nccl");
+	assert_non_null(nccl);
+	assert_int_equal(compat_check(product_default(), "9.0.0", "13", "linux-x86_64", &c, &e),
+			 CF_INCOMPATIBLE);
+	assert_int_equal(c.ruled, 1);
+	cf_err_clear(&e);
+	assert_int_equal(compat_check(nccl, "9.0.0", "13", "linux-x86_64", &c, &e), CF_OK);
+	assert_int_equal(c.ruled, 0);
+	assert_int_equal(c.known, 0);
+	assert_string_equal(c.driver_min, "580.65.06");
+	assert_int_equal(compat_check(nccl, "2.28.9", "12", "linux-x86_64", &c, &e), CF_OK);
+	assert_string_equal(c.driver_min, "525.60.13");
+}
+
+/* Each product's archive names are its own: NCCL's parser does not read cuDNN's. */
+static void test_archive_names_per_product(void **state)
+{
+	(void)state;
+	char v[64], c[16], p[32];
+	const struct product *nccl = product_find("nccl");
+	source_parse_archive_name(nccl, "nccl-linux-x86_64-2.28.9_cuda13-archive.tar.xz", v, sizeof(v),
+				  c, sizeof(c), p, sizeof(p));
+	assert_string_equal(v, "2.28.9");
+	assert_string_equal(c, "13");
+	assert_string_equal(p, "linux-x86_64");
+	source_parse_archive_name(nccl, "cudnn-linux-x86_64-9.13.0.50_cuda13-archive.tar.xz", v,
+				  sizeof(v), c, sizeof(c), p, sizeof(p));
+	assert_string_equal(v, "");
+	assert_string_equal(p, "");
 }
 
 static void test_source_archive_names(void **state)
 {
 	(void)state;
 	char v[64], c[16], p[32];
-	source_parse_archive_name("/x/cudnn-linux-x86_64-9.13.0.50_cuda13-archive.tar.xz", v,
+	const struct product *def = product_default();
+	source_parse_archive_name(def, "/x/cudnn-linux-x86_64-9.13.0.50_cuda13-archive.tar.xz", v,
 				  sizeof(v), c, sizeof(c), p, sizeof(p));
 	assert_string_equal(v, "9.13.0.50");
 	assert_string_equal(c, "13");
 	assert_string_equal(p, "linux-x86_64");
-	source_parse_archive_name("cudnn-11.4-windows-x64-v8.2.2.26.zip", v, sizeof(v), c, sizeof(c),
+	source_parse_archive_name(def, "cudnn-11.4-windows-x64-v8.2.2.26.zip", v, sizeof(v), c, sizeof(c),
 				  p, sizeof(p));
 	assert_string_equal(v, "8.2.2.26");
 	assert_string_equal(c, "11.4");
 	assert_string_equal(p, "windows-x86_64");
-	source_parse_archive_name("cudnn-11.3-linux-x64-v8.2.1.32.tgz", v, sizeof(v), c, sizeof(c), p,
+	source_parse_archive_name(def, "cudnn-11.3-linux-x64-v8.2.1.32.tgz", v, sizeof(v), c, sizeof(c), p,
 				  sizeof(p));
 	assert_string_equal(v, "8.2.1.32");
 	assert_string_equal(c, "11.3");
 	assert_string_equal(p, "linux-x86_64");
-	source_parse_archive_name("cudnn-windows-x86_64-8.3.2.44_cuda11.5-archive.zip", v, sizeof(v), c,
+	source_parse_archive_name(def, "cudnn-windows-x86_64-8.3.2.44_cuda11.5-archive.zip", v, sizeof(v), c,
 				  sizeof(c), p, sizeof(p));
 	assert_string_equal(v, "8.3.2.44");
 	assert_string_equal(p, "windows-x86_64");
-	source_parse_archive_name("random.tar.xz", v, sizeof(v), c, sizeof(c), p, sizeof(p));
+	source_parse_archive_name(def, "random.tar.xz", v, sizeof(v), c, sizeof(c), p, sizeof(p));
 	assert_string_equal(v, "");
 }
 
@@ -187,6 +229,8 @@ int main(void)
 		cmocka_unit_test(test_redist_regression_non_string_relative_path),
 		cmocka_unit_test(test_compat_table),
 		cmocka_unit_test(test_source_archive_names),
+		cmocka_unit_test(test_compat_rows_are_the_products),
+		cmocka_unit_test(test_archive_names_per_product),
 	};
 	return cmocka_run_group_tests_name("redist", tests, NULL, NULL);
 }

@@ -30,7 +30,8 @@ struct layout {
 	char *env_before;    /* PREFIX/.cuferry/env-before.json: the environment files before */
 	char *modulefiles;   /* PREFIX/.cuferry/modulefiles: the module directories written */
 	char *ldconf;        /* ROOT/etc/ld.so.conf.d/00-cuferry-cudnn.conf */
-	char *ldconf_legacy; /* ROOT/etc/ld.so.conf.d/cuferry-cudnn.conf: the name before 00- */
+	char *ldconf_legacy; /* ROOT/etc/ld.so.conf.d/cuferry-cudnn.conf: the name before 00-;
+			      * NULL when the product never had another */
 	char *profile;       /* ROOT/etc/profile.d/cuferry-cudnn.sh */
 };
 
