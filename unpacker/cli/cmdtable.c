@@ -16,6 +16,8 @@ static VERB(help);
 /* Where a prefix is, and which keys to trust for this run. */
 #define PREFIX_TRUST (O(PREFIX) | O(TRUST) | O(TRUST_FINGERPRINT))
 #define VALIDATE_OPTIONS (O(GPU) | O(REQUIRE_GPU) | O(QUICK_VALIDATE))
+/* Which product's default prefix the commands on what is installed act on. */
+#define PRODUCT_PREFIX (O(PREFIX) | O(PRODUCT))
 
 static const struct command trust_subs[] = {
 	{ "list", verb_trust_list, "the keys, thresholds and statements this host trusts", NULL,
@@ -39,22 +41,22 @@ const struct command cmd_table[] = {
 	  PREFIX_TRUST | VALIDATE_OPTIONS | O(REMEMBER) | O(NO_ENV) | O(ENV_USER) |
 		  O(ALLOW_DOWNGRADE) | O(KEEP_CURRENT) | O(ALLOW_EXPIRED) | O(REPAIR) |
 		  O(NO_VALIDATE) | O(KEEP_FAILED) | O(MODULEFILES) | O(DRY_RUN) | O(CUDA) |
-		  O(PLATFORM),
+		  O(PLATFORM) | O(PRODUCT),
 	  NULL },
 	{ "verify", verb_verify, "check a bundle's or a kit's signatures and hashes; install nothing",
 	  help_verify, NULL, O(TRUST) | O(TRUST_FINGERPRINT) | O(ALLOW_EXPIRED), NULL },
 	{ "validate", verb_validate, "prove an install works, on every GPU", help_validate, NULL,
-	  PREFIX_TRUST | VALIDATE_OPTIONS, NULL },
+	  PREFIX_TRUST | VALIDATE_OPTIONS | O(PRODUCT), NULL },
 	{ "list", verb_list, "the installed bundles; * marks the current one", help_list, NULL,
-	  O(PREFIX), NULL },
+	  PRODUCT_PREFIX, NULL },
 	{ "use", verb_use, "make an installed bundle current", help_use, help_use_windows,
-	  O(PREFIX) | O(ENV_USER) | O(NO_ENV), NULL },
+	  PRODUCT_PREFIX | O(ENV_USER) | O(NO_ENV), NULL },
 	{ "uninstall", verb_uninstall, "remove an installed bundle", help_uninstall,
-	  help_uninstall_windows, O(PREFIX) | O(FORCE) | O(NO_ENV), NULL },
+	  help_uninstall_windows, PRODUCT_PREFIX | O(FORCE) | O(NO_ENV), NULL },
 	{ "env", verb_env, "the lines that put the current install on the search paths", help_env,
-	  help_env_windows, O(PREFIX) | O(SHELL) | O(ENV_USER), NULL },
-	{ "doctor", verb_doctor, "other cuDNN copies that could shadow the install; leftovers",
-	  help_doctor, NULL, O(PREFIX), NULL },
+	  help_env_windows, PRODUCT_PREFIX | O(SHELL) | O(ENV_USER), NULL },
+	{ "doctor", verb_doctor, "other copies of the product that could shadow the install; "
+	  "leftovers", help_doctor, NULL, PRODUCT_PREFIX, NULL },
 	{ "self-install", verb_self_install, "install a kit's verified unpacker on this machine",
 	  help_self_install, help_self_install_windows,
 	  O(TRUST) | O(TRUST_FINGERPRINT) | O(ALLOW_DOWNGRADE), NULL },
@@ -92,8 +94,15 @@ static VERB(help)
 static void print_options(uint64_t options)
 {
 	for (const struct cmd_spelling *s = cli_spellings; s->name; s++)
-		if ((options & CMD_OPT(s->id)) && s->name[0] == '-')
-			cmdline_print_spelling(s);
+		if ((options & CMD_OPT(s->id)) && s->name[0] == '-') {
+			struct cmd_spelling named = *s;
+			char products[256];
+			if (s->id == OPT_PRODUCT) {
+				cli_product_names(products, sizeof(products));
+				named.words = products;
+			}
+			cmdline_print_spelling(&named);
+		}
 }
 
 int cmd_complete_words(int argc, char **argv, struct cf_err *e)

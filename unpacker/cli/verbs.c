@@ -120,10 +120,10 @@ static int install_from_kit(const struct cli *c, struct install_options *o,
 	struct layout p;
 	struct state installed;
 	struct cf_err unread = { 0 };
-	layout_init(&p, o->root, o->prefix);
+	layout_init(&p, o->root, o->prefix, o->product);
 	/* A state that cannot be read is the install's to report; the chooser then judges alone. */
 	int have_state = state_load(p.state, &installed, &unread) == CF_OK;
-	struct choose_options co = { c->root, o->trust, c->cuda, c->platform,
+	struct choose_options co = { o->product, c->root, o->trust, c->cuda, c->platform,
 				     have_state ? &installed : NULL,
 				     { o->allow_downgrade, o->keep_current }, NULL };
 	char *dir = NULL;

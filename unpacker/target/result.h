@@ -17,6 +17,7 @@ struct install_result {
 	char bundle_id[256];
 	char dir[256];
 	char version[64];
+	const struct product *product; /* the bundle's; NULL before one is opened */
 	char cuda_variant[16];
 	char prefix[1024];
 	char signers[256];

@@ -117,6 +117,7 @@ static int well_formed(json_t *o)
 	    !json_is_string(json_object_get(o, "detail")) || !optional(o, "gpu", is_integer) ||
 	    !optional(o, "shape", is_string) || !optional(o, "path", is_string) ||
 	    !optional(o, "version", is_string) || !optional(o, "cudnn_version", is_string) ||
+	    !optional(o, "version_call", is_string) ||
 	    !optional(o, "cudart_version", is_integer) || !optional(o, "probe_uid", is_integer) || !optional(o, "loaded", is_array) ||
 	    !optional(o, "libraries", is_object) || !optional(o, "gpus", is_array) ||
 	    !optional(o, "cuda_driver_api", is_integer) || !optional(o, "seconds", is_number) ||
