@@ -22,6 +22,8 @@ static const struct tree_entry *find(const struct tree *t, const char *path)
  * sub-library of that major. */
 static char *sublibrary(const char *path, const char *major)
 {
+	if (!product_default()->sublib_stem)
+		return NULL; /* a product of one library */
 	char *base = xasprintf("lib/%s", product_default()->sublib_stem);
 	char *suffix = xasprintf(".so.%s", major);
 	size_t n = strlen(path), s = strlen(suffix), b = strlen(base);

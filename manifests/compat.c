@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/io.h"
+#include "common/log.h"
 #include "manifests/platforms.h"
 #include "manifests/product.h"
 
@@ -161,7 +162,7 @@ int compat_check(const char *cudnn_version, const char *cuda, const char *platfo
 {
 	/* NVIDIA's support matrix gives the drivers per OS. */
 	int windows = platform_facts(platform)->os == PLATFORM_OS_WINDOWS, major, minor = -1,
-	    supported = 0;
+	    supported = 0, rows_of_kind = 0;
 	char *table = xstrdup(compat_tsv), *save = NULL, *cols[NCOLS];
 	char toolkit_driver[32] = "";
 	memset(out, 0, sizeof(*out));
@@ -178,8 +179,10 @@ int compat_check(const char *cudnn_version, const char *cuda, const char *platfo
 						 toolkit_driver, sizeof(toolkit_driver));
 			continue;
 		}
-		if (strcmp(cols[COL_KIND], product_default()->compat_kind) != 0 ||
-		    !version_in_cell(cudnn_version, cols[COL_VERSION]))
+		if (strcmp(cols[COL_KIND], product_default()->compat_kind) != 0)
+			continue;
+		rows_of_kind++;
+		if (!version_in_cell(cudnn_version, cols[COL_VERSION]))
 			continue;
 		out->known = 1;
 		append(out->supported, sizeof(out->supported), cols[COL_CUDA]);
@@ -195,6 +198,11 @@ int compat_check(const char *cudnn_version, const char *cuda, const char *platfo
 		}
 	}
 	free(table);
+	/* A product NVIDIA publishes no support matrix for (NCCL) has no rows: nothing to refuse
+	 * it by, which is said, not taken for a refusal. */
+	if (!rows_of_kind)
+		log_msg(LOG_INFO, "no compatibility rule exists for %s: its CUDA and driver are "
+			"not checked against a support matrix", product_default()->display);
 	if (!out->driver_min[0])
 		snprintf(out->driver_min, sizeof(out->driver_min), "%s", toolkit_driver);
 	if (out->known && !supported)

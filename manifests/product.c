@@ -7,7 +7,7 @@
 #include "manifests/product_rows.h"
 
 /* The first row is the default: a bundle that names no product is of it. */
-static const struct product *const products[] = { &product_cudnn };
+static const struct product *const products[] = { &product_cudnn, &product_nccl };
 
 const struct product *product_default(void)
 {

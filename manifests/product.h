@@ -40,10 +40,11 @@ struct product {
 
 	/* Its libraries. */
 	const char *lib_stem;      /* "libcudnn": lib/libcudnn.so.MAJOR, the main soname */
-	const char *sublib_stem;   /* "libcudnn_": lib/libcudnn_graph.so.MAJOR, ... */
-	const char *dll_stem;      /* "cudnn": bin/cudnn64_MAJOR.dll, cudnn_graph64_MAJOR.dll */
+	const char *sublib_stem;   /* "libcudnn_": lib/libcudnn_graph.so.MAJOR, ...; NULL: none */
+	const char *dll_stem;      /* "cudnn": bin/cudnn64_MAJOR.dll, ...; NULL: no Windows build */
 	const char *const *cuda_libs_opened; /* the CUDA libraries it opens by name (soname stems) */
-	const char *chooser_cuda_lib; /* the one a chooser looks for per CUDA major: "cublas" */
+	const char *chooser_cuda_lib; /* the one a chooser looks for per CUDA major: "cublas";
+				       * NULL: it needs none beside it */
 
 	/* The install and its environment. */
 	const char *prefix_stem;   /* "cudnn": /opt/cudnn, ~/.local/opt/cudnn, ...\cuferry\cudnn */
@@ -53,7 +54,8 @@ struct product {
 	const char *env_var;       /* "CUDNN_PATH": names the current install */
 	const char *env_root_var;  /* "CUDNN_ROOT": the modulefile sets it too */
 	const char *ldconf_name;   /* "00-cuferry-cudnn.conf" in /etc/ld.so.conf.d */
-	const char *ldconf_legacy_name; /* "cuferry-cudnn.conf": its name before 00- */
+	const char *ldconf_legacy_name; /* "cuferry-cudnn.conf": its name before 00-; NULL: it
+					 * never had another (every product after the first) */
 	const char *profile_name;  /* "cuferry-cudnn.sh" in /etc/profile.d */
 	const char *user_env_name; /* "cudnn.sh" in ~/.config/cuferry (--env=user) */
 	const char *pkgconfig_name; /* "cudnn": lib/pkgconfig/cudnn.pc */

@@ -6,5 +6,6 @@
 struct product;
 
 extern const struct product product_cudnn;
+extern const struct product product_nccl;
 
 #endif

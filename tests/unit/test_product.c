@@ -30,6 +30,7 @@ static void test_unknown_names_are_not_found(void **state)
 {
 	(void)state;
 	assert_null(product_find("nccl-not-yet"));
+	assert_null(product_find("NCCL"));
 	assert_null(product_find(""));
 	assert_null(product_find(NULL));
 	assert_null(product_at(product_count()));
@@ -52,10 +53,10 @@ static void test_every_row_is_complete(void **state)
 					p->redist_key, p->archive_stem, p->wheel_dist, p->wheel_dir,
 					p->conda_name,
 					p->version.major, p->version.minor, p->version.patch,
-					p->lib_stem, p->sublib_stem, p->dll_stem, p->chooser_cuda_lib,
+					p->lib_stem,
 					p->prefix_stem, p->install_stem, p->bundle_id_stem,
 					p->manifest_key, p->env_var, p->env_root_var, p->ldconf_name,
-					p->ldconf_legacy_name, p->profile_name, p->user_env_name,
+					p->profile_name, p->user_env_name,
 					p->pkgconfig_name, p->cmake_package, p->module_name,
 					p->compat_kind, p->gpu_check };
 		for (size_t f = 0; f < sizeof(facts) / sizeof(facts[0]); f++) {
@@ -64,14 +65,40 @@ static void test_every_row_is_complete(void **state)
 		}
 		size_t n;
 		const char *const *lists[] = { p->files.headers, p->files.linux_libs,
-					       p->files.import_libs, p->files.dlls, p->files.licences,
-					       p->version.headers, p->cuda_libs_opened };
+					       p->files.licences, p->version.headers };
 		for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++) {
 			count(lists[l], &n);
 			assert_true(n >= 1);
 		}
+		/* May be empty (no Windows build, nothing opened by name), never NULL. */
+		const char *const *may_be_empty[] = { p->files.import_libs, p->files.dlls,
+						      p->cuda_libs_opened };
+		for (size_t l = 0; l < sizeof(may_be_empty) / sizeof(may_be_empty[0]); l++) {
+			assert_non_null(may_be_empty[l]);
+			count(may_be_empty[l], &n);
+		}
 		assert_ptr_equal(product_find(p->name), p);
 	}
+}
+
+static void test_nccl_is_the_second_row(void **state)
+{
+	(void)state;
+	const struct product *p = product_find("nccl");
+	assert_non_null(p);
+	assert_ptr_equal(p, product_at(1));
+	assert_string_equal(p->display, "NCCL");
+	assert_string_equal(p->mirror_path, "nccl/redist");
+	assert_string_equal(p->prefix_stem, "nccl");
+	assert_string_equal(p->env_var, "NCCL_HOME");
+	assert_string_equal(p->ldconf_name, "00-cuferry-nccl.conf");
+	assert_null(p->ldconf_legacy_name); /* only cuDNN had an older name */
+	assert_string_equal(p->pkgconfig_name, "nccl");
+	assert_string_equal(p->cmake_package, "NCCL");
+	assert_string_equal(p->version.headers[0], "nccl.h");
+	assert_null(p->files.import_libs[0]); /* no Windows build */
+	assert_null(p->files.dlls[0]);
+	assert_string_equal(p->gpu_check, "nccl-allreduce");
 }
 
 int main(void)
@@ -80,6 +107,7 @@ int main(void)
 		cmocka_unit_test(test_cudnn_is_the_default_and_first_row),
 		cmocka_unit_test(test_unknown_names_are_not_found),
 		cmocka_unit_test(test_every_row_is_complete),
+		cmocka_unit_test(test_nccl_is_the_second_row),
 	};
 	return cmocka_run_group_tests_name("product", tests, NULL, NULL);
 }

@@ -14,9 +14,15 @@
 #include "manifests/product.h"
 #include "unpacker/target/homefile.h"
 
+/* The ld.so.conf.d file under the product's older name is there (none when it had none). */
+static int legacy_present(const struct layout *l)
+{
+	return l->ldconf_legacy && io_exists(l->ldconf_legacy);
+}
+
 int env_system_present(const struct layout *l)
 {
-	return (io_exists(l->ldconf) || io_exists(l->ldconf_legacy)) && io_exists(l->profile);
+	return (io_exists(l->ldconf) || legacy_present(l)) && io_exists(l->profile);
 }
 
 /* A value quoted for the shell that reads it: sh and PowerShell in single quotes (a quote
@@ -149,7 +155,7 @@ int env_write_file(const char *path, const char *text, struct cf_err *e)
  * every moment. When both names exist the old one only goes. */
 static int rename_legacy(const struct layout *l, struct cf_err *e)
 {
-	if (!io_exists(l->ldconf_legacy))
+	if (!legacy_present(l))
 		return CF_OK;
 	int ok = io_exists(l->ldconf) ? platform_unlink(l->ldconf_legacy) == 0
 					 : platform_rename(l->ldconf_legacy, l->ldconf) == 0;
@@ -181,15 +187,15 @@ int env_write_system(const struct layout *l, struct cf_err *e)
 
 int env_remove_system(const struct layout *l, struct cf_err *e)
 {
-	if (io_remove_file(l->ldconf) != 0 || io_remove_file(l->ldconf_legacy) != 0 ||
-	    io_remove_file(l->profile) != 0)
+	int legacy_left = l->ldconf_legacy && io_remove_file(l->ldconf_legacy) != 0;
+	if (io_remove_file(l->ldconf) != 0 || legacy_left || io_remove_file(l->profile) != 0)
 		return cf_fail(e, CF_INSTALL, "cannot remove environment files: %s", strerror(errno));
 	return *l->root ? CF_OK : run_ldconfig(e);
 }
 
 int env_migrate_legacy(const struct layout *l, struct cf_err *e)
 {
-	if (!io_exists(l->ldconf_legacy))
+	if (!legacy_present(l))
 		return CF_OK;
 	int rc = rename_legacy(l, e);
 	if (rc == CF_OK)

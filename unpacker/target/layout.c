@@ -100,7 +100,9 @@ void layout_init(struct layout *l, const char *root, const char *prefix,
 	l->modulefiles = xasprintf("%s%cmodulefiles", l->meta, sep);
 	const struct product *p = product;
 	l->ldconf = xasprintf("%s" LAYOUT_LDCONF_DIR "/%s", root, p->ldconf_name);
-	l->ldconf_legacy = xasprintf("%s" LAYOUT_LDCONF_DIR "/%s", root, p->ldconf_legacy_name);
+	/* NULL when the product never had another name. */
+	l->ldconf_legacy = p->ldconf_legacy_name
+		? xasprintf("%s" LAYOUT_LDCONF_DIR "/%s", root, p->ldconf_legacy_name) : NULL;
 	l->profile = xasprintf("%s" LAYOUT_PROFILE_DIR "/%s", root, p->profile_name);
 }
 

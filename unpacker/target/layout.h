@@ -33,7 +33,8 @@ struct layout {
 	char *env_before;    /* PREFIX/.cuferry/env-before.json: the environment files before */
 	char *modulefiles;   /* PREFIX/.cuferry/modulefiles: the module directories written */
 	char *ldconf;        /* ROOT/etc/ld.so.conf.d/ the product's ldconf_name */
-	char *ldconf_legacy; /* ... its ldconf_legacy_name: the name before 00- */
+	char *ldconf_legacy; /* ... its ldconf_legacy_name: the name before 00-; NULL when the
+			      * product never had another */
 	char *profile;       /* ROOT/etc/profile.d/ the product's profile_name */
 };
 
