@@ -211,7 +211,8 @@ int env_before_save(const struct layout *l, const char *text, struct cf_err *e)
 	return CF_OK;
 }
 
-/* The snapshot: {"ldconf": text|null, "ldconf_legacy": …, "profile": …}, null = absent. */
+/* The snapshot: {"ldconf": text|null, "ldconf_legacy": …, "profile": …}, null = absent (a
+ * product without an older name has no ldconf_legacy path: its role is always absent). */
 static const char *snapshot_roles[] = { "ldconf", "ldconf_legacy", "profile" };
 
 static char *const *snapshot_paths(const struct layout *l, char *paths[3])
@@ -229,7 +230,9 @@ int env_snapshot_save(const struct layout *l, struct cf_err *e)
 	for (int i = 0; i < 3 && rc == CF_OK; i++) {
 		char *text;
 		size_t len;
-		if (io_read_file(paths[i], 1 << 20, &text, &len) == 0) {
+		if (!paths[i]) {
+			json_object_set_new(o, snapshot_roles[i], json_null());
+		} else if (io_read_file(paths[i], 1 << 20, &text, &len) == 0) {
 			json_object_set_new(o, snapshot_roles[i], json_stringn(text, len));
 			free(text);
 		} else if (errno == ENOENT) {
@@ -260,7 +263,9 @@ int env_snapshot_restore(const struct layout *l, struct cf_err *e)
 	snapshot_paths(l, paths);
 	for (int i = 0; i < 3; i++) {
 		json_t *v = json_object_get(o, snapshot_roles[i]);
-		if (json_is_string(v))
+		if (!paths[i])
+			bad |= !json_is_null(v);
+		else if (json_is_string(v))
 			bad |= env_write_file(paths[i], json_string_value(v), e) != CF_OK;
 		else if (json_is_null(v))
 			bad |= io_remove_file(paths[i]) != 0;

@@ -3,15 +3,22 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/io.h"
 #include "common/platform.h"
 #include "manifests/platforms.h"
 #include "manifests/product.h"
 
+/* The stem the platform dresses: lib_stem less the platform's "lib" where it has one (Linux),
+ * else dll_stem (Windows; a product without a Windows build has none: its lib_stem then). */
 void libname_main(const struct product *p, const char *major, char *out, size_t size)
 {
-	platform_library_file(platform_self(), p->dll_stem, major, out, size);
+	const struct platform_spec *s = platform_self();
+	size_t n = strlen(s->lib_prefix);
+	const char *stem = n && strncmp(p->lib_stem, s->lib_prefix, n) == 0 ? p->lib_stem + n
+			   : !n && p->dll_stem ? p->dll_stem : p->lib_stem;
+	platform_library_file(s, stem, major, out, size);
 }
 
 char *libname_dir(const char *install_dir)

@@ -37,6 +37,8 @@ struct dll_survey {
 
 static int is_product_dll(const struct product *prod, const char *name)
 {
+	if (!prod->dll_stem)
+		return 0; /* no Windows build: no DLL of it is ours to list */
 	size_t n = strlen(name), p = strlen(prod->dll_stem);
 	return n > p + 4 && strncasecmp(name, prod->dll_stem, p) == 0 &&
 	       strcasecmp(name + n - 4, ".dll") == 0;
