@@ -16,7 +16,9 @@ const struct cmd_spelling cmd_spellings[] = {
 	{ OPT_VERBOSE, "--verbose", VALUE_NONE, NULL },
 	{ OPT_VERBOSE, "-v", VALUE_NONE, NULL },
 	{ OPT_QUIET, "-q", VALUE_NONE, NULL },
-	{ OPT_CUDNN, "--cudnn", VALUE_TEXT, NULL },
+	{ OPT_PRODUCT, "--product", VALUE_WORD, "cudnn nccl" }, /* the registry's names */
+	{ OPT_PRODUCT_VERSION, "--product-version", VALUE_TEXT, NULL },
+	{ OPT_CUDNN, "--cudnn", VALUE_TEXT, NULL }, /* --product-version's alias for cuDNN */
 	{ OPT_CUDA, "--cuda", VALUE_TEXT, NULL },
 	{ OPT_PLATFORM, "--platform", VALUE_WORD, "linux-x86_64 linux-sbsa linux-aarch64 windows-x86_64" },
 	{ OPT_KEY, "--key", VALUE_FILE, NULL },
@@ -58,11 +60,11 @@ static int run_help(struct bundler_args *c, int argc, char **argv);
 /* How a signature is made: a key file, or elsewhere (--external, then --pub and --signature). */
 #define SIGNING (O(KEY) | O(EXTERNAL) | O(PUB) | O(SIGNATURE))
 /* Which release, for which CUDA and platform, from which mirror. */
-#define RELEASE (O(CUDNN) | O(CUDA) | O(PLATFORM) | O(MIRROR) | O(OFFLINE))
+#define RELEASE (O(PRODUCT) | O(PRODUCT_VERSION) | O(CUDNN) | O(CUDA) | O(PLATFORM) | O(MIRROR) | O(OFFLINE))
 
 const struct command cmd_table[] = {
 	{ "keygen", verb_keygen, "write a signing key pair NAME.key and NAME.pub", help_keygen, 0 },
-	{ "create", verb_create, "make one signed bundle of a cuDNN release", help_create,
+	{ "create", verb_create, "make one signed bundle of a product's release", help_create,
 	  RELEASE | O(KEY) | O(OUT) | O(ARCHIVE) | O(DIR) | O(CUDA_LIBS) | O(ADD_FILE) |
 		  O(COUNTER) | O(EXPIRES) | O(ALLOW_FUTURE) | O(LEVEL) | O(THREADS) | O(SPLIT) |
 		  O(SFX) | O(UNPACKER) | O(CACHE) | O(QUIET) },

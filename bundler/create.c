@@ -207,53 +207,55 @@ static int fetch_components(struct job *j, const char *platform, struct cf_err *
 	return rc;
 }
 
-/* Before any download: a release older than NVIDIA's redist JSON (8.3) is not on any mirror;
- * the compatibility table still says which CUDA it is for (newer ones: the mirror's JSON). */
+/* Before any download: a release older than NVIDIA's redist JSON (the product's
+ * redist_since) is not on any mirror; the compatibility table still says which CUDA it is for
+ * (newer ones: the mirror's JSON). */
 static int precheck_release(const struct create_options *o, const char *platform, struct cf_err *e)
 {
 	struct compat_result compat;
-	if (compat_version_cmp_full(o->cudnn, "8.3") >= 0)
+	const char *since = o->product->redist_since;
+	if (!since || compat_version_cmp_full(o->version, since) >= 0)
 		return CF_OK;
 	if (o->cuda) {
-		int rc = compat_check(o->cudnn, o->cuda, platform, &compat, e);
+		int rc = compat_check(o->product, o->version, o->cuda, platform, &compat, e);
 		if (rc != CF_OK)
 			return rc;
 	}
-	return cf_fail(e, CF_SOURCE, "%s %s is older than NVIDIA's redist JSON (8.3 and later): "
+	return cf_fail(e, CF_SOURCE, "%s %s is older than NVIDIA's redist JSON (%s and later): "
 		       "download its archive from NVIDIA's %s archive and give it with "
-		       "--from-archive FILE", product_default()->display, o->cudnn,
-		       product_default()->display);
+		       "--from-archive FILE", o->product->display, o->version, since,
+		       o->product->display);
 }
 
 static int fetch_from_mirror(struct job *j, struct cf_err *e)
 {
 	const struct create_options *o = j->o;
 	const char *platform = o->platform ? o->platform : "linux-x86_64";
-	if (!o->cudnn)
-		return cf_fail(e, CF_USAGE, "--cudnn VERSION is required with a mirror");
+	if (!o->version)
+		return cf_fail(e, CF_USAGE, "--product-version VERSION is required with a mirror");
 	int rc = precheck_release(o, platform, e);
 	if (rc == CF_OK)
-		rc = mirror_resolve(o->mirror, o->cudnn, o->cuda, platform, &j->fetch, &j->plan, e);
+		rc = mirror_resolve(o->product, o->mirror, o->version, o->cuda, platform, &j->fetch, &j->plan, e);
 	if (rc != CF_OK)
 		return rc;
 	j->have_plan = 1;
-	char *dest = xasprintf("%s/%s", j->cache, j->plan.cudnn.relative_path);
-	log_msg(LOG_INFO, "%s %s for CUDA %s (%s): %s", product_default()->display,
-		j->plan.cudnn.version,
-		j->plan.cudnn.cuda_variant, platform, j->plan.cudnn_url);
-	rc = fetch_file(j->plan.cudnn_url, dest, j->plan.cudnn.size, j->plan.cudnn.sha256, &j->fetch, e);
+	char *dest = xasprintf("%s/%s", j->cache, j->plan.product.relative_path);
+	log_msg(LOG_INFO, "%s %s for CUDA %s (%s): %s", o->product->display,
+		j->plan.product.version,
+		j->plan.product.cuda_variant, platform, j->plan.product_url);
+	rc = fetch_file(j->plan.product_url, dest, j->plan.product.size, j->plan.product.sha256, &j->fetch, e);
 	if (rc == CF_OK)
 		rc = source_from_archive(dest, j->workdir, &j->tree, e);
 	free(dest);
 	if (rc == CF_OK && o->with_cuda_libs)
 		rc = fetch_components(j, platform, e);
-	const char *slash = strrchr(j->plan.cudnn.relative_path, '/');
+	const char *slash = strrchr(j->plan.product.relative_path, '/');
 	snprintf(j->source_kind, sizeof(j->source_kind), "nvidia-redist");
 	snprintf(j->source_name, sizeof(j->source_name), "%s",
-		 slash ? slash + 1 : j->plan.cudnn.relative_path);
-	memcpy(j->source_sha, j->plan.cudnn.sha256, 32);
+		 slash ? slash + 1 : j->plan.product.relative_path);
+	memcpy(j->source_sha, j->plan.product.sha256, 32);
 	j->source_has_sha = 1;
-	j->source_size = j->plan.cudnn.size;
+	j->source_size = j->plan.product.size;
 	j->source_time = date_to_epoch(j->plan.release_date);
 	return rc;
 }
@@ -295,10 +297,10 @@ static int list_before_archive(struct job *j, struct cf_err *e)
 {
 	const struct create_options *o = j->o;
 	char version[64], cuda[16], platform[32];
-	source_parse_archive_name(o->from_archive, version, sizeof(version), cuda, sizeof(cuda),
+	source_parse_archive_name(o->product, o->from_archive, version, sizeof(version), cuda, sizeof(cuda),
 				  platform, sizeof(platform));
 	const char *c = o->cuda ? o->cuda : cuda, *p = o->platform ? o->platform : platform;
-	if (!c[0] || !p[0] || strchr(cuda, '.'))
+	if (!c[0] || !p[0] || strchr(cuda, '.') || !o->product->cuda_libs_opened[0])
 		return CF_OK;
 	return components_from_mirror(j, c, p, e);
 }
@@ -329,7 +331,8 @@ static int load_source(struct job *j, struct cf_err *e)
 		rc = add_user_files(j, e);
 	/* An archive holds cuDNN only: with --with-cuda-libs, its CUDA libraries come from the
 	 * mirror (named, or the default one), downloaded and checked like a mirror source's. */
-	int cuda_from_mirror = o->mirror_given || (o->from_archive && o->with_cuda_libs);
+	int cuda_from_mirror = (o->mirror_given || (o->from_archive && o->with_cuda_libs)) &&
+			       o->product->cuda_libs_opened[0];
 	const char *platform = o->platform ? o->platform : j->tree.platform;
 	if (rc == CF_OK && cuda_from_mirror && !j->have_plan) {
 		const char *cuda = o->cuda ? o->cuda : j->tree.cuda_variant;
@@ -348,7 +351,7 @@ static int describe(struct job *j, struct cf_err *e)
 	struct manifest *m = j->m;
 	struct compat_result compat;
 	char variant[16], id[256];
-	int rc = agree(product_default()->display, o->cudnn, t->version, e);
+	int rc = agree(o->product->display, o->version, t->version, e);
 	if (rc == CF_OK && o->cuda && t->cuda_variant[0] &&
 	    atoi(o->cuda) != atoi(t->cuda_variant))
 		rc = cf_fail(e, CF_SOURCE, "the source is built for CUDA %s, not %s", t->cuda_variant,
@@ -362,20 +365,20 @@ static int describe(struct job *j, struct cf_err *e)
 		 t->cuda_variant[0] ? t->cuda_variant : o->cuda ? o->cuda : "");
 	if (!variant[0])
 		return cf_fail(e, CF_USAGE, "cannot tell which CUDA this %s is for: pass --cuda",
-			       product_default()->display);
+			       o->product->display);
 	if (!t->platform[0] && !o->platform)
 		return cf_fail(e, CF_USAGE, "cannot tell the platform of this source: pass --platform");
 	manifest_set(&m->platform, t->platform[0] ? t->platform : o->platform);
 	manifest_set(&m->product_version, t->version);
 	manifest_set(&m->cuda_variant, variant);
 	const char *cuda_for_check = o->cuda ? o->cuda : t->cuda_hint[0] ? t->cuda_hint : variant;
-	rc = compat_check(t->version, cuda_for_check, m->platform, &compat, e);
+	rc = compat_check(o->product, t->version, cuda_for_check, m->platform, &compat, e);
 	if (rc != CF_OK)
 		return rc;
-	if (!compat.known)
+	if (compat.ruled && !compat.known)
 		log_msg(LOG_WARN, "%s %s is not in the compatibility data; driver minimum taken "
-			"from CUDA %s", product_default()->display, t->version, variant);
-	snprintf(id, sizeof(id), "%s-%s-cuda%s%s-%s", product_default()->bundle_id_stem, t->version,
+			"from CUDA %s", o->product->display, t->version, variant);
+	snprintf(id, sizeof(id), "%s-%s-cuda%s%s-%s", o->product->bundle_id_stem, t->version,
 		 variant,
 		 o->with_cuda_libs ? CREATE_CUDA_LIBS_TAG : "", m->platform);
 	manifest_set(&m->bundle_id, id);
@@ -393,7 +396,7 @@ static int describe(struct job *j, struct cf_err *e)
 	/* The CUDA component list is always in the manifest: when neither a named mirror nor the
 	 * source itself (wheel metadata, versioned library names) gives it, the default mirror
 	 * does (NVIDIA's, or $CUFERRY_MIRROR). */
-	if (!j->have_plan && t->ncuda_libs == 0) {
+	if (!j->have_plan && t->ncuda_libs == 0 && o->product->cuda_libs_opened[0]) {
 		/* The mirror's newest release of the line need not be what the tree's libraries are:
 		 * only a mirror the user names may vouch for libraries that are packed. */
 		if (o->from_dir && o->with_cuda_libs && (tree_packs(t, "libcublas") || tree_packs(t, "cuda_nvrtc")))
@@ -441,7 +444,7 @@ static int check_tree_names(const struct tree *t, struct cf_err *e)
 {
 	char why[256];
 	if (t->count == 0)
-		return cf_fail(e, CF_SOURCE, "the source holds no %s files", product_default()->display);
+		return cf_fail(e, CF_SOURCE, "the source holds no %s files", t->product->display);
 	for (size_t i = 0; i < t->count; i++)
 		if (path_check(t->entries[i].path, why, sizeof(why)) != 0 ||
 		    check_soname(&t->entries[i], why, sizeof(why)) != 0)
@@ -620,7 +623,7 @@ static void print_summary(const struct job *j)
 	if (j->run_path)
 		log_out("sfx       %s\n", j->run_path);
 	log_out("id        %s (counter %llu)\n", m->bundle_id, (unsigned long long)m->counter);
-	log_out("%-9s %s for CUDA %s, %s\n", product_default()->display, m->product_version,
+	log_out("%-9s %s for CUDA %s, %s\n", m->product->display, m->product_version,
 		m->cuda_variant, m->platform);
 	log_out("files     %zu, %.1f MiB -> %.1f MiB (%.1f%%)\n", m->nfiles,
 		(double)m->uncompressed_size / 1048576.0, (double)size / 1048576.0,
@@ -642,15 +645,29 @@ static int check_stub(const char *stub, struct cf_err *e)
 	return CF_OK;
 }
 
+/* A platform NVIDIA has no build of the product for: refused before any download (exit 9,
+ * as a platform the mirror lacks). */
+static int check_product_platform(const struct create_options *o, const char *platform,
+				  struct cf_err *e)
+{
+	if (product_builds_for(o->product, platform))
+		return CF_OK;
+	return cf_fail(e, CF_SOURCE, "%s has no %s build", o->product->display,
+		       platform_find(platform)->os == PLATFORM_OS_WINDOWS ? "Windows" : platform);
+}
+
 int create_bundle(const struct create_options *o, struct cf_err *e)
 {
 	struct job j;
 	struct signer *signer = NULL;
 	memset(&j, 0, sizeof(j));
 	j.o = o;
+	j.tree.product = o->product;
 	j.fetch = (struct fetch_options){ .retries = 4, .progress = o->progress, .offline = o->offline };
 	/* Load the key first: a typo in --key should not cost a download. */
-	int rc = signer_load(o->key_path, &signer, e);
+	int rc = check_product_platform(o, o->platform, e);
+	if (rc == CF_OK)
+		rc = signer_load(o->key_path, &signer, e);
 	if (rc == CF_OK && o->sfx && o->sfx_stub)
 		rc = check_stub(o->sfx_stub, e);
 	if (rc != CF_OK) {
@@ -660,7 +677,7 @@ int create_bundle(const struct create_options *o, struct cf_err *e)
 	j.cache = create_cache_dir(o->cache);
 	j.fetch.cache_dir = j.cache;
 	j.m = manifest_new();
-	j.m->product = product_default();
+	j.m->product = o->product;
 	char *out_dir = xstrdup(o->out), *slash = strrchr(out_dir, '/');
 	if (io_is_dir(o->out))
 		;
@@ -716,10 +733,13 @@ static int resolve_plan(const struct create_options *o, const char *platform,
 			struct mirror_plan *plan, struct cf_err *e)
 {
 	struct fetch_options fo = { .retries = 2, .progress = 0, .offline = o->offline };
-	if (!o->cudnn)
-		return cf_fail(e, CF_USAGE, "--cudnn VERSION is required");
-	int rc = precheck_release(o, platform, e);
-	return rc == CF_OK ? mirror_resolve(o->mirror, o->cudnn, o->cuda, platform, &fo, plan, e) : rc;
+	int rc = check_product_platform(o, platform, e);
+	if (rc != CF_OK)
+		return rc;
+	if (!o->version)
+		return cf_fail(e, CF_USAGE, "--product-version VERSION is required");
+	rc = precheck_release(o, platform, e);
+	return rc == CF_OK ? mirror_resolve(o->product, o->mirror, o->version, o->cuda, platform, &fo, plan, e) : rc;
 }
 
 int create_check_mirror(const struct create_options *o, struct cf_err *e)
@@ -736,16 +756,17 @@ int create_resolve(const struct create_options *o, struct cf_err *e)
 	int rc = resolve_plan(o, platform, &plan, e);
 	if (rc != CF_OK)
 		return rc;
-	hex_encode(plan.cudnn.sha256, 32, hex);
-	log_out("%s %s for CUDA %s on %s (released %s)\n", product_default()->display,
-		plan.cudnn.version,
-		plan.cudnn.cuda_variant, platform, plan.release_date);
-	log_out("  manifest  %s\n", plan.cudnn_json_url);
-	log_out("  archive   %s\n  size      %llu bytes\n  sha256    %s\n", plan.cudnn_url,
-		(unsigned long long)plan.cudnn.size, hex);
-	log_out("CUDA %s redistributables %s opens at run time (%s):\n", plan.cuda_release,
-		product_default()->display,
-		o->with_cuda_libs ? "downloaded with --with-cuda-libs" : "listed in the manifest");
+	hex_encode(plan.product.sha256, 32, hex);
+	log_out("%s %s for CUDA %s on %s (released %s)\n", o->product->display,
+		plan.product.version,
+		plan.product.cuda_variant, platform, plan.release_date);
+	log_out("  manifest  %s\n", plan.product_json_url);
+	log_out("  archive   %s\n  size      %llu bytes\n  sha256    %s\n", plan.product_url,
+		(unsigned long long)plan.product.size, hex);
+	if (o->product->cuda_libs_opened[0])
+		log_out("CUDA %s redistributables %s opens at run time (%s):\n", plan.cuda_release,
+			o->product->display,
+			o->with_cuda_libs ? "downloaded with --with-cuda-libs" : "listed in the manifest");
 	for (size_t i = 0; i < plan.ncomponents; i++) {
 		hex_encode(plan.components[i].sha256, 32, hex);
 		log_out("  %-10s %-12s %s\n             %llu bytes, sha256 %s\n",
@@ -753,8 +774,8 @@ int create_resolve(const struct create_options *o, struct cf_err *e)
 			(unsigned long long)plan.components[i].size, hex);
 	}
 	log_out("requires driver >= %s\n", plan.driver_min[0] ? plan.driver_min : "(unknown)");
-	log_out("bundle name %s-%s-cuda%s%s-%s.bundle\n", product_default()->bundle_id_stem,
-		plan.cudnn.version,
-		plan.cudnn.cuda_variant, o->with_cuda_libs ? CREATE_CUDA_LIBS_TAG : "", platform);
+	log_out("bundle name %s-%s-cuda%s%s-%s.bundle\n", o->product->bundle_id_stem,
+		plan.product.version,
+		plan.product.cuda_variant, o->with_cuda_libs ? CREATE_CUDA_LIBS_TAG : "", platform);
 	return CF_OK;
 }

@@ -13,8 +13,17 @@
  * Further, one typo in SOURCE_DATE_EPOCH makes a bundle every unpacker refuses. */
 #define CREATE_FUTURE_GRACE_S 86400
 
+struct product;
+
 struct create_options {
-	const char *cudnn;
+	/* --product NAME (product_name; NULL: the default product), selected by
+	 * verbs.c (select_product) before anything else: never NULL after it. */
+	const char *product_name;
+	const struct product *product;
+	/* --product-version VER, or the alias --cudnn VER, which names the product whose
+	 * version it is (version_alias_of: "cudnn"; NULL for --product-version). */
+	const char *version;
+	const char *version_alias_of;
 	const char *cuda;
 	const char *platform;
 	const char *key_path;

@@ -18,13 +18,13 @@ static const struct tree_entry *find(const struct tree *t, const char *path)
 	return NULL;
 }
 
-/* "libcudnn_graph" out of "lib/libcudnn_graph.so.9"; NULL when the path is no cuDNN
- * sub-library of that major. */
-static char *sublibrary(const char *path, const char *major)
+/* The sub-library's name ("lib" + sublib_stem + "graph") out of its path
+ * ("lib/<that>.so.9"); NULL when the path is no sub-library of the product of that major. */
+static char *sublibrary(const struct product *p, const char *path, const char *major)
 {
-	if (!product_default()->sublib_stem)
+	if (!p->sublib_stem)
 		return NULL; /* a product of one library */
-	char *base = xasprintf("lib/%s", product_default()->sublib_stem);
+	char *base = xasprintf("lib/%s", p->sublib_stem);
 	char *suffix = xasprintf(".so.%s", major);
 	size_t n = strlen(path), s = strlen(suffix), b = strlen(base);
 	char *name = NULL;
@@ -38,8 +38,8 @@ static char *sublibrary(const char *path, const char *major)
 
 static char *pc_text(const struct tree *t, const char *version, const char *major)
 {
-	const struct product *p = product_default();
-	/* -lcudnn needs the development link; without it, name the soname itself. */
+	const struct product *p = t->product;
+	/* -l<name> needs the development link; without it, name the soname itself. */
 	char *link = xasprintf("lib/%s.so", p->lib_stem);
 	char *lib = find(t, link) ? xasprintf("-l%s", p->lib_stem + 3)
 				  : xasprintf("-l:%s.so.%s", p->lib_stem, major);
@@ -61,9 +61,9 @@ static char *pc_text(const struct tree *t, const char *version, const char *majo
 	return text;
 }
 
-static char *target_block(const char *target, const char *file, const char *major)
+static char *target_block(const char *pkg, const char *target, const char *file,
+			  const char *major)
 {
-	const char *pkg = product_default()->cmake_package;
 	return xasprintf(
 		"if(NOT TARGET %s::%s)\n"
 		"  add_library(%s::%s SHARED IMPORTED)\n"
@@ -77,8 +77,9 @@ static char *target_block(const char *target, const char *file, const char *majo
 
 static char *config_text(const struct tree *t, const char *version, const char *major)
 {
-	/* pkg: the CMake package (CUDNN::), tgt: the main library's target (CUDNN::cudnn). */
-	const struct product *p = product_default();
+	/* pkg: the CMake package (its cmake_package::), tgt: the main library's target
+	 * (pkg::<lib_stem past "lib">). */
+	const struct product *p = t->product;
 	const char *pkg = p->cmake_package, *tgt = p->lib_stem + 3; /* past "lib" */
 	char *text = xasprintf(
 		"# %sConfig.cmake - %s %s, written by cuferry's bundler. Relocatable: the\n"
@@ -95,17 +96,17 @@ static char *config_text(const struct tree *t, const char *version, const char *
 		"set(%s_LIBRARIES %s::%s)\n",
 		pkg, p->display, version, pkg, pkg, pkg, tgt, pkg, pkg, pkg, version, pkg, pkg, pkg, pkg,
 		pkg, pkg, pkg, pkg, tgt);
-	char *block = target_block(tgt, p->lib_stem, major);
+	char *block = target_block(pkg, tgt, p->lib_stem, major);
 	char *next = xasprintf("%s%s", text, block);
 	free(text);
 	free(block);
 	text = next;
-	/* One target per sub-library (CUDNN::cudnn_graph, ...): the tree tells which exist. */
+	/* One target per sub-library (pkg::<its name past "lib">): the tree tells which exist. */
 	for (size_t i = 0; i < t->count; i++) {
-		char *name = sublibrary(t->entries[i].path, major);
+		char *name = sublibrary(p, t->entries[i].path, major);
 		if (!name)
 			continue;
-		block = target_block(name + 3, name, major);
+		block = target_block(pkg, name + 3, name, major);
 		next = xasprintf("%s%s", text, block);
 		free(text);
 		free(block);
@@ -117,9 +118,9 @@ static char *config_text(const struct tree *t, const char *version, const char *
 	return next;
 }
 
-static char *version_text(const char *version, const char *major)
+static char *version_text(const struct product *p, const char *version, const char *major)
 {
-	/* Same rule as CMake's SameMajorVersion: any 9.x at least the one asked for. */
+	/* Same rule as CMake's SameMajorVersion: any MAJOR.x at least the one asked for. */
 	return xasprintf(
 		"# %sConfigVersion.cmake - %s %s, written by cuferry's bundler\n"
 		"set(PACKAGE_VERSION \"%s\")\n"
@@ -138,8 +139,7 @@ static char *version_text(const char *version, const char *major)
 		"  set(PACKAGE_VERSION \"%s (64-bit)\")\n"
 		"  set(PACKAGE_VERSION_UNSUITABLE TRUE)\n"
 		"endif()\n",
-		product_default()->cmake_package, product_default()->display, version, version, major,
-		version);
+		p->cmake_package, p->display, version, version, major, version);
 }
 
 static int add_generated(struct tree *t, const char *dir, const char *path, const char *text,
@@ -167,7 +167,7 @@ int devfiles_add(struct tree *t, const char *version, const char *workdir, struc
 {
 	char major[16];
 	snprintf(major, sizeof(major), "%.*s", (int)strcspn(version, "."), version);
-	const struct product *p = product_default();
+	const struct product *p = t->product;
 	char *lib = xasprintf("lib/%s.so.%s", p->lib_stem, major);
 	int linux_tree = find(t, lib) != NULL;
 	free(lib);
@@ -179,7 +179,7 @@ int devfiles_add(struct tree *t, const char *version, const char *workdir, struc
 				       p->cmake_package);
 	char *dir = xasprintf("%s/devfiles", workdir);
 	char *pc = pc_text(t, version, major), *config = config_text(t, version, major),
-	     *ver = version_text(version, major);
+	     *ver = version_text(p, version, major);
 	int rc = add_generated(t, dir, pc_path, pc, e);
 	if (rc == CF_OK)
 		rc = add_generated(t, dir, config_path, config, e);

@@ -25,7 +25,7 @@ static void print_manifest(const struct manifest *m)
 	log_out("format      %s, counter %llu\n", MANIFEST_FORMAT, (unsigned long long)m->counter);
 	log_out("created     %s, expires %s\n", m->created, m->expires ? m->expires : "never");
 	log_out("platform    %s\n", m->platform);
-	log_out("%-11s %s for CUDA %s (from %s %s)\n", product_default()->display, m->product_version,
+	log_out("%-11s %s for CUDA %s (from %s %s)\n", m->product->display, m->product_version,
 		m->cuda_variant, m->source_kind, m->source_name);
 	log_out("CUDA        %s\n", m->cuda_release ? m->cuda_release : "(unknown release)");
 	for (size_t i = 0; i < m->ncomponents; i++)

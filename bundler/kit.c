@@ -30,6 +30,7 @@
 #include "common/sha256.h"
 #include "manifests/kitindex.h"
 #include "manifests/platforms.h"
+#include "manifests/product.h"
 #include "signing/verify.h"
 
 #define FAT_MAX_FILE 4294967295ull /* 4 GiB - 1 */
@@ -62,7 +63,8 @@ struct kit_file {
 };
 
 struct kit_bundle {
-	char *name; /* cudnn-9.19.0.56-cuda13-linux-x86_64.bundle */
+	char *name; /* <bundle_id_stem>-9.19.0.56-cuda13-linux-x86_64.bundle */
+	const struct product *product; /* the manifest's */
 	struct source src;
 	char *id, *platform, *version, *cuda, *driver_min; /* driver_min: check_driver_text's */
 	int packs_cuda;
@@ -269,6 +271,7 @@ static int add_bundle(struct kit *k, const char *path, struct cf_err *e)
 		b->id = xstrdup(m->bundle_id);
 		b->platform = xstrdup(m->platform);
 		b->version = xstrdup(m->product_version);
+		b->product = m->product;
 		b->cuda = xstrdup(m->cuda_variant);
 		char driver[128];
 		check_driver_text(m, driver, sizeof(driver));
@@ -359,7 +362,7 @@ static int resolve_pair(struct kit *k, struct create_options *co, struct cf_err 
 	return rc;
 }
 
-/* --cudnn VER --cuda 12,13 --platform a,b: the whole matrix resolved first, then one create
+/* --product-version VER --cuda 12,13 --platform a,b: the whole matrix resolved first, then one create
  * per pair, into a local work directory. */
 static int build_matrix(struct kit *k, struct cf_err *e)
 {
@@ -552,7 +555,7 @@ static int kit_has_windows(const struct kit *k)
 	return 0;
 }
 
-/* A bundle made from a tree without NVIDIA's metadata knows its cuDNN from the headers only
+/* A bundle made from a tree without NVIDIA's metadata knows its version from the headers only
  * (9.19.0); one made from NVIDIA's archive or wheel has the build too (9.19.0.56). When a kit
  * holds both, say which is which rather than let them read as two releases: the full
  * version of the one that lacks it, as far as major.minor.patch tell. NULL: nothing to say. */
@@ -572,9 +575,9 @@ static void version_note(const struct kit *k, const struct kit_bundle *b, char *
 	const char *full = full_version_of(k, b);
 	out[0] = '\0';
 	if (full)
-		snprintf(out, size, "cuDNN %s from its headers: its source named no build number; "
+		snprintf(out, size, "%s %s from its headers: its source named no build number; "
 			 "the kit's %s bundles are the same %s release as far as the headers tell",
-			 b->version, full, b->version);
+			 b->product->display, b->version, full, b->version);
 }
 
 /* 1 when the unpacker has at least one of the kit's signing keys compiled in. */
@@ -734,9 +737,9 @@ static void make_readme(struct kit *k)
 		int split = k->split && b->src.size > k->split;
 		char note[256];
 		version_note(k, b, note, sizeof(note));
-		append(&t, &len, &cap, "  %s%s\n      cuDNN %s for CUDA %s on %s, %s%s\n%s%s%s", b->name,
+		append(&t, &len, &cap, "  %s%s\n      %s %s for CUDA %s on %s, %s%s\n%s%s%s", b->name,
 		       split ? ".001, .002, ... (parts: the unpacker reads them in order)" : "",
-		       b->version, b->cuda, b->platform, b->driver_min,
+		       b->product->display, b->version, b->cuda, b->platform, b->driver_min,
 		       b->packs_cuda ? ", CUDA libraries included" : "", note[0] ? "      (" : "", note,
 		       note[0] ? ")\n" : "");
 	}
@@ -1235,7 +1238,8 @@ static void print_summary(const struct kit *k)
 	for (size_t i = 0; i < k->nbundles; i++) {
 		char note[256];
 		version_note(k, &k->bundles[i], note, sizeof(note));
-		log_out("bundle    %s (cuDNN %s, CUDA %s, %s)\n", k->bundles[i].name, k->bundles[i].version,
+		log_out("bundle    %s (%s %s, CUDA %s, %s)\n", k->bundles[i].name,
+			k->bundles[i].product->display, k->bundles[i].version,
 			k->bundles[i].cuda, k->bundles[i].platform);
 		if (note[0])
 			log_out("          %s\n", note);
@@ -1308,12 +1312,13 @@ int kit_make(const struct kit_options *o, struct cf_err *e)
 				    "its bundles; repeat it for each further key)");
 	if (rc == CF_OK)
 		rc = choose_output(k, e);
-	if (rc == CF_OK && o->create.cudnn)
+	if (rc == CF_OK && o->create.version)
 		rc = build_matrix(k, e);
 	for (size_t i = 0; rc == CF_OK && i < o->nbundles; i++)
 		rc = add_bundle(k, o->bundles[i], e);
 	if (rc == CF_OK && k->nbundles == 0)
-		rc = cf_fail(e, CF_USAGE, "no bundles: give --cudnn VER (with --key) or --bundle X.bundle");
+		rc = cf_fail(e, CF_USAGE, "no bundles: give --product-version VER (with --key) or "
+				   "--bundle X.bundle");
 	if (rc == CF_OK)
 		rc = check_keys(k, e);
 	if (rc == CF_OK)

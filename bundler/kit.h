@@ -25,7 +25,7 @@ struct kit_options {
 	const char *no_unpacker;               /* --no-unpacker P[,P]: bring those yourself */
 	const char *cuda_list;                 /* --cuda 12,13 (matrix) */
 	const char *platform_list;             /* --platform a,b (matrix) */
-	struct create_options create;          /* --cudnn, --key, --mirror, ... for the matrix */
+	struct create_options create;          /* --product, --product-version, --key, ... */
 	uint64_t split;                        /* --split; 0: what the file system needs */
 	const char *keys[8];                   /* --key: sign SHA256SUMS, the index, the unpackers */
 	size_t nkeys;

@@ -31,7 +31,9 @@ static int parse_option(struct bundler_args *c, int opt, const char *arg)
 	struct create_options *o = &c->create;
 	long long v;
 	switch (opt) {
-	case OPT_CUDNN: o->cudnn = arg; return 0;
+	case OPT_PRODUCT: o->product_name = arg; return 0;
+	case OPT_PRODUCT_VERSION: o->version = arg; o->version_alias_of = NULL; return 0;
+	case OPT_CUDNN: o->version = arg; o->version_alias_of = "cudnn"; return 0;
 	case OPT_CUDA: o->cuda = arg; return 0;
 	case OPT_PLATFORM: o->platform = arg; return 0;
 	case OPT_KEY:

@@ -76,18 +76,19 @@ static int load_redist(const char *url, const struct fetch_options *o, struct re
 }
 
 /* The highest CUDA variant offered, when the user named none. */
-static void highest_variant(const struct redist *r, const char *platform, char *out, size_t size)
+static void highest_variant(const struct product *p, const struct redist *r, const char *platform,
+			    char *out, size_t size)
 {
 	char offered[128];
 	int best = -1;
-	redist_variants(r, product_default()->redist_key, platform, offered, sizeof(offered));
-	for (char *p = offered; *p;) {
-		int v = atoi(p);
+	redist_variants(r, p->redist_key, platform, offered, sizeof(offered));
+	for (char *at = offered; *at;) {
+		int v = atoi(at);
 		if (v > best)
 			best = v;
-		p += strcspn(p, ",");
-		if (*p == ',')
-			p++;
+		at += strcspn(at, ",");
+		if (*at == ',')
+			at++;
 	}
 	if (best >= 0)
 		snprintf(out, size, "%d", best);
@@ -122,15 +123,15 @@ int mirror_resolve_cuda(const char *mirror, const char *cuda, const char *platfo
 	return rc;
 }
 
-/* The mirror's cuDNN has no variant for this CUDA: a pair NVIDIA's support matrix rules out
+/* The mirror's product has no variant for this CUDA: a pair NVIDIA's support matrix rules out
  * stays exit 4 (the compatibility), one it supports is a release the mirror lacks (exit 9,
  * like a platform or version the mirror lacks). */
-static int variant_not_on_mirror(const char *cudnn, const char *cuda, const char *platform,
-				 struct cf_err *e)
+static int variant_not_on_mirror(const struct product *p, const char *version, const char *cuda,
+				 const char *platform, struct cf_err *e)
 {
 	struct compat_result compat;
 	struct cf_err why = { 0 };
-	if (compat_check(cudnn, cuda, platform, &compat, &why) != CF_OK)
+	if (compat_check(p, version, cuda, platform, &compat, &why) != CF_OK)
 		return e->code;
 	size_t len = strlen(e->msg);
 	snprintf(e->msg + len, sizeof(e->msg) - len, ": not on this mirror");
@@ -138,52 +139,53 @@ static int variant_not_on_mirror(const char *cudnn, const char *cuda, const char
 	return e->code;
 }
 
-int mirror_resolve(const char *mirror, const char *cudnn, const char *cuda, const char *platform,
-		   const struct fetch_options *o, struct mirror_plan *plan, struct cf_err *e)
+int mirror_resolve(const struct product *p, const char *mirror, const char *version,
+		   const char *cuda, const char *platform, const struct fetch_options *o,
+		   struct mirror_plan *plan, struct cf_err *e)
 {
-	const struct product *p = product_default();
 	char *base = xasprintf("%s/%s", mirror, p->mirror_path), variant[16];
 	struct redist *r = NULL;
 	struct compat_result compat;
 	memset(plan, 0, sizeof(*plan));
-	int rc = pick_label(base, cudnn, o, plan->cudnn_label, sizeof(plan->cudnn_label), e);
+	int rc = pick_label(base, version, o, plan->product_label, sizeof(plan->product_label), e);
 	if (rc == CF_OK) {
-		snprintf(plan->cudnn_json_url, sizeof(plan->cudnn_json_url), "%s/redistrib_%s.json",
-			 base, plan->cudnn_label);
-		rc = load_redist(plan->cudnn_json_url, o, &r, e);
+		snprintf(plan->product_json_url, sizeof(plan->product_json_url), "%s/redistrib_%s.json",
+			 base, plan->product_label);
+		rc = load_redist(plan->product_json_url, o, &r, e);
 	}
 	if (rc == CF_OK) {
 		if (cuda)
 			snprintf(variant, sizeof(variant), "%.*s", (int)strcspn(cuda, "."), cuda);
 		else
-			highest_variant(r, platform, variant, sizeof(variant));
-		rc = redist_find(r, p->redist_key, platform, variant[0] ? variant : NULL, &plan->cudnn, e);
+			highest_variant(p, r, platform, variant, sizeof(variant));
+		rc = redist_find(r, p->redist_key, platform, variant[0] ? variant : NULL, &plan->product, e);
 		if (rc == CF_INCOMPATIBLE && variant[0])
-			rc = variant_not_on_mirror(plan->cudnn.version, variant, platform, e);
+			rc = variant_not_on_mirror(p, plan->product.version, variant, platform, e);
 	}
-	if (rc == CF_OK && compat_version_cmp(plan->cudnn.version, cudnn) != 0)
-		rc = cf_fail(e, CF_SOURCE, "%s offers %s %s, not %s", plan->cudnn_json_url,
-			     p->display, plan->cudnn.version, cudnn);
+	if (rc == CF_OK && compat_version_cmp(plan->product.version, version) != 0)
+		rc = cf_fail(e, CF_SOURCE, "%s offers %s %s, not %s", plan->product_json_url,
+			     p->display, plan->product.version, version);
 	if (rc == CF_OK) {
 		const char *date = redist_release_date(r);
 		snprintf(plan->release_date, sizeof(plan->release_date), "%s", date ? date : "");
-		snprintf(plan->cudnn_url, sizeof(plan->cudnn_url), "%s/%s", base,
-			 plan->cudnn.relative_path);
-		if (!plan->cudnn.cuda_variant[0])
-			snprintf(plan->cudnn.cuda_variant, sizeof(plan->cudnn.cuda_variant), "%s",
+		snprintf(plan->product_url, sizeof(plan->product_url), "%s/%s", base,
+			 plan->product.relative_path);
+		if (!plan->product.cuda_variant[0])
+			snprintf(plan->product.cuda_variant, sizeof(plan->product.cuda_variant), "%s",
 				 cuda ? variant : "");
-		if (!plan->cudnn.cuda_variant[0])
+		if (!plan->product.cuda_variant[0])
 			rc = cf_fail(e, CF_USAGE, "cannot tell which CUDA %s %s is for: pass --cuda",
-				     p->display, plan->cudnn.version);
+				     p->display, plan->product.version);
 	}
+	const char *for_cuda = cuda ? cuda : plan->product.cuda_variant;
 	if (rc == CF_OK)
-		rc = compat_check(plan->cudnn.version, cuda ? cuda : plan->cudnn.cuda_variant, platform,
-				  &compat, e);
-	if (rc == CF_OK) {
+		rc = compat_check(p, plan->product.version, for_cuda, platform, &compat, e);
+	if (rc == CF_OK)
 		snprintf(plan->driver_min, sizeof(plan->driver_min), "%s", compat.driver_min);
-		rc = mirror_resolve_cuda(mirror, cuda ? cuda : plan->cudnn.cuda_variant, platform, o,
-					 plan, e);
-	}
+	/* The CUDA component list is of the libraries the product opens by name
+	 * (cuda_libs_opened); a product that opens none has none. */
+	if (rc == CF_OK && p->cuda_libs_opened[0])
+		rc = mirror_resolve_cuda(mirror, for_cuda, platform, o, plan, e);
 	redist_free(r);
 	free(base);
 	return rc;

@@ -1,4 +1,4 @@
-/* mirror.h - deciding what to fetch from an NVIDIA-style mirror: the cuDNN release, its
+/* mirror.h - deciding what to fetch from an NVIDIA-style mirror: a product's release, its
  * archive for a platform and CUDA variant, and the matching CUDA redistributables */
 #ifndef BUNDLER_MIRROR_H
 #define BUNDLER_MIRROR_H
@@ -11,11 +11,11 @@
 #define MIRROR_MAX_COMPONENTS 2
 
 struct mirror_plan {
-	char cudnn_label[64];       /* redistrib_<label>.json */
-	char cudnn_json_url[1024];
+	char product_label[64];       /* redistrib_<label>.json */
+	char product_json_url[1024];
 	char release_date[32];
-	struct redist_artifact cudnn;
-	char cudnn_url[1024];
+	struct redist_artifact product; /* the product's archive */
+	char product_url[1024];
 	char cuda_release[64];
 	char cuda_json_url[1024];
 	struct redist_artifact components[MIRROR_MAX_COMPONENTS];
@@ -24,10 +24,15 @@ struct mirror_plan {
 	char driver_min[32];
 };
 
-/* cudnn "9.19" picks the newest 9.19.x; cuda "13" or "13.0" picks the variant and the newest
- * CUDA release of that line. Refuses pairs NVIDIA's support matrix rules out. */
-int mirror_resolve(const char *mirror, const char *cudnn, const char *cuda, const char *platform,
-		   const struct fetch_options *o, struct mirror_plan *plan, struct cf_err *e);
+struct product;
+
+/* The product's release under mirror/<its mirror_path>: version "9.19" picks the newest
+ * 9.19.x; cuda "13" or "13.0" picks the variant and the newest CUDA release of that line
+ * (for the CUDA libraries the product opens, if any). Refuses pairs NVIDIA's support matrix
+ * rules out. */
+int mirror_resolve(const struct product *p, const char *mirror, const char *version,
+		   const char *cuda, const char *platform, const struct fetch_options *o,
+		   struct mirror_plan *plan, struct cf_err *e);
 /* Only the CUDA part, for sources that are not a mirror download. */
 int mirror_resolve_cuda(const char *mirror, const char *cuda, const char *platform,
 			const struct fetch_options *o, struct mirror_plan *plan, struct cf_err *e);

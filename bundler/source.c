@@ -129,9 +129,10 @@ static int read_define(const char *text, const char *name, long *out)
 
 /* MAJOR.MINOR.PATCH from the product's version headers (cuDNN: cudnn_version.h from 8.x on,
  * cudnn.h before), the first that defines the three macros. */
-static int version_from_headers(const char *include_dir, char *out, size_t size)
+static int version_from_headers(const struct product *p, const char *include_dir, char *out,
+				size_t size)
 {
-	const struct product_version_source *src = &product_default()->version;
+	const struct product_version_source *src = &p->version;
 	const char *const *files = src->headers;
 	for (size_t i = 0; files[i]; i++) {
 		char *path = xasprintf("%s/%s", include_dir, files[i]), *text;
@@ -312,8 +313,10 @@ static int versioned_library(const char *dir, const char *stem, char *version, s
 	return found;
 }
 
-/* The CUDA libraries cuDNN needs, with exact versions, when the tree says which they are. */
-static void detect_cuda_libs(const char *dir, struct tree *t)
+/* The CUDA release the tree's runtime wheel names, and (with_libs: for a product that opens
+ * CUDA libraries by name) those libraries, with exact versions, when the tree says which
+ * they are. */
+static void detect_cuda_libs(const char *dir, int with_libs, struct tree *t)
 {
 	static const struct {
 		const char *component, *wheel_prefix, *wheel_dir, *stem;
@@ -328,7 +331,7 @@ static void detect_cuda_libs(const char *dir, struct tree *t)
 		n += version[n] == '.' ? 1 + strspn(version + n + 1, "0123456789") : 0;
 		snprintf(t->cuda_hint, sizeof(t->cuda_hint), "%.*s", (int)n, version);
 	}
-	for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++) {
+	for (size_t i = 0; with_libs && i < sizeof(needed) / sizeof(needed[0]); i++) {
 		if (dist_info_version(dir, needed[i].wheel_prefix, version, sizeof(version), NULL, 0) == 0) {
 			char *soname = xasprintf("%s%.*s", needed[i].stem, (int)strcspn(version, "."), version);
 			char *rel = wheel_library(dir, needed[i].wheel_dir, soname);
@@ -345,7 +348,7 @@ static void detect_cuda_libs(const char *dir, struct tree *t)
 
 void source_cuda_libs(const char *dir, struct tree *t)
 {
-	detect_cuda_libs(dir, t);
+	detect_cuda_libs(dir, 1, t);
 	for (size_t i = 0; i < t->ncuda_libs && !t->platform[0]; i++) {
 		char *file = xasprintf("%s/%s", dir, t->cuda_libs[i].file);
 		const struct platform_spec *p = platform_of_header(file);
@@ -356,7 +359,7 @@ void source_cuda_libs(const char *dir, struct tree *t)
 
 static int take_license(const char *dir, struct tree *t, struct cf_err *e)
 {
-	const struct product *p = product_default();
+	const struct product *p = t->product;
 	const char *const *names = p->files.licences;
 	for (size_t i = 0; names[i]; i++) {
 		char *src = xasprintf("%s/%s", dir, names[i]);
@@ -379,7 +382,7 @@ static int take_license(const char *dir, struct tree *t, struct cf_err *e)
 
 int source_from_dir(const char *dir, int with_cuda_libs, struct tree *t, struct cf_err *e)
 {
-	const struct product *p = product_default();
+	const struct product *p = t->product;
 	const char *const *headers = p->files.headers, *const *linux_libs = p->files.linux_libs;
 	const char *const *win_libs = p->files.import_libs, *const *win_dlls = p->files.dlls;
 	static const char *const cuda_linux[] = { "libcublas.so*", "libcublasLt.so*", "libnvrtc.so*",
@@ -421,9 +424,10 @@ int source_from_dir(const char *dir, int with_cuda_libs, struct tree *t, struct 
 		rc = take_license(dir, t, e);
 	if (rc != CF_OK)
 		goto out;
-	if (version_from_headers(inc, t->version, sizeof(t->version)) != 0) {
-		rc = cf_fail(e, CF_SOURCE, "%s: no %s headers (include/%s or include/%s) found", dir,
-			     p->display, p->version.headers[0], p->version.headers[1]);
+	if (version_from_headers(p, inc, t->version, sizeof(t->version)) != 0) {
+		rc = cf_fail(e, CF_SOURCE, "%s: no %s headers (include/%s%s%s) found", dir,
+			     p->display, p->version.headers[0], p->version.headers[1] ? " or include/" : "",
+			     p->version.headers[1] ? p->version.headers[1] : "");
 		goto out;
 	}
 	char exact[64], dist[256];
@@ -435,7 +439,7 @@ int source_from_dir(const char *dir, int with_cuda_libs, struct tree *t, struct 
 			 (int)strspn(cu, "0123456789"), cu);
 	}
 	detect_platform(t, t->platform, sizeof(t->platform));
-	detect_cuda_libs(dir, t);
+	detect_cuda_libs(dir, p->cuda_libs_opened[0] != NULL, t);
 out:
 	free(inc);
 	free(lib);
@@ -589,10 +593,10 @@ static void platform_alias(const char *in, char *out, size_t size)
 	snprintf(out, size, "%s", p ? p->name : in);
 }
 
-void source_parse_archive_name(const char *path, char *version, size_t vsize, char *cuda,
-			       size_t csize, char *platform, size_t psize)
+void source_parse_archive_name(const struct product *p, const char *path, char *version,
+			       size_t vsize, char *cuda, size_t csize, char *platform, size_t psize)
 {
-	const char *name = base_name(path), *stem = product_default()->archive_stem;
+	const char *name = base_name(path), *stem = p->archive_stem;
 	size_t sn = strlen(stem);
 	/* after: past the stem and its dash; "" when the name is none of the product's */
 	const char *after = strncmp(name, stem, sn) == 0 && name[sn] == '-' ? name + sn + 1 : "";
@@ -638,11 +642,11 @@ void source_parse_archive_name(const char *path, char *version, size_t vsize, ch
 static int check_agreement(const char *archive, struct tree *t, struct cf_err *e)
 {
 	char nver[64], ncuda[16], nplat[32];
-	source_parse_archive_name(archive, nver, sizeof(nver), ncuda, sizeof(ncuda), nplat,
+	source_parse_archive_name(t->product, archive, nver, sizeof(nver), ncuda, sizeof(ncuda), nplat,
 				  sizeof(nplat));
 	if (nver[0] && compat_version_cmp(nver, t->version) != 0)
 		return cf_fail(e, CF_SOURCE, "%s: the name says %s %s, its headers say %s",
-			       base_name(archive), product_default()->display, nver, t->version);
+			       base_name(archive), t->product->display, nver, t->version);
 	if (nver[0] && strlen(nver) > strlen(t->version))
 		snprintf(t->version, sizeof(t->version), "%s", nver);
 	if (nplat[0] && t->platform[0] && strcmp(nplat, t->platform) != 0)
@@ -683,9 +687,9 @@ int source_from_archive(const char *archive, const char *workdir, struct tree *t
 		rc = take_all(t, root, "", e);
 	if (rc == CF_OK) {
 		char *inc = xasprintf("%s/include", root);
-		if (version_from_headers(inc, t->version, sizeof(t->version)) != 0)
+		if (version_from_headers(t->product, inc, t->version, sizeof(t->version)) != 0)
 			rc = cf_fail(e, CF_SOURCE, "%s: no %s headers in the archive", archive,
-				     product_default()->display);
+				     t->product->display);
 		free(inc);
 	}
 	if (rc == CF_OK) {

@@ -22,7 +22,11 @@ struct cuda_lib_info {
 	char file[512];     /* its main library in the tree, for size and SHA-256 */
 };
 
+struct product;
+
+/* The files of one product's release. */
 struct tree {
+	const struct product *product; /* set by the caller before a source_* call fills it */
 	struct tree_entry *entries;
 	size_t count;
 	char version[64];       /* cuDNN version, as precise as the source tells */
@@ -59,7 +63,7 @@ int source_add_component_archive(const char *archive, const char *workdir, const
 int source_add_user_file(struct tree *t, const char *file, struct cf_err *e);
 /* Facts an archive's file name states: cudnn-linux-x86_64-9.13.0.50_cuda13-archive.tar.xz,
  * cudnn-11.4-windows-x64-v8.2.2.26.zip. Missing facts are left "". */
-void source_parse_archive_name(const char *name, char *version, size_t vsize, char *cuda,
-			       size_t csize, char *platform, size_t psize);
+void source_parse_archive_name(const struct product *p, const char *name, char *version,
+			       size_t vsize, char *cuda, size_t csize, char *platform, size_t psize);
 
 #endif

@@ -22,6 +22,7 @@
 #include "bundler/stub.h"
 #include "common/interrupt.h"
 #include "common/log.h"
+#include "manifests/product.h"
 #include "signing/sign.h"
 
 int verb_usage_error(const char *fmt, ...)
@@ -33,6 +34,28 @@ int verb_usage_error(const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\ntry 'bundler help' or 'bundler COMMAND --help' for more information\n");
 	return 1;
+}
+
+/* --product NAME (the default product without it) for create, resolve and kit: a usage
+ * error for a name no product has (the known ones listed), for a version alias of another
+ * product (--cudnn with --product nccl) and for --with-cuda-libs where the product opens no
+ * CUDA library. */
+static int select_product(struct create_options *o)
+{
+	const struct product *p = o->product_name ? product_find(o->product_name) : product_default();
+	char names[256];
+	product_names(names, sizeof(names));
+	if (!p)
+		return verb_usage_error("unknown product '%s' (products: %s)", o->product_name, names);
+	if (o->version_alias_of && strcmp(o->version_alias_of, p->name) != 0)
+		return verb_usage_error("--%s names a %s version, not one of %s: give --product-version "
+					"VER", o->version_alias_of,
+					product_find(o->version_alias_of)->display, p->display);
+	if (o->with_cuda_libs && !p->cuda_libs_opened[0])
+		return verb_usage_error("--with-cuda-libs: %s opens no CUDA library by name, so there "
+					"are none to carry with it", p->display);
+	o->product = p;
+	return 0;
 }
 
 /* The exit code, and the reason on stderr (and in the log) when it is not 0. */
@@ -151,8 +174,11 @@ VERB(kit)
 		return 1;
 	if (!c->create.out)
 		return verb_usage_error("%s", "kit needs -o DIR");
-	if (c->create.cudnn && !c->create.key_path)
-		return verb_usage_error("%s", "--cudnn needs --key K.key to sign the bundles it builds");
+	if (select_product(&c->create) != 0)
+		return 1;
+	if (c->create.version && !c->create.key_path)
+		return verb_usage_error("%s", "--product-version needs --key K.key to sign the bundles it "
+					"builds");
 	c->kit.out = c->create.out;
 	c->kit.cuda_list = c->create.cuda;
 	c->kit.platform_list = c->create.platform;
@@ -192,6 +218,8 @@ VERB(create)
 	struct cf_err e = { 0 };
 	int rc = no_argument(argc, argv);
 	if (rc == 0)
+		rc = select_product(&c->create);
+	if (rc == 0)
 		rc = check_create(c);
 	if (rc != 0)
 		return rc;
@@ -209,6 +237,8 @@ VERB(resolve)
 {
 	struct cf_err e = { 0 };
 	int rc = no_argument(argc, argv);
+	if (rc == 0)
+		rc = select_product(&c->create);
 	if (rc != 0)
 		return rc;
 	fetch_global_init();

@@ -1,4 +1,5 @@
-/* compat.c - answers "does cuDNN X support CUDA Y, and which driver does it need?" */
+/* compat.c - answers "does release X of a product support CUDA Y, and which driver does it
+ * need?" from the rows of the product's compat_kind */
 #include "manifests/compat.h"
 
 #include <ctype.h>
@@ -157,15 +158,19 @@ static void append(char *buf, size_t size, const char *text)
 	snprintf(buf + used, size - used, "%s%s", used ? "; " : "", text);
 }
 
-int compat_check(const char *cudnn_version, const char *cuda, const char *platform,
-		 struct compat_result *out, struct cf_err *e)
+/* The rows of kind (NULL: the toolkit's only) for version and cuda; how many rows the kind
+ * has at all in *rows_of_kind. */
+static int lookup(const char *kind, const char *display, const char *version, const char *cuda,
+		  const char *platform, struct compat_result *out, int *rows_of_kind,
+		  struct cf_err *e)
 {
 	/* NVIDIA's support matrix gives the drivers per OS. */
 	int windows = platform_facts(platform)->os == PLATFORM_OS_WINDOWS, major, minor = -1,
-	    supported = 0, rows_of_kind = 0;
+	    supported = 0;
 	char *table = xstrdup(compat_tsv), *save = NULL, *cols[NCOLS];
 	char toolkit_driver[32] = "";
 	memset(out, 0, sizeof(*out));
+	*rows_of_kind = 0;
 	major = atoi(cuda);
 	if (strchr(cuda, '.'))
 		minor = atoi(strchr(cuda, '.') + 1);
@@ -179,10 +184,10 @@ int compat_check(const char *cudnn_version, const char *cuda, const char *platfo
 						 toolkit_driver, sizeof(toolkit_driver));
 			continue;
 		}
-		if (strcmp(cols[COL_KIND], product_default()->compat_kind) != 0)
+		if (!kind || strcmp(cols[COL_KIND], kind) != 0)
 			continue;
-		rows_of_kind++;
-		if (!version_in_cell(cudnn_version, cols[COL_VERSION]))
+		(*rows_of_kind)++;
+		if (!version_in_cell(version, cols[COL_VERSION]))
 			continue;
 		out->known = 1;
 		append(out->supported, sizeof(out->supported), cols[COL_CUDA]);
@@ -198,19 +203,29 @@ int compat_check(const char *cudnn_version, const char *cuda, const char *platfo
 		}
 	}
 	free(table);
-	/* A product NVIDIA publishes no support matrix for (NCCL) has no rows: nothing to refuse
-	 * it by, which is said, not taken for a refusal. */
-	if (!rows_of_kind)
-		log_msg(LOG_INFO, "no compatibility rule exists for %s: its CUDA and driver are "
-			"not checked against a support matrix", product_default()->display);
 	if (!out->driver_min[0])
 		snprintf(out->driver_min, sizeof(out->driver_min), "%s", toolkit_driver);
 	if (out->known && !supported)
 		return cf_fail(e, CF_INCOMPATIBLE,
 			       "%s %s does not support CUDA %s according to NVIDIA's support "
 			       "matrix; supported: %s",
-			       product_default()->display, cudnn_version, cuda, out->supported);
+			       display, version, cuda, out->supported);
 	return CF_OK;
+}
+
+int compat_check(const struct product *p, const char *version, const char *cuda,
+		 const char *platform, struct compat_result *out, struct cf_err *e)
+{
+	int rows;
+	int rc = lookup(p->compat_kind, p->display, version, cuda, platform, out, &rows, e);
+	/* A product whose support matrix the table does not hold has no rows: nothing to refuse
+	 * it by, which is said, not taken for a refusal (the toolkit's driver still stands). */
+	out->ruled = rows > 0;
+	if (rc == CF_OK && rows == 0)
+		log_msg(LOG_INFO, "no compatibility rule exists for %s: its CUDA and driver are not "
+			"checked against a support matrix (the CUDA %s toolkit's driver floor is used)",
+			p->display, cuda);
+	return rc;
 }
 
 int compat_cuda_major_for_driver(const char *driver, const char *platform)
@@ -221,8 +236,10 @@ int compat_cuda_major_for_driver(const char *driver, const char *platform)
 		char cuda[16];
 		struct compat_result r;
 		struct cf_err ignored = { 0 };
+		int rows;
 		snprintf(cuda, sizeof(cuda), "%d", major);
-		if (compat_check("0", cuda, platform, &r, &ignored) == CF_OK && r.driver_min[0] &&
+		if (lookup(NULL, "", "0", cuda, platform, &r, &rows, &ignored) == CF_OK &&
+		    r.driver_min[0] &&
 		    compat_version_cmp_full(driver, r.driver_min) >= 0)
 			return major;
 	}

@@ -1,4 +1,5 @@
-/* compat.h - cuDNN/CUDA/driver compatibility from NVIDIA's support matrices (compat.tsv) */
+/* compat.h - product/CUDA/driver compatibility from NVIDIA's support matrices (compat.tsv
+ * for the CUDA toolkit, compat_<product>.tsv for a product's rows) */
 #ifndef MANIFESTS_COMPAT_H
 #define MANIFESTS_COMPAT_H
 
@@ -7,16 +8,21 @@
 #include "common/err.h"
 
 struct compat_result {
-	int known;              /* the table has rows for this cuDNN version */
+	int known;              /* the table has rows for this release of the product */
+	int ruled;              /* the table has rows for the product at all */
 	char driver_min[32];    /* minimum driver for the CUDA major on this platform, or "" */
 	char sm_min[16];        /* lowest compute capability the matrix names, or "" */
-	char supported[256];    /* CUDA versions the table lists for this cuDNN, for messages */
+	char supported[256];    /* CUDA versions the table lists for this release, for messages */
 };
 
-/* cuda is "13" or "12.4". CF_OK when the pair is supported or the cuDNN version is not in
- * the table (known = 0); CF_INCOMPATIBLE, listing the supported CUDA versions, otherwise. */
-int compat_check(const char *cudnn_version, const char *cuda, const char *platform,
-		 struct compat_result *out, struct cf_err *e);
+struct product;
+
+/* Reads only the rows of p's compat_kind. cuda is "13" or "12.4". CF_OK when the pair is
+ * supported, or the version is not in the table (known = 0), or the product has no rows at
+ * all (a note is logged: no rule exists for it); CF_INCOMPATIBLE, listing the supported CUDA
+ * versions, otherwise. */
+int compat_check(const struct product *p, const char *version, const char *cuda,
+		 const char *platform, struct compat_result *out, struct cf_err *e);
 /* The newest CUDA major a driver version supports on platform, from the table's minimum
  * drivers; 0 when none is known. */
 int compat_cuda_major_for_driver(const char *driver, const char *platform);

@@ -2,7 +2,10 @@
  * in products[] below (declared in product_rows.h) */
 #include "manifests/product.h"
 
+#include <stdio.h>
 #include <string.h>
+
+#include "manifests/platforms.h"
 
 #include "manifests/product_rows.h"
 
@@ -30,4 +33,20 @@ size_t product_count(void)
 const struct product *product_at(size_t i)
 {
 	return i < product_count() ? products[i] : NULL;
+}
+
+void product_names(char *out, size_t size)
+{
+	size_t n = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < product_count() && n < size; i++)
+		n += (size_t)snprintf(out + n, size - n, "%s%s", i ? " " : "", products[i]->name);
+}
+
+int product_builds_for(const struct product *p, const char *platform)
+{
+	const struct platform_spec *s = platform ? platform_find(platform) : NULL;
+	if (!s || s->os != PLATFORM_OS_WINDOWS)
+		return 1;
+	return p->files.import_libs[0] != NULL || p->files.dlls[0] != NULL;
 }

@@ -35,6 +35,8 @@ struct product {
 	const char *wheel_dist;    /* "nvidia_cudnn": the dist-info stem of NVIDIA's wheels */
 	const char *wheel_dir;     /* "nvidia/cudnn": where a wheel puts the tree in site-packages */
 	const char *conda_name;    /* "cudnn": the conda package (ENV/conda-meta/cudnn-*.json) */
+	const char *redist_since;  /* "8.3": the first release NVIDIA's redistrib JSON lists (older
+				    * ones only as archives); NULL: every release */
 	struct product_files files;
 	struct product_version_source version;
 
@@ -75,5 +77,10 @@ const struct product *product_find(const char *name);
 /* The registry in order: product_at(0) .. product_at(product_count() - 1). */
 size_t product_count(void);
 const struct product *product_at(size_t i);
+/* "cudnn nccl": the registry's names, for messages. */
+void product_names(char *out, size_t size);
+/* Whether NVIDIA builds the product for platform's OS: not for Windows when it lists no
+ * import library and no DLL there. */
+int product_builds_for(const struct product *p, const char *platform);
 
 #endif

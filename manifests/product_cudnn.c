@@ -23,6 +23,7 @@ const struct product product_cudnn = {
 	.wheel_dist = "nvidia_cudnn",
 	.wheel_dir = "nvidia/cudnn",
 	.conda_name = "cudnn",
+	.redist_since = "8.3",
 	.files = { headers, linux_libs, import_libs, dlls, licences },
 	.version = { version_headers, "CUDNN_MAJOR", "CUDNN_MINOR", "CUDNN_PATCHLEVEL" },
 	.lib_stem = "libcudnn",

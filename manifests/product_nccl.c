@@ -21,6 +21,7 @@ const struct product product_nccl = {
 	.wheel_dist = "nvidia_nccl",
 	.wheel_dir = "nvidia/nccl",
 	.conda_name = "nccl",
+	.redist_since = NULL,
 	.files = { headers, linux_libs, none, none, licences },
 	.version = { version_headers, "NCCL_MAJOR", "NCCL_MINOR", "NCCL_PATCH" },
 	.lib_stem = "libnccl",

@@ -44,7 +44,8 @@ static void test_linux_tree_gets_relocatable_files(void **state)
 {
 	(void)state;
 	char *work = scratch();
-	struct tree t = { 0 };
+	struct tree t = { .product = NULL };
+	t.product = product_default();
 	struct cf_err e = { 0 };
 	add(&t, "lib/libcudnn.so.9");
 	add(&t, "lib/libcudnn_graph.so.9");
@@ -79,7 +80,8 @@ static void test_dev_link_and_source_files_win(void **state)
 {
 	(void)state;
 	char *work = scratch();
-	struct tree t = { 0 };
+	struct tree t = { .product = NULL };
+	t.product = product_default();
 	struct cf_err e = { 0 };
 	add(&t, "lib/libcudnn.so.9");
 	add(&t, "lib/libcudnn.so");
@@ -99,7 +101,8 @@ static void test_windows_tree_gets_none(void **state)
 {
 	(void)state;
 	char *work = scratch();
-	struct tree t = { 0 };
+	struct tree t = { .product = NULL };
+	t.product = product_default();
 	struct cf_err e = { 0 };
 	add(&t, "bin/cudnn64_9.dll");
 	add(&t, "lib/x64/cudnn.lib");

@@ -10,6 +10,7 @@
 #include "bundler/source.h"
 #include "common/io.h"
 #include "manifests/compat.h"
+#include "manifests/product.h"
 #include "manifests/redist.h"
 
 #define NV CUFERRY_TEST_DATA "nvidia/"
@@ -124,27 +125,27 @@ static void test_compat_table(void **state)
 	(void)state;
 	struct compat_result c;
 	struct cf_err e = { 0 };
-	assert_int_equal(compat_check("9.19.0.56", "13", "linux-x86_64", &c, &e), CF_OK);
+	assert_int_equal(compat_check(product_default(), "9.19.0.56", "13", "linux-x86_64", &c, &e), CF_OK);
 	assert_string_equal(c.driver_min, "580.65.06");
-	assert_int_equal(compat_check("8.2.2.26", "11.4", "windows-x86_64", &c, &e), CF_OK);
-	assert_int_equal(compat_check("9.5.0", "12", "linux-x86_64", &c, &e), CF_OK);
+	assert_int_equal(compat_check(product_default(), "8.2.2.26", "11.4", "windows-x86_64", &c, &e), CF_OK);
+	assert_int_equal(compat_check(product_default(), "9.5.0", "12", "linux-x86_64", &c, &e), CF_OK);
 	assert_string_equal(c.driver_min, "525.60.13");
 	assert_string_equal(c.sm_min, "5.0");
-	assert_int_equal(compat_check("8.2.2.26", "12.0", "linux-x86_64", &c, &e), CF_INCOMPATIBLE);
+	assert_int_equal(compat_check(product_default(), "8.2.2.26", "12.0", "linux-x86_64", &c, &e), CF_INCOMPATIBLE);
 	assert_non_null(strstr(e.msg, "11.4"));
 	cf_err_clear(&e);
-	assert_int_equal(compat_check("9.0.0", "13", "linux-x86_64", &c, &e), CF_INCOMPATIBLE);
+	assert_int_equal(compat_check(product_default(), "9.0.0", "13", "linux-x86_64", &c, &e), CF_INCOMPATIBLE);
 	cf_err_clear(&e);
 	/* 8.9.7 came as two packages, each with its own driver minimum */
-	assert_int_equal(compat_check("8.9.7.29", "11.8", "linux-x86_64", &c, &e), CF_OK);
+	assert_int_equal(compat_check(product_default(), "8.9.7.29", "11.8", "linux-x86_64", &c, &e), CF_OK);
 	assert_string_equal(c.driver_min, "450.80.02");
-	assert_int_equal(compat_check("8.9.7.29", "12", "linux-x86_64", &c, &e), CF_OK);
+	assert_int_equal(compat_check(product_default(), "8.9.7.29", "12", "linux-x86_64", &c, &e), CF_OK);
 	assert_string_equal(c.driver_min, "525.60.13");
-	assert_int_equal(compat_check("8.9.7.29", "11", "windows-x86_64", &c, &e), CF_OK);
+	assert_int_equal(compat_check(product_default(), "8.9.7.29", "11", "windows-x86_64", &c, &e), CF_OK);
 	assert_string_equal(c.driver_min, "452.39");
-	assert_int_equal(compat_check("8.9.7.29", "12", "windows-x86_64", &c, &e), CF_OK);
+	assert_int_equal(compat_check(product_default(), "8.9.7.29", "12", "windows-x86_64", &c, &e), CF_OK);
 	assert_string_equal(c.driver_min, "527.41");
-	assert_int_equal(compat_check("7.6.5", "10.2", "linux-x86_64", &c, &e), CF_OK);
+	assert_int_equal(compat_check(product_default(), "7.6.5", "10.2", "linux-x86_64", &c, &e), CF_OK);
 	assert_int_equal(c.known, 0);
 	assert_true(compat_version_cmp("9.27.0", "9.27.0.42") == 0);
 	assert_true(compat_version_cmp_full("580.65.06", "580.95.05") < 0);
@@ -154,26 +155,26 @@ static void test_source_archive_names(void **state)
 {
 	(void)state;
 	char v[64], c[16], p[32];
-	source_parse_archive_name("/x/cudnn-linux-x86_64-9.13.0.50_cuda13-archive.tar.xz", v,
+	source_parse_archive_name(product_default(), "/x/cudnn-linux-x86_64-9.13.0.50_cuda13-archive.tar.xz", v,
 				  sizeof(v), c, sizeof(c), p, sizeof(p));
 	assert_string_equal(v, "9.13.0.50");
 	assert_string_equal(c, "13");
 	assert_string_equal(p, "linux-x86_64");
-	source_parse_archive_name("cudnn-11.4-windows-x64-v8.2.2.26.zip", v, sizeof(v), c, sizeof(c),
+	source_parse_archive_name(product_default(), "cudnn-11.4-windows-x64-v8.2.2.26.zip", v, sizeof(v), c, sizeof(c),
 				  p, sizeof(p));
 	assert_string_equal(v, "8.2.2.26");
 	assert_string_equal(c, "11.4");
 	assert_string_equal(p, "windows-x86_64");
-	source_parse_archive_name("cudnn-11.3-linux-x64-v8.2.1.32.tgz", v, sizeof(v), c, sizeof(c), p,
+	source_parse_archive_name(product_default(), "cudnn-11.3-linux-x64-v8.2.1.32.tgz", v, sizeof(v), c, sizeof(c), p,
 				  sizeof(p));
 	assert_string_equal(v, "8.2.1.32");
 	assert_string_equal(c, "11.3");
 	assert_string_equal(p, "linux-x86_64");
-	source_parse_archive_name("cudnn-windows-x86_64-8.3.2.44_cuda11.5-archive.zip", v, sizeof(v), c,
+	source_parse_archive_name(product_default(), "cudnn-windows-x86_64-8.3.2.44_cuda11.5-archive.zip", v, sizeof(v), c,
 				  sizeof(c), p, sizeof(p));
 	assert_string_equal(v, "8.3.2.44");
 	assert_string_equal(p, "windows-x86_64");
-	source_parse_archive_name("random.tar.xz", v, sizeof(v), c, sizeof(c), p, sizeof(p));
+	source_parse_archive_name(product_default(), "random.tar.xz", v, sizeof(v), c, sizeof(c), p, sizeof(p));
 	assert_string_equal(v, "");
 }
 
