@@ -132,7 +132,7 @@ static int move_aside(const char *dir, const char *backup, struct cf_err *e)
 }
 
 /* The install that takes over when the current one is uninstalled with --force: the newest
- * cuDNN left (the latest installed among equals), or NULL when none is left. */
+ * version left (the latest installed among equals), or NULL when none is left. */
 static const char *successor(const struct state *st, const char *leaving)
 {
 	const struct state_bundle *best = NULL;

@@ -214,7 +214,7 @@ int main(int argc, char **argv)
 		return CF_INSTALL;
 	}
 	/* The library-loading checks: this same binary, re-executed with a clean environment;
-	 * what cuDNN loads by name is found where an installed program finds it. */
+	 * what the product loads by name is found where an installed program finds it. */
 	if (argc >= 2 && strcmp(argv[1], PROBE_FLAG) == 0) {
 		if (platform_lib_search_as_installed() != 0) {
 			fprintf(stderr, "unpacker: bad internal probe: cannot set its library search: "

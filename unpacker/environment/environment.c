@@ -190,7 +190,7 @@ static int files_follow_current(const struct layout *p, const struct install_opt
 	return CF_OK;
 }
 
-/* ---- the registry: PATH and CUDNN_PATH, the machine's or (--env=user) the user's ---- */
+/* ---- the registry: PATH and the product's variable, the machine's or (--env=user) the user's ---- */
 
 static int registry_migrate(const struct layout *p, const struct install_options *o,
 			    struct cf_err *e)
@@ -212,8 +212,8 @@ static int registry_write(const struct layout *p, const struct install_options *
 			  struct install_result *r, struct cf_err *e)
 {
 	int machine = regenv_scope(o->env_user) == PLATFORM_ENV_MACHINE;
-	snprintf(r->env_note, sizeof(r->env_note), "PATH and CUDNN_PATH in the %s environment "
-		 "(registry)", machine ? "machine" : "user");
+	snprintf(r->env_note, sizeof(r->env_note), "PATH and %s in the %s environment "
+		 "(registry)", p->product->env_var, machine ? "machine" : "user");
 	environment_note_paths(r, machine ? "HKLM\\SYSTEM\\CurrentControlSet\\Control\\Session "
 				 "Manager\\Environment" : "HKCU\\Environment", "");
 	return regenv_write(p, regenv_scope(o->env_user), e);

@@ -1,6 +1,6 @@
 /* modulefile.c - one Lua and one Tcl modulefile per install, named for its version; the
  * default follows `current`. They point at the install directory itself (not at current),
- * so `module load cudnn/9.19.0.56-cuda13` keeps meaning that version after a switch. */
+ * so `module load MODULE/9.19.0.56-cuda13` (the product's module_name) keeps meaning that version after a switch. */
 #include "unpacker/environment/modulefile.h"
 
 #include <errno.h>
@@ -59,7 +59,7 @@ int modulefile_dir_valid(const char *module_dir)
 	return plain_path(module_dir);
 }
 
-/* The install directory less the product's install_stem: cudnn-9.19.0.56-cuda13 ->
+/* The install directory less the product's install_stem: STEM-9.19.0.56-cuda13 ->
  * 9.19.0.56-cuda13 (the module name is the product's module_name). */
 static const char *module_version(const struct product *p, const char *dir)
 {
@@ -136,7 +136,7 @@ static char *tcl_text(const struct product *p, const char *version, const char *
 		l->bin ? "append-path PATH $root/bin\n" : "");
 }
 
-/* ROOT/DIR/cudnn and every directory above it up to ROOT must be real directories, checked
+/* ROOT/DIR/MODULE and every directory above it up to ROOT must be real directories, checked
  * before anything is made: a planted link would carry the files elsewhere. */
 static int no_links(const char *root, const char *path_sys, struct cf_err *e)
 {

@@ -150,7 +150,7 @@ int journal_rollback(const struct layout *p, const struct journal *j, struct cf_
 	if (j->env_saved || j->env_created) {
 		struct cf_err ignored = { 0 };
 		/* Exactly what was there: names (the old ld.so.conf.d one too) and contents; on
-		 * Windows PATH and CUDNN_PATH, their type, or their absence. */
+		 * Windows PATH and the product's variable, their type, or their absence. */
 		bad |= environment_rollback(p, j->env_saved, &ignored) != CF_OK;
 	}
 	bad |= modulefiles_rollback(p, j) != CF_OK;

@@ -30,7 +30,7 @@ struct machine {
 	int cuda_max;     /* the newest CUDA major the driver supports; 0 unknown */
 	int cuda_wanted;  /* --cuda; 0 the driver's */
 	int cublas[32];   /* per CUDA major: 0 not looked, 1 present, -1 absent (the product's
-			   * chooser_cuda_lib: cuBLAS for cuDNN) */
+			   * chooser_cuda_lib, cuBLAS say) */
 };
 
 /* The CUDA library's file for a CUDA major on a platform: what the product of that major

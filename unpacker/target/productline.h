@@ -15,18 +15,18 @@ struct productline_options {
 };
 
 /* 0 when m may be installed into the prefix st describes; otherwise 1 with the one-line reason
- * in why (exit 7 for an install; the chooser's "passed over"). An older cuDNN than current's
+ * in why (exit 7 for an install; the chooser's "passed over"). An older version than current's
  * (any CUDA variant) needs --allow-downgrade or --keep-current; an older build (counter) of a
  * release that is installed (same version and CUDA variant, any flavour) --allow-downgrade. */
 int productline_refuses(const struct state *st, const struct manifest *m,
 			const struct productline_options *o, char *why, size_t size);
-/* The CUDA variant of current's cuDNN when m is the same cuDNN version for another variant
+/* The CUDA variant of current's install when m is the same version for another variant
  * (it replaces that one as current), else NULL. */
 const char *productline_replaced_variant(const struct state *st, const struct manifest *m);
 
-/* "NAME_version" (NAME the product's registry name: cudnn_version): the key of the version in
- * the --json report, report.json and an install's .cuferry/report.json, so that cuDNN's stay
- * what they were and a reader tells the product by the key. */
+/* "NAME_version" (NAME the product's registry name, as in "nccl_version"): the key of the version in
+ * the --json report, report.json and an install's .cuferry/report.json, so that the first
+ * product's stay what they were and a reader tells the product by the key. */
 void productline_version_key(const struct product *p, char *out, size_t size);
 
 #endif

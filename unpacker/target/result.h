@@ -27,7 +27,7 @@ struct install_result {
 	int noop;
 	int recovered;
 	int kept_current; /* --keep-current: installed beside, current not switched */
-	char replaced_variant[16]; /* the same cuDNN for this CUDA variant was current ("" none) */
+	char replaced_variant[16]; /* the same version for this CUDA variant was current ("" none) */
 	double phase_s[PHASE_COUNT]; /* seconds; negative: the phase did not run */
 	char validation_timings[1024]; /* each validation step (per GPU), a JSON object */
 	char *validation_report;       /* report.json's "validation" object (JSON text) or NULL */

@@ -101,7 +101,7 @@ static int version_from_header(const struct product *prod, const char *file, cha
 	return 1;
 }
 
-/* The file name (libcudnn.so.9.14.0), else the product's version header in ../include
+/* The file name (libnccl.so.2.28.9), else the product's version header in ../include
  * beside it. */
 static void copy_version(const struct survey *s, struct copy *c)
 {
@@ -230,7 +230,7 @@ static void append(char *buf, size_t size, const char *sep, const char *text)
 	snprintf(buf + used, size - used, "%s%s", used ? sep : "", text);
 }
 
-/* The copy DIR/libcudnn.so.<major> resolves to, recorded once; NULL when there is none. */
+/* The copy DIR/<main library>.so.<major> resolves to, recorded once; NULL when there is none. */
 static struct copy *add_copy(struct survey *s, const char *dir, const char *via)
 {
 	char *path = xasprintf("%s/%s", dir, s->soname), real[PATH_MAX];
@@ -393,7 +393,7 @@ static void survey_all(struct survey *s)
 		free(copy);
 	}
 	/* WHEEL: a site-packages directory, the wheel's tree below it; STEM: /opt/ with the
-	 * product's prefix stem after it (/opt/cudnn*). */
+	 * product's prefix stem after it (/opt/nccl*). */
 	enum { AS_IS, WHEEL, STEM };
 	static const struct { const char *glob; int kind; } places[] = {
 		{ "/usr/local/cuda*/lib64", AS_IS }, { "/usr/local/cuda*/lib", AS_IS },
@@ -432,7 +432,7 @@ static void survey_all(struct survey *s)
 
 /* ---- where each copy came from, and the command that removes it ---- */
 
-/* dpkg's file lists: every libcudnn file a package owns, with the package's name. */
+/* dpkg's file lists: every file of the product's libraries (lib_stem*) a package owns, with the package's name. */
 static void read_dpkg_list(const char *list, void *ctx)
 {
 	struct survey *s = ctx;
@@ -440,7 +440,7 @@ static void read_dpkg_list(const char *list, void *ctx)
 	if (io_read_file(list, 16 << 20, &text, NULL) != 0)
 		return;
 	const char *base = strrchr(list, '/') + 1;
-	size_t n = strcspn(base, ":"); /* libcudnn9-cuda-12:amd64.list */
+	size_t n = strcspn(base, ":"); /* libnccl2:amd64.list */
 	if (n > strlen(base) - 5)
 		n = strlen(base) - 5;
 	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
@@ -529,7 +529,7 @@ static int classify_pip(const struct survey *s, struct copy *c, const char *pre)
 	return 1;
 }
 
-/* ENV/lib/libcudnn.so.9 with ENV/conda-meta/cudnn-<version>-<build>.json. */
+/* ENV/lib/<main library> with ENV/conda-meta/<conda_name>-<version>-<build>.json. */
 static int classify_conda(const struct survey *s, struct copy *c, const char *pre)
 {
 	char *env = xstrdup(c->real);
@@ -620,7 +620,7 @@ static void classify(const struct survey *s, struct copy *c)
 			 s->product->lib_stem, s->root, top, s->product->files.headers[0]);
 		free(top);
 	} else if (rpm_system(s)) {
-		/* RHEL's packages of NVIDIA's libraries (libcudnn9-cuda-12) put them in /usr/lib64:
+		/* RHEL's packages of NVIDIA's libraries (libnccl-2.28.9-1+cuda13.0) put them in /usr/lib64:
 		 * ask rpm, never rm. */
 		set_text(&c->origin, "not in a dpkg list, pip or conda metadata; this "
 			 "system keeps an RPM database");
@@ -733,7 +733,7 @@ static const struct verdict *shadowing(const struct verdict v[3])
 	return NULL;
 }
 
-/* The survey of copies under l's root for libcudnn.so.MAJOR, each classified and dated from
+/* The survey of copies under l's root for the product's main library of MAJOR, each classified and dated from
  * names, headers and metadata (nothing loaded); ours set on the install's own copy. */
 static struct survey *survey_copies(const struct layout *l, const char *major, char *ours,
 				    int *installed)

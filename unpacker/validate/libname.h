@@ -8,7 +8,7 @@
 struct product;
 
 /* The main library of a major version as programs ask for it, the platform's way: the
- * product's lib_stem on Linux (libcudnn.so.9), its dll_stem on Windows (cudnn64_9.dll). */
+ * product's lib_stem on Linux (libnccl.so.2), its dll_stem on Windows (NAME64_MAJOR.dll). */
 void libname_main(const struct product *p, const char *major, char *out, size_t size);
 /* DIR/lib (Linux), DIR\bin (Windows): where an install's libraries lie. Free it. */
 char *libname_dir(const char *install_dir);

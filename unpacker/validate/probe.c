@@ -112,7 +112,7 @@ static int probe_library(char **a)
 	char held[640];
 	if (platform_privilege_report(held, sizeof(held)) == 0)
 		json_object_set_new(o, "probe_rights", json_string(held));
-	json_object_set_new(o, "cudnn_version", json_string(got));
+	json_object_set_new(o, gpuapi_version_key, json_string(got));
 	json_object_set_new(o, "cudart_version", json_integer((json_int_t)cudart));
 	const char *bad = NULL;
 	if (compat_version_cmp(got, want) != 0) {
