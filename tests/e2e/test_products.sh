@@ -64,10 +64,14 @@ expect 0 "$UNPACKER" validate --root "$R" --product nccl $T --json "$W/v.json"
 assert_contains last.out "5    driver        skip   no GPU check for NCCL in this unpacker"
 assert_contains last.out "6    compute       skip   no GPU check for NCCL in this unpacker"
 assert_contains last.out "2    library       pass"
-py - "$W/v.json" <<'EOF'
-import json, sys
-v = json.load(open(sys.argv[1]))["validation"]
+py - "$W/v.json" "$TOP/docs/unpacker-report.schema.json" <<'EOF'
+import json, sys, jsonschema
+report, schema = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+jsonschema.Draft7Validator(schema).validate(report)
+v = report["validation"]
 assert v["nccl_version"] and "cudnn_version" not in v, v
+del v["nccl_version"]  # the schema requires one NAME_version key
+assert not jsonschema.Draft7Validator(schema).is_valid(report), "a validation without its version key passed"
 rows = {c["check"]: c for c in v["checks"]}
 assert rows["compute"]["status"] == "skip" and "no GPU check for NCCL" in rows["compute"]["detail"], rows
 EOF
