@@ -133,4 +133,25 @@ assert_contains last.out "removed $D; no other install is left"
 expect 0 "$UNPACKER" list --root "$R" --product nccl
 assert_contains last.out "nothing installed in $N"
 expect 0 "$UNPACKER" validate --root "$R" $T
+
+note "an interrupted NCCL install is undone only by a run of NCCL, under NCCL's names"
+R2=$W/root2
+mkdir -p "$R2"
+CUFERRY_FAULT=env:pause "$UNPACKER_SEAMS" "$W/nccl.bundle" --root "$R2" $T >/dev/null 2>&1 &
+pid=$!
+i=0
+until [ "$(ps -o stat= -p $pid 2>/dev/null | cut -c1)" = T ]; do
+	i=$((i + 1)); [ $i -lt 600 ] || fail "unpacker did not reach env"; sleep 0.05
+done
+kill -9 $pid; wait $pid 2>/dev/null || true
+[ -f "$R2/opt/nccl/.cuferry/journal.json" ] && [ -f "$R2/etc/ld.so.conf.d/00-cuferry-nccl.conf" ] ||
+	fail "the killed install left no journal or no environment"
+expect 4 "$UNPACKER" use "$D" --root "$R2" --prefix /opt/nccl
+assert_contains last.err "an interrupted run of NCCL waits to be undone there; nothing was changed"
+[ -f "$R2/opt/nccl/.cuferry/journal.json" ] || fail "a cuDNN command consumed NCCL's journal"
+expect 1 "$UNPACKER" use "$D" --root "$R2" --product nccl
+assert_contains last.err "is not installed"
+[ ! -e "$R2/opt/nccl/.cuferry/journal.json" ] || fail "NCCL's journal left after its recovery"
+[ ! -e "$R2/etc/ld.so.conf.d/00-cuferry-nccl.conf" ] || fail "the rollback left 00-cuferry-nccl.conf"
+[ ! -e "$R2/opt/nccl/$D" ] || fail "the rollback left the install"
 echo "PASS $NAME"
