@@ -123,7 +123,7 @@ static void test_modulefiles_follow_install_use_uninstall(void **state)
 	assert_int_equal(io_mkdirs(meta, 0755), 0);
 	free(meta);
 	struct layout c;
-	layout_init(&c, root, "/opt/cudnn");
+	layout_init(&c, root, "/opt/cudnn", product_default());
 	struct cf_err e = { 0 };
 	assert_int_equal(modulefile_install(&c, "/mods", "cudnn-9.1.0-cuda12", &e), CF_OK);
 	char *lua = NULL, *ver = NULL, *path = xasprintf("%s/mods/cudnn/9.1.0-cuda12.lua", root);

@@ -8,13 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "manifests/product.h"
 #include "unpacker/target/layout.h"
 
 static void test_paths_under_root_and_prefix(void **state)
 {
 	(void)state;
 	struct layout l;
-	layout_init(&l, "/img", "/opt/cudnn");
+	layout_init(&l, "/img", "/opt/cudnn", product_default());
 	assert_string_equal(l.root, "/img");
 	assert_string_equal(l.prefix_sys, "/opt/cudnn");
 	assert_string_equal(l.prefix, "/img/opt/cudnn");
@@ -54,7 +55,7 @@ static void test_what_the_system_sees_has_no_root(void **state)
 	p = layout_state_of("/img", "/opt/x");
 	assert_string_equal(p, "/img/opt/x/.cuferry/state.json");
 	free(p);
-	p = layout_user_env("/home/u");
+	p = layout_user_env("/home/u", product_default());
 	assert_string_equal(p, "/home/u/.config/cuferry/cudnn.sh");
 	free(p);
 	p = layout_install_header("/p/cudnn-1-cuda12");
@@ -68,10 +69,10 @@ static void test_what_the_system_sees_has_no_root(void **state)
 static void test_default_prefix(void **state)
 {
 	(void)state;
-	char *p = layout_default_prefix("", "/srv/cudnn");
+	char *p = layout_default_prefix("", "/srv/cudnn", product_default());
 	assert_string_equal(p, "/srv/cudnn"); /* given: taken as it is */
 	free(p);
-	p = layout_default_prefix("/img", NULL);
+	p = layout_default_prefix("/img", NULL, product_default());
 	assert_string_equal(p, "/opt/cudnn"); /* an image is always the system's prefix */
 	free(p);
 }

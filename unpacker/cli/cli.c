@@ -9,6 +9,7 @@
 #include <errno.h>
 
 #include "common/platform.h"
+#include "manifests/product.h"
 #include "unpacker/target/progname.h"
 
 const struct cmd_spelling cli_spellings[] = {
@@ -50,6 +51,8 @@ const struct cmd_spelling cli_spellings[] = {
 	CMD_WORDS(OPT_PLATFORM, "--platform", CMD_PLATFORM_WORDS),
 	CMD_FLAG(OPT_FORCE, "--force"),
 	CMD_WORDS(OPT_SHELL, "--shell", "sh ps cmd"),
+	/* the words are the product registry's names: cmd_complete_words prints them */
+	CMD_WORDS(OPT_PRODUCT, "--product", NULL),
 	CMD_SPELLINGS_END(OPT_COUNT),
 };
 
@@ -67,6 +70,14 @@ const struct command *cli_find_command(const struct command *table, const char *
 		if (strcmp(t->name, name) == 0)
 			return t;
 	return NULL;
+}
+
+void cli_product_names(char *out, size_t size)
+{
+	size_t n = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < product_count() && n < size; i++)
+		n += (size_t)snprintf(out + n, size - n, "%s%s", i ? " " : "", product_at(i)->name);
 }
 
 void cli_command_names(const struct command *table, char *out, size_t size)
@@ -118,7 +129,7 @@ static int set_value(struct cli *c, const struct cmd_spelling *s, const char *v)
 		[OPT_LOG] = &c->log_file, [OPT_JSON] = &c->json_file, [OPT_ROOT] = &c->root,
 		[OPT_PREFIX] = &c->prefix, [OPT_FINGERPRINT] = &c->fingerprint,
 		[OPT_MODULEFILES] = &c->modulefiles, [OPT_CUDA] = &c->cuda,
-		[OPT_PLATFORM] = &c->platform, [OPT_SHELL] = &c->shell,
+		[OPT_PLATFORM] = &c->platform, [OPT_SHELL] = &c->shell, [OPT_PRODUCT] = &c->product,
 	};
 	if (s->id == OPT_TRUST)
 		return add_list(c->trust_files, &c->ntrust_files, v);
@@ -245,6 +256,12 @@ static int contradiction(const struct cli *c, char *why, size_t size)
 	if (c->remember && (!c->ntrust_files || strcmp(c->verb, "install") != 0)) {
 		snprintf(why, size, "--remember goes with install --trust K.pub: it adds those keys "
 			 "once the install worked");
+		return 1;
+	}
+	if (c->product && !product_find(c->product)) {
+		char names[256];
+		cli_product_names(names, sizeof(names));
+		snprintf(why, size, "--product '%s': no such product (products: %s)", c->product, names);
 		return 1;
 	}
 	if (c->modulefiles && !modulefile_dir_valid(c->modulefiles)) {

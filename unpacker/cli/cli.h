@@ -24,6 +24,7 @@ struct cli {
 	const char *cuda;      /* install DIR: --cuda MAJOR instead of the driver's */
 	const char *platform;  /* install DIR --dry-run: choose for another platform */
 	const char *modulefiles; /* --modulefiles DIR */
+	const char *product;   /* --product NAME: a name of the product registry, or NULL */
 	const char *trust_files[CLI_MAX_TRUST];
 	size_t ntrust_files;
 	const char *fingerprints[CLI_MAX_TRUST];
@@ -49,6 +50,8 @@ extern const struct cmd_spelling cli_spellings[];
 const char *cli_option_name(enum cmd_option id);
 /* The row of the table (or of a row's subcommands) called name, or NULL. */
 const struct command *cli_find_command(const struct command *table, const char *name);
+/* "NAME NAME ...": the product registry's names, for messages and the shell completion. */
+void cli_product_names(char *out, size_t size);
 /* "install verify ...": the names of a table's rows, for messages. */
 void cli_command_names(const struct command *table, char *out, size_t size);
 /* Inputs a command cannot use, said before any work: 0, or the exit code with the reason in

@@ -16,6 +16,8 @@ static VERB(help);
 /* Where a prefix is, and which keys to trust for this run. */
 #define PREFIX_TRUST (O(PREFIX) | O(TRUST) | O(TRUST_FINGERPRINT))
 #define VALIDATE_OPTIONS (O(GPU) | O(REQUIRE_GPU) | O(QUICK_VALIDATE))
+/* Which product's default prefix the commands on what is installed act on. */
+#define PRODUCT_PREFIX (O(PREFIX) | O(PRODUCT))
 
 /* A trust subcommand: the help is trust's, and it has no subcommands of its own. */
 #define TRUST_SUB(name, args, run, summary, options)                                           \
@@ -45,29 +47,29 @@ const struct command cmd_table[] = {
 	  PREFIX_TRUST | VALIDATE_OPTIONS | O(REMEMBER) | O(NO_ENV) | O(ENV_USER) |
 		  O(ALLOW_DOWNGRADE) | O(KEEP_CURRENT) | O(ALLOW_EXPIRED) | O(REPAIR) |
 		  O(NO_VALIDATE) | O(KEEP_FAILED) | O(MODULEFILES) | O(DRY_RUN) | O(CUDA) |
-		  O(PLATFORM),
+		  O(PLATFORM) | O(PRODUCT),
 	  NULL },
 	{ "verify", CMD_ARGS_OPTIONAL("BUNDLE|KIT"),
 	  verb_verify, "check a bundle's or a kit's signatures and hashes; install nothing",
 	  help_verify, NULL, O(TRUST) | O(TRUST_FINGERPRINT) | O(ALLOW_EXPIRED), NULL },
 	{ "validate", CMD_ARGS_OPTIONAL("ID"),
 	  verb_validate, "prove an install works, on every GPU", help_validate, NULL,
-	  PREFIX_TRUST | VALIDATE_OPTIONS, NULL },
+	  PREFIX_TRUST | VALIDATE_OPTIONS | O(PRODUCT), NULL },
 	{ "list", CMD_ARGS_NONE,
 	  verb_list, "the installed bundles; * marks the current one", help_list, NULL,
-	  O(PREFIX), NULL },
+	  PRODUCT_PREFIX, NULL },
 	{ "use", CMD_ARGS_ONE("ID"),
 	  verb_use, "make an installed bundle current", help_use, help_use_windows,
-	  O(PREFIX) | O(ENV_USER) | O(NO_ENV), NULL },
+	  PRODUCT_PREFIX | O(ENV_USER) | O(NO_ENV), NULL },
 	{ "uninstall", CMD_ARGS_ONE("ID"),
 	  verb_uninstall, "remove an installed bundle", help_uninstall,
-	  help_uninstall_windows, O(PREFIX) | O(FORCE) | O(NO_ENV), NULL },
+	  help_uninstall_windows, PRODUCT_PREFIX | O(FORCE) | O(NO_ENV), NULL },
 	{ "env", CMD_ARGS_NONE,
 	  verb_env, "the lines that put the current install on the search paths", help_env,
-	  help_env_windows, O(PREFIX) | O(SHELL) | O(ENV_USER), NULL },
+	  help_env_windows, PRODUCT_PREFIX | O(SHELL) | O(ENV_USER), NULL },
 	{ "doctor", CMD_ARGS_NONE,
-	  verb_doctor, "other cuDNN copies that could shadow the install; leftovers",
-	  help_doctor, NULL, O(PREFIX), NULL },
+	  verb_doctor, "other copies of the product that could shadow the install; leftovers",
+	  help_doctor, NULL, PRODUCT_PREFIX, NULL },
 	{ "self-install", CMD_ARGS_ONE("KIT|CONTAINER"),
 	  verb_self_install, "install a kit's verified unpacker on this machine",
 	  help_self_install, help_self_install_windows,
@@ -111,8 +113,15 @@ static VERB(help)
 static void print_options(uint64_t options)
 {
 	for (const struct cmd_spelling *s = cli_spellings; s->name; s++)
-		if ((options & CMD_OPT(s->id)) && s->name[0] == '-')
-			cmdline_print_spelling(s);
+		if ((options & CMD_OPT(s->id)) && s->name[0] == '-') {
+			struct cmd_spelling named = *s;
+			char products[256];
+			if (s->id == OPT_PRODUCT) {
+				cli_product_names(products, sizeof(products));
+				named.words = products;
+			}
+			cmdline_print_spelling(&named);
+		}
 }
 
 int cmd_complete_words(int argc, char **argv, struct cf_err *e)

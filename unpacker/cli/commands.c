@@ -23,8 +23,10 @@ int list_installed(const struct install_options *o, struct cf_err *e)
 {
 	struct layout p;
 	struct state st;
-	layout_init(&p, o->root, o->prefix);
+	layout_init(&p, o->root, o->prefix, o->product);
 	int rc = state_load(p.state, &st, e);
+	if (rc == CF_OK)
+		rc = state_check_product(&st, p.product, p.prefix, e);
 	if (rc == CF_OK) {
 		if (st.nbundles == 0)
 			log_out("nothing installed in %s\n", p.prefix);
@@ -57,10 +59,12 @@ static int open_installed_locked(const struct install_options *o, const char *id
 	int recovered;
 	memset(in, 0, sizeof(*in));
 	in->lock = -1;
-	layout_init(&in->p, o->root, o->prefix);
+	layout_init(&in->p, o->root, o->prefix, o->product);
 	int rc = prefix_open(&in->p, &in->lock, &recovered, e);
 	if (rc == CF_OK)
 		rc = state_load(in->p.state, &in->st, e);
+	if (rc == CF_OK)
+		rc = state_check_product(&in->st, in->p.product, in->p.prefix, e);
 	in->b = rc == CF_OK ? state_find(&in->st, id) : NULL;
 	if (rc == CF_OK && !in->b)
 		rc = cf_fail(e, CF_USAGE, "'%s' is not installed in %s (see '%s list')", id,
@@ -93,9 +97,9 @@ int use_installed(const struct install_options *o, const char *id, struct cf_err
 		rc = environment_migrate(&in.p, o, e);
 	if (rc == CF_OK)
 		rc = environment_follow_current(&in.p, o, e);
-	if (rc == CF_OK && o->env_user && !o->no_env && !in.p.registry && !env_user_present()) {
+	if (rc == CF_OK && o->env_user && !o->no_env && !in.p.registry && !env_user_present(&in.p)) {
 		char written[512];
-		rc = env_write_user(in.p.prefix_sys, written, sizeof(written), e);
+		rc = env_write_user(&in.p, written, sizeof(written), e);
 		if (rc == CF_OK)
 			log_out("wrote %s: source it from ~/.profile\n", written);
 	}
@@ -142,7 +146,7 @@ static int move_aside(const char *dir, const char *backup, struct cf_err *e)
 }
 
 /* The install that takes over when the current one is uninstalled with --force: the newest
- * cuDNN left (the latest installed among equals), or NULL when none is left. */
+ * version left (the latest installed among equals), or NULL when none is left. */
 static const char *successor(const struct state *st, const char *leaving)
 {
 	const struct state_bundle *best = NULL;
@@ -165,7 +169,7 @@ int uninstall_installed(const struct install_options *o, const char *id, struct 
 	int is_current = rc == CF_OK && in.st.current && strcmp(in.st.current, in.b->dir) == 0;
 	if (rc == CF_OK && is_current && !o->force)
 		rc = cf_fail(e, CF_USAGE, "'%s' is the current %s; '%s use' another first, or "
-			     "--force", in.b->dir, product_default()->display, progname());
+			     "--force", in.b->dir, in.p.product->display, progname());
 	if (rc == CF_OK) {
 		char *name = xstrdup(in.b->dir), *dir = layout_under(&in.p, name);
 		char *backup_name = layout_backup_name(name, platform_process_id());
@@ -224,7 +228,7 @@ int validate_command(const struct install_options *o, const char *id, struct ins
 	struct layout p;
 	struct state st = { 0 };
 	struct manifest *m = NULL;
-	layout_init(&p, o->root, o->prefix);
+	layout_init(&p, o->root, o->prefix, o->product);
 	/* validate writes as root (report.json, failed/) and its probe loads the install: a prefix
 	 * or --root image that another user owns is refused as the other verbs refuse it, before
 	 * anything of it is read (issue 23 A10, A3). Linux only for now: Wine shows no ACL, so the
@@ -233,6 +237,8 @@ int validate_command(const struct install_options *o, const char *id, struct ins
 						 : CF_OK;
 	if (rc == CF_OK)
 		rc = state_load(p.state, &st, e);
+	if (rc == CF_OK)
+		rc = state_check_product(&st, p.product, p.prefix, e);
 	const char *want = id ? id : st.current;
 	struct state_bundle *b = rc == CF_OK && want ? state_find(&st, want) : NULL;
 	if (rc == CF_OK && !b)
@@ -247,7 +253,7 @@ int validate_command(const struct install_options *o, const char *id, struct ins
 		cf_err_clear(e);
 		rc = CF_OK;
 		sig.bundle_id = b->id;
-		sig.cudnn_version = b->version;
+		sig.version = b->version;
 	}
 	if (rc == CF_OK && b && dir) {
 		struct validate_options vo = { &p, environment_validate_mode(&p, o), o->require_gpu,
@@ -267,20 +273,22 @@ int env_command(const struct install_options *o, const char *shell, struct cf_er
 {
 	struct layout p;
 	struct state st = { 0 };
-	layout_init(&p, o->root, o->prefix);
+	layout_init(&p, o->root, o->prefix, o->product);
 	int rc = state_load(p.state, &st, e);
+	if (rc == CF_OK)
+		rc = state_check_product(&st, p.product, p.prefix, e);
 	/* Lines pointing at a current that does not exist would look like a working setup. */
 	if (rc == CF_OK && !st.current)
 		rc = cf_fail(e, CF_USAGE, "nothing is installed in %s: install a bundle first (or give "
 			     "--prefix)", p.prefix);
 	if (rc == CF_OK && o->env_user && !p.registry) {
 		char written[512];
-		rc = env_write_user(p.prefix_sys, written, sizeof(written), e);
+		rc = env_write_user(&p, written, sizeof(written), e);
 		if (rc == CF_OK)
 			log_out("wrote %s: source it from ~/.profile\n", written);
 	} else if (rc == CF_OK) {
 		char *current = state_current_install(p.root, p.prefix_sys);
-		rc = current ? env_print(current, shell, e)
+		rc = current ? env_print(p.product, current, shell, e)
 			     : cf_fail(e, CF_USAGE, "nothing is current in %s", p.prefix);
 		free(current);
 	}

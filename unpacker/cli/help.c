@@ -20,6 +20,7 @@ static const char linux_usage[] =
 	"                verified unpacker as /usr/local/sbin/unpacker (%ProgramFiles%\\cuferry)\n"
 	"       unpacker validate [ID] [--gpu N] [--require-gpu] [--quick-validate] [--trust K.pub]...\n"
 	"       unpacker list | use ID | uninstall ID [--force] | env [--shell sh|ps|cmd] | doctor\n"
+	"                [--product NAME]   of the product's prefix (default cudnn; /opt/NAME)\n"
 	"       unpacker trust [list] | add K.pub [--fingerprint HEX] | remove FP | threshold N\n"
 	"                | statement-threshold N | apply STATEMENT | reset-clock   what this host trusts\n"
 	"       unpacker --version | help [COMMAND] | COMMAND --help\n"
@@ -75,11 +76,16 @@ const char help_install[] =
 	"                [--json FILE] [--no-env | --env=user] [--allow-downgrade | --keep-current]\n"
 	"                [--allow-expired] [--repair] [--root DIR] [--no-validate | --require-gpu]\n"
 	"                [--keep-failed] [--gpu N] [--quick-validate] [--modulefiles DIR]\n"
-	"       unpacker [install] DIR [--dry-run] [--cuda MAJOR] [--platform P] [options as above]\n"
+	"       unpacker [install] DIR [--dry-run] [--cuda MAJOR] [--platform P] [--product NAME]\n"
+	"                [options as above]\n"
 	"       unpacker install BUNDLE --dry-run [options as above]\n"
 	"Verify the signature, then stream, check and install the bundle side by side with\n"
 	"earlier versions under PREFIX, switch PREFIX/current atomically, write the environment\n"
 	"and validate. Any failure restores the previous state.\n"
+	"A bundle names its product: PREFIX defaults to that product's (/opt/cudnn for cuDNN,\n"
+	"/opt/nccl for NCCL), with its own state, current and environment files. A prefix holds\n"
+	"one product: --prefix DIR holding another is refused (4). From a DIR of bundles only\n"
+	"those of --product NAME (default cudnn) are considered; the others are named.\n"
 	"A re-run of an installed bundle checks the installed files (sizes, types, modes and\n"
 	"links; SHA-256 too with --repair), puts back from the bundle whatever differs (what\n"
 	"stands where a directory or a file belongs is moved aside, never followed), and writes\n"
@@ -168,7 +174,8 @@ const char help_self_install_windows[] =
 
 const char help_validate[] =
 	"usage: unpacker validate [ID] [--gpu N] [--require-gpu] [--quick-validate] [--prefix DIR]\n"
-	"                [--root DIR] [--trust K.pub]... [--trust-fingerprint HEX]... [--json FILE]\n"
+	"                [--product NAME] [--root DIR] [--trust K.pub]... [--trust-fingerprint HEX]...\n"
+	"                [--json FILE]\n"
 	"Prove an install works: its stored signature, files, library, resolution,\n"
 	"dependencies, driver and GPU, and a convolution on each GPU. ID defaults to the current\n"
 	"install. The stored signature must be by a key trusted here (installed, or given with\n"
@@ -176,52 +183,56 @@ const char help_validate[] =
 	"install (.cuferry/signers) are used and validate says so. A recorded key since removed\n"
 	"passes with a note; one since revoked fails (2, \"signed by a revoked key\"). No key\n"
 	"anywhere is a trust error (2). --json FILE: every step, GPU row, detail and timing, as\n"
-	"report.json keeps them (docs/json-schema.md).\n";
+	"report.json keeps them (docs/json-schema.md). A product whose GPU check this unpacker\n"
+	"does not have (NCCL) skips steps 5-6 with that reason; --require-gpu then fails (4).\n"
+	"--product NAME (default cudnn) picks that product's default prefix, here and for list,\n"
+	"use, uninstall, env and doctor; a prefix holding another product is refused (4).\n";
 
 const char help_list[] =
-	"usage: unpacker list [--prefix DIR] [--root DIR]\n"
+	"usage: unpacker list [--prefix DIR] [--product NAME] [--root DIR]\n"
 	"The installed bundles, their counters, and which is current (*).\n";
 
 const char help_use[] =
-	"usage: unpacker use ID [--env=user | --no-env] [--prefix DIR] [--root DIR]\n"
+	"usage: unpacker use ID [--env=user | --no-env] [--prefix DIR] [--product NAME] [--root DIR]\n"
 	"Make an installed bundle current (atomically); with --env=user also write\n"
-	"~/.config/cuferry/cudnn.sh when it is missing.\n";
+	"~/.config/cuferry/NAME.sh (cudnn.sh, nccl.sh) when it is missing.\n";
 
 const char help_use_windows[] =
-	"usage: unpacker use ID [--env=user | --no-env] [--prefix DIR]\n"
+	"usage: unpacker use ID [--env=user | --no-env] [--prefix DIR] [--product NAME]\n"
 	"Make an installed bundle current (PREFIX\\.cuferry\\state.json names it) and point the\n"
 	"registry's PATH and CUDNN_PATH at it (the user's with --env=user).\n";
 
 const char help_uninstall[] =
-	"usage: unpacker uninstall ID [--force] [--no-env] [--prefix DIR] [--root DIR]\n"
+	"usage: unpacker uninstall ID [--force] [--no-env] [--prefix DIR] [--product NAME]\n"
+	"                [--root DIR]\n"
 	"Remove an installed bundle; the current one only with --force, which makes the newest\n"
 	"one left current (the environment and modulefiles follow it) or, with none left,\n"
 	"removes the environment.\n";
 
 const char help_uninstall_windows[] =
-	"usage: unpacker uninstall ID [--force] [--no-env] [--prefix DIR]\n"
+	"usage: unpacker uninstall ID [--force] [--no-env] [--prefix DIR] [--product NAME]\n"
 	"Remove an installed bundle; the current one only with --force, which makes the newest\n"
 	"one left current (PATH and CUDNN_PATH follow it) or, with none left, takes its bin\\\n"
 	"off the registry's PATH and removes CUDNN_PATH.\n";
 
 const char help_env[] =
-	"usage: unpacker env [--shell sh|ps|cmd] [--env=user] [--prefix DIR]\n"
+	"usage: unpacker env [--shell sh|ps|cmd] [--env=user] [--prefix DIR] [--product NAME]\n"
 	"Print the lines that put the current install on the search paths, for sh, PowerShell\n"
-	"or cmd; with --env=user write them to ~/.config/cuferry/cudnn.sh instead. With nothing\n"
+	"or cmd; with --env=user write them to ~/.config/cuferry/NAME.sh instead. With nothing\n"
 	"installed it prints nothing and says so (exit 1).\n";
 
 const char help_env_windows[] =
-	"usage: unpacker env [--shell cmd|ps|sh] [--prefix DIR]\n"
+	"usage: unpacker env [--shell cmd|ps|sh] [--prefix DIR] [--product NAME]\n"
 	"Print the lines that put the current install on PATH in a shell that is already\n"
 	"running: cmd (the default), PowerShell or sh. New shells need none: install and use\n"
 	"write the registry's PATH and CUDNN_PATH. With nothing installed it prints nothing\n"
 	"and says so (exit 1).\n";
 
 const char help_doctor[] =
-	"usage: unpacker doctor [--prefix DIR] [--root DIR]\n"
-	"Report other copies of cuDNN that could shadow the install, and leftovers of\n"
-	"interrupted runs (.staging-*, .old-*, a pending journal) with the command that cleans\n"
-	"them.\n";
+	"usage: unpacker doctor [--prefix DIR] [--product NAME] [--root DIR]\n"
+	"Report other copies of the product (--product, default cuDNN) that could shadow the\n"
+	"install, and leftovers of interrupted runs (.staging-*, .old-*, a pending journal) with\n"
+	"the command that cleans them.\n";
 
 const char help_trust[] =
 	"usage: unpacker trust [list] [--root DIR]\n"

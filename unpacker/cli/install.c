@@ -55,6 +55,7 @@ static int commit_install(const struct layout *p, const struct install_options *
 				  m->created, now, m->counter };
 	if (rc == CF_OK) {
 		state_record(st, &b);
+		state_set_product(st, m->product);
 		if (!o->keep_current)
 			state_set_current(st, j->target);
 		rc = state_save(p->state, st, e);
@@ -76,7 +77,7 @@ static int commit_install(const struct layout *p, const struct install_options *
 	} else if (rc == CF_OK && !o->no_env) {
 		char written[512];
 		if (o->env_user)
-			rc = env_write_user(p->prefix_sys, written, sizeof(written), e);
+			rc = env_write_user(p, written, sizeof(written), e);
 		if (o->env_user)
 			environment_note_paths(r, written, "");
 		snprintf(r->env_note, sizeof(r->env_note), o->env_user ? "written to %s: source it from ~/.profile"
@@ -196,11 +197,14 @@ static int rerun_installed(const struct layout *p, const struct install_options 
 }
 
 /* What an install and its dry run start with: a bundle that trusted keys signed, for this
- * platform, and environment directories that pass the prefix rule. */
-static int open_for_install(const struct install_options *o, const struct layout *p,
+ * platform, and environment directories that pass the prefix rule. The layout is the
+ * bundle's product's (its default prefix, environment files, modulefiles), made here once the
+ * manifest names it; p is zeroed first, so that layout_free may always run. */
+static int open_for_install(const struct install_options *o, struct layout *p,
 			    struct opened *b, struct install_result *r, struct cf_err *e)
 {
 	memset(r, 0, sizeof(*r));
+	memset(p, 0, sizeof(*p));
 	for (int i = 0; i < PHASE_COUNT; i++)
 		r->phase_s[i] = -1;
 	double t = platform_elapsed_s();
@@ -211,9 +215,14 @@ static int open_for_install(const struct install_options *o, const struct layout
 	if (rc == CF_OK && strcmp(b->m->platform, platform_self()->name) != 0)
 		rc = cf_fail(e, CF_INCOMPATIBLE, "bundle is for %s, this machine is %s", b->m->platform,
 			     platform_self()->name);
+	if (rc == CF_OK && o->product_given && b->m->product != o->product)
+		rc = cf_fail(e, CF_INCOMPATIBLE, "the bundle is of %s, --product asks for %s",
+			     b->m->product->display, o->product->display);
 	char why[512];
 	if (rc == CF_OK && hostreq_check(o->root, b->m, why, sizeof(why)))
 		rc = cf_fail(e, CF_INCOMPATIBLE, "%s", why);
+	if (rc == CF_OK)
+		layout_init(p, o->root, o->prefix, b->m->product);
 	if (rc == CF_OK)
 		rc = policy_check_env_dirs(p, o, e);
 	if (rc == CF_OK)
@@ -227,12 +236,13 @@ int install_bundle(const struct install_options *o, struct install_result *r, st
 	struct opened b;
 	struct state st = { 0 };
 	int lock = -1;
-	layout_init(&p, o->root, o->prefix);
 	int rc = open_for_install(o, &p, &b, r, e);
 	if (rc == CF_OK)
 		rc = prefix_open(&p, &lock, &r->recovered, e);
 	if (rc == CF_OK)
 		rc = state_load(p.state, &st, e);
+	if (rc == CF_OK)
+		rc = state_check_product(&st, b.m->product, p.prefix, e);
 	if (rc == CF_OK)
 		rc = policy_check(o, b.m, &st, &p, r, e);
 	if (rc == CF_OK && r->noop)
@@ -290,12 +300,13 @@ int install_dry_run(const struct install_options *o, struct install_result *r, s
 	struct layout p;
 	struct opened b;
 	struct state st = { 0 };
-	layout_init(&p, o->root, o->prefix);
 	int rc = open_for_install(o, &p, &b, r, e);
 	if (rc == CF_OK)
 		rc = safepath_check_dir(p.root, p.prefix_sys, "the prefix", e) == CF_OK ? CF_OK : e->code;
 	if (rc == CF_OK)
 		rc = state_load(p.state, &st, e);
+	if (rc == CF_OK)
+		rc = state_check_product(&st, b.m->product, p.prefix, e);
 	if (rc == CF_OK) {
 		r->recovery_pending = io_exists(p.journal);
 		snprintf(r->previous_current, sizeof(r->previous_current), "%s", st.current ? st.current : "");

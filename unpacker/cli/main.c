@@ -12,10 +12,12 @@
 #include "common/log.h"
 #include "common/platform.h"
 #include "manifests/manifest.h"
+#include "manifests/product.h"
 #include "unpacker/cli/cli.h"
 #include "unpacker/cli/cmdtable.h"
 #include "unpacker/target/result.h"
 #include "unpacker/target/layout.h"
+#include "unpacker/target/productline.h"
 #include "unpacker/target/progname.h"
 #include "unpacker/validate/probe.h"
 #include "unpacker/target/selfpath.h"
@@ -143,7 +145,9 @@ static void write_json(const char *path, const struct cli *c, int rc, const stru
 				json_array_append_new(env, json_string(r->env_paths[i]));
 		json_object_set_new(o, "bundle_id", json_string(r->bundle_id));
 		json_object_set_new(o, "dir", json_string(r->dir));
-		json_object_set_new(o, "cudnn_version", json_string(r->version));
+		char key[64];
+		productline_version_key(r->product ? r->product : product_default(), key, sizeof(key));
+		json_object_set_new(o, key, json_string(r->version));
 		json_object_set_new(o, "cuda_variant", json_string(r->cuda_variant));
 		json_object_set_new(o, "counter", json_integer((json_int_t)r->counter));
 		json_object_set_new(o, "prefix", json_string(r->prefix));
@@ -210,7 +214,7 @@ int main(int argc, char **argv)
 		return CF_INSTALL;
 	}
 	/* The library-loading checks: this same binary, re-executed with a clean environment;
-	 * what cuDNN loads by name is found where an installed program finds it. */
+	 * what the product loads by name is found where an installed program finds it. */
 	if (argc >= 2 && strcmp(argv[1], PROBE_FLAG) == 0) {
 		if (platform_lib_search_as_installed() != 0) {
 			fprintf(stderr, "unpacker: bad internal probe: cannot set its library search: "
@@ -298,6 +302,8 @@ int main(int argc, char **argv)
 		.progress = !c.silent, .no_validate = c.no_validate, .require_gpu = c.require_gpu,
 		.keep_failed = c.keep_failed, .gpu = c.gpu, .quick_validate = c.quick,
 		.modulefiles = c.modulefiles,
+		.product = c.product ? product_find(c.product) : product_default(),
+		.product_given = c.product != NULL,
 		.trust = { c.root, c.trust_files, c.ntrust_files, c.fingerprints, c.nfingerprints },
 	};
 	o.repair = c.repair;

@@ -427,7 +427,7 @@ int trustverbs_reset_clock(const struct install_options *o, struct cf_err *e)
 	char now[32];
 	int64_t limit = platform_time_now() + CLOCK_SLACK_S;
 	manifest_format_time(platform_time_now(), now);
-	layout_init(&p, o->root, o->prefix);
+	layout_init(&p, o->root, o->prefix, o->product);
 	int rc = platform_is_admin() ? CF_OK
 		 : cf_fail(e, CF_INSTALL, "trust reset-clock needs root (an Administrator)");
 	if (rc == CF_OK)

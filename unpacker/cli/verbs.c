@@ -63,8 +63,9 @@ static void summarize_dry_run(const struct cli *c, const struct install_result *
 		log_out("dry run: an interrupted run's journal is in %s: it would be recovered first\n",
 			r->prefix);
 	if (!strcmp(r->would, "install")) {
-		log_out("dry run: would install %s (cuDNN %s for CUDA %s) into %s%c%s\n", r->bundle_id,
-			r->version, r->cuda_variant, r->prefix, platform_dir_separator(), r->dir);
+		log_out("dry run: would install %s (%s %s for CUDA %s) into %s%c%s\n", r->bundle_id,
+			r->product->display, r->version, r->cuda_variant, r->prefix,
+			platform_dir_separator(), r->dir);
 		log_out("  signed by %s; %llu files, %llu bytes; all hashes match\n", r->signers,
 			(unsigned long long)r->files, (unsigned long long)r->bytes);
 		log_out("  current: %s -> %s\n",
@@ -95,7 +96,8 @@ static void summarize(const struct cli *c, const struct install_result *r)
 	} else if (r->rerun) {
 		summarize_rerun(r, 0);
 	} else {
-		log_out("installed %s (cuDNN %s for CUDA %s) into %s%c%s\n", r->bundle_id, r->version,
+		log_out("installed %s (%s %s for CUDA %s) into %s%c%s\n", r->bundle_id,
+			r->product->display, r->version,
 			r->cuda_variant, r->prefix, platform_dir_separator(), r->dir);
 		log_out("  signed by %s; %llu files, %llu bytes verified while written\n", r->signers,
 			(unsigned long long)r->files, (unsigned long long)r->bytes);
@@ -105,8 +107,8 @@ static void summarize(const struct cli *c, const struct install_result *r)
 		else
 			log_out("  %s%s\n", layout_current_label(), r->dir);
 		if (r->replaced_variant[0])
-			log_out("  replaced cuDNN %s for CUDA %s as current (the same version, another "
-				"CUDA variant)\n", r->version, r->replaced_variant);
+			log_out("  replaced %s %s for CUDA %s as current (the same version, another "
+				"CUDA variant)\n", r->product->display, r->version, r->replaced_variant);
 		if (r->env_note[0])
 			log_out("  environment: %s\n", r->env_note);
 	}
@@ -120,10 +122,10 @@ static int install_from_kit(const struct cli *c, struct install_options *o,
 	struct layout p;
 	struct state installed;
 	struct cf_err unread = { 0 };
-	layout_init(&p, o->root, o->prefix);
+	layout_init(&p, o->root, o->prefix, o->product);
 	/* A state that cannot be read is the install's to report; the chooser then judges alone. */
 	int have_state = state_load(p.state, &installed, &unread) == CF_OK;
-	struct choose_options co = { c->root, o->trust, c->cuda, c->platform,
+	struct choose_options co = { o->product, c->root, o->trust, c->cuda, c->platform,
 				     have_state ? &installed : NULL,
 				     { o->allow_downgrade, o->keep_current }, NULL };
 	char *dir = NULL;

@@ -53,14 +53,15 @@ static char *shell_quote(const char *value, const char *shell)
 	return out;
 }
 
-static char *env_sh_base(const char *cudnn_path, int with_ld_library_path);
+static char *env_sh_base(const struct product *p, const char *install_path, int with_ld_library_path);
 
-/* The lines that put DIR (under $CUDNN_PATH) in front of VAR for builders (pkg-config,
- * CMake), only when the install has it (older bundles carry no such files), never
- * twice, never with an empty element. */
-static char *builder_lines(const char *var, const char *dir, const char *marker)
+/* The lines that put DIR (under the product's variable, its env_var) in front of VAR for
+ * builders (pkg-config, CMake), only when the install has it (older bundles carry no such
+ * files), never twice, never with an empty element. */
+static char *builder_lines(const struct product *p, const char *var, const char *dir,
+			   const char *marker)
 {
-	const char *path = product_default()->env_var;
+	const char *path = p->env_var;
 	return xasprintf("if [ -d \"$%s/%s\" ]; then\n"
 			 "\tcase \":${%s-}:\" in\n"
 			 "\t*\":$%s%s:\"*) ;;\n"
@@ -70,14 +71,15 @@ static char *builder_lines(const char *var, const char *dir, const char *marker)
 			 path, marker, var, path, dir, var, path, dir, var, var, var);
 }
 
-/* The snippet for CUDNN_PATH=cudnn_path (PREFIX/current on Linux). */
-static char *sh_snippet_at(const char *cudnn_path, int with_ld_library_path)
+/* The snippet for the product's variable = install_path (PREFIX/current on Linux). */
+static char *sh_snippet_at(const struct product *p, const char *install_path,
+			   int with_ld_library_path)
 {
-	char *pc = builder_lines("PKG_CONFIG_PATH", "/lib/pkgconfig", "lib/pkgconfig");
-	char *cmake_dir = xasprintf("lib/cmake/%s", product_default()->cmake_package);
-	char *cmake = builder_lines("CMAKE_PREFIX_PATH", "", cmake_dir);
+	char *pc = builder_lines(p, "PKG_CONFIG_PATH", "/lib/pkgconfig", "lib/pkgconfig");
+	char *cmake_dir = xasprintf("lib/cmake/%s", p->cmake_package);
+	char *cmake = builder_lines(p, "CMAKE_PREFIX_PATH", "", cmake_dir);
 	free(cmake_dir);
-	char *text = env_sh_base(cudnn_path, with_ld_library_path);
+	char *text = env_sh_base(p, install_path, with_ld_library_path);
 	char *all = xasprintf("%s%s%s", text, pc, cmake);
 	free(pc);
 	free(cmake);
@@ -85,18 +87,17 @@ static char *sh_snippet_at(const char *cudnn_path, int with_ld_library_path)
 	return all;
 }
 
-char *env_sh_snippet(const char *prefix_sys, int with_ld_library_path)
+char *env_sh_snippet(const struct layout *l, int with_ld_library_path)
 {
-	char *current = layout_current_sys(prefix_sys, '/');
-	char *text = sh_snippet_at(current, with_ld_library_path);
+	char *current = layout_current_sys(l->prefix_sys, '/');
+	char *text = sh_snippet_at(l->product, current, with_ld_library_path);
 	free(current);
 	return text;
 }
 
-static char *env_sh_base(const char *cudnn_path, int with_ld_library_path)
+static char *env_sh_base(const struct product *p, const char *install_path, int with_ld_library_path)
 {
-	char *quoted = shell_quote(cudnn_path, "sh");
-	const struct product *p = product_default();
+	char *quoted = shell_quote(install_path, "sh");
 	const char *v = p->env_var;
 	/* ${VAR:+:$VAR} adds a separator only when VAR is set and not empty: an empty element
 	 * would put the current directory on the search path. bin/ goes last on PATH: every
@@ -166,8 +167,8 @@ static int rename_legacy(const struct layout *l, struct cf_err *e)
 int env_write_system(const struct layout *l, struct cf_err *e)
 {
 	char *lib = layout_current_lib_sys(l->prefix_sys);
-	char *conf = xasprintf("# %s installed by cuferry's unpacker\n%s\n", product_default()->display, lib);
-	char *sh = env_sh_snippet(l->prefix_sys, 0);
+	char *conf = xasprintf("# %s installed by cuferry's unpacker\n%s\n", l->product->display, lib);
+	char *sh = env_sh_snippet(l, 0);
 	free(lib);
 	int rc = rename_legacy(l, e);
 	if (rc == CF_OK)
@@ -210,7 +211,8 @@ int env_before_save(const struct layout *l, const char *text, struct cf_err *e)
 	return CF_OK;
 }
 
-/* The snapshot: {"ldconf": text|null, "ldconf_legacy": …, "profile": …}, null = absent. */
+/* The snapshot: {"ldconf": text|null, "ldconf_legacy": …, "profile": …}, null = absent (a
+ * product without an older name has no ldconf_legacy path: its role is always absent). */
 static const char *snapshot_roles[] = { "ldconf", "ldconf_legacy", "profile" };
 
 static char *const *snapshot_paths(const struct layout *l, char *paths[3])
@@ -228,7 +230,9 @@ int env_snapshot_save(const struct layout *l, struct cf_err *e)
 	for (int i = 0; i < 3 && rc == CF_OK; i++) {
 		char *text;
 		size_t len;
-		if (io_read_file(paths[i], 1 << 20, &text, &len) == 0) {
+		if (!paths[i]) {
+			json_object_set_new(o, snapshot_roles[i], json_null());
+		} else if (io_read_file(paths[i], 1 << 20, &text, &len) == 0) {
 			json_object_set_new(o, snapshot_roles[i], json_stringn(text, len));
 			free(text);
 		} else if (errno == ENOENT) {
@@ -259,7 +263,9 @@ int env_snapshot_restore(const struct layout *l, struct cf_err *e)
 	snapshot_paths(l, paths);
 	for (int i = 0; i < 3; i++) {
 		json_t *v = json_object_get(o, snapshot_roles[i]);
-		if (json_is_string(v))
+		if (!paths[i])
+			bad |= !json_is_null(v);
+		else if (json_is_string(v))
 			bad |= env_write_file(paths[i], json_string_value(v), e) != CF_OK;
 		else if (json_is_null(v))
 			bad |= io_remove_file(paths[i]) != 0;
@@ -272,29 +278,30 @@ int env_snapshot_restore(const struct layout *l, struct cf_err *e)
 	return *l->root ? CF_OK : run_ldconfig(e);
 }
 
-int env_write_user(const char *prefix_sys, char *written, size_t size, struct cf_err *e)
+int env_write_user(const struct layout *l, char *written, size_t size, struct cf_err *e)
 {
 	const char *home = getenv("HOME");
 	if (!home || !*home)
 		return cf_fail(e, CF_INSTALL, "HOME is not set: cannot write the user environment");
-	char *path = layout_user_env(home);
-	char *sh = env_sh_snippet(prefix_sys, 1);
+	char *path = layout_user_env(home, l->product), *rel = layout_user_env_rel(l->product);
+	char *sh = env_sh_snippet(l, 1);
 	/* As root, nothing the user planted below their home is followed (homefile.h); a user
 	 * writes only what they could write anyway. */
 	int rc = platform_is_admin() && platform_dir_separator() == '/'
-			 ? homefile_write(home, layout_user_env_rel(), sh, e) : env_write_file(path, sh, e);
+			 ? homefile_write(home, rel, sh, e) : env_write_file(path, sh, e);
 	snprintf(written, size, "%s", path);
+	free(rel);
 	free(path);
 	free(sh);
 	return rc;
 }
 
-int env_user_present(void)
+int env_user_present(const struct layout *l)
 {
 	const char *home = getenv("HOME");
 	if (!home || !*home)
 		return 0;
-	char *path = layout_user_env(home);
+	char *path = layout_user_env(home, l->product);
 	struct platform_stat st;
 	int present = platform_lstat(path, &st) == 0 && st.type == PLATFORM_TYPE_FILE;
 	free(path);
@@ -307,14 +314,15 @@ static char path_separator(const char *path)
 	return strchr(path, '\\') ? '\\' : '/';
 }
 
-int env_print(const char *cudnn_path, const char *shell, struct cf_err *e)
+int env_print(const struct product *p, const char *install_path, const char *shell,
+	      struct cf_err *e)
 {
 	/* No --shell: the shell of the install's own system (cmd for a Windows path), never sh
 	 * lines with LD_LIBRARY_PATH for a Command Prompt. */
 	if (!shell)
-		shell = path_separator(cudnn_path) == '\\' ? "cmd" : "sh";
+		shell = path_separator(install_path) == '\\' ? "cmd" : "sh";
 	if (strcmp(shell, "sh") == 0) {
-		char *sh = sh_snippet_at(cudnn_path, 1);
+		char *sh = sh_snippet_at(p, install_path, 1);
 		log_out("%s", sh);
 		free(sh);
 	} else if (strcmp(shell, "ps") == 0) {
@@ -322,8 +330,8 @@ int env_print(const char *cudnn_path, const char *shell, struct cf_err *e)
 		 * PATH separator, never a Windows one glued to a Linux path. A Linux bin/ goes
 		 * last, as in profile.d; a Windows bin\ first, as the registry PATH has it, since
 		 * there PATH is where programs find the DLLs. */
-		char sep = path_separator(cudnn_path), *q = shell_quote(cudnn_path, "ps");
-		const char *v = product_default()->env_var;
+		char sep = path_separator(install_path), *q = shell_quote(install_path, "ps");
+		const char *v = p->env_var;
 		log_out("$env:%s = %s\n", v, q);
 		if (sep == '/')
 			log_out("if (Test-Path \"$env:%s/bin\") { $env:PATH = $env:PATH + "
@@ -333,8 +341,8 @@ int env_print(const char *cudnn_path, const char *shell, struct cf_err *e)
 				"\"$env:%s\\bin\" + [IO.Path]::PathSeparator + $env:PATH }\n", v, v);
 		free(q);
 	} else if (strcmp(shell, "cmd") == 0) {
-		char sep = path_separator(cudnn_path), *q = shell_quote(cudnn_path, "cmd");
-		const char *v = product_default()->env_var;
+		char sep = path_separator(install_path), *q = shell_quote(install_path, "cmd");
+		const char *v = p->env_var;
 		log_out("set \"%s=%s\"\n"
 			"if exist \"%%%s%%%cbin\" set \"PATH=%%%s%%%cbin;%%PATH%%\"\n", v, q,
 			v, sep, v, sep);

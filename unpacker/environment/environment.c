@@ -60,7 +60,7 @@ int environment_check_module_dir(const struct layout *p, const struct install_op
 	int rc = module_dir ? safepath_check_dir(p->root, module_dir, "the modulefiles directory", e)
 			    : CF_OK;
 	if (rc == CF_OK && module_dir) { /* and DIR/<module>, where the files go (issue 23 A5) */
-		char *sub = xasprintf("%s/%s", module_dir, product_default()->module_name);
+		char *sub = xasprintf("%s/%s", module_dir, p->product->module_name);
 		rc = safepath_check_dir(p->root, sub, "the modulefiles directory", e);
 		free(sub);
 	}
@@ -127,7 +127,7 @@ static int files_migrate(const struct layout *p, const struct install_options *o
 static int files_missing(const struct layout *p, const struct install_options *o)
 {
 	if (o->env_user)
-		return !env_user_present();
+		return !env_user_present(p);
 	return platform_is_admin() && !env_system_present(p);
 }
 
@@ -145,7 +145,7 @@ static int files_add_missing(const struct layout *p, const struct install_option
 	if (!o->env_user)
 		return files_write(p, o, r, e);
 	char written[512];
-	int rc = env_write_user(p->prefix_sys, written, sizeof(written), e);
+	int rc = env_write_user(p, written, sizeof(written), e);
 	snprintf(r->env_note, sizeof(r->env_note), "written to %.400s: source it from ~/.profile",
 		 written);
 	environment_note_paths(r, written, "");
@@ -190,7 +190,7 @@ static int files_follow_current(const struct layout *p, const struct install_opt
 	return CF_OK;
 }
 
-/* ---- the registry: PATH and CUDNN_PATH, the machine's or (--env=user) the user's ---- */
+/* ---- the registry: PATH and the product's variable, the machine's or (--env=user) the user's ---- */
 
 static int registry_migrate(const struct layout *p, const struct install_options *o,
 			    struct cf_err *e)
@@ -212,8 +212,8 @@ static int registry_write(const struct layout *p, const struct install_options *
 			  struct install_result *r, struct cf_err *e)
 {
 	int machine = regenv_scope(o->env_user) == PLATFORM_ENV_MACHINE;
-	snprintf(r->env_note, sizeof(r->env_note), "PATH and CUDNN_PATH in the %s environment "
-		 "(registry)", machine ? "machine" : "user");
+	snprintf(r->env_note, sizeof(r->env_note), "PATH and %s in the %s environment "
+		 "(registry)", p->product->env_var, machine ? "machine" : "user");
 	environment_note_paths(r, machine ? "HKLM\\SYSTEM\\CurrentControlSet\\Control\\Session "
 				 "Manager\\Environment" : "HKCU\\Environment", "");
 	return regenv_write(p, regenv_scope(o->env_user), e);

@@ -40,7 +40,7 @@ int environment_add_missing(const struct layout *p, const struct install_options
 
 /* 1 when the install writes the environment as part of its transaction (saved before, put
  * back on rollback): as root on Linux (ld.so.conf.d, profile.d), always on Windows (the
- * machine's or the user's registry PATH and CUDNN_PATH), never with --no-env. */
+ * machine's or the user's registry PATH and the product's variable), never with --no-env. */
 int environment_transactional(const struct layout *p, const struct install_options *o);
 /* 1 when that environment is there (and, on Windows, points at the current install). */
 int environment_present(const struct layout *p, const struct install_options *o);
@@ -62,7 +62,7 @@ int environment_remove(const struct layout *p, const struct install_options *o, 
 int environment_hand_over(const struct layout *p, const struct install_options *o,
 			  const char *gone, struct cf_err *e);
 /* After 'use': the environment follows the new current (Windows: one registry write each
- * for PATH and CUDNN_PATH; Linux: nothing, the current link did it). */
+ * for PATH and the product's variable; Linux: nothing, the current link did it). */
 int environment_follow_current(const struct layout *p, const struct install_options *o,
 			       struct cf_err *e);
 

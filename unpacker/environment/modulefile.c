@@ -1,6 +1,6 @@
 /* modulefile.c - one Lua and one Tcl modulefile per install, named for its version; the
  * default follows `current`. They point at the install directory itself (not at current),
- * so `module load cudnn/9.19.0.56-cuda13` keeps meaning that version after a switch. */
+ * so `module load MODULE/9.19.0.56-cuda13` (the product's module_name) keeps meaning that version after a switch. */
 #include "unpacker/environment/modulefile.h"
 
 #include <errno.h>
@@ -59,10 +59,11 @@ int modulefile_dir_valid(const char *module_dir)
 	return plain_path(module_dir);
 }
 
-/* cudnn-9.19.0.56-cuda13 -> 9.19.0.56-cuda13 */
-static const char *module_version(const char *dir)
+/* The install directory less the product's install_stem: STEM-9.19.0.56-cuda13 ->
+ * 9.19.0.56-cuda13 (the module name is the product's module_name). */
+static const char *module_version(const struct product *p, const char *dir)
 {
-	const char *stem = product_default()->install_stem;
+	const char *stem = p->install_stem;
 	size_t n = strlen(stem);
 	return strncmp(dir, stem, n) == 0 ? dir + n : dir;
 }
@@ -81,14 +82,14 @@ static void look(const struct layout *c, const char *dir, struct install_parts *
 	p = xasprintf("%s/%s/lib/pkgconfig", c->prefix, dir);
 	l->pkgconfig = io_is_dir(p);
 	free(p);
-	p = xasprintf("%s/%s/lib/cmake/%s", c->prefix, dir, product_default()->cmake_package);
+	p = xasprintf("%s/%s/lib/cmake/%s", c->prefix, dir, c->product->cmake_package);
 	l->cmake = io_is_dir(p);
 	free(p);
 }
 
-static char *lua_text(const char *version, const char *install, const struct install_parts *l)
+static char *lua_text(const struct product *p, const char *version, const char *install,
+		      const struct install_parts *l)
 {
-	const struct product *p = product_default();
 	return xasprintf(
 		"-- %s %s: written by cuferry's unpacker on install, removed by 'unpacker uninstall'.\n"
 		"-- The Tcl file beside it (no .lua) is the same for Environment Modules.\n"
@@ -111,9 +112,9 @@ static char *lua_text(const char *version, const char *install, const struct ins
 		l->bin ? "append_path(\"PATH\", pathJoin(root, \"bin\"))\n" : "");
 }
 
-static char *tcl_text(const char *version, const char *install, const struct install_parts *l)
+static char *tcl_text(const struct product *p, const char *version, const char *install,
+		      const struct install_parts *l)
 {
-	const struct product *p = product_default();
 	return xasprintf(
 		"#%%Module1.0\n"
 		"## %s %s: written by cuferry's unpacker on install, removed by 'unpacker uninstall'.\n"
@@ -135,7 +136,7 @@ static char *tcl_text(const char *version, const char *install, const struct ins
 		l->bin ? "append-path PATH $root/bin\n" : "");
 }
 
-/* ROOT/DIR/cudnn and every directory above it up to ROOT must be real directories, checked
+/* ROOT/DIR/MODULE and every directory above it up to ROOT must be real directories, checked
  * before anything is made: a planted link would carry the files elsewhere. */
 static int no_links(const char *root, const char *path_sys, struct cf_err *e)
 {
@@ -161,7 +162,7 @@ static int no_links(const char *root, const char *path_sys, struct cf_err *e)
 static int module_subdir(const struct layout *c, const char *module_dir, char **out,
 			 struct cf_err *e)
 {
-	char *sys = xasprintf("%s/%s", module_dir, product_default()->module_name);
+	char *sys = xasprintf("%s/%s", module_dir, c->product->module_name);
 	*out = xasprintf("%s%s", c->root, sys);
 	int rc = no_links(c->root, sys, e);
 	if (rc == CF_OK && io_mkdirs(*out, 0755) != 0)
@@ -234,15 +235,15 @@ int modulefile_install(const struct layout *c, const char *module_dir, const cha
 	struct install_parts l;
 	look(c, dir, &l);
 	int rc = module_subdir(c, module_dir, &sub, e);
-	const char *version = module_version(dir);
+	const char *version = module_version(c->product, dir);
 	if (rc == CF_OK) {
-		char *path = xasprintf("%s/%s.lua", sub, version), *text = lua_text(version, install, &l);
+		char *path = xasprintf("%s/%s.lua", sub, version), *text = lua_text(c->product, version, install, &l);
 		rc = env_write_file(path, text, e);
 		free(path);
 		free(text);
 	}
 	if (rc == CF_OK) {
-		char *path = xasprintf("%s/%s", sub, version), *text = tcl_text(version, install, &l);
+		char *path = xasprintf("%s/%s", sub, version), *text = tcl_text(c->product, version, install, &l);
 		rc = env_write_file(path, text, e);
 		free(path);
 		free(text);
@@ -252,7 +253,7 @@ int modulefile_install(const struct layout *c, const char *module_dir, const cha
 	if (rc == CF_OK)
 		rc = modulefile_set_default(c, dir, e);
 	if (rc == CF_OK)
-		log_msg(LOG_INFO, "modulefiles %s/%s written to %s%s", product_default()->module_name,
+		log_msg(LOG_INFO, "modulefiles %s/%s written to %s%s", c->product->module_name,
 			version, c->root, module_dir);
 	free(sub);
 	free(install);
@@ -264,7 +265,8 @@ int modulefile_present(const struct layout *c, const char *module_dir, const cha
 	int n = 0;
 	for (int lua = 0; lua < 2; lua++) {
 		char *path = xasprintf("%s%s/%s/%s%s", c->root, module_dir,
-				       product_default()->module_name, module_version(dir), lua ? ".lua" : "");
+				       c->product->module_name, module_version(c->product, dir),
+				       lua ? ".lua" : "");
 		n += io_exists(path);
 		free(path);
 	}
@@ -278,9 +280,11 @@ static int remove_file(const char *path, struct cf_err *e)
 	return CF_OK;
 }
 
-/* Run fn on ROOT/DIR/cudnn of every recorded directory (checked for links, made if needed). */
+/* Run fn on ROOT/DIR/MODULE of every recorded directory (checked for links, made if needed). */
 static int each_recorded(const struct layout *c, const char *dir,
-			 int (*fn)(const char *sub, const char *dir, struct cf_err *e), struct cf_err *e)
+			 int (*fn)(const struct product *p, const char *sub, const char *dir,
+				   struct cf_err *e),
+			 struct cf_err *e)
 {
 	size_t n;
 	char **dirs = read_record(c, &n);
@@ -289,22 +293,23 @@ static int each_recorded(const struct layout *c, const char *dir,
 		char *sub = NULL;
 		rc = module_subdir(c, dirs[i], &sub, e);
 		if (rc == CF_OK)
-			rc = fn(sub, dir, e);
+			rc = fn(c->product, sub, dir, e);
 		free(sub);
 	}
 	free_record(dirs, n);
 	return rc;
 }
 
-static int set_default_in(const char *sub, const char *dir, struct cf_err *e)
+static int set_default_in(const struct product *p, const char *sub, const char *dir,
+			  struct cf_err *e)
 {
 	char *path = xasprintf("%s/.version", sub);
 	int rc;
 	if (dir) {
 		/* .version is read by both Lmod and Environment Modules. */
 		char *text = xasprintf("#%%Module1.0\n## the current %s, kept by cuferry's unpacker\n"
-				       "set ModulesVersion \"%s\"\n", product_default()->display,
-				       module_version(dir));
+				       "set ModulesVersion \"%s\"\n", p->display,
+				       module_version(p, dir));
 		rc = env_write_file(path, text, e);
 		free(text);
 	} else {
@@ -314,11 +319,11 @@ static int set_default_in(const char *sub, const char *dir, struct cf_err *e)
 	return rc;
 }
 
-static int remove_in(const char *sub, const char *dir, struct cf_err *e)
+static int remove_in(const struct product *p, const char *sub, const char *dir, struct cf_err *e)
 {
 	int rc = CF_OK;
 	for (int lua = 0; lua < 2 && rc == CF_OK; lua++) {
-		char *path = xasprintf("%s/%s%s", sub, module_version(dir), lua ? ".lua" : "");
+		char *path = xasprintf("%s/%s%s", sub, module_version(p, dir), lua ? ".lua" : "");
 		rc = remove_file(path, e);
 		free(path);
 	}

@@ -1,5 +1,5 @@
 /* modulefile.h - Lmod (Lua) and Environment Modules (Tcl) modulefiles for each install:
- * cudnn/<version>-cuda<variant>, with the current install as the default (.version). The
+ * MODULE/<version>-cuda<variant> (the product's module_name), with the current install as the default (.version). The
  * directories written to are recorded in PREFIX/.cuferry/modulefiles, so that use and
  * uninstall keep them in step without being told again. */
 #ifndef UNPACKER_MODULEFILE_H
@@ -15,7 +15,7 @@ char *modulefile_site_dir(const char *root);
 /* 1 when --modulefiles DIR can be written into the files: absolute, and only characters that
  * mean nothing in Lua or Tcl strings ([A-Za-z0-9._+@/-]); the command line checks it first. */
 int modulefile_dir_valid(const char *module_dir);
-/* Write the Lua and Tcl files of install `dir` (cudnn-9.19.0.56-cuda13) into module_dir (as
+/* Write the Lua and Tcl files of install `dir` (STEM-9.19.0.56-cuda13) into module_dir (as
  * the system sees it), record the directory, and make `dir` the default there. */
 int modulefile_install(const struct layout *c, const char *module_dir, const char *dir,
 		       struct cf_err *e);

@@ -1,4 +1,4 @@
-/* regenv.c - PATH and CUDNN_PATH in the registry for the current install (Windows), and the
+/* regenv.c - PATH and the product's variable (its env_var) in the registry for the current install (Windows), and the
  * exact values before, for rollback */
 #include "unpacker/environment/regenv.h"
 
@@ -15,7 +15,6 @@
 #include "manifests/product.h"
 
 #define PATH_NAME "PATH"
-#define PRODUCT_VAR (product_default()->env_var)
 
 enum platform_env_scope regenv_scope(int env_user)
 {
@@ -122,34 +121,35 @@ int regenv_present(const struct layout *l, enum platform_env_scope scope)
 {
 	struct installs in;
 	struct cf_err ignored = { 0 };
-	char *path = NULL, *cudnn = NULL;
+	char *path = NULL, *value_of = NULL;
 	int expandable, present = 0;
 	if (installs_load(l, &in, &ignored) != CF_OK)
 		return 0;
 	if (in.current && platform_env_read(scope, PATH_NAME, &path, &expandable) == 0 &&
-	    platform_env_read(scope, PRODUCT_VAR, &cudnn, &expandable) == 0)
-		present = winpath_contains(path, in.bin) && strcmp(cudnn, in.current) == 0;
+	    platform_env_read(scope, l->product->env_var, &value_of, &expandable) == 0)
+		present = winpath_contains(path, in.bin) && strcmp(value_of, in.current) == 0;
 	free(path);
-	free(cudnn);
+	free(value_of);
 	installs_free(&in);
 	return present;
 }
 
-/* PATH becomes new_path unless it is that already; then CUDNN_PATH, then the broadcast. */
+/* PATH becomes new_path unless it is that already; then the product's variable var (its
+ * env_var) becomes install, then the broadcast. */
 static int store(enum platform_env_scope scope, int path_differs, const char *new_path,
-		 int expandable, const char *cudnn, struct cf_err *e)
+		 int expandable, const char *var, const char *install, struct cf_err *e)
 {
 	if (path_differs && platform_env_write(scope, PATH_NAME, new_path, expandable) != 0)
 		return cf_fail(e, CF_INSTALL, "cannot write the %s PATH: %s", scope_name(scope),
 			       strerror(errno));
 	char *was = NULL;
 	int was_expandable;
-	int same = platform_env_read(scope, PRODUCT_VAR, &was, &was_expandable) == 0 &&
-		   strcmp(was, cudnn) == 0;
+	int same = platform_env_read(scope, var, &was, &was_expandable) == 0 &&
+		   strcmp(was, install) == 0;
 	free(was);
-	if (!same && platform_env_write(scope, PRODUCT_VAR, cudnn, 0) != 0)
+	if (!same && platform_env_write(scope, var, install, 0) != 0)
 		return cf_fail(e, CF_INSTALL, "cannot write the %s %s: %s", scope_name(scope),
-			       PRODUCT_VAR, strerror(errno));
+			       var, strerror(errno));
 	if (platform_env_announce() != 0)
 		log_msg(LOG_WARN, "running programs were not told of the new environment: new ones "
 			"see it");
@@ -176,7 +176,7 @@ int regenv_write(const struct layout *l, enum platform_env_scope scope, struct c
 	}
 	if (rc == CF_OK)
 		rc = store(scope, !present || strcmp(path, updated) != 0, updated, expandable,
-			   in.current, e);
+			   l->product->env_var, in.current, e);
 	free(path);
 	free(updated);
 	installs_free(&in);
@@ -187,8 +187,8 @@ int regenv_remove(const struct layout *l, enum platform_env_scope scope, const c
 		  struct cf_err *e)
 {
 	char *install = layout_install_sys(l->prefix_sys, dir), *bin = layout_install_bin_sys(install);
-	char *path = NULL, *cudnn = NULL, *updated = NULL;
-	int expandable, present, cudnn_expandable;
+	char *path = NULL, *value_of = NULL, *updated = NULL;
+	int expandable, present, var_expandable;
 	int rc = read_value(scope, PATH_NAME, &path, &expandable, &present) == 0
 			 ? CF_OK : read_failed(PATH_NAME, scope, e);
 	if (rc == CF_OK && present && !(updated = winpath_remove(path, bin)))
@@ -202,29 +202,30 @@ int regenv_remove(const struct layout *l, enum platform_env_scope scope, const c
 		 platform_env_write(scope, PATH_NAME, updated, expandable) != 0)
 		rc = cf_fail(e, CF_INSTALL, "cannot write the %s PATH: %s", scope_name(scope),
 			     strerror(errno));
-	/* CUDNN_PATH goes only when it names this install: someone else's value stays. Compared as
-	 * PATH's entries are (c:\x and C:\X are one directory), or a prefix given in another case
-	 * would take the PATH entry and leave CUDNN_PATH naming a removed directory. */
-	if (rc == CF_OK && platform_env_read(scope, PRODUCT_VAR, &cudnn, &cudnn_expandable) == 0 &&
-	    winpath_same_dir(cudnn, strlen(cudnn), install, strlen(install)) &&
-	    platform_env_delete(scope, PRODUCT_VAR) != 0)
+	/* The product's variable goes only when it names this install: someone else's value stays.
+	 * Compared as PATH's entries are (c:\x and C:\X are one directory), or a prefix given in
+	 * another case would take the PATH entry and leave the variable naming a removed
+	 * directory. */
+	if (rc == CF_OK && platform_env_read(scope, l->product->env_var, &value_of, &var_expandable) == 0 &&
+	    winpath_same_dir(value_of, strlen(value_of), install, strlen(install)) &&
+	    platform_env_delete(scope, l->product->env_var) != 0)
 		rc = cf_fail(e, CF_INSTALL, "cannot remove the %s %s: %s", scope_name(scope),
-			     PRODUCT_VAR, strerror(errno));
+			     l->product->env_var, strerror(errno));
 	if (rc == CF_OK)
 		platform_env_announce();
 	free(install);
 	free(bin);
 	free(path);
-	free(cudnn);
+	free(value_of);
 	free(updated);
 	return rc;
 }
 
 /* The snapshot: {"scope": "machine"|"user", "PATH": {"value": …, "expandable": b} | null,
- * "CUDNN_PATH": …}, null = absent. */
-static const char *snapshot_name(size_t i)
+ * the product's env_var: …}, null = absent. */
+static const char *snapshot_name(const struct layout *l, size_t i)
 {
-	return i == 0 ? PATH_NAME : PRODUCT_VAR;
+	return i == 0 ? PATH_NAME : l->product->env_var;
 }
 
 int regenv_snapshot_save(const struct layout *l, enum platform_env_scope scope, struct cf_err *e)
@@ -234,14 +235,14 @@ int regenv_snapshot_save(const struct layout *l, enum platform_env_scope scope, 
 	for (size_t i = 0; i < 2 && rc == CF_OK; i++) {
 		char *value;
 		int expandable;
-		if (platform_env_read(scope, snapshot_name(i), &value, &expandable) == 0) {
-			json_object_set_new(o, snapshot_name(i), json_pack("{s:s, s:b}", "value", value,
+		if (platform_env_read(scope, snapshot_name(l, i), &value, &expandable) == 0) {
+			json_object_set_new(o, snapshot_name(l, i), json_pack("{s:s, s:b}", "value", value,
 									    "expandable", expandable));
 			free(value);
 		} else if (errno == ENOENT) {
-			json_object_set_new(o, snapshot_name(i), json_null());
+			json_object_set_new(o, snapshot_name(l, i), json_null());
 		} else {
-			rc = read_failed(snapshot_name(i), scope, e);
+			rc = read_failed(snapshot_name(l, i), scope, e);
 		}
 	}
 	char *dump = rc == CF_OK ? json_dumps(o, JSON_SORT_KEYS) : NULL;
@@ -264,19 +265,19 @@ int regenv_snapshot_restore(const struct layout *l, struct cf_err *e)
 	enum platform_env_scope scope = !bad && strcmp(scope_text, "machine") == 0
 						? PLATFORM_ENV_MACHINE : PLATFORM_ENV_USER;
 	for (size_t i = 0; i < 2 && !bad; i++) {
-		json_t *v = json_object_get(o, snapshot_name(i));
+		json_t *v = json_object_get(o, snapshot_name(l, i));
 		const char *value = json_string_value(json_object_get(v, "value"));
 		if (json_is_null(v))
-			bad |= platform_env_delete(scope, snapshot_name(i)) != 0;
+			bad |= platform_env_delete(scope, snapshot_name(l, i)) != 0;
 		else if (value)
-			bad |= platform_env_write(scope, snapshot_name(i), value,
+			bad |= platform_env_write(scope, snapshot_name(l, i), value,
 						  json_is_true(json_object_get(v, "expandable"))) != 0;
 		else
 			bad = 1;
 	}
 	json_decref(o);
 	if (bad)
-		return cf_fail(e, CF_ROLLBACK, "cannot restore PATH and %s from %s", PRODUCT_VAR,
+		return cf_fail(e, CF_ROLLBACK, "cannot restore PATH and %s from %s", l->product->env_var,
 			       l->env_before);
 	platform_env_announce();
 	return CF_OK;

@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "common/platform.h"
 #include "manifests/platforms.h"
+#include "manifests/product.h"
 #include "unpacker/environment/env.h"
 #include "unpacker/environment/environment.h"
 #include "common/fault.h"
@@ -23,12 +24,14 @@ void journal_free(struct journal *j)
 	free(j->target);
 	free(j->backup);
 	free(j->previous_current);
+	free(j->product);
 	memset(j, 0, sizeof(*j));
 }
 
 int journal_write(const struct layout *p, const struct journal *j, struct cf_err *e)
 {
-	json_t *o = json_pack("{s:s, s:s, s:s?, s:s?, s:b, s:b, s:b, s:b, s:b}", "staging", j->staging,
+	json_t *o = json_pack("{s:s, s:s, s:s, s:s?, s:s?, s:b, s:b, s:b, s:b, s:b}", "product",
+			      p->product->name, "staging", j->staging,
 			      "target", j->target, "backup", j->backup, "previous_current",
 			      j->previous_current, "target_existed", j->target_existed,
 			      "state_existed", j->state_existed, "env_created", j->env_created,
@@ -59,6 +62,7 @@ static int journal_read(const struct layout *p, struct journal *j)
 	j->target = JSTR("target");
 	j->backup = JSTR("backup");
 	j->previous_current = JSTR("previous_current");
+	j->product = JSTR("product");
 #undef JSTR
 	j->target_existed = json_is_true(json_object_get(o, "target_existed"));
 	j->state_existed = json_is_true(json_object_get(o, "state_existed"));
@@ -150,7 +154,7 @@ int journal_rollback(const struct layout *p, const struct journal *j, struct cf_
 	if (j->env_saved || j->env_created) {
 		struct cf_err ignored = { 0 };
 		/* Exactly what was there: names (the old ld.so.conf.d one too) and contents; on
-		 * Windows PATH and CUDNN_PATH, their type, or their absence. */
+		 * Windows PATH and the product's variable, their type, or their absence. */
 		bad |= environment_rollback(p, j->env_saved, &ignored) != CF_OK;
 	}
 	bad |= modulefiles_rollback(p, j) != CF_OK;
@@ -236,6 +240,16 @@ int journal_recover(const struct layout *p, int *recovered, struct cf_err *e)
 		journal_free(&j);
 		return cf_fail(e, CF_ROLLBACK, "%s is damaged: the last run was interrupted and its "
 			       "state cannot be told; inspect %s", p->journal, p->prefix);
+	}
+	/* Its environment files are that product's: a run of another would restore them under
+	 * its own names (a journal without the key is the first product's). */
+	const struct product *of = j.product ? product_find(j.product) : product_default();
+	if (of != p->product) {
+		int rc = cf_fail(e, CF_INCOMPATIBLE, "%s: an interrupted run of %s waits to be undone "
+				 "there; nothing was changed (a command with --product %s recovers it)",
+				 p->prefix, of ? of->display : j.product, of ? of->name : j.product);
+		journal_free(&j);
+		return rc;
 	}
 	int rc;
 	if (j.committed) {

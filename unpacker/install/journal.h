@@ -11,6 +11,8 @@ struct journal {
 	char *target;            /* dir name under the prefix */
 	char *backup;            /* where an existing target was moved, or NULL */
 	char *previous_current;  /* dir name, or NULL */
+	char *product;           /* read back: the product whose run wrote it (written: the
+				  * layout's); NULL from before products: the first one's */
 	int target_existed;
 	int state_existed;
 	int env_created;

@@ -43,6 +43,7 @@ void opened_fill_result(struct install_result *r, const struct manifest *m, cons
 	snprintf(r->dir, sizeof(r->dir), "%s", dir);
 	snprintf(r->bundle_id, sizeof(r->bundle_id), "%s", m->bundle_id);
 	snprintf(r->version, sizeof(r->version), "%s", m->product_version);
+	r->product = m->product;
 	snprintf(r->cuda_variant, sizeof(r->cuda_variant), "%s", m->cuda_variant);
 	snprintf(r->prefix, sizeof(r->prefix), "%s", p->prefix);
 	r->counter = m->counter;
@@ -54,10 +55,11 @@ int verify_bundle(const struct install_options *o, struct install_result *r, str
 	struct layout p;
 	struct opened b;
 	memset(r, 0, sizeof(*r));
-	layout_init(&p, o->root, o->prefix);
+	memset(&p, 0, sizeof(p));
 	int rc = open_trusted(o, &b, r->signers, sizeof(r->signers), e);
 	if (rc == CF_OK) {
 		struct progress prog;
+		layout_init(&p, o->root, o->prefix, b.m->product); /* the prefix it would go to */
 		opened_fill_result(r, b.m, &p);
 		progress_start(&prog, "verifying", b.m->compressed_size, o->progress);
 		rc = bundle_walk(b.input, NULL, &prog, e);

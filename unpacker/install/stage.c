@@ -16,6 +16,7 @@
 #include "common/fault.h"
 #include "manifests/shadow.h"
 #include "unpacker/target/layout.h"
+#include "unpacker/target/productline.h"
 
 struct stage {
 	const char *dir;     /* the staging directory, for messages */
@@ -105,8 +106,10 @@ static int write_meta(int rootfd, const struct opened *b, const struct install_r
 	uint8_t *frame = frame_encode(f->header, f->header_len, f->sigs, f->nsigs, &len);
 	char now[32];
 	manifest_format_time(platform_time_now(), now);
+	char key[64];
+	productline_version_key(b->m->product, key, sizeof(key));
 	json_t *report = json_pack("{s:s, s:s, s:s, s:I, s:s, s:s, s:I, s:I}", "bundle_id",
-				   b->m->bundle_id, "cudnn_version", b->m->product_version,
+				   b->m->bundle_id, key, b->m->product_version,
 				   "cuda_variant", b->m->cuda_variant, "counter",
 				   (json_int_t)b->m->counter, "installed_at", now, "signers",
 				   r->signers, "files", (json_int_t)r->files, "bytes",

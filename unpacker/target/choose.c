@@ -1,6 +1,7 @@
-/* choose.c - picking the bundle for this machine out of a directory: its platform, the CUDA
- * major its driver supports (or --cuda), the newest cuDNN whose requires it meets, and one
- * that packs the CUDA libraries when the machine has none */
+/* choose.c - picking the bundle for this machine out of a directory: the product asked for,
+ * its platform, the CUDA major its driver supports (or --cuda), the newest version whose
+ * requires it meets, and one that packs the CUDA library the product needs (its
+ * chooser_cuda_lib) when the machine has none */
 #include "unpacker/target/choose.h"
 
 #include <ctype.h>
@@ -16,25 +17,30 @@
 #include "manifests/compat.h"
 #include "manifests/manifest.h"
 #include "manifests/platforms.h"
+#include "manifests/product.h"
 #include "unpacker/target/bundletrust.h"
 #include "unpacker/target/hostreq.h"
 #include "unpacker/target/kitcheck.h"
 
 struct machine {
+	const struct product *product; /* whose bundles are judged */
 	const char *root;
 	char platform[32];
 	char driver[32];  /* "" when no NVIDIA driver was found */
 	int cuda_max;     /* the newest CUDA major the driver supports; 0 unknown */
 	int cuda_wanted;  /* --cuda; 0 the driver's */
-	int cublas[32];   /* per CUDA major: 0 not looked, 1 present, -1 absent */
+	int cublas[32];   /* per CUDA major: 0 not looked, 1 present, -1 absent (the product's
+			   * chooser_cuda_lib, cuBLAS say) */
 };
 
-/* cuBLAS's file for a CUDA major on a platform: what a cuDNN of that major loads. */
-static void cublas_file(const char *platform, int major, char *out, size_t size)
+/* The CUDA library's file for a CUDA major on a platform: what the product of that major
+ * loads (its chooser_cuda_lib: libcublas.so.13, cublas64_13.dll). */
+static void cublas_file(const struct machine *mc, int major, char *out, size_t size)
 {
 	char version[16];
 	snprintf(version, sizeof(version), "%d", major);
-	platform_library_file(platform_facts(platform), "cublas", version, out, size);
+	platform_library_file(platform_facts(mc->platform), mc->product->chooser_cuda_lib, version,
+			      out, size);
 }
 
 struct candidate {
@@ -44,8 +50,9 @@ struct candidate {
 	struct manifest *m;
 	int eligible;
 	int major;
-	int packs;       /* the bundle carries cuBLAS */
-	int libs_here;   /* cuBLAS of its major (cublas_file) is on the machine */
+	int packs;       /* the bundle carries that CUDA library */
+	int libs_here;   /* the library of its major (cublas_file) is on the machine, or the
+			  * product needs none */
 	char cublas[32]; /* that file's name */
 	char why[400];   /* why it was passed over */
 };
@@ -119,7 +126,7 @@ static int has_cublas(struct machine *mc, int major)
 	if (mc->cublas[major])
 		return mc->cublas[major] > 0;
 	char soname[32];
-	cublas_file(mc->platform, major, soname, sizeof(soname));
+	cublas_file(mc, major, soname, sizeof(soname));
 	struct lib_search s = { mc->root, soname, 0 };
 	int cache_read = 0;
 	if (!*mc->root && platform_lib_cache_program())
@@ -255,10 +262,17 @@ static int read_candidate(struct candidate *c, const struct trust *t)
 static void judge(struct candidate *c, struct machine *mc)
 {
 	const struct manifest *m = c->m;
+	const char *lib = mc->product->chooser_cuda_lib;
 	c->major = atoi(m->cuda_variant);
-	for (size_t i = 0; i < m->ncomponents; i++)
-		if (strcmp(m->components[i].name, "libcublas") == 0)
+	for (size_t i = 0; lib && i < m->ncomponents; i++)
+		if (strncmp(m->components[i].name, "lib", 3) == 0 &&
+		    strcmp(m->components[i].name + 3, lib) == 0)
 			c->packs |= m->components[i].included;
+	if (m->product != mc->product) {
+		snprintf(c->why, sizeof(c->why), "a bundle of %s, not %s (--product %s chooses among "
+			 "those)", m->product->display, mc->product->display, m->product->name);
+		return;
+	}
 	if (strcmp(m->platform, mc->platform) != 0) {
 		snprintf(c->why, sizeof(c->why), "for %s, this machine is %s", m->platform, mc->platform);
 		return;
@@ -280,12 +294,13 @@ static void judge(struct candidate *c, struct machine *mc)
 			 c->major, mc->driver, mc->cuda_max);
 		return;
 	}
-	c->libs_here = has_cublas(mc, c->major);
-	cublas_file(mc->platform, c->major, c->cublas, sizeof(c->cublas));
+	c->libs_here = !lib || has_cublas(mc, c->major);
+	if (lib)
+		cublas_file(mc, c->major, c->cublas, sizeof(c->cublas));
 	c->eligible = 1;
 }
 
-/* Better first: usable CUDA libraries, the newest CUDA major, the newest cuDNN, packed
+/* Better first: usable CUDA libraries, the newest CUDA major, the newest version, packed
  * libraries only when the machine has none, the newest build. The reason for the first
  * difference is written to why when it is given. */
 static int rank(const struct candidate *a, const struct candidate *b, char *why, size_t size)
@@ -305,7 +320,7 @@ static int rank(const struct candidate *a, const struct candidate *b, char *why,
 	}
 	if ((d = compat_version_cmp_full(a->m->product_version, b->m->product_version)) != 0) {
 		if (why)
-			snprintf(why, size, "%s %s is older than %s", product_default()->display,
+			snprintf(why, size, "%s %s is older than %s", a->m->product->display,
 				 d < 0 ? a->m->product_version : b->m->product_version,
 				 d < 0 ? b->m->product_version : a->m->product_version);
 		return -d;
@@ -329,10 +344,11 @@ static int rank(const struct candidate *a, const struct candidate *b, char *why,
 }
 
 /* What "no cuBLAS here" is called on the platform: its file's name, not Linux's on Windows. */
-static void no_cublas_note(const char *platform, char *out, size_t size)
+static void no_cublas_note(const struct machine *mc, char *out, size_t size)
 {
 	char file[64];
-	platform_library_file(platform_facts(platform), "cublas", "*", file, sizeof(file));
+	platform_library_file(platform_facts(mc->platform), mc->product->chooser_cuda_lib, "*",
+			      file, sizeof(file));
 	snprintf(out, size, "no CUDA libraries (%s) found", file);
 }
 
@@ -343,7 +359,7 @@ static void describe_machine(const struct machine *mc, char *out, size_t size)
 		if (mc->cublas[major] > 0) {
 			size_t used = strlen(cublas);
 			char file[32];
-			cublas_file(mc->platform, major, file, sizeof(file));
+			cublas_file(mc, major, file, sizeof(file));
 			snprintf(cublas + used, sizeof(cublas) - used, "%s%s", used ? ", " : "", file);
 		}
 	char driver[96];
@@ -353,14 +369,15 @@ static void describe_machine(const struct machine *mc, char *out, size_t size)
 		snprintf(driver, sizeof(driver), "driver %s (CUDA %d and older)", mc->driver, mc->cuda_max);
 	else
 		snprintf(driver, sizeof(driver), "driver %s", mc->driver);
-	if (!cublas[0])
-		no_cublas_note(mc->platform, cublas, sizeof(cublas));
-	snprintf(out, size, "%s, %s, %s", mc->platform, driver, cublas);
+	if (!cublas[0] && mc->product->chooser_cuda_lib)
+		no_cublas_note(mc, cublas, sizeof(cublas));
+	snprintf(out, size, "%s, %s%s%s", mc->platform, driver, cublas[0] ? ", " : "", cublas);
 }
 
 static int setup_machine(struct machine *mc, const struct choose_options *o, struct cf_err *e)
 {
 	memset(mc, 0, sizeof(*mc));
+	mc->product = o->product;
 	mc->root = o->root;
 	snprintf(mc->platform, sizeof(mc->platform), "%s",
 		 o->platform ? o->platform : platform_self()->name);
@@ -443,7 +460,7 @@ int choose_bundle(const char *path, const struct choose_options *o, char *chosen
 		log_out("this machine: %s\n", machine);
 	if (rc == CF_OK && best < n) {
 		const struct candidate *b = &c[best];
-		log_out("chose %s: %s %s for CUDA %d%s%s\n", b->name, product_default()->display,
+		log_out("chose %s: %s %s for CUDA %d%s%s\n", b->name, b->m->product->display,
 			b->m->product_version, b->major,
 			mc.cuda_wanted ? " (--cuda)" : mc.cuda_max == b->major ? " (the driver's CUDA)" : "",
 			b->packs ? (b->libs_here ? ", carries CUDA libraries" : ", carries the CUDA libraries "
@@ -451,7 +468,7 @@ int choose_bundle(const char *path, const struct choose_options *o, char *chosen
 		if (!b->packs && !b->libs_here)
 			log_msg(LOG_WARN, "%s is neither on this machine nor in %s: %s will "
 				"not find it (validation reports it)", b->cublas, b->name,
-				product_default()->display);
+				b->m->product->display);
 		for (size_t i = 0; i < n; i++)
 			if (i != best && c[i].eligible)
 				rank(&c[i], b, c[i].why, sizeof(c[i].why));

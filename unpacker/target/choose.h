@@ -10,7 +10,11 @@
 #include "unpacker/target/productline.h"
 #include "unpacker/target/trust.h"
 
+struct product;
+
 struct choose_options {
+	const struct product *product; /* --product: only its bundles are considered (the others
+					* are named as passed over) */
 	const char *root;              /* "" or --root: the machine's files are read under it; a
 					* root with its own proc/ also gives the driver */
 	struct trust_sources trust;

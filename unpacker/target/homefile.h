@@ -6,7 +6,7 @@
 
 #include "common/err.h"
 
-/* Write text as home/rel (rel '/'-separated below home, ".config/cuferry/cudnn.sh"), 0644,
+/* Write text as home/rel (rel '/'-separated below home, ".config/cuferry/NAME.sh"), 0644,
  * atomically, making the directories of rel that are missing; for root on POSIX (others
  * write only what they could write anyway). The path is walked one component at a time from
  * '/' through the home (its own links resolved first) and on through rel, each opened without

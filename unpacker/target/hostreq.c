@@ -11,6 +11,7 @@
 #include "common/platform.h"
 #include "common/rootpath.h"
 #include "manifests/platforms.h"
+#include "manifests/product.h"
 
 /* Where distributions keep libc.so.6, as the image's own system finds it (links inside it). */
 static const char *const libc_places[] = {
@@ -47,9 +48,9 @@ static int windows_check(const struct manifest *m, char *why, size_t size)
 	const char *have = platform_windows_version();
 	if (!m->windows_min || !have || elfver_cmp(have, m->windows_min) >= 0)
 		return 0;
-	snprintf(why, size, "cuDNN %s needs Windows %s (its DLLs' PE headers), this machine runs "
-		 "Windows %s: use an older cuDNN, or a newer Windows", m->product_version,
-		 m->windows_min, have);
+	snprintf(why, size, "%s %s needs Windows %s (its DLLs' PE headers), this machine runs "
+		 "Windows %s: use an older %s, or a newer Windows", m->product->display,
+		 m->product_version, m->windows_min, have, m->product->display);
 	return 1;
 }
 
@@ -73,8 +74,8 @@ int hostreq_check(const char *root, const struct manifest *m, char *why, size_t 
 	}
 	if (elfver_cmp(have, m->glibc_min) >= 0)
 		return 0;
-	snprintf(why, size, "cuDNN %s needs glibc %s (its libraries' symbol versions), %s offers "
-		 "%s: use an older cuDNN, or a newer system", m->product_version, m->glibc_min,
-		 *root ? file : "this machine's C library", have);
+	snprintf(why, size, "%s %s needs glibc %s (its libraries' symbol versions), %s offers "
+		 "%s: use an older %s, or a newer system", m->product->display, m->product_version,
+		 m->glibc_min, *root ? file : "this machine's C library", have, m->product->display);
 	return 1;
 }

@@ -59,31 +59,34 @@ const char *layout_current_label(void)
 	return platform_self()->links_allowed ? "current -> " : "current: ";
 }
 
-char *layout_default_prefix(const char *root, const char *prefix)
+char *layout_default_prefix(const char *root, const char *prefix, const struct product *product)
 {
+	const char *stem = product->prefix_stem;
 	if (prefix)
 		return xstrdup(prefix);
 	if (known_folders()) {
 		char *dir = known_folder(platform_is_admin() ? PLATFORM_FOLDER_PROGRAMS
 							     : PLATFORM_FOLDER_USER_DATA);
-		char *path = xasprintf("%s\\cuferry\\%s", dir, product_default()->prefix_stem);
+		char *path = xasprintf("%s\\cuferry\\%s", dir, stem);
 		free(dir);
 		return path;
 	}
 	const char *home = getenv("HOME");
 	if (platform_is_admin() || *root || !home || !*home)
-		return xasprintf("/opt/%s", product_default()->prefix_stem);
-	return xasprintf("%s/.local/opt/%s", home, product_default()->prefix_stem);
+		return xasprintf("/opt/%s", stem);
+	return xasprintf("%s/.local/opt/%s", home, stem);
 }
 
-void layout_init(struct layout *l, const char *root, const char *prefix)
+void layout_init(struct layout *l, const char *root, const char *prefix,
+		 const struct product *product)
 {
 	char sep = platform_dir_separator();
 	l->root = root;
+	l->product = product;
 	l->platform = platform_self();
 	l->sep = sep;
 	l->registry = l->platform->env_store == PLATFORM_ENV_IN_REGISTRY;
-	l->prefix_sys = layout_default_prefix(root, prefix);
+	l->prefix_sys = layout_default_prefix(root, prefix, product);
 	l->prefix = xasprintf("%s%s", root, l->prefix_sys);
 	l->meta = xasprintf("%s%c" META, l->prefix, sep);
 	l->state = xasprintf("%s%c" STATE, l->meta, sep);
@@ -95,7 +98,7 @@ void layout_init(struct layout *l, const char *root, const char *prefix)
 	l->current = xasprintf("%s%c" CURRENT, l->prefix, sep);
 	l->env_before = xasprintf("%s%cenv-before.json", l->meta, sep);
 	l->modulefiles = xasprintf("%s%cmodulefiles", l->meta, sep);
-	const struct product *p = product_default();
+	const struct product *p = product;
 	l->ldconf = xasprintf("%s" LAYOUT_LDCONF_DIR "/%s", root, p->ldconf_name);
 	/* NULL when the product never had another name. */
 	l->ldconf_legacy = p->ldconf_legacy_name
@@ -255,17 +258,14 @@ char *layout_system_log(void)
 	return known_folders() ? shared_data("unpacker.log") : xstrdup("/var/log/cuferry/unpacker.log");
 }
 
-const char *layout_user_env_rel(void)
+char *layout_user_env_rel(const struct product *product)
 {
-	static char rel[128];
-	if (!rel[0])
-		snprintf(rel, sizeof(rel), ".config/cuferry/%s", product_default()->user_env_name);
-	return rel;
+	return xasprintf(".config/cuferry/%s", product->user_env_name);
 }
 
-char *layout_user_env(const char *home)
+char *layout_user_env(const char *home, const struct product *product)
 {
-	return xasprintf("%s/%s", home, layout_user_env_rel());
+	return xasprintf("%s/.config/cuferry/%s", home, product->user_env_name);
 }
 
 char *layout_self_install_dir(void)

@@ -10,16 +10,19 @@
 #define LAYOUT_PROFILE_DIR "/etc/profile.d"
 
 struct platform_spec;
+struct product;
 
 struct layout {
 	const char *root;    /* "" or --root DIR: every path below has it in front */
 	const struct platform_spec *platform; /* the platform row of this build, which is the
 			      * installed bundles' (install refuses another's) */
+	const struct product *product; /* what the prefix holds: its names (prefix, environment
+			      * files, modulefiles, pkg-config, CMake) are this product's */
 	char sep;            /* the system's directory separator: '/', Windows '\\' */
 	int registry;        /* the row's fact: the environment lives in the registry, not in
 			      * files (and platform->links_allowed: is there a current link) */
-	char *prefix_sys;    /* /opt/cudnn: what the system sees */
-	char *prefix;        /* ROOT/opt/cudnn: where we write */
+	char *prefix_sys;    /* /opt/STEM (the product's prefix_stem): what the system sees */
+	char *prefix;        /* ROOT/opt/STEM: where we write */
 	char *meta;          /* PREFIX/.cuferry */
 	char *state;         /* PREFIX/.cuferry/state.json */
 	char *state_prev;    /* PREFIX/.cuferry/state.prev.json: state.json before this run */
@@ -29,20 +32,22 @@ struct layout {
 			      * set: Windows), where state_current_install() says what is current */
 	char *env_before;    /* PREFIX/.cuferry/env-before.json: the environment files before */
 	char *modulefiles;   /* PREFIX/.cuferry/modulefiles: the module directories written */
-	char *ldconf;        /* ROOT/etc/ld.so.conf.d/00-cuferry-cudnn.conf */
-	char *ldconf_legacy; /* ROOT/etc/ld.so.conf.d/cuferry-cudnn.conf: the name before 00-;
-			      * NULL when the product never had another */
-	char *profile;       /* ROOT/etc/profile.d/cuferry-cudnn.sh */
+	char *ldconf;        /* ROOT/etc/ld.so.conf.d/ the product's ldconf_name */
+	char *ldconf_legacy; /* ... its ldconf_legacy_name: the name before 00-; NULL when the
+			      * product never had another */
+	char *profile;       /* ROOT/etc/profile.d/ the product's profile_name */
 };
 
-/* prefix: as the system sees it, NULL for the default (layout_default_prefix). On Windows the
- * paths are written with '\\' and there is no --root. */
-void layout_init(struct layout *l, const char *root, const char *prefix);
+/* prefix: as the system sees it, NULL for the product's default (layout_default_prefix). On
+ * Windows the paths are written with '\\' and there is no --root. product: the one the prefix
+ * holds (a bundle's m->product, or --product). */
+void layout_init(struct layout *l, const char *root, const char *prefix,
+		 const struct product *product);
 void layout_free(struct layout *l);
-/* The prefix as the system sees it: prefix when given, else /opt/cudnn for root (or under
- * --root), ~/.local/opt/cudnn for a user; Windows: %ProgramFiles%\cuferry\cudnn for an
- * Administrator, else %LOCALAPPDATA%\cuferry\cudnn. */
-char *layout_default_prefix(const char *root, const char *prefix);
+/* The prefix as the system sees it: prefix when given, else /opt/STEM for root (or under
+ * --root), ~/.local/opt/STEM for a user; Windows: %ProgramFiles%\cuferry\STEM for an
+ * Administrator, else %LOCALAPPDATA%\cuferry\STEM (STEM: the product's prefix_stem). */
+char *layout_default_prefix(const char *root, const char *prefix, const struct product *product);
 
 /* PREFIX/name: an install directory, a staging or backup directory. */
 char *layout_under(const struct layout *l, const char *name);
@@ -101,10 +106,10 @@ char *layout_system_log(void);
  * Windows %LOCALAPPDATA%\cuferry\unpacker.log. */
 char *layout_user_log(void);
 
-/* HOME/.config/cuferry/cudnn.sh: the user's environment snippet (--env=user);
- * layout_user_env_rel() is the part below HOME (the product's user_env_name). */
-const char *layout_user_env_rel(void);
-char *layout_user_env(const char *home);
+/* HOME/.config/cuferry/NAME: the user's environment snippet (--env=user), NAME the product's
+ * user_env_name; layout_user_env_rel() is the part below HOME. Free both. */
+char *layout_user_env_rel(const struct product *product);
+char *layout_user_env(const char *home, const struct product *product);
 
 /* Where self-install puts the unpacker, as the system sees it (Linux /usr/local/sbin, under
  * --root for images; Windows %ProgramFiles%\cuferry). Caller frees. */

@@ -5,15 +5,22 @@
 
 #include "unpacker/target/trust.h"
 
+struct product;
+
 struct install_options {
 	const char *bundle;
 	const char *root;   /* "" or --root DIR */
-	const char *prefix; /* as the system sees it; NULL for the default */
+	const char *prefix; /* as the system sees it; NULL for the product's default */
+	const struct product *product; /* --product (the default product when not given): whose
+				       * prefix the commands on what is installed act on, whose
+				       * bundles a kit's chooser considers; install BUNDLE takes the
+				       * bundle's own (m->product) */
+	int product_given;  /* --product was given: install BUNDLE checks the bundle is of it */
 	struct trust_sources trust;
 	int no_env;
 	int env_user;
 	int allow_downgrade;
-	int keep_current; /* an older cuDNN installs beside; current is not switched */
+	int keep_current; /* an older version installs beside; current is not switched */
 	int allow_expired;
 	int force;
 	int progress;

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "manifests/product.h"
+
 static const struct state_bundle *current_of(const struct state *st)
 {
 	for (size_t i = 0; st->current && i < st->nbundles; i++)
@@ -23,7 +25,7 @@ int productline_refuses(const struct state *st, const struct manifest *m,
 	    !o->allow_downgrade && !o->keep_current) {
 		snprintf(why, size, "%s %s is older than the current %s (for CUDA %s): downgrade "
 			 "refused (--allow-downgrade to switch to it, --keep-current to install it beside)",
-			 product_default()->display, m->product_version, cur->version,
+			 m->product->display, m->product_version, cur->version,
 			 cur->cuda_variant ? cur->cuda_variant : "?");
 		return 1;
 	}
@@ -37,7 +39,7 @@ int productline_refuses(const struct state *st, const struct manifest *m,
 			snprintf(why, size, "%s (counter %llu) is an older build of %s %s for CUDA %s "
 				 "than the installed %s (counter %llu): replay or downgrade refused "
 				 "(--allow-downgrade)", m->bundle_id, (unsigned long long)m->counter,
-				 product_default()->display, m->product_version, m->cuda_variant, b->id,
+				 m->product->display, m->product_version, m->cuda_variant, b->id,
 				 (unsigned long long)b->counter);
 			return 1;
 		}
@@ -52,4 +54,9 @@ const char *productline_replaced_variant(const struct state *st, const struct ma
 	    strcmp(cur->cuda_variant, m->cuda_variant) != 0)
 		return cur->cuda_variant;
 	return NULL;
+}
+
+void productline_version_key(const struct product *p, char *out, size_t size)
+{
+	snprintf(out, size, "%s_version", p->name);
 }

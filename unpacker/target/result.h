@@ -17,6 +17,7 @@ struct install_result {
 	char bundle_id[256];
 	char dir[256];
 	char version[64];
+	const struct product *product; /* the bundle's; NULL before one is opened */
 	char cuda_variant[16];
 	char prefix[1024];
 	char signers[256];
@@ -26,7 +27,7 @@ struct install_result {
 	int noop;
 	int recovered;
 	int kept_current; /* --keep-current: installed beside, current not switched */
-	char replaced_variant[16]; /* the same cuDNN for this CUDA variant was current ("" none) */
+	char replaced_variant[16]; /* the same version for this CUDA variant was current ("" none) */
 	double phase_s[PHASE_COUNT]; /* seconds; negative: the phase did not run */
 	char validation_timings[1024]; /* each validation step (per GPU), a JSON object */
 	char *validation_report;       /* report.json's "validation" object (JSON text) or NULL */

@@ -14,8 +14,8 @@
 int safepath_prefix_rule(const char *prefix, char *why, size_t size);
 /* The same, the reason naming the switch the user typed: "--prefix", "/D" or "/prefix". */
 int safepath_prefix_rule_as(const char *prefix, const char *option, char *why, size_t size);
-/* The prefix as typed with ONE trailing separator taken off ("/opt/cudnn/", NSIS-style
- * "/D=C:\tools\cudnn\"), never a root's own ("/", "C:\"): the rule judges the rest. Free it. */
+/* The prefix as typed with ONE trailing separator taken off ("/opt/nccl/", NSIS-style
+ * "/D=C:\tools\nccl\"), never a root's own ("/", "C:\"): the rule judges the rest. Free it. */
 char *safepath_prefix_trim(const char *prefix);
 /* A prefix that passed the rule, written with this system's own separator (Windows: every '/'
  * becomes '\'; POSIX: unchanged). Free it. */

@@ -11,6 +11,7 @@
 #include "manifests/manifest.h"
 #include "manifests/compat.h"
 #include "manifests/platforms.h"
+#include "manifests/product.h"
 #include "unpacker/target/layout.h"
 
 #define STATE_FORMAT "cuferry-state-1"
@@ -44,6 +45,7 @@ void state_free(struct state *s)
 		free(s->seen[i].id);
 	free(s->bundles);
 	free(s->seen);
+	free(s->product);
 	free(s->current);
 	free(s->newest_created);
 	memset(s, 0, sizeof(*s));
@@ -104,6 +106,7 @@ int state_load(const char *path, struct state *s, struct cf_err *e)
 			       "it away to start afresh)", path);
 	}
 	s->current = dup_or_null(get_str(root, "current"));
+	s->product = dup_or_null(get_str(root, "product"));
 	json_decref(root);
 	return CF_OK;
 }
@@ -121,9 +124,9 @@ int state_save(const char *path, const struct state *s, struct cf_err *e)
 	}
 	for (size_t i = 0; i < s->nseen; i++)
 		json_object_set_new(seen, s->seen[i].id, json_integer((json_int_t)s->seen[i].counter));
-	json_t *root = json_pack("{s:s, s:s?, s:s?, s:o, s:o}", "format", STATE_FORMAT, "current",
-				 s->current, "newest_created", s->newest_created, "bundles", bundles,
-				 "seen", seen);
+	json_t *root = json_pack("{s:s, s:s?, s:s?, s:s?, s:o, s:o}", "format", STATE_FORMAT,
+				 "product", s->product, "current", s->current, "newest_created",
+				 s->newest_created, "bundles", bundles, "seen", seen);
 	char *text = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS);
 	json_decref(root);
 	int rc = io_write_file_atomic(path, text, strlen(text), 0644) == 0
@@ -209,4 +212,25 @@ char *state_current_install(const char *root, const char *prefix_sys)
 	}
 	free(path);
 	return dir;
+}
+
+void state_set_product(struct state *s, const struct product *p)
+{
+	free(s->product);
+	s->product = xstrdup(p->name);
+}
+
+int state_check_product(const struct state *s, const struct product *p, const char *prefix,
+			struct cf_err *e)
+{
+	const struct product *held = s->product ? product_find(s->product) : product_default();
+	if (s->nbundles == 0 || held == p)
+		return CF_OK;
+	if (!held) /* a name this unpacker does not know: written by a newer one */
+		return cf_fail(e, CF_INCOMPATIBLE, "%s holds the product '%s', which this unpacker "
+			       "does not know: a prefix holds one product; give another --prefix", prefix,
+			       s->product);
+	return cf_fail(e, CF_INCOMPATIBLE, "%s holds %s, not %s: a prefix holds one product "
+		       "(--product %s acts on it; %s goes to another --prefix)", prefix,
+		       held->display, p->display, held->name, p->display);
 }

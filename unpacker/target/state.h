@@ -7,6 +7,8 @@
 
 #include "common/err.h"
 
+struct product;
+
 struct state_bundle {
 	char *id;      /* bundle_id */
 	char *dir;     /* directory under PREFIX */
@@ -23,6 +25,8 @@ struct state_seen {
 };
 
 struct state {
+	char *product;        /* the product the prefix holds (a registry name); NULL in a state
+			       * written before products were named: the default product's */
 	char *current;        /* dir name, or NULL */
 	char *newest_created; /* the latest `created` ever installed: the clock must not be earlier */
 	struct state_bundle *bundles;
@@ -41,6 +45,12 @@ int state_seen_counter(const struct state *s, const char *id, uint64_t *counter)
 void state_record(struct state *s, const struct state_bundle *b);
 void state_remove(struct state *s, const char *dir);
 void state_set_current(struct state *s, const char *dir);
+/* The prefix now holds product p (an install records it). */
+void state_set_product(struct state *s, const struct product *p);
+/* A prefix holds one product: CF_OK when the state's installs are of p (or there are none);
+ * else CF_INCOMPATIBLE with a reason naming the product the prefix (as shown: prefix) holds. */
+int state_check_product(const struct state *s, const struct product *p, const char *prefix,
+			struct cf_err *e);
 /* Where the current install is, as the system sees it, for every reader of "current"
  * (validate, doctor, env): PREFIX/current (the link) on POSIX; on Windows, which has no link,
  * PREFIX\DIR with DIR from state.json. NULL when nothing is current (or the state cannot be

@@ -1,4 +1,4 @@
-/* doctor.c - finding the cuDNN copies that a program could load instead of ours: where each
+/* doctor.c - finding the product's copies that a program could load instead of ours: where each
  * came from, what puts it on the loader's search path, which one wins, and how to remove it.
  * Versions come from file names, headers and conda's metadata; a copy none of them names is
  * asked of the unprivileged probe child on the host, never loaded here. Under --root every file read
@@ -21,7 +21,8 @@
 #include "common/rootpath.h"
 #include "unpacker/target/leftovers.h"
 #include "manifests/product.h"
-#include "unpacker/validate/gpuapi.h"
+#include "unpacker/validate/libname.h"
+#include "unpacker/validate/step_gpu.h"
 #include "unpacker/validate/proberun.h"
 #include "unpacker/validate/windoctor.h"
 #include "unpacker/target/state.h"
@@ -58,6 +59,7 @@ struct owned {
 };
 
 struct survey {
+	const struct product *product; /* whose copies: the layout's */
 	const char *root;
 	const char *prefix_sys;
 	char soname[32];               /* the current major's library, as programs load it by name */
@@ -65,7 +67,7 @@ struct survey {
 	size_t nentries;
 	struct copy copies[MAX_COPIES];
 	size_t ncopies;
-	struct owned owned[MAX_OWNED]; /* libcudnn files that dpkg's lists name */
+	struct owned owned[MAX_OWNED]; /* the product's library files that dpkg's lists name */
 	size_t nowned;
 	char cache_hit[PATH_MAX];      /* `ldconfig -p`'s first copy (no --root) */
 };
@@ -77,12 +79,12 @@ static const char *const default_dirs[] = { "/lib", "/usr/lib", "/lib64", "/usr/
 
 /* ---- versions: read without loading anything, else asked of the probe child ---- */
 
-static int version_from_header(const char *file, char *out, size_t size)
+static int version_from_header(const struct product *prod, const char *file, char *out, size_t size)
 {
 	char *text;
 	if (io_read_file(file, 1 << 20, &text, NULL) != 0)
 		return 0;
-	const struct product_version_source *src = &product_default()->version;
+	const struct product_version_source *src = &prod->version;
 	const char *macros[] = { src->major, src->minor, src->patch };
 	long n[3] = { -1, -1, -1 };
 	for (int i = 0; i < 3; i++) {
@@ -99,7 +101,8 @@ static int version_from_header(const char *file, char *out, size_t size)
 	return 1;
 }
 
-/* The file name (libcudnn.so.9.14.0), else cudnn_version.h in ../include beside it. */
+/* The file name (libnccl.so.2.28.9), else the product's version header in ../include
+ * beside it. */
 static void copy_version(const struct survey *s, struct copy *c)
 {
 	const char *base = strrchr(c->real, '/') + 1, *v = strstr(base, ".so.");
@@ -108,8 +111,8 @@ static void copy_version(const struct survey *s, struct copy *c)
 		return;
 	}
 	char *hdr = xasprintf("%s%.*s/../include/%s", s->root, (int)(base - 1 - c->real),
-			      c->real, product_default()->version.headers[0]);
-	if (!version_from_header(hdr, c->version, sizeof(c->version)))
+			      c->real, s->product->version.headers[0]);
+	if (!version_from_header(s->product, hdr, c->version, sizeof(c->version)))
 		snprintf(c->version, sizeof(c->version), "unknown");
 	free(hdr);
 }
@@ -162,13 +165,14 @@ static int users_copy(const struct survey *s, const char *path, char *why, size_
 	return theirs;
 }
 
-/* A copy that no name, header or metadata dates: its cudnnGetVersion(), asked of the probe
- * child (clean environment, timeout, nobody when run as root) that loads this one file by its
- * absolute path; nothing is loaded in this process. An image's libraries are never run
+/* A copy that no name, header or metadata dates: its version call, asked of the probe child
+ * (clean environment, timeout, nobody when run as root) that loads this one file by its
+ * absolute path; nothing is loaded in this process. Only a product whose GPU check this
+ * unpacker has (the probe knows its version call). An image's libraries are never run
  * (DESIGN.md §7): under --root it stays unknown. */
 static void version_by_loading(const struct survey *s, struct copy *c)
 {
-	if (strcmp(c->version, "unknown") != 0)
+	if (strcmp(c->version, "unknown") != 0 || !step_gpu_has_check(s->product))
 		return;
 	if (*s->root) {
 		snprintf(c->version_how, sizeof(c->version_how), "unknown (not loaded: inside --root)");
@@ -184,12 +188,14 @@ static void version_by_loading(const struct survey *s, struct copy *c)
 		snprintf(c->version_how, sizeof(c->version_how), "unknown (the unprivileged probe: %s)", why);
 	} else {
 		json_t *o = json_array_get(lines, 0);
-		const char *got = json_string_value(json_object_get(o, "cudnn_version"));
+		const char *got = json_string_value(json_object_get(o, "version"));
+		const char *call = json_string_value(json_object_get(o, "version_call"));
 		if (strcmp(json_string_value(json_object_get(o, "status")), "pass") == 0 && got) {
 			snprintf(c->version, sizeof(c->version), "%s", got);
 			snprintf(c->version_how, sizeof(c->version_how), "%s, read by loading it unprivileged "
-				 "(a probe child as uid %lld: cudnnGetVersion)", got,
-				 (long long)json_integer_value(json_object_get(o, "probe_uid")));
+				 "(a probe child as uid %lld: %s)", got,
+				 (long long)json_integer_value(json_object_get(o, "probe_uid")),
+				 call ? call : "?");
 		} else
 			snprintf(c->version_how, sizeof(c->version_how), "unknown (the unprivileged probe "
 				 "could not load it: %s)", json_string_value(json_object_get(o, "detail")));
@@ -224,7 +230,7 @@ static void append(char *buf, size_t size, const char *sep, const char *text)
 	snprintf(buf + used, size - used, "%s%s", used ? sep : "", text);
 }
 
-/* The copy DIR/libcudnn.so.<major> resolves to, recorded once; NULL when there is none. */
+/* The copy DIR/<main library>.so.<major> resolves to, recorded once; NULL when there is none. */
 static struct copy *add_copy(struct survey *s, const char *dir, const char *via)
 {
 	char *path = xasprintf("%s/%s", dir, s->soname), real[PATH_MAX];
@@ -387,7 +393,7 @@ static void survey_all(struct survey *s)
 		free(copy);
 	}
 	/* WHEEL: a site-packages directory, the wheel's tree below it; STEM: /opt/ with the
-	 * product's prefix stem after it (/opt/cudnn*). */
+	 * product's prefix stem after it (/opt/nccl*). */
 	enum { AS_IS, WHEEL, STEM };
 	static const struct { const char *glob; int kind; } places[] = {
 		{ "/usr/local/cuda*/lib64", AS_IS }, { "/usr/local/cuda*/lib", AS_IS },
@@ -405,7 +411,7 @@ static void survey_all(struct survey *s)
 		{ "/home/*/*conda*/lib", AS_IS }, { "/home/*/*conda*/envs/*/lib", AS_IS },
 		{ "/root/*conda*/lib", AS_IS }, { "/root/*conda*/envs/*/lib", AS_IS }, { NULL, AS_IS }
 	};
-	const struct product *p = product_default();
+	const struct product *p = s->product;
 	for (size_t i = 0; places[i].glob; i++) {
 		char *glob = places[i].kind == WHEEL ? xasprintf("%s/%s/lib", places[i].glob, p->wheel_dir)
 			   : places[i].kind == STEM ? xasprintf("%s%s*/lib*", places[i].glob, p->prefix_stem)
@@ -426,7 +432,7 @@ static void survey_all(struct survey *s)
 
 /* ---- where each copy came from, and the command that removes it ---- */
 
-/* dpkg's file lists: every libcudnn file a package owns, with the package's name. */
+/* dpkg's file lists: every file of the product's libraries (lib_stem*) a package owns, with the package's name. */
 static void read_dpkg_list(const char *list, void *ctx)
 {
 	struct survey *s = ctx;
@@ -434,13 +440,13 @@ static void read_dpkg_list(const char *list, void *ctx)
 	if (io_read_file(list, 16 << 20, &text, NULL) != 0)
 		return;
 	const char *base = strrchr(list, '/') + 1;
-	size_t n = strcspn(base, ":"); /* libcudnn9-cuda-12:amd64.list */
+	size_t n = strcspn(base, ":"); /* libnccl2:amd64.list */
 	if (n > strlen(base) - 5)
 		n = strlen(base) - 5;
 	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 		const char *slash = strrchr(l, '/');
 		struct owned *o = &s->owned[s->nowned];
-		const char *stem = product_default()->lib_stem;
+		const char *stem = s->product->lib_stem;
 		if (!slash || strncmp(slash + 1, stem, strlen(stem)) != 0 || s->nowned >= MAX_OWNED ||
 		    rootpath_resolve(s->root, l, o->real, sizeof(o->real)) != 0)
 			continue;
@@ -476,7 +482,7 @@ static void pip_name(char *name)
 
 static int classify_pip(const struct survey *s, struct copy *c, const char *pre)
 {
-	const struct product *prod = product_default();
+	const struct product *prod = s->product;
 	char *tail = xasprintf("-packages/%s/lib/", prod->wheel_dir);
 	const char *mark = strstr(c->real, tail);
 	free(tail);
@@ -513,7 +519,7 @@ static int classify_pip(const struct survey *s, struct copy *c, const char *pre)
 	    (strcmp(python, "python3") != 0 && users_copy(s, python, why, sizeof(why))))
 		set_text(&c->fix, "not shown as a command: a user's copy (%s), whose own python or pip "
 			 "would run as root: ask its owner to run python3 -m pip uninstall %s, or remove "
-			 "%s/nvidia/cudnn", why, name, site);
+			 "%s/%s", why, name, site, s->product->wheel_dir);
 	else
 		set_text(&c->fix, "%s%s -m pip uninstall %s   (only Python programs that import "
 			 "it load it, by path; a package that depends on it, such as torch, needs it "
@@ -523,7 +529,7 @@ static int classify_pip(const struct survey *s, struct copy *c, const char *pre)
 	return 1;
 }
 
-/* ENV/lib/libcudnn.so.9 with ENV/conda-meta/cudnn-<version>-<build>.json. */
+/* ENV/lib/<main library> with ENV/conda-meta/<conda_name>-<version>-<build>.json. */
 static int classify_conda(const struct survey *s, struct copy *c, const char *pre)
 {
 	char *env = xstrdup(c->real);
@@ -532,7 +538,7 @@ static int classify_conda(const struct survey *s, struct copy *c, const char *pr
 	int found = 0;
 	if (lib && strcmp(lib, "/lib") == 0) {
 		*lib = '\0';
-		const char *pkg = product_default()->conda_name;
+		const char *pkg = s->product->conda_name;
 		char *pattern = xasprintf("%s%s/conda-meta/%s-[0-9]*.json", s->root, env, pkg),
 		     meta[PATH_MAX] = "";
 		if (platform_glob(pattern, 1, first_match, meta) > 0) {
@@ -611,19 +617,20 @@ static void classify(const struct survey *s, struct copy *c)
 		*strrchr(top, '/') = '\0';
 		set_text(&c->fix, "rm %s%s/%s*   (copied there by hand, as NVIDIA's "
 			 "guides say; remove the headers %s%s/include/%s too)", s->root, dir,
-			 product_default()->lib_stem, s->root, top, product_default()->files.headers[0]);
+			 s->product->lib_stem, s->root, top, s->product->files.headers[0]);
 		free(top);
 	} else if (rpm_system(s)) {
-		/* RHEL's cuDNN packages (libcudnn9-cuda-12) put it in /usr/lib64: ask rpm, never rm. */
+		/* RHEL's packages of NVIDIA's libraries (libnccl-2.28.9-1+cuda13.0) put them in /usr/lib64:
+		 * ask rpm, never rm. */
 		set_text(&c->origin, "not in a dpkg list, pip or conda metadata; this "
 			 "system keeps an RPM database");
 		set_text(&c->fix, "%sdnf remove \"$(%srpm -qf %s)\"   (when no package owns "
-			 "it: rm %s%s/%s*)", pre, pre, c->real, s->root, dir, product_default()->lib_stem);
+			 "it: rm %s%s/%s*)", pre, pre, c->real, s->root, dir, s->product->lib_stem);
 	} else {
 		set_text(&c->origin, "unknown (no dpkg list, pip or conda metadata "
 			 "names it)");
 		set_text(&c->fix, "rm %s%s/%s*   (check first what uses it)",
-			 s->root, dir, product_default()->lib_stem);
+			 s->root, dir, s->product->lib_stem);
 	}
 	free(dir);
 }
@@ -726,17 +733,18 @@ static const struct verdict *shadowing(const struct verdict v[3])
 	return NULL;
 }
 
-/* The survey of copies under l's root for libcudnn.so.MAJOR, each classified and dated from
+/* The survey of copies under l's root for the product's main library of MAJOR, each classified and dated from
  * names, headers and metadata (nothing loaded); ours set on the install's own copy. */
 static struct survey *survey_copies(const struct layout *l, const char *major, char *ours,
 				    int *installed)
 {
 	struct survey *s = xcalloc(1, sizeof(*s));
 	char *current_sys = layout_current_sys(l->prefix_sys, '/');
+	s->product = l->product;
 	s->root = l->root;
 	s->prefix_sys = l->prefix_sys;
-	gpuapi_cudnn_name(major, s->soname, sizeof(s->soname));
-	char *current = gpuapi_cudnn_path(current_sys, major);
+	libname_main(s->product, major, s->soname, sizeof(s->soname));
+	char *current = libname_main_path(s->product, current_sys, major);
 	*installed = rootpath_resolve(s->root, current, ours, PATH_MAX) == 0;
 	survey_all(s);
 	read_dpkg_lists(s);
@@ -802,9 +810,9 @@ static void print_copies(const struct survey *s, const struct copy *main_winner)
 	if (*s->root)
 		log_out("%s copies that provide %s in the image at %s (its own loader "
 			"configuration, environment and package lists read, not this host's):\n",
-			product_default()->display, s->soname, s->root);
+			s->product->display, s->soname, s->root);
 	else
-		log_out("%s copies that provide %s on this machine:\n", product_default()->display,
+		log_out("%s copies that provide %s on this machine:\n", s->product->display,
 			s->soname);
 	if (s->ncopies == 0)
 		log_out("  (none)\n");
@@ -834,7 +842,7 @@ int doctor_run(const struct install_options *o, struct cf_err *e)
 	if (!*o->root && platform_lib_search_is_dirs())
 		return windoctor_run(o, e);
 	struct layout l;
-	layout_init(&l, o->root, o->prefix);
+	layout_init(&l, o->root, o->prefix, o->product);
 	char ours[PATH_MAX] = "", major[16];
 	snprintf(major, sizeof(major), "%d", current_major(&l));
 	int installed, system_env = env_system_present(&l);
@@ -854,20 +862,20 @@ int doctor_run(const struct install_options *o, struct cf_err *e)
 			log_out("%s finds no %s\n", v[i].who, s->soname);
 		else
 			log_out("%s gets %s%s (%s %s, through %s)\n", v[i].who, s->root, v[i].c->real,
-				product_default()->display, v[i].c->version, v[i].via);
+				s->product->display, v[i].c->version, v[i].via);
 	}
 	if (!installed) {
 		log_out("nothing is installed as current in %s%s\n", o->root, l.prefix_sys);
 	} else if (lost) {
 		rc = cf_fail(e, CF_VALIDATION, "the installed %s (%s%s) is shadowed by %s%s (%s %s, %s) "
-			     "for %s, put on the search path by %s; fix: %s", product_default()->display,
-			     s->root, ours, s->root, lost->c->real, product_default()->display,
+			     "for %s, put on the search path by %s; fix: %s", s->product->display,
+			     s->root, ours, s->root, lost->c->real, s->product->display,
 			     lost->c->version, lost->c->origin, lost->who, lost->via, lost->c->fix);
 	} else if (any) {
 		log_out("the installed copy wins: nothing shadows it\n");
 	} else {
 		rc = cf_fail(e, CF_VALIDATION, "the installed %s is not on the loader's path: run "
-			     "ldconfig, or use the environment from 'unpacker env'", product_default()->display);
+			     "ldconfig, or use the environment from 'unpacker env'", s->product->display);
 	}
 	leftovers_report(&l);
 	survey_free(s);

@@ -1,5 +1,5 @@
-/* doctor.h - which cuDNN copies exist on this machine, which one a program loading
- * libcudnn.so.<major> gets, and which of them shadow the install */
+/* doctor.h - which copies of the product exist on this machine, which one a program loading
+ * its main library (libname_main) gets, and which of them shadow the install */
 #ifndef UNPACKER_DOCTOR_H
 #define UNPACKER_DOCTOR_H
 
@@ -11,7 +11,7 @@
  * copy would be loaded instead of PREFIX/current/lib. */
 int doctor_run(const struct install_options *o, struct cf_err *e);
 
-/* The copy of libcudnn.so.MAJOR a program gets, decided exactly as doctor decides it (the one
+/* The copy of the main library of MAJOR a program gets, decided exactly as doctor decides it (the one
  * function validation's step 3 uses too, so the two always agree): the loader's configuration
  * and cache, /etc/environment and profile.d read as files under l's root, and, for a user's
  * install (system_env 0: no system files), the caller's LD_LIBRARY_PATH. Nothing is loaded. */

@@ -116,6 +116,7 @@ const char *gpuapi_cuda_error(const struct cuda_api *api, int status)
 #endif
 
 const char gpuapi_cudnn_files[] = CUDNN_FILES;
+const char gpuapi_version_key[] = "cudnn_version";
 const char gpuapi_driver_name[] = DRIVER_NAME;
 const char gpuapi_separator = SEPARATOR;
 

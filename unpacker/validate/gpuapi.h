@@ -182,6 +182,8 @@ char *gpuapi_cudnn_dir(const char *dir);
 int gpuapi_cudnn_sublibrary(const char *name, const char *major);
 /* What every file name of cuDNN's libraries starts with: "libcudnn" (Windows: "cudnn"). */
 extern const char gpuapi_cudnn_files[];
+/* The key the library probe reports the library's own version under (step 2's row). */
+extern const char gpuapi_version_key[];
 /* The driver's library, as programs load it by name: "libcuda.so.1" (Windows: "nvcuda.dll"). */
 extern const char gpuapi_driver_name[];
 /* The separator of the paths the system gives back (realpath, loaded modules): '/' ('\\'). */

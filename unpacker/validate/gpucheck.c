@@ -15,6 +15,8 @@
 #include "unpacker/validate/gpuapi.h"
 #include "unpacker/validate/mapped.h"
 
+const char gpucheck_name[] = "cudnn-convolution";
+
 #define RUNS 5
 
 struct gpu {

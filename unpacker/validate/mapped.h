@@ -1,5 +1,5 @@
 /* mapped.h - the libraries mapped into the probe child, as its checks report them: which
- * cuDNN copies a load brought in, and which NVIDIA libraries (NVRTC, cuBLASLt) came with it */
+ * copies of the product's library a load brought in, and which NVIDIA libraries (NVRTC, cuBLASLt) came with it */
 #ifndef UNPACKER_VALIDATE_MAPPED_H
 #define UNPACKER_VALIDATE_MAPPED_H
 

@@ -13,7 +13,7 @@ struct validate_signature {
 	int failed;     /* the signatures did not verify: nothing in the header is believed */
 	char why[1200]; /* the step's detail, either way */
 	/* Failed: the install as state.json records it, for the report (set by the caller) */
-	const char *bundle_id, *cudnn_version;
+	const char *bundle_id, *version;
 };
 
 struct validate_options {

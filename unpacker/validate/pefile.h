@@ -42,7 +42,7 @@ int pe_parse(pe_read_fn read, void *ctx, uint64_t file_size, struct pe_info *inf
 /* The same for a file in memory (tests, fuzzing). */
 int pe_parse_memory(const void *data, size_t size, struct pe_info *info, char *why,
 		    size_t why_size);
-/* The same for a file on disk (read piecewise: cuDNN's DLLs run to hundreds of MB). */
+/* The same for a file on disk (read piecewise: NVIDIA's DLLs run to hundreds of MB). */
 int pe_parse_file(const char *path, struct pe_info *info, char *why, size_t why_size);
 void pe_info_free(struct pe_info *info);
 

@@ -112,7 +112,7 @@ static int probe_library(char **a)
 	char held[640];
 	if (platform_privilege_report(held, sizeof(held)) == 0)
 		json_object_set_new(o, "probe_rights", json_string(held));
-	json_object_set_new(o, "cudnn_version", json_string(got));
+	json_object_set_new(o, gpuapi_version_key, json_string(got));
 	json_object_set_new(o, "cudart_version", json_integer((json_int_t)cudart));
 	const char *bad = NULL;
 	if (compat_version_cmp(got, want) != 0) {
@@ -174,6 +174,27 @@ static int loaded_version(void *lib, char *out, size_t size)
 
 /* version FILE: one copy, loaded by its absolute path (never searched for by name), and what
  * its cudnnGetVersion() says: doctor's version of a copy whose name and headers do not say. */
+/* load PATH: a product's main library that no GPU check of this unpacker knows, loaded by
+ * absolute path with every symbol bound now (a missing dependency shows), nothing called. */
+static int probe_load(char **a)
+{
+	char why[PATH_MAX + 512];
+	if (probe_readable(a[0], "library") != 0)
+		return 1;
+	void *lib = platform_lib_open(a[0], PLATFORM_LIB_NOW);
+	if (!lib) {
+		snprintf(why, sizeof(why), "%s does not load: %s", a[0], platform_lib_error());
+		probe_emit(probe_result("library", "fail", why));
+		return 1;
+	}
+	snprintf(why, sizeof(why), "%s loads (no version call: this unpacker has no GPU check "
+		 "for it)", a[0]);
+	json_t *o = probe_result("library", "pass", why);
+	json_object_set_new(o, "probe_uid", json_integer((json_int_t)platform_user_id()));
+	probe_emit(o);
+	return 0;
+}
+
 static int probe_version(char **a)
 {
 	char got[32], why[PATH_MAX + 64];
@@ -191,7 +212,8 @@ static int probe_version(char **a)
 	}
 	json_t *o = probe_result("library", "pass", a[0]);
 	json_object_set_new(o, "probe_uid", json_integer((json_int_t)platform_user_id()));
-	json_object_set_new(o, "cudnn_version", json_string(got));
+	json_object_set_new(o, "version", json_string(got));
+	json_object_set_new(o, "version_call", json_string("cudnnGetVersion"));
 	probe_emit(o);
 	return 0;
 }
@@ -267,6 +289,7 @@ int probe_main(int argc, char **argv)
 	} kinds[] = {
 		{ "library", "library", 4, probe_library }, { "driver", "driver", 1, probe_driver },
 		{ "version", "library", 1, probe_version }, { "compute", "compute", 7, probe_compute },
+		{ "load", "library", 1, probe_load },
 	};
 	int fd = argc >= 2 ? platform_inherited_handle(argv[0]) : -1;
 	if (fd < 0) {

@@ -9,6 +9,7 @@
 
 #include "common/log.h"
 #include "common/platform.h"
+#include "unpacker/validate/gpuapi.h"
 
 #define MAX_STRING 4096
 
@@ -116,7 +117,8 @@ static int well_formed(json_t *o)
 	    !one_of(json_string_value(json_object_get(o, "status")), statuses) ||
 	    !json_is_string(json_object_get(o, "detail")) || !optional(o, "gpu", is_integer) ||
 	    !optional(o, "shape", is_string) || !optional(o, "path", is_string) ||
-	    !optional(o, "version", is_string) || !optional(o, "cudnn_version", is_string) ||
+	    !optional(o, "version", is_string) || !optional(o, gpuapi_version_key, is_string) ||
+	    !optional(o, "version_call", is_string) ||
 	    !optional(o, "cudart_version", is_integer) || !optional(o, "probe_uid", is_integer) || !optional(o, "loaded", is_array) ||
 	    !optional(o, "libraries", is_object) || !optional(o, "gpus", is_array) ||
 	    !optional(o, "cuda_driver_api", is_integer) || !optional(o, "seconds", is_number) ||

@@ -41,8 +41,8 @@ int probe_run(const char *extra_env, int timeout, char *const args[], json_t **l
 		return snprintf(why, size, "cannot start a probe: %s", strerror(saved)), -1;
 	}
 	/* An environment of its own: nothing of the caller's, no LD_LIBRARY_PATH, no LD_PRELOAD
-	 * (the loader maps nothing of an install before main, and cuDNN, cuBLAS, NVRTC and
-	 * the driver are loaded by absolute path). */
+	 * (the loader maps nothing of an install before main, and the product, cuBLAS,
+	 * NVRTC and the driver are loaded by absolute path). */
 	for (const char *const *base = platform_clean_env(); *base && nenv < 6; base++)
 		env[nenv++] = (char *)*base;
 	if (extra_env)

@@ -13,6 +13,7 @@
 #include "common/log.h"
 #include "common/platform.h"
 #include "unpacker/target/layout.h"
+#include "unpacker/target/productline.h"
 #include "unpacker/validate/proberun.h"
 
 /* On a terminal: which step (and GPU) is running now; replaced by the step's row. */
@@ -178,10 +179,12 @@ int report_write(const struct run *r, const char *result, char *failed_copy, siz
 	}
 	/* Without a manifest (its header failed step 1) the install is named as state.json has it. */
 	const struct validate_signature *sig = r->o->signature;
+	char key[64];
+	productline_version_key(r->product, key, sizeof(key));
 	json_t *v = json_pack("{s:s, s:s, s:s, s:s, s:s?, s:s?, s:s, s:O, s:O}", "validated_at", now,
 			      "result", result, "gpu", r->gpu_checked ? "checked" : "not checked",
 			      "install", r->dir, "bundle_id", r->m ? r->m->bundle_id : sig->bundle_id,
-			      "cudnn_version", r->m ? r->m->product_version : sig->cudnn_version,
+			      key, r->m ? r->m->product_version : sig->version,
 			      "environment_ld_library_path", r->env_ldpath,
 			      "timings_s", r->timings, "checks", r->checks);
 	if (r->o->report_out)

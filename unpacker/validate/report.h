@@ -20,11 +20,12 @@ struct run {
 	const struct validate_options *o;
 	const char *dir;
 	const struct manifest *m;
+	const struct product *product; /* the manifest's (m->product), else the layout's */
 	char major[16];
 	char env_ldpath[4096];
-	/* step 4's cuBLASLt, cuBLAS and NVRTC of this host, ':'-separated: the GPU checks load
-	 * them by absolute path before cuDNN asks for them by name ("-": none; under --root an
-	 * image's files are never loaded) */
+	/* step 4's CUDA libraries that the product opens by name (its cuda_libs_opened) of this
+	 * host, ':'-separated: the GPU checks load them by absolute path before the product asks
+	 * for them by name ("-": none; under --root an image's files are never loaded) */
 	char preload[3 * PATH_MAX + 4];
 	struct json_t *checks;
 	struct json_t *timings;       /* seconds per step, and per GPU for step 6 */

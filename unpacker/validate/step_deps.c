@@ -1,4 +1,5 @@
-/* step_deps.c - step 4: cuDNN's dependencies (ELF on POSIX, PE imports on Windows), as files */
+/* step_deps.c - step 4: the product's dependencies (ELF on POSIX, PE imports on Windows), as
+ * files: the CUDA libraries it opens by name (its cuda_libs_opened) and the system's zlib */
 #include "unpacker/validate/step_deps.h"
 
 #include <jansson.h>
@@ -11,20 +12,48 @@
 #include "common/platform.h"
 #include "manifests/product.h"
 #include "unpacker/validate/dllsearch.h"
-#include "unpacker/validate/gpuapi.h"
+#include "unpacker/validate/libname.h"
 #include "unpacker/validate/pefile.h"
 #include "unpacker/validate/search.h"
 
-static const char *component_of(const char *lib)
+/* The CUDA libraries a product may open by name: their soname stem (as cuda_libs_opened
+ * spells it), the CUDA component that carries them, the name messages give them. */
+static const struct cuda_lib {
+	const char *stem, *component, *display;
+} cuda_libs[] = {
+	{ "libcublas.so.", "libcublas", "cuBLAS" },
+	{ "libcublasLt.so.", "libcublas", "cuBLASLt" },
+	{ "libnvrtc.so.", "cuda_nvrtc", "NVRTC" },
+};
+#define NCUDA_LIBS (sizeof(cuda_libs) / sizeof(cuda_libs[0]))
+
+static const struct cuda_lib *cuda_lib_of(const char *soname)
 {
-	if (strncmp(lib, "libcublas", 9) == 0)
-		return "libcublas";
-	if (strncmp(lib, "libnvrtc", 8) == 0)
-		return "cuda_nvrtc";
+	for (size_t i = 0; i < NCUDA_LIBS; i++)
+		if (strncmp(soname, cuda_libs[i].stem, strlen(cuda_libs[i].stem)) == 0)
+			return &cuda_libs[i];
 	return NULL;
 }
 
-/* Where a program's loader finds soname after cuDNN's RUNPATH ($ORIGIN, the bundle's lib/):
+static const char *component_of(const char *lib)
+{
+	const struct cuda_lib *c = cuda_lib_of(lib);
+	return c ? c->component : NULL;
+}
+
+/* What the product opens by name, by the name messages give (cuBLAS before cuBLASLt before
+ * NVRTC): the order of the checks and of their sentence. */
+static size_t opened_sorted(const struct product *p, const struct cuda_lib **out, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < NCUDA_LIBS && n < max; i++)
+		for (size_t k = 0; p->cuda_libs_opened && p->cuda_libs_opened[k]; k++)
+			if (strcmp(p->cuda_libs_opened[k], cuda_libs[i].stem) == 0)
+				out[n++] = &cuda_libs[i];
+	return n;
+}
+
+/* Where a program's loader finds soname after the product's RUNPATH ($ORIGIN, the bundle's lib/):
  * LD_LIBRARY_PATH of a user install, then the ld cache (under --root: the image's
  * ld.so.conf.d), then the default directories. Files only: nothing is loaded. */
 static int find_dependency(const struct run *r, const struct search *s, const char *soname, char *out,
@@ -44,20 +73,22 @@ static int find_dependency(const struct run *r, const struct search *s, const ch
 	return search_find(s, soname, out, size);
 }
 
-/* Step 4: the libraries cuDNN opens at run time, of the bundle's CUDA major, as files. */
+/* Step 4: the libraries the product opens at run time, of the bundle's CUDA major, and zlib,
+ * as files. */
 static json_t *find_dependencies(struct run *r)
 {
-	char names[4][64], found[PATH_MAX];
+	char names[NCUDA_LIBS + 1][64], found[PATH_MAX];
 	const char *v = r->m->cuda_variant;
-	snprintf(names[0], 64, "libcublas.so.%s", v);
-	snprintf(names[1], 64, "libcublasLt.so.%s", v);
-	snprintf(names[2], 64, "libnvrtc.so.%s", v);
-	snprintf(names[3], 64, "libz.so.1");
+	const struct cuda_lib *opened[NCUDA_LIBS];
+	size_t n = opened_sorted(r->product, opened, NCUDA_LIBS);
+	for (size_t i = 0; i < n; i++)
+		snprintf(names[i], 64, "%s%s", opened[i]->stem, v);
+	snprintf(names[n++], 64, "libz.so.1");
 	struct search *s = xmalloc(sizeof(*s));
 	search_root(r, s);
 	json_t *libs = json_object();
 	int missing = 0;
-	for (int i = 0; i < 4; i++) {
+	for (size_t i = 0; i < n; i++) {
 		int hit = find_dependency(r, s, names[i], found, sizeof(found)) == 0;
 		json_object_set_new(libs, names[i], hit ? json_string(found) : json_null());
 		missing += !hit;
@@ -92,9 +123,10 @@ static void dll_advice(const struct run *r, const char *name, const char *import
 	static const char *const cuda[] = { "cublas64_", "cublasLt64_", "cudart64_", "nvrtc64_",
 					    "nvrtc-builtins64_", NULL };
 	if (strcasecmp(name, "zlibwapi.dll") == 0) {
-		snprintf(out, size, "%s missing (imported by %s): cuDNN 8 needs zlib built for Windows; "
-			 "get zlibwapi.dll from NVIDIA's zlib page (cuDNN installation guide) and carry it "
-			 "with 'bundler create --add-file zlibwapi.dll'", name, importer);
+		snprintf(out, size, "%s missing (imported by %s): %s %s needs zlib built for Windows; "
+			 "get zlibwapi.dll from NVIDIA's zlib page (%s installation guide) and carry it "
+			 "with 'bundler create --add-file zlibwapi.dll'", name, importer,
+			 r->product->display, r->major, r->product->display);
 		return;
 	}
 	for (size_t i = 0; cuda[i]; i++) {
@@ -172,37 +204,57 @@ static int dll_imports(const char *file, void *ctx)
 	return 0;
 }
 
-/* cuDNN 9 imports no cuBLAS or NVRTC: it loads them by name when a graph needs them, from
- * where a program loading them by name would (its own bin\, System32, PATH), as on Linux. */
+/* What the product opens by name (its cuda_libs_opened: a product may import no cuBLAS or
+ * NVRTC and load them only when it needs them), from where a program loading them by name would
+ * (its own bin\, System32, PATH), as on Linux. */
 static void runtime_dlls(struct dll_deps *d)
 {
-	if (atoi(d->r->major) < 9)
-		return; /* cuDNN 8 imports what it needs: the import tables said it all */
+	const struct product *p = d->r->product;
+	if (!p->cuda_libs_opened || !p->cuda_libs_opened[0] || atoi(d->r->major) < 9)
+		return; /* before major 9 what it needs is imported: the import tables said it all */
 	const char *v = d->r->m->cuda_variant;
 	char names[3][64];
 	snprintf(names[0], sizeof(names[0]), "cublas64_%s.dll", v);
 	snprintf(names[1], sizeof(names[1]), "cublasLt64_%s.dll", v);
 	snprintf(names[2], sizeof(names[2]), "nvrtc64_%s0_0.dll", v);
+	char importer[64];
+	snprintf(importer, sizeof(importer), "%s, at run time", p->display);
 	for (size_t i = 0; i < 3; i++) {
 		if (!json_object_get(d->libs, names[i]))
-			find_dll(d, names[i], "cuDNN, at run time");
+			find_dll(d, names[i], importer);
 	}
 }
 
 /* Step 4 where DLLs are found as files (Windows): the installed DLLs' import tables, and the
- * DLLs cuDNN 9 loads by name. */
+ * DLLs the product loads by name. */
 static void check_deps_dirs(struct run *r)
 {
-	struct dll_deps d = { .r = r, .bin = gpuapi_cudnn_dir(r->dir), .libs = json_object() };
+	struct dll_deps d = { .r = r, .bin = libname_dir(r->dir), .libs = json_object() };
 	platform_dir_list(d.bin, dll_imports, &d);
 	runtime_dlls(&d);
-	char pass[256];
-	snprintf(pass, sizeof(pass), "every DLL the install's DLLs import or cuDNN loads (%zu) is in "
-		 "its bin\\, System32 or on PATH", d.imports);
+	char pass[256], how[160];
+	snprintf(pass, sizeof(pass), "every DLL the install's DLLs import or %s loads (%zu) is in "
+		 "its bin\\, System32 or on PATH", r->product->display, d.imports);
+	snprintf(how, sizeof(how), "the DLLs' import tables and what %s %s loads by name, each "
+		 "found as a file, not loaded", r->product->display, r->major);
 	json_t *o = report_add(r, 4, "dependencies", d.why[0] ? "fail" : "pass", d.why[0] ? d.why : pass);
 	json_object_set_new(o, "libraries", d.libs);
-	json_object_set_new(o, "how", json_string("the DLLs' import tables and what cuDNN 9 loads by name, each found as a file, not loaded"));
+	json_object_set_new(o, "how", json_string(how));
 	free((char *)d.bin);
+}
+
+/* "cuBLAS, cuBLASLt, NVRTC and zlib found": what the product opens, then zlib. */
+static const char *found_sentence(const struct product *p, char *out, size_t size)
+{
+	const struct cuda_lib *opened[NCUDA_LIBS];
+	size_t n = opened_sorted(p, opened, NCUDA_LIBS), used = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < n && used < size; i++)
+		used += (size_t)snprintf(out + used, size - used, "%s%s", i ? ", " : "",
+					 opened[i]->display);
+	if (used < size)
+		snprintf(out + used, size - used, "%szlib found", n ? " and " : "");
+	return out;
 }
 
 void step_deps(struct run *r)
@@ -220,11 +272,11 @@ void step_deps(struct run *r)
 	json_t *libs = json_object_get(o, "libraries"), *v;
 	const char *name;
 	char why[1024] = "";
-	const char *const *loaded_by_cudnn = product_default()->cuda_libs_opened;
-	for (size_t i = 0; !*r->o->layout->root && loaded_by_cudnn[i]; i++)
+	const char *const *opened = r->product->cuda_libs_opened;
+	for (size_t i = 0; !*r->o->layout->root && opened && opened[i]; i++)
 		json_object_foreach(libs, name, v) {
 			size_t used = strlen(r->preload);
-			if (json_is_string(v) && strncmp(name, loaded_by_cudnn[i], strlen(loaded_by_cudnn[i])) == 0)
+			if (json_is_string(v) && strncmp(name, opened[i], strlen(opened[i])) == 0)
 				snprintf(r->preload + used, sizeof(r->preload) - used, "%s%s", used ? ":" : "",
 					 json_string_value(v));
 		}
@@ -248,5 +300,5 @@ void step_deps(struct run *r)
 	if (why[0])
 		json_object_set_new(o, "detail", json_string(why));
 	else if (libs)
-		json_object_set_new(o, "detail", json_string("cuBLAS, cuBLASLt, NVRTC and zlib found"));
+		json_object_set_new(o, "detail", json_string(found_sentence(r->product, why, sizeof(why))));
 }

@@ -1,4 +1,4 @@
-/* step_deps.h - validation step 4: the libraries cuDNN needs (ELF, or PE import tables), found as files */
+/* step_deps.h - validation step 4: the libraries the product needs (ELF, or PE import tables), found as files */
 #ifndef UNPACKER_VALIDATE_STEP_DEPS_H
 #define UNPACKER_VALIDATE_STEP_DEPS_H
 

@@ -12,7 +12,9 @@
 #include "common/platform.h"
 #include "manifests/compat.h"
 #include "common/fault.h"
+#include "manifests/product.h"
 #include "unpacker/validate/gpuapi.h"
+#include "unpacker/validate/gpucheck.h"
 #include "unpacker/validate/probereport.h"
 #include "unpacker/validate/proberun.h"
 #include "unpacker/validate/search.h"
@@ -170,9 +172,28 @@ static void compute_all(struct run *r, const char *libcuda, size_t ngpus)
 	free(started);
 }
 
+/* The GPU checks this unpacker has, by the name a product's descriptor gives its check. */
+static const char *const gpu_checks[] = { gpucheck_name, NULL };
+
+int step_gpu_has_check(const struct product *p)
+{
+	for (size_t i = 0; p->gpu_check && gpu_checks[i]; i++)
+		if (strcmp(p->gpu_check, gpu_checks[i]) == 0)
+			return 1;
+	return 0;
+}
+
 void step_gpu(struct run *r)
 {
 	char libcuda[PATH_MAX], version[64], why[1024];
+	if (!step_gpu_has_check(r->product)) {
+		const char *skip = r->o->require_gpu ? "fail" : "skip";
+		snprintf(why, sizeof(why), "no GPU check for %s in this unpacker", r->product->display);
+		report_add(r, 5, "driver", skip, why);
+		report_add(r, 6, "compute", skip, why);
+		r->incompatible |= r->o->require_gpu;
+		return;
+	}
 	if (find_libcuda(libcuda, sizeof(libcuda)) != 0) {
 		const char *skip = r->o->require_gpu ? "fail" : "skip";
 		char none[128];
@@ -215,10 +236,11 @@ void step_gpu(struct run *r)
 		snprintf(cc, sizeof(cc), "%lld.%lld", json_integer_value(json_object_get(gpu, "cc_major")),
 			 json_integer_value(json_object_get(gpu, "cc_minor")));
 		int old = r->m->cc_min && compat_version_cmp_full(cc, r->m->cc_min) < 0;
-		used += (size_t)snprintf(why + used, sizeof(why) - used, "; GPU %zu %s, %.0f GiB, sm %s%s", i,
+		used += (size_t)snprintf(why + used, sizeof(why) - used, "; GPU %zu %s, %.0f GiB, sm %s%s%s%s", i,
 					 json_string_value(json_object_get(gpu, "name")),
 					 (double)json_integer_value(json_object_get(gpu, "memory_bytes")) / 1073741824.0,
-					 cc, old ? " (not supported by this cuDNN)" : "");
+					 cc, old ? " (not supported by this " : "",
+					 old ? r->product->display : "", old ? ")" : "");
 		bad |= old;
 	}
 	if (used >= sizeof(why))

@@ -1,4 +1,4 @@
-/* step_resolution.c - step 3: the copy of cuDNN a program gets, read as files */
+/* step_resolution.c - step 3: the copy of the product a program gets, read as files */
 #include "unpacker/validate/step_resolution.h"
 
 #include <jansson.h>
@@ -10,7 +10,8 @@
 #include "common/platform.h"
 #include "unpacker/validate/dllsearch.h"
 #include "unpacker/validate/doctor.h"
-#include "unpacker/validate/gpuapi.h"
+#include "manifests/product.h"
+#include "unpacker/validate/libname.h"
 #include "unpacker/validate/search.h"
 
 /* Step 3 where the system's search is directories of files (Windows: System32, the Windows
@@ -58,10 +59,10 @@ void step_resolution(struct run *r, int is_current)
 		report_add(r, 3, "resolution", "skip", "not the current install");
 		return;
 	}
-	char *path = gpuapi_cudnn_path(r->dir, r->major);
+	char *path = libname_main_path(r->product, r->dir, r->major);
 	int ok = search_image_realpath(root, path, mine) != NULL;
 	free(path);
-	gpuapi_cudnn_name(r->major, name, sizeof(name));
+	libname_main(r->product, r->major, name, sizeof(name));
 	if (!*root && platform_lib_search_is_dirs()) {
 		if (ok)
 			check_resolution_dirs(r, name, mine);
@@ -83,17 +84,19 @@ void step_resolution(struct run *r, int is_current)
 			 "of 'unpacker env' (LD_LIBRARY_PATH=%s/lib)", name, r->o->layout->current);
 		o = report_add(r, 3, "resolution", "skip", why);
 	} else if (!p->found) {
-		o = report_add(r, 3, "resolution", "fail", *root ? "no libcudnn on the image's search path "
-			"(its ld.so.conf.d and default directories)" : "no libcudnn in the ld cache or the "
-			"default directories: run ldconfig");
+		snprintf(why, sizeof(why), *root ? "no %s on the image's search path (its ld.so.conf.d "
+			 "and default directories)" : "no %s in the ld cache or the default directories: "
+			 "run ldconfig", r->product->lib_stem);
+		o = report_add(r, 3, "resolution", "fail", why);
 	} else if (p->ours) {
 		snprintf(why, sizeof(why), "a program loading %s gets the install (%s%s), through %s",
 			 name, shown_root, p->path, p->via);
 		o = report_add(r, 3, "resolution", "pass", why);
 	} else {
-		snprintf(why, sizeof(why), "a program loading %s gets %s%s, not the install (cuDNN %s; "
+		snprintf(why, sizeof(why), "a program loading %s gets %s%s, not the install (%s %s; "
 			 "%s, put on the search path by %s); fix: %s (unpacker doctor lists every copy)",
-			 name, shown_root, p->path, p->version, p->who, p->via, p->fix);
+			 name, shown_root, p->path, r->product->display, p->version, p->who, p->via,
+			 p->fix);
 		/* A user's install (no system files) is reached only once a program has the
 		 * environment of 'unpacker env': said, as doctor says it, but not a failed install. */
 		if (!system_env)

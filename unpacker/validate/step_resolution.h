@@ -1,4 +1,4 @@
-/* step_resolution.h - validation step 3: which libcudnn a program loading it by name gets */
+/* step_resolution.h - validation step 3: which copy of the product's main library a program loading it by name gets */
 #ifndef UNPACKER_VALIDATE_STEP_RESOLUTION_H
 #define UNPACKER_VALIDATE_STEP_RESOLUTION_H
 

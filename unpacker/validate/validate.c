@@ -12,6 +12,8 @@
 #include "common/io.h"
 #include "common/log.h"
 #include "common/platform.h"
+#include "manifests/product.h"
+#include "unpacker/validate/libname.h"
 #include "unpacker/validate/report.h"
 #include "unpacker/validate/step_deps.h"
 #include "unpacker/validate/step_files.h"
@@ -22,7 +24,7 @@
 /* ---- the environment a fresh program gets ---- */
 
 /* The probe's LD_LIBRARY_PATH. Under --root nothing of the image is loaded but the installed
- * cuDNN tree: its own lib/, nothing else of the root (the root's loader configuration is read
+ * tree: its own lib/, nothing else of the root (the root's loader configuration is read
  * as files by steps 3 and 4 instead). */
 static void compute_env(struct run *r)
 {
@@ -36,11 +38,20 @@ static void compute_env(struct run *r)
 
 /* ---- step 2 ---- */
 
+/* The library probe of the product's GPU check reads its version from the library itself;
+ * a product without one is loaded only: by absolute path, in the unprivileged child. */
 static void check_library(struct run *r)
 {
-	char *const args[] = { "library", (char *)r->dir, r->major, r->m->product_version,
-			       r->m->cuda_variant, NULL };
+	if (step_gpu_has_check(r->product)) {
+		char *const args[] = { "library", (char *)r->dir, r->major, r->m->product_version,
+				       r->m->cuda_variant, NULL };
+		report_probe(r, 2, "library", PROBE_TIMEOUT, args);
+		return;
+	}
+	char *path = libname_main_path(r->product, r->dir, r->major);
+	char *const args[] = { "load", path, NULL };
 	report_probe(r, 2, "library", PROBE_TIMEOUT, args);
+	free(path);
 }
 
 /* Steps 5-6 need only the files: they run beside steps 2-4, in a run of their own. */
@@ -56,7 +67,8 @@ int validate_install(const struct validate_options *o, const char *install_dir,
 		     const struct manifest *m, int is_current, struct cf_err *e)
 {
 	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-	struct run r = { .o = o, .dir = install_dir, .m = m, .checks = json_array(),
+	struct run r = { .o = o, .dir = install_dir, .m = m,
+			 .product = m ? m->product : o->layout->product, .checks = json_array(),
 			 .timings = json_object(), .lock = &lock };
 	if (m)
 		snprintf(r.major, sizeof(r.major), "%.*s", (int)strcspn(m->product_version, "."),
@@ -122,12 +134,17 @@ int validate_install(const struct validate_options *o, const char *install_dir,
 	if (r.untrusted[0])
 		return cf_fail(e, CF_TRUST, "%s; report: %s", r.untrusted, see);
 	if (r.incompatible)
-		return cf_fail(e, CF_INCOMPATIBLE, "validation: the driver or GPU cannot run this cuDNN "
-			       "(or no GPU with --require-gpu): %s; report: %s", first, see);
+		return cf_fail(e, CF_INCOMPATIBLE, "validation: the driver or GPU cannot run this %s "
+			       "(or no GPU with --require-gpu): %s; report: %s", r.product->display,
+			       first, see);
 	if (r.failed)
 		return cf_fail(e, CF_VALIDATION, "validation failed: %s; report: %s", first, see);
 	if (r.gpu_checked)
 		log_out("validation: all checks passed in %s\n", times);
+	else if (!step_gpu_has_check(r.product))
+		log_out("validation: passed WITHOUT a GPU check (no GPU check for %s in this "
+			"unpacker: steps 5-6 not run; --require-gpu makes this an error) in %s\n",
+			r.product->display, times);
 	else
 		log_out("validation: passed WITHOUT a GPU check (no NVIDIA driver or GPU: steps 5-6 "
 			"not run; --require-gpu makes this an error) in %s\n", times);

@@ -1,4 +1,4 @@
-/* validate.h - DESIGN.md §7: prove an installed cuDNN works (files, library, resolution,
+/* validate.h - DESIGN.md §7: prove an installed product works (files, library, resolution,
  * dependencies, driver and GPUs, compute), report to the console, the log and report.json */
 #ifndef UNPACKER_VALIDATE_H
 #define UNPACKER_VALIDATE_H

@@ -1,4 +1,4 @@
-/* windoctor.c - the cuDNN DLLs of a Windows machine, and which one a program gets */
+/* windoctor.c - the product's DLLs of a Windows machine, and which one a program gets */
 #include "unpacker/validate/windoctor.h"
 
 #include <limits.h>
@@ -15,7 +15,8 @@
 #include "unpacker/target/state.h"
 #include "manifests/product.h"
 #include "unpacker/validate/dllsearch.h"
-#include "unpacker/validate/gpuapi.h"
+#include "manifests/product.h"
+#include "unpacker/validate/libname.h"
 
 #define MAX_COPIES 128
 
@@ -27,16 +28,19 @@ struct dll_copy {
 };
 
 struct dll_survey {
+	const struct product *product; /* whose DLLs: the layout's (its dll_stem) */
 	struct dll_copy copies[MAX_COPIES];
 	size_t n;
 	const char *dir;         /* the directory being listed, and why it is looked at */
 	const char *where;
 };
 
-static int is_cudnn_dll(const char *name)
+static int is_product_dll(const struct product *prod, const char *name)
 {
-	size_t n = strlen(name), p = strlen(gpuapi_cudnn_files);
-	return n > p + 4 && strncasecmp(name, gpuapi_cudnn_files, p) == 0 &&
+	if (!prod->dll_stem)
+		return 0; /* no Windows build: no DLL of it is ours to list */
+	size_t n = strlen(name), p = strlen(prod->dll_stem);
+	return n > p + 4 && strncasecmp(name, prod->dll_stem, p) == 0 &&
 	       strcasecmp(name + n - 4, ".dll") == 0;
 }
 
@@ -44,7 +48,7 @@ static int add_file(const char *name, void *ctx)
 {
 	struct dll_survey *s = ctx;
 	char real[DLLSEARCH_PATH];
-	if (!is_cudnn_dll(name))
+	if (!is_product_dll(s->product, name))
 		return 0;
 	char *path = xasprintf("%s\\%s", s->dir, name);
 	struct platform_stat st;
@@ -104,7 +108,7 @@ static void survey_cuda_path(struct dll_survey *s)
 	free(value);
 }
 
-/* The current install's directory (state.json: Windows has no `current` link) and cuDNN
+/* The current install's directory (state.json: Windows has no `current` link) and its
  * major; NULL when nothing is current. */
 static char *current_install(const struct layout *l, char *major, size_t size)
 {
@@ -127,13 +131,14 @@ static char *current_install(const struct layout *l, char *major, size_t size)
 int windoctor_run(const struct install_options *o, struct cf_err *e)
 {
 	struct layout l;
-	layout_init(&l, o->root, o->prefix);
+	layout_init(&l, o->root, o->prefix, o->product);
 	struct dll_survey *s = xcalloc(1, sizeof(*s));
+	s->product = l.product;
 	char major[16], name[64], ours[DLLSEARCH_PATH] = "", got[DLLSEARCH_PATH] = "";
 	char *dir = current_install(&l, major, sizeof(major));
-	gpuapi_cudnn_name(major, name, sizeof(name));
+	libname_main(l.product, major, name, sizeof(name));
 	if (dir) {
-		char *mine = gpuapi_cudnn_path(dir, major), *bin = gpuapi_cudnn_dir(dir);
+		char *mine = libname_main_path(l.product, dir, major), *bin = libname_dir(dir);
 		if (platform_realpath(mine, ours, sizeof(ours)) != 0)
 			ours[0] = '\0';
 		survey_dir(s, bin, "this install");
@@ -149,7 +154,7 @@ int windoctor_run(const struct install_options *o, struct cf_err *e)
 		if (strcasecmp(s->copies[i].path, got) == 0)
 			winner = &s->copies[i];
 	log_out("%s DLLs on this machine (System32, SysWOW64, the machine's and the user's PATH, "
-		"%%CUDA_PATH%%\\bin):\n", product_default()->display);
+		"%%CUDA_PATH%%\\bin):\n", l.product->display);
 	if (s->n == 0)
 		log_out("  (none)\n");
 	for (size_t i = 0; i < s->n; i++) {
@@ -170,14 +175,14 @@ int windoctor_run(const struct install_options *o, struct cf_err *e)
 	} else if (found) {
 		int system = strcmp(hit.source, "HKLM") != 0 && strcmp(hit.source, "HKCU") != 0;
 		rc = cf_fail(e, CF_VALIDATION, "the installed %s (%s) is shadowed by %s (version %s) "
-			     "in %s; fix: %s", product_default()->display, ours[0] ? ours : dir, got,
+			     "in %s; fix: %s", l.product->display, ours[0] ? ours : dir, got,
 			     winner ? winner->version : "unknown",
 			     dllsearch_source_text(hit.source),
 			     system ? "remove or rename it (a copy there comes before every PATH entry)"
 				    : "remove that copy, or its directory from PATH");
 	} else {
 		rc = cf_fail(e, CF_VALIDATION, "the installed %s (%s) is not found by name: its bin\\ "
-			     "is not on the machine's or the user's PATH", product_default()->display,
+			     "is not on the machine's or the user's PATH", l.product->display,
 			     ours[0] ? ours : dir);
 	}
 	/* As on Linux: what an interrupted run (or an uninstall that could not remove all of

@@ -1,6 +1,6 @@
-/* windoctor.h - doctor where the system finds DLLs as files (Windows): every cudnn*.dll in
+/* windoctor.h - doctor where the system finds DLLs as files (Windows): every DLL of the product (its dll_stem*.dll) in
  * System32, SysWOW64, on the machine's and the user's PATH and in %CUDA_PATH%\bin, with its
- * version, and the one a program loading cuDNN by name gets (dllsearch, as validation's step 3) */
+ * version, and the one a program loading it by name gets (dllsearch, as validation's step 3) */
 #ifndef UNPACKER_VALIDATE_WINDOCTOR_H
 #define UNPACKER_VALIDATE_WINDOCTOR_H
 

@@ -1,0 +1,157 @@
+#!/bin/sh
+# A second product end to end on the unpacker side (issue 26 item 4): the real NCCL of this
+# machine's CUDA toolkit bundled with --product nccl, installed into a --root under its own
+# prefix /opt/nccl with its own state, current, environment files, pkg-config, CMake and
+# modulefiles; a cuDNN bundle beside it in the same root, neither disturbing the other; list,
+# env, doctor, validate and uninstall per product (--product); a prefix holds one product;
+# the kit chooser considers the bundles of --product only; validation says it has no GPU
+# check for NCCL (a failure with --require-gpu).
+. "$CUFERRY_TOP/tests/e2e/lib.sh"
+T="--trust $FX/test.pub"
+CUDA=$(cat "$FX/cuda_dir")
+if [ ! -f "$CUDA/lib64/libnccl.so.2" ] || [ ! -f "$CUDA/include/nccl.h" ]; then
+	echo "SKIP $NAME: no NCCL in $CUDA (lib64/libnccl.so.2, include/nccl.h)"
+	exit 0
+fi
+R=$W/root
+N=$R/opt/nccl
+C=$R/opt/cudnn
+mkdir -p root src/lib src/include
+# NCCL's tree as the toolkit has it: the library, its link, its header.
+cp "$CUDA/lib64/libnccl.so.2" src/lib/
+ln -s libnccl.so.2 src/lib/libnccl.so
+cp "$CUDA/include/nccl.h" src/include/
+V=$(awk '/^#define NCCL_MAJOR /{a=$3} /^#define NCCL_MINOR /{b=$3} /^#define NCCL_PATCH /{c=$3} END{print a "." b "." c}' src/include/nccl.h)
+D=nccl-$V-cuda13
+
+note "bundle the real NCCL $V"
+expect 0 "$BUNDLER" create --product nccl --from-dir src --cuda 13 --key "$FX/test.key" \
+	-o "$W/nccl.bundle" --level 1 -q
+[ -f "$W/nccl.bundle" ] || fail "no NCCL bundle"
+
+note "install it: /opt/nccl, its own state, current and environment"
+mkdir -p "$R/mods"
+expect 0 "$UNPACKER" "$W/nccl.bundle" --root "$R" $T --modulefiles /mods
+assert_contains last.out "installed nccl-$V-cuda13-linux-x86_64 (NCCL $V for CUDA 13)"
+assert_contains last.out "no GPU check for NCCL in this unpacker"
+[ "$(readlink "$N/current")" = "$D" ] || fail "/opt/nccl/current: $(readlink "$N/current")"
+cmp "$N/current/lib/libnccl.so.2" "$CUDA/lib64/libnccl.so.2"
+assert_contains "$N/.cuferry/state.json" '"product": "nccl"'
+assert_contains "$R/etc/ld.so.conf.d/00-cuferry-nccl.conf" "/opt/nccl/current/lib"
+assert_contains "$R/etc/profile.d/cuferry-nccl.sh" "NCCL_HOME='/opt/nccl/current'"
+assert_contains "$N/current/lib/pkgconfig/nccl.pc" "-lnccl"
+[ -f "$N/current/lib/cmake/NCCL/NCCLConfig.cmake" ] || fail "no CMake package NCCL"
+assert_contains "$R/mods/nccl/$V-cuda13.lua" 'setenv("NCCL_HOME", root)'
+assert_contains "$R/mods/nccl/.version" "set ModulesVersion \"$V-cuda13\""
+[ ! -e "$C" ] || fail "an NCCL install made /opt/cudnn"
+ls "$R/etc/ld.so.conf.d" | grep -q cudnn && fail "an NCCL install wrote cuDNN's ld.so.conf.d file"
+assert_contains "$N/current/.cuferry/report.json" "\"nccl_version\": \"$V\""
+grep -q cudnn_version "$N/current/.cuferry/report.json" && fail "NCCL's report names cudnn_version"
+
+note "list, env and doctor take --product"
+expect 0 "$UNPACKER" list --root "$R" --product nccl
+assert_contains last.out "* $D"
+expect 0 "$UNPACKER" env --root "$R" --product nccl
+assert_contains last.out "NCCL_HOME='/opt/nccl/current'"
+expect 0 "$UNPACKER" doctor --root "$R" --product nccl
+assert_contains last.out "NCCL copies that provide libnccl.so.2"
+assert_contains last.out "the installed copy wins"
+expect 0 "$UNPACKER" list --root "$R"
+assert_contains last.out "nothing installed in $C"
+
+note "validation: no GPU check for NCCL (skipped; --require-gpu fails, exit 4)"
+expect 0 "$UNPACKER" validate --root "$R" --product nccl $T --json "$W/v.json"
+assert_contains last.out "5    driver        skip   no GPU check for NCCL in this unpacker"
+assert_contains last.out "6    compute       skip   no GPU check for NCCL in this unpacker"
+assert_contains last.out "2    library       pass"
+py - "$W/v.json" "$TOP/docs/unpacker-report.schema.json" <<'EOF'
+import json, sys, jsonschema
+report, schema = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+jsonschema.Draft7Validator(schema).validate(report)
+v = report["validation"]
+assert v["nccl_version"] and "cudnn_version" not in v, v
+del v["nccl_version"]  # the schema requires one NAME_version key
+assert not jsonschema.Draft7Validator(schema).is_valid(report), "a validation without its version key passed"
+rows = {c["check"]: c for c in v["checks"]}
+assert rows["compute"]["status"] == "skip" and "no GPU check for NCCL" in rows["compute"]["detail"], rows
+EOF
+expect 4 "$UNPACKER" validate --root "$R" --product nccl $T --require-gpu
+assert_contains last.out "6    compute       fail   no GPU check for NCCL in this unpacker"
+one_line_reason
+
+note "a cuDNN bundle beside it in the same root: neither disturbs the other"
+before=$(tree_listing "$N"; cat "$R/etc/ld.so.conf.d/00-cuferry-nccl.conf" "$R/etc/profile.d/cuferry-nccl.sh")
+expect 0 "$UNPACKER" "$FX/small.bundle" --root "$R" $T --modulefiles /mods
+assert_contains last.out "(cuDNN "
+[ -L "$C/current" ] || fail "no /opt/cudnn/current"
+after=$(tree_listing "$N"; cat "$R/etc/ld.so.conf.d/00-cuferry-nccl.conf" "$R/etc/profile.d/cuferry-nccl.sh")
+[ "$before" = "$after" ] || fail "installing cuDNN changed NCCL's install or environment"
+assert_contains "$R/etc/ld.so.conf.d/00-cuferry-cudnn.conf" "/opt/cudnn/current/lib"
+[ -d "$R/mods/cudnn" ] && [ -d "$R/mods/nccl" ] || fail "modulefiles of both products"
+expect 0 "$UNPACKER" list --root "$R"
+assert_contains last.out "* cudnn-"
+grep -q nccl last.out && fail "list (cuDNN) shows NCCL"
+expect 0 "$UNPACKER" list --root "$R" --product nccl
+assert_contains last.out "* $D"
+grep -q cudnn last.out && fail "list --product nccl shows cuDNN"
+
+note "a prefix holds one product: refused (exit 4), nothing changed"
+cudnn_before=$(tree_listing "$C")
+expect 4 "$UNPACKER" "$W/nccl.bundle" --root "$R" $T --prefix /opt/cudnn
+assert_contains last.err "holds cuDNN, not NCCL: a prefix holds one product"
+one_line_reason
+[ "$cudnn_before" = "$(tree_listing "$C")" ] || fail "the refused install changed /opt/cudnn"
+expect 4 "$UNPACKER" "$W/nccl.bundle" --root "$R" $T --prefix /opt/cudnn --dry-run
+expect 4 "$UNPACKER" list --root "$R" --product nccl --prefix /opt/cudnn
+assert_contains last.err "holds cuDNN, not NCCL"
+expect 4 "$UNPACKER" "$W/nccl.bundle" --root "$R" $T --product cudnn
+assert_contains last.err "the bundle is of NCCL, --product asks for cuDNN"
+expect 1 "$UNPACKER" list --root "$R" --product nosuch
+assert_contains last.err "--product 'nosuch': no such product (products: cudnn nccl)"
+
+note "install KIT: the chooser considers the bundles of --product, names the others"
+mkdir kit
+ln "$W/nccl.bundle" kit/ 2>/dev/null || cp "$W/nccl.bundle" kit/
+cp "$FX/small.bundle" kit/
+expect 0 "$UNPACKER" install kit --root "$R" $T --dry-run --product nccl
+assert_contains last.out "chose nccl.bundle: NCCL $V for CUDA 13"
+assert_contains last.out "small.bundle: a bundle of cuDNN, not NCCL (--product cudnn chooses among those)"
+expect 0 "$UNPACKER" install kit --root "$R" $T --dry-run
+assert_contains last.out "chose small.bundle: cuDNN"
+assert_contains last.out "nccl.bundle: a bundle of NCCL, not cuDNN (--product nccl chooses among those)"
+
+note "uninstall --product nccl: NCCL goes, cuDNN stays"
+cudnn_before=$(tree_listing "$C"; cat "$R/etc/ld.so.conf.d/00-cuferry-cudnn.conf")
+expect 0 "$UNPACKER" uninstall "$D" --root "$R" --product nccl --force
+assert_contains last.out "removed $D; no other install is left"
+[ ! -e "$N/$D" ] && [ ! -e "$N/current" ] || fail "NCCL's install or current left"
+[ ! -e "$R/etc/ld.so.conf.d/00-cuferry-nccl.conf" ] || fail "00-cuferry-nccl.conf left"
+[ ! -e "$R/etc/profile.d/cuferry-nccl.sh" ] || fail "cuferry-nccl.sh left"
+[ ! -e "$R/mods/nccl/$V-cuda13.lua" ] || fail "NCCL's modulefile left"
+[ "$cudnn_before" = "$(tree_listing "$C"; cat "$R/etc/ld.so.conf.d/00-cuferry-cudnn.conf")" ] ||
+	fail "uninstalling NCCL changed cuDNN"
+expect 0 "$UNPACKER" list --root "$R" --product nccl
+assert_contains last.out "nothing installed in $N"
+expect 0 "$UNPACKER" validate --root "$R" $T
+
+note "an interrupted NCCL install is undone only by a run of NCCL, under NCCL's names"
+R2=$W/root2
+mkdir -p "$R2"
+CUFERRY_FAULT=env:pause "$UNPACKER_SEAMS" "$W/nccl.bundle" --root "$R2" $T >/dev/null 2>&1 &
+pid=$!
+i=0
+until [ "$(ps -o stat= -p $pid 2>/dev/null | cut -c1)" = T ]; do
+	i=$((i + 1)); [ $i -lt 600 ] || fail "unpacker did not reach env"; sleep 0.05
+done
+kill -9 $pid; wait $pid 2>/dev/null || true
+[ -f "$R2/opt/nccl/.cuferry/journal.json" ] && [ -f "$R2/etc/ld.so.conf.d/00-cuferry-nccl.conf" ] ||
+	fail "the killed install left no journal or no environment"
+expect 4 "$UNPACKER" use "$D" --root "$R2" --prefix /opt/nccl
+assert_contains last.err "an interrupted run of NCCL waits to be undone there; nothing was changed"
+[ -f "$R2/opt/nccl/.cuferry/journal.json" ] || fail "a cuDNN command consumed NCCL's journal"
+expect 1 "$UNPACKER" use "$D" --root "$R2" --product nccl
+assert_contains last.err "is not installed"
+[ ! -e "$R2/opt/nccl/.cuferry/journal.json" ] || fail "NCCL's journal left after its recovery"
+[ ! -e "$R2/etc/ld.so.conf.d/00-cuferry-nccl.conf" ] || fail "the rollback left 00-cuferry-nccl.conf"
+[ ! -e "$R2/opt/nccl/$D" ] || fail "the rollback left the install"
+echo "PASS $NAME"
