@@ -36,6 +36,8 @@ struct bundle_input {
 	struct frame frame;       /* the signed header, once read */
 	struct bundle_contents contents;
 	int has_contents;
+	bundle_file_check check; /* the caller's rule for each file opened, or NULL */
+	void *check_ctx;
 	struct chunk_plan plan;
 	size_t next_chunk;
 	/* The reader thread: it alone touches the stream once the payload begins. */
@@ -170,9 +172,17 @@ void bundle_parts_free(struct bundle_parts *p)
 
 int bundle_open(const char *path, struct bundle_input **out, struct cf_err *e)
 {
+	return bundle_open_checked(path, NULL, NULL, out, e);
+}
+
+int bundle_open_checked(const char *path, bundle_file_check check, void *ctx,
+			struct bundle_input **out, struct cf_err *e)
+{
 	struct bundle_input *b = xcalloc(1, sizeof(*b));
 	struct platform_stat st;
 	b->fd = -1;
+	b->check = check;
+	b->check_ctx = ctx;
 	if (has_suffix(path, ".001")) {
 		struct bundle_parts parts;
 		int rc = bundle_split_parts(path, &parts, e);
@@ -220,7 +230,9 @@ int bundle_open(const char *path, struct bundle_input **out, struct cf_err *e)
 		bundle_close(b);
 		return rc;
 	}
-	int rc = b->split_stem ? CF_OK : detect_sfx(b, b->fd, b->parts[0].size, e);
+	int rc = b->check ? b->check(b->check_ctx, b->parts[0].path, b->fd, e) : CF_OK;
+	if (rc == CF_OK && !b->split_stem)
+		rc = detect_sfx(b, b->fd, b->parts[0].size, e);
 	if (rc != CF_OK) {
 		bundle_close(b);
 		return rc;
@@ -313,6 +325,9 @@ static int switch_part(struct bundle_input *b, struct cf_err *e)
 		if (b->fd < 0)
 			return cf_fail(e, errno == ENOENT ? CF_INTEGRITY : CF_INSTALL, "%s: %s",
 				       b->parts[b->current].path, strerror(errno));
+		int rc = b->check ? b->check(b->check_ctx, b->parts[b->current].path, b->fd, e) : CF_OK;
+		if (rc != CF_OK)
+			return rc;
 	}
 	return CF_OK;
 }

@@ -57,7 +57,7 @@ const struct command cmd_table[] = {
 	  help_doctor, NULL, O(PREFIX), NULL },
 	{ "self-install", verb_self_install, "install a kit's verified unpacker on this machine",
 	  help_self_install, help_self_install_windows,
-	  O(TRUST) | O(TRUST_FINGERPRINT) | O(ALLOW_DOWNGRADE), NULL },
+	  O(TRUST) | O(TRUST_FINGERPRINT) | O(ALLOW_DOWNGRADE) | O(ALLOW_EXPIRED), NULL },
 	{ "trust", NULL, "see and change what this host trusts", help_trust, NULL, 0, trust_subs },
 	{ "help", verb_help, "the usage, or one command's help", help_help, NULL, 0, NULL },
 	{ NULL, NULL, NULL, NULL, NULL, 0, NULL },

@@ -5,6 +5,8 @@
 
 #include "unpacker/target/trust.h"
 
+struct kitindex;
+
 struct install_options {
 	const char *bundle;
 	const char *root;   /* "" or --root DIR */
@@ -24,6 +26,9 @@ struct install_options {
 	int quick_validate;
 	int repair; /* a re-run compares SHA-256 too, not only sizes */
 	const char *modulefiles; /* --modulefiles DIR (as the system sees it), or NULL */
+	/* install KIT: the chosen bundle's files must be as the kit's signed index lists them
+	 * (name, size, SHA-256); NULL for a bundle given by name or a kit without an index */
+	const struct kitindex *kit_index;
 };
 
 #endif
