@@ -17,11 +17,7 @@ V=--quick-validate
 
 # validate rewrites the install's report.json, and a failed install keeps its report under
 # .cuferry/failed, by design: the rest must not change.
-snapshot() {
-	tree_listing "$W/outside"
-	tree_listing "$R/opt/cudnn" | grep -v ' lock\| \./\.cuferry/lock\|report\.json\|\.cuferry/failed' || true
-	cat "$R/etc/ld.so.conf.d/"* "$R/etc/profile.d/"* 2>/dev/null || true
-}
+SNAPSHOT_IGNORE=$VALIDATE_WRITES
 
 NEEDED=$(readelf -d "$UNPACKER" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p')
 [ -n "$NEEDED" ] || fail "readelf -d found no NEEDED entry in $UNPACKER"

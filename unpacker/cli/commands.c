@@ -234,7 +234,7 @@ int validate_command(const struct install_options *o, const char *id, struct ins
 	char *dir = b ? layout_under(&p, b->dir) : NULL;
 	struct validate_signature sig = { 0 };
 	if (rc == CF_OK && dir)
-		rc = validate_load_manifest(dir, &o->trust, &m, &sig, e);
+		rc = validate_load_manifest(p.root, dir, &o->trust, &m, &sig, e);
 	if (rc == CF_TRUST && sig.failed) { /* reported as step 1, with the report written */
 		cf_err_clear(e);
 		rc = CF_OK;
