@@ -126,7 +126,7 @@ static int detect_sfx(struct bundle_input *b, int fd, uint64_t file_size, struct
 	if (platform_pread(fd, b->block, (size_t)b->layout.block_len,
 			   b->layout.stub_len + b->layout.bundle_len) != (ssize_t)b->layout.block_len)
 		return cf_fail(e, CF_TRUST, "%s: cannot read the stub-signature block: %s",
-			       b->parts[0].path, strerror(errno ? errno : EIO));
+			       b->parts[0].path, platform_strerror(errno ? errno : EIO));
 	b->sfx = 1;
 	b->base = b->layout.stub_len;
 	b->size = b->layout.bundle_len;
@@ -203,7 +203,7 @@ int bundle_open_checked(const char *path, bundle_file_check check, void *ctx,
 			bundle_close(b);
 			/* /dev/zero exists: say what it is, never a stale "No such file". */
 			return cf_fail(e, CF_USAGE, "%s: %s", path,
-				       found ? "not a regular file, so not a bundle" : strerror(saved));
+				       found ? "not a regular file, so not a bundle" : platform_strerror(saved));
 		}
 		part_add(b, path, st.size);
 		b->size = st.size;
@@ -218,7 +218,7 @@ int bundle_open_checked(const char *path, bundle_file_check check, void *ctx,
 	b->fd = platform_open(b->parts[0].path, PLATFORM_OPEN_READ | PLATFORM_OPEN_NONBLOCK |
 			      (plain ? PLATFORM_OPEN_NOFOLLOW : 0), 0);
 	if (b->fd < 0) {
-		int rc = cf_fail(e, CF_USAGE, "%s: %s", b->parts[0].path, strerror(errno));
+		int rc = cf_fail(e, CF_USAGE, "%s: %s", b->parts[0].path, platform_strerror(errno));
 		bundle_close(b);
 		return rc;
 	}
@@ -295,7 +295,7 @@ int bundle_sfx_stub_sha256(const struct bundle_input *b, uint8_t out[32], struct
 {
 	if (sfx_hash_range(b->fd, b->layout.stub_len, out) != 0)
 		return cf_fail(e, CF_TRUST, "%s: cannot read the stub: %s", b->parts[0].path,
-			       strerror(errno));
+			       platform_strerror(errno));
 	return CF_OK;
 }
 
@@ -324,7 +324,7 @@ static int switch_part(struct bundle_input *b, struct cf_err *e)
 		 * I/O error (5, DESIGN.md §9). */
 		if (b->fd < 0)
 			return cf_fail(e, errno == ENOENT ? CF_INTEGRITY : CF_INSTALL, "%s: %s",
-				       b->parts[b->current].path, strerror(errno));
+				       b->parts[b->current].path, platform_strerror(errno));
 		int rc = b->check ? b->check(b->check_ctx, b->parts[b->current].path, b->fd, e) : CF_OK;
 		if (rc != CF_OK)
 			return rc;
@@ -351,7 +351,7 @@ static ssize_t stream_read(struct bundle_input *b, uint8_t *buf, size_t len, str
 			 * I/O error, exit 5. Bytes that arrive wrong or not at all stay integrity (3). */
 			cf_fail(e, CF_INSTALL, "%s: read error at offset %llu: %s (the medium "
 				"failed, not the bundle)", p->path, (unsigned long long)b->pos,
-				strerror(errno));
+				platform_strerror(errno));
 			return -1;
 		}
 		if (n == 0) {

@@ -64,7 +64,7 @@ int use_installed(const struct install_options *o, const char *id, struct cf_err
 	layout_init(&p, o->root, o->prefix);
 	int rc = open_installed(&p, id, &lock, &st, &b, e);
 	if (rc == CF_OK && journal_set_current(&p, b->dir) != 0)
-		rc = cf_fail(e, CF_INSTALL, "%s: %s", p.current, strerror(errno));
+		rc = cf_fail(e, CF_INSTALL, "%s: %s", p.current, platform_strerror(errno));
 	if (rc == CF_OK) {
 		state_set_current(&st, b->dir);
 		rc = state_save(p.state, &st, e);
@@ -122,7 +122,7 @@ static int move_aside(const char *dir, const char *backup, struct cf_err *e)
 			     "again (nothing was changed)", busy);
 	else if (platform_rename(dir, backup) != 0)
 		rc = cf_fail(e, CF_INSTALL, "%s: %s (in use by a running program? close it and run "
-			     "again; nothing was changed)", dir, strerror(errno));
+			     "again; nothing was changed)", dir, platform_strerror(errno));
 	free(busy);
 	return rc;
 }
@@ -167,7 +167,7 @@ int uninstall_installed(const struct install_options *o, const char *id, struct 
 		int moved = rc == CF_OK;
 		/* Then current (a removed tree must never be current) and the state. */
 		if (rc == CF_OK && is_current && journal_set_current(&p, next) != 0)
-			rc = cf_fail(e, CF_INSTALL, "%s: %s", p.current, strerror(errno));
+			rc = cf_fail(e, CF_INSTALL, "%s: %s", p.current, platform_strerror(errno));
 		if (rc == CF_OK) {
 			state_remove(&st, name);
 			if (is_current)
@@ -190,7 +190,7 @@ int uninstall_installed(const struct install_options *o, const char *id, struct 
 			rc = environment_hand_over(&p, o, name, e);
 		if (rc == CF_OK && io_rmtree(backup) != 0)
 			log_msg(LOG_WARN, "could not remove all of %s (%s): '%s doctor' lists it, the "
-				"next run removes it", backup, strerror(errno), progname());
+				"next run removes it", backup, platform_strerror(errno), progname());
 		if (rc == CF_OK && next)
 			log_out("removed %s; %s%s (the newest left; the environment and modulefiles "
 				"follow it)\n", name, layout_current_label(), next);

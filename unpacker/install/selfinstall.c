@@ -93,7 +93,7 @@ static int write_program(const char *dir_full, const char *target, const uint8_t
 	}
 	free(tmp);
 	if (!ok)
-		return cf_fail(e, CF_INSTALL, "%s: %s", target, strerror(err));
+		return cf_fail(e, CF_INSTALL, "%s: %s", target, platform_strerror(err));
 	int dfd = platform_open(dir_full, PLATFORM_OPEN_READ | PLATFORM_OPEN_DIRECTORY, 0);
 	if (dfd >= 0) {
 		platform_fsync(dfd);
@@ -154,7 +154,7 @@ int selfinstall_run(const char *path, const struct selfinstall_options *o, struc
 	if (rc == CF_OK)
 		rc = safepath_check_dir(o->root, dir, "the unpacker's directory", e);
 	if (rc == CF_OK && io_mkdirs(dir_full, 0755) != 0)
-		rc = cf_fail(e, CF_INSTALL, "%s: %s", dir_full, strerror(errno));
+		rc = cf_fail(e, CF_INSTALL, "%s: %s", dir_full, platform_strerror(errno));
 	if (rc == CF_OK)
 		rc = safepath_check_dir(o->root, dir, "the unpacker's directory", e);
 	int same = 0;

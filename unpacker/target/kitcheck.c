@@ -129,10 +129,10 @@ int kitcheck_open(const char *dir, const struct trust *t, struct kitcheck *k, st
 	int rc = CF_OK;
 	if (read_small(dir, KITINDEX_SIG_NAME, KITINDEX_SIG_MAX, &sig, &sig_len) != 0)
 		rc = cf_fail(e, CF_TRUST, "%s: %s (a kit's index is valid only with its signature)",
-			     KITINDEX_SIG_NAME, errno == ELOOP ? "a link, not opened" : strerror(errno));
+			     KITINDEX_SIG_NAME, errno == ELOOP ? "a link, not opened" : platform_strerror(errno));
 	else if (read_small(dir, KITINDEX_NAME, KITINDEX_MAX_BYTES, &index, &index_len) != 0)
 		rc = cf_fail(e, CF_INTEGRITY, "%s: %s", KITINDEX_NAME,
-			     errno == ELOOP ? "a link, not opened" : strerror(errno));
+			     errno == ELOOP ? "a link, not opened" : platform_strerror(errno));
 	struct frame_sig sigs[FRAME_MAX_SIGS];
 	uint32_t nsigs = 0;
 	if (rc == CF_OK)
@@ -200,7 +200,7 @@ static int read_whole(int fd, const char *safe, uint8_t **bytes, size_t *n, stru
 		return CF_OK;
 	free(*bytes);
 	*bytes = NULL;
-	return cf_fail(e, CF_USAGE, "%s: cannot read it: %s", safe, strerror(errno ? errno : EIO));
+	return cf_fail(e, CF_USAGE, "%s: cannot read it: %s", safe, platform_strerror(errno ? errno : EIO));
 }
 
 /* The container's bytes in memory: its block parsed and its signatures by T trusted keys
@@ -248,7 +248,7 @@ int kitcheck_container(const char *path, const struct trust *t, uint8_t **data, 
 			 : platform_open(path, PLATFORM_OPEN_READ | PLATFORM_OPEN_NOFOLLOW | PLATFORM_OPEN_NONBLOCK, 0);
 	if (fd < 0)
 		return cf_fail(e, errno == ELOOP ? CF_TRUST : CF_USAGE, "%s: %s", safe,
-			       errno == ELOOP ? "a link, not opened" : strerror(errno));
+			       errno == ELOOP ? "a link, not opened" : platform_strerror(errno));
 	int rc = read_whole(fd, safe, &bytes, &n, e);
 	platform_close(fd);
 	return rc == CF_OK ? judge_container(bytes, n, safe, t, data, len, stub_len, signers, size, e)
@@ -271,7 +271,7 @@ int kitcheck_listed_container(const char *dir, const struct kitcheck *k, const c
 	int fd = open_in_kit(dir, rel, &st);
 	if (fd < 0)
 		return cf_fail(e, CF_INTEGRITY, "%s: %s (listed in the kit's signed index)", safe,
-			       errno == ELOOP ? "a link on the stick, not opened" : strerror(errno));
+			       errno == ELOOP ? "a link on the stick, not opened" : platform_strerror(errno));
 	int rc = read_whole(fd, safe, &bytes, &n, e);
 	platform_close(fd);
 	/* The bytes hashed are the bytes whose signatures are checked and that are installed:
@@ -305,7 +305,7 @@ int kitcheck_matches(const struct kitindex_file *f, int fd, struct cf_err *e)
 			       "changed after the kit was written", safe, (unsigned long long)st.size,
 			       (unsigned long long)f->size);
 	if (sfx_hash_range(fd, st.size, d) != 0)
-		return cf_fail(e, CF_INTEGRITY, "%s: cannot read it: %s", safe, strerror(errno));
+		return cf_fail(e, CF_INTEGRITY, "%s: cannot read it: %s", safe, platform_strerror(errno));
 	if (!digest_equal(d, f->sha256, 32))
 		return cf_fail(e, CF_INTEGRITY, "%s: SHA-256 differs from the kit's signed index: "
 			       "changed after the kit was written", safe);
@@ -321,7 +321,7 @@ static int check_listed(const char *dir, const struct kitindex_file *f, struct c
 	if (fd < 0)
 		return cf_fail(e, CF_INTEGRITY, "%s: %s (listed in the kit's signed index)",
 			       log_safe(f->path, safe, sizeof(safe)),
-			       errno == ELOOP ? "a link on the stick, not opened" : strerror(errno));
+			       errno == ELOOP ? "a link on the stick, not opened" : platform_strerror(errno));
 	int rc = kitcheck_matches(f, fd, e);
 	platform_close(fd);
 	return rc;
@@ -351,7 +351,7 @@ static void walk_dir(struct walk *w)
 {
 	char *p = w->rel[0] ? kit_path(w->dir, w->rel) : xstrdup(w->dir);
 	if (platform_dir_list(p, visit, w) != 0 && w->rc == CF_OK)
-		w->rc = cf_fail(w->e, CF_INTEGRITY, "%s: cannot list it: %s", p, strerror(errno));
+		w->rc = cf_fail(w->e, CF_INTEGRITY, "%s: cannot list it: %s", p, platform_strerror(errno));
 	free(p);
 }
 

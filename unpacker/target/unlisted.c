@@ -105,7 +105,7 @@ int unlisted_move_aside(const char *dir, const struct manifest *m, size_t *moved
 	int rc = CF_OK;
 	*moved = 0;
 	if (!list)
-		return cf_fail(e, CF_INSTALL, "%s: cannot be read: %s", dir, strerror(errno));
+		return cf_fail(e, CF_INSTALL, "%s: cannot be read: %s", dir, platform_strerror(errno));
 	char sep = platform_dir_separator();
 	char *meta = xasprintf("%s%c%s", dir, sep, MANIFEST_META_DIR);
 	char *aside = xasprintf("%s%caside", meta, sep);
@@ -128,7 +128,7 @@ int unlisted_move_aside(const char *dir, const struct manifest *m, size_t *moved
 			to = xasprintf("%s%c%s.%d", aside, sep, flat, k);
 		}
 		if (platform_rename(from, to) != 0) /* rename(2) moves a link, never what it names */
-			rc = cf_fail(e, CF_INSTALL, "moving the unlisted '%s' aside: %s", shown, strerror(errno));
+			rc = cf_fail(e, CF_INSTALL, "moving the unlisted '%s' aside: %s", shown, platform_strerror(errno));
 		else {
 			log_msg(LOG_INFO, "moved aside %s (not in the manifest): %s", shown, to);
 			(*moved)++;
