@@ -181,26 +181,44 @@ $(DEPS_SBSA)/.complete:
 	@sh tools/packages.sh check $(BUILD_PACKAGES)
 	sh tools/deps.sh linux-sbsa
 
-# The flags objects are built with: a change (the glibc floor, another CC, CI's -Werror)
-# rebuilds them, which timestamps alone would not.
-$(B)/flags: FORCE
-	@mkdir -p $(B)
-	@echo '$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN)' > $@.tmp
-	@cmp -s $@.tmp $@ 2>/dev/null && rm -f $@.tmp || mv $@.tmp $@
+# compile_rules DIR,CC,FLAGS,LABEL,PREREQS: how one toolchain compiles, written once; each
+# toolchain (native, sbsa, windows) is one $(eval $(call compile_rules,...)) line beside its
+# settings, so a new one is one more line. Its objects:
+#   DIR/obj/X.o        from X.c, with the warnings and a .d file (a header change rebuilds it);
+#   DIR/obj/X.o        from $(B)/X.c, the generated sources (compat_data.c, trusted_keys.c):
+#                      no warnings (they are awk's and the key embedder's output) and no .d;
+#   DIR/obj-seams/X.o  from X.c with the test seams compiled in (-DCUFERRY_TEST_SEAMS): only
+#                      the tests' programs link these, the shipped ones never do.
+# DIR/flags holds the command line: a change (the glibc floor, another CC, CI's -Werror)
+# rebuilds the objects, which timestamps alone would not. PREREQS: what every object waits
+# for besides (the toolchain's pinned libraries; "| $(B)/.deps" where the package check goes
+# first); it comes last, so that it may hold an order-only part.
+define compile_rules
+$(1)/flags: FORCE
+	@mkdir -p $$(dir $$@)
+	@echo '$(2) $(3) $$(WARN)' > $$@.tmp
+	@cmp -s $$@.tmp $$@ 2>/dev/null && rm -f $$@.tmp || mv $$@.tmp $$@
+$(1)/obj/%.o: %.c $(1)/flags $(5)
+	@mkdir -p $$(dir $$@)
+	$$(Q)$$(call say,$(4),$$<)$(2) $(3) $$(WARN) $$(DEPFLAGS) -c $$< -o $$@
+$(1)/obj/%.o: $(B)/%.c $(1)/flags $(5)
+	@mkdir -p $$(dir $$@)
+	$$(Q)$$(call say,$(4),$$<)$(2) $(3) -c $$< -o $$@
+$(1)/obj-seams/%.o: %.c $(1)/flags $(5)
+	@mkdir -p $$(dir $$@)
+	$$(Q)$$(call say,$(4),$$< (seams))$(2) $(3) -DCUFERRY_TEST_SEAMS $$(WARN) $$(DEPFLAGS) -c $$< -o $$@
+# --version's commit (common/version.c includes it when it is there)
+$(1)/obj/common/version.o: $(B)/commit.h
+-include $$(shell find $(1)/obj $(1)/obj-seams -name '*.d' 2>/dev/null)
+endef
 
-$(B)/obj/%.o: %.c $(DEPS)/.complete $(B)/flags | $(B)/.deps
-	@mkdir -p $(dir $@)
-	$(Q)$(call say,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
+$(eval $(call compile_rules,$(B),$$(CC),$$(CPPFLAGS) $$(CFLAGS),CC,$(DEPS)/.complete | $(B)/.deps))
 
 # compat.tsv travels inside the programs as a C string.
 $(B)/compat_data.c: manifests/compat.tsv
 	@mkdir -p $(B)
 	$(Q)$(call say,GEN,$@)awk 'BEGIN { print "/* generated from manifests/compat.tsv */"; print "const char compat_tsv[] =" } \
 	     { gsub(/\\/, "\\\\"); gsub(/"/, "\\\""); print "\"" $$0 "\\n\"" } END { print ";" }' $< > $@
-
-$(B)/obj/compat_data.o: $(B)/compat_data.c
-	@mkdir -p $(dir $@)
-	$(Q)$(call say,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 # Trusted keys compiled in: the kept PEM files turned into a C table (empty when none).
 $(B)/trusted_keys.c: FORCE
@@ -213,10 +231,6 @@ $(B)/trusted_keys.c: FORCE
 		"$$(sh tools/trusted-keys.sh statement-threshold $(B)/trusted-keys)" > $@.tmp
 	@cmp -s $@.tmp $@ 2>/dev/null && rm -f $@.tmp || mv $@.tmp $@
 
-$(B)/obj/trusted_keys.o: $(B)/trusted_keys.c
-	@mkdir -p $(dir $@)
-	$(Q)$(call say,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
-
 FORCE:
 
 # The git commit `--version` prints, rewritten only when it changes.
@@ -227,8 +241,6 @@ $(B)/commit.h: FORCE
 	 echo "#define CUFERRY_COMMIT \"$$c\"" > $@.tmp
 	@cmp -s $@.tmp $@ 2>/dev/null && rm -f $@.tmp || mv $@.tmp $@
 
-$(B)/obj/common/version.o: $(B)/commit.h
-
 $(B)/bundler: $(BUNDLER_OBJ)
 	$(Q)$(call say,LINK,$@)$(CC) $(LDFLAGS) $^ -o $@ $(BUNDLER_LIBS)
 
@@ -237,9 +249,6 @@ $(B)/unpacker: $(UNPACKER_OBJ) $(B)/obj/unpacker/cli/main.o $(UNPACKER_FLOOR_OBJ
 
 # The tests' unpacker: the same objects, but common/fault.c with its test seams (CUFERRY_FAULT).
 # build/unpacker, the one shipped, has none.
-$(B)/obj-seams/common/fault.o: common/fault.c $(B)/flags | $(B)/.deps
-	@mkdir -p $(dir $@)
-	$(Q)$(call say,CC,$< (seams))$(CC) $(CPPFLAGS) -DCUFERRY_TEST_SEAMS $(CFLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
 
 $(B)/test-bin/unpacker: $(filter-out $(B)/obj/common/fault.o,$(UNPACKER_OBJ)) $(B)/obj-seams/common/fault.o $(B)/obj/unpacker/cli/main.o $(UNPACKER_FLOOR_OBJ) $(UNPACKER_SAN_OBJ)
 	@mkdir -p $(dir $@)
@@ -249,9 +258,6 @@ $(B)/test-bin/unpacker: $(filter-out $(B)/obj/common/fault.o,$(UNPACKER_OBJ)) $(
 # the bundle before create's self-check), pack.c fails zstd: a bundler with the test seams
 # compiled in, for the tests only ($(B)/bundler never has them).
 BUNDLER_SEAM_OBJ = $(patsubst %,$(B)/obj-seams/bundler/%.o,kit output pack fetch)
-$(BUNDLER_SEAM_OBJ): $(B)/obj-seams/bundler/%.o: bundler/%.c $(B)/flags | $(B)/.deps
-	@mkdir -p $(dir $@)
-	$(Q)$(call say,CC,$< (seams))$(CC) $(CPPFLAGS) -DCUFERRY_TEST_SEAMS $(CFLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
 
 $(B)/bundler-test-seams: $(filter-out $(patsubst $(B)/obj-seams/%,$(B)/obj/%,$(BUNDLER_SEAM_OBJ)),$(BUNDLER_OBJ)) $(BUNDLER_SEAM_OBJ)
 	$(Q)$(call say,LINK,$@)$(CC) $(LDFLAGS) $^ -o $@ $(BUNDLER_LIBS)
@@ -271,13 +277,7 @@ SBSA_LIBS = $(addprefix $(DEPS_SBSA)/lib/,libarchive.a libzstd.a libmbedcrypto-v
 .PHONY: aarch64
 aarch64: $(SBSA)/unpacker
 
-$(SBSA)/obj/%.o: %.c $(DEPS_SBSA)/.complete | $(B)/.deps
-	@mkdir -p $(dir $@)
-	$(Q)$(call say,CC-ARM,$<)$(SBSA_CC) $(SBSA_CFLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
-
-$(SBSA)/obj/%.o: $(B)/%.c $(DEPS_SBSA)/.complete
-	@mkdir -p $(dir $@)
-	$(Q)$(call say,CC-ARM,$<)$(SBSA_CC) $(SBSA_CFLAGS) -c $< -o $@
+$(eval $(call compile_rules,$(SBSA),$$(SBSA_CC),$$(SBSA_CFLAGS),CC-ARM,$(DEPS_SBSA)/.complete | $(B)/.deps))
 
 $(SBSA)/unpacker: $(SBSA_OBJ)
 	$(Q)$(call say,LINK,$@)$(SBSA_CC) $^ -o $@ $(SBSA_LIBS)
@@ -377,23 +377,11 @@ windows: $(WIN)/unpacker.exe
 $(WIN)/unpacker.exe: $(WIN_UNPACKER_OBJ) tools/windows-known-dlls.txt
 	$(Q)$(call say,LINK,$@)$(WIN_CC) $(filter %.o,$^) -o $@ $(WIN_UNPACKER_LIBS)
 	$(win_check_imports)
-$(WIN)/obj/%.o: %.c $(DEPS_WIN)/.complete $(B)/commit.h
-	@mkdir -p $(dir $@)
-	$(Q)$(call say,CC-WIN,$<)$(WIN_CC) $(WIN_FLAGS) $(WIN_CPPFLAGS) $(WARN) -MMD -MP -c $< -o $@
-$(WIN)/obj/compat_data.o: $(B)/compat_data.c $(DEPS_WIN)/.complete
-	@mkdir -p $(dir $@)
-	$(Q)$(call say,CC-WIN,$<)$(WIN_CC) $(WIN_FLAGS) $(WIN_CPPFLAGS) -c $< -o $@
-$(WIN)/obj/trusted_keys.o: $(B)/trusted_keys.c $(DEPS_WIN)/.complete
-	@mkdir -p $(dir $@)
-	$(Q)$(call say,CC-WIN,$<)$(WIN_CC) $(WIN_FLAGS) $(WIN_CPPFLAGS) -c $< -o $@
--include $(patsubst %.o,%.d,$(filter $(WIN)/obj/%,$(WIN_UNPACKER_OBJ)))
+$(eval $(call compile_rules,$(WIN),$$(WIN_CC),$$(WIN_FLAGS) $$(WIN_CPPFLAGS),CC-WIN,$(DEPS_WIN)/.complete))
 
 # The tests' unpacker.exe, as $(B)/test-bin/unpacker: common/fault.c with its test seams
 # (CUFERRY_FAULT=env fails an install after the registry was written; no-acl lets Wine, which
 # reads every file as the user's, install as an Administrator). The shipped one has none.
-$(WIN)/obj-seams/common/fault.o: common/fault.c $(DEPS_WIN)/.complete $(B)/commit.h
-	@mkdir -p $(dir $@)
-	$(Q)$(call say,CC-WIN,$< (seams))$(WIN_CC) $(WIN_FLAGS) $(WIN_CPPFLAGS) -DCUFERRY_TEST_SEAMS $(WARN) -c $< -o $@
 $(WIN)/test-bin/unpacker.exe: $(filter-out $(WIN)/obj/common/fault.o,$(WIN_UNPACKER_OBJ)) \
 		$(WIN)/obj-seams/common/fault.o tools/windows-known-dlls.txt
 	@mkdir -p $(dir $@)
@@ -572,5 +560,3 @@ clean:
 ## help: this list
 help:
 	@grep -A 1 '^## ' Makefile | sed -n 's/^## //p'
-
--include $(shell find $(B)/obj $(B)/obj-seams $(B)/linux-sbsa/obj -name '*.d' 2>/dev/null)

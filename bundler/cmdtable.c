@@ -11,46 +11,46 @@
 #define O(id) CMD_OPT(OPT_##id)
 
 const struct cmd_spelling cmd_spellings[] = {
-	{ OPT_HELP, "--help", VALUE_NONE, NULL },
-	{ OPT_HELP, "-h", VALUE_NONE, NULL },
-	{ OPT_VERBOSE, "--verbose", VALUE_NONE, NULL },
-	{ OPT_VERBOSE, "-v", VALUE_NONE, NULL },
-	{ OPT_QUIET, "-q", VALUE_NONE, NULL },
-	{ OPT_CUDNN, "--cudnn", VALUE_TEXT, NULL },
-	{ OPT_CUDA, "--cuda", VALUE_TEXT, NULL },
-	{ OPT_PLATFORM, "--platform", VALUE_WORD, "linux-x86_64 linux-sbsa linux-aarch64 windows-x86_64" },
-	{ OPT_KEY, "--key", VALUE_FILE, NULL },
-	{ OPT_OUT, "-o", VALUE_FILE, NULL },
-	{ OPT_MIRROR, "--mirror", VALUE_TEXT, NULL },
-	{ OPT_ARCHIVE, "--from-archive", VALUE_FILE, NULL },
-	{ OPT_DIR, "--from-dir", VALUE_DIR, NULL },
-	{ OPT_CUDA_LIBS, "--with-cuda-libs", VALUE_NONE, NULL },
-	{ OPT_ADD_FILE, "--add-file", VALUE_FILE, NULL },
-	{ OPT_COUNTER, "--counter", VALUE_TEXT, NULL },
-	{ OPT_EXPIRES, "--expires", VALUE_TEXT, NULL },
-	{ OPT_ALLOW_FUTURE, "--allow-future", VALUE_NONE, NULL },
-	{ OPT_LEVEL, "--level", VALUE_TEXT, NULL },
-	{ OPT_THREADS, "--threads", VALUE_TEXT, NULL },
-	{ OPT_SPLIT, "--split", VALUE_WORD, "fat32 700M 2G" },
-	{ OPT_SFX, "--sfx", VALUE_NONE, NULL },
-	{ OPT_UNPACKER, "--unpacker", VALUE_FILE, NULL },
-	{ OPT_CACHE, "--cache", VALUE_DIR, NULL },
-	{ OPT_OFFLINE, "--offline", VALUE_NONE, NULL },
-	{ OPT_EXPORT, "--export", VALUE_DIR, NULL },
-	{ OPT_EXTERNAL, "--external", VALUE_NONE, NULL },
-	{ OPT_PUB, "--pub", VALUE_FILE, NULL },
-	{ OPT_SIGNATURE, "--signature", VALUE_FILE, NULL },
-	{ OPT_FORCE, "--force", VALUE_NONE, NULL },
-	{ OPT_BUNDLE, "--bundle", VALUE_FILE, NULL },
-	{ OPT_NO_UNPACKER, "--no-unpacker", VALUE_TEXT, NULL },
-	{ OPT_VALID_DAYS, "--valid-days", VALUE_TEXT, NULL },
-	{ OPT_STATEMENT, "--statement", VALUE_FILE, NULL },
-	{ OPT_RELEASE, "--release", VALUE_TEXT, NULL },
-	{ OPT_REVOKE, "--revoke", VALUE_TEXT, NULL },
-	{ OPT_ADD, "--add", VALUE_FILE, NULL },
-	{ OPT_THRESHOLD, "--threshold", VALUE_TEXT, NULL },
-	{ OPT_STATEMENT_THRESHOLD, "--statement-threshold", VALUE_TEXT, NULL },
-	{ OPT_COUNT, NULL, VALUE_NONE, NULL },
+	CMD_FLAG(OPT_HELP, "--help"),
+	CMD_FLAG(OPT_HELP, "-h"),
+	CMD_FLAG(OPT_VERBOSE, "--verbose"),
+	CMD_FLAG(OPT_VERBOSE, "-v"),
+	CMD_FLAG(OPT_QUIET, "-q"),
+	CMD_VALUE(OPT_CUDNN, "--cudnn", TEXT),
+	CMD_VALUE(OPT_CUDA, "--cuda", TEXT),
+	CMD_WORDS(OPT_PLATFORM, "--platform", CMD_PLATFORM_WORDS),
+	CMD_VALUE(OPT_KEY, "--key", FILE),
+	CMD_VALUE(OPT_OUT, "-o", FILE),
+	CMD_VALUE(OPT_MIRROR, "--mirror", TEXT),
+	CMD_VALUE(OPT_ARCHIVE, "--from-archive", FILE),
+	CMD_VALUE(OPT_DIR, "--from-dir", DIR),
+	CMD_FLAG(OPT_CUDA_LIBS, "--with-cuda-libs"),
+	CMD_VALUE(OPT_ADD_FILE, "--add-file", FILE),
+	CMD_VALUE(OPT_COUNTER, "--counter", TEXT),
+	CMD_VALUE(OPT_EXPIRES, "--expires", TEXT),
+	CMD_FLAG(OPT_ALLOW_FUTURE, "--allow-future"),
+	CMD_VALUE(OPT_LEVEL, "--level", TEXT),
+	CMD_VALUE(OPT_THREADS, "--threads", TEXT),
+	CMD_WORDS(OPT_SPLIT, "--split", "fat32 700M 2G"),
+	CMD_FLAG(OPT_SFX, "--sfx"),
+	CMD_VALUE(OPT_UNPACKER, "--unpacker", FILE),
+	CMD_VALUE(OPT_CACHE, "--cache", DIR),
+	CMD_FLAG(OPT_OFFLINE, "--offline"),
+	CMD_VALUE(OPT_EXPORT, "--export", DIR),
+	CMD_FLAG(OPT_EXTERNAL, "--external"),
+	CMD_VALUE(OPT_PUB, "--pub", FILE),
+	CMD_VALUE(OPT_SIGNATURE, "--signature", FILE),
+	CMD_FLAG(OPT_FORCE, "--force"),
+	CMD_VALUE(OPT_BUNDLE, "--bundle", FILE),
+	CMD_VALUE(OPT_NO_UNPACKER, "--no-unpacker", TEXT),
+	CMD_VALUE(OPT_VALID_DAYS, "--valid-days", TEXT),
+	CMD_VALUE(OPT_STATEMENT, "--statement", FILE),
+	CMD_VALUE(OPT_RELEASE, "--release", TEXT),
+	CMD_VALUE(OPT_REVOKE, "--revoke", TEXT),
+	CMD_VALUE(OPT_ADD, "--add", FILE),
+	CMD_VALUE(OPT_THRESHOLD, "--threshold", TEXT),
+	CMD_VALUE(OPT_STATEMENT_THRESHOLD, "--statement-threshold", TEXT),
+	CMD_SPELLINGS_END(OPT_COUNT),
 };
 
 static int run_help(struct bundler_args *c, int argc, char **argv);
@@ -61,29 +61,40 @@ static int run_help(struct bundler_args *c, int argc, char **argv);
 #define RELEASE (O(CUDNN) | O(CUDA) | O(PLATFORM) | O(MIRROR) | O(OFFLINE))
 
 const struct command cmd_table[] = {
-	{ "keygen", verb_keygen, "write a signing key pair NAME.key and NAME.pub", help_keygen, 0 },
-	{ "create", verb_create, "make one signed bundle of a cuDNN release", help_create,
+	{ "keygen", CMD_ARGS_ONE("NAME"),
+	  verb_keygen, "write a signing key pair NAME.key and NAME.pub", help_keygen, 0 },
+	{ "create", CMD_ARGS_NONE,
+	  verb_create, "make one signed bundle of a cuDNN release", help_create,
 	  RELEASE | O(KEY) | O(OUT) | O(ARCHIVE) | O(DIR) | O(CUDA_LIBS) | O(ADD_FILE) |
 		  O(COUNTER) | O(EXPIRES) | O(ALLOW_FUTURE) | O(LEVEL) | O(THREADS) | O(SPLIT) |
 		  O(SFX) | O(UNPACKER) | O(CACHE) | O(QUIET) },
-	{ "resolve", verb_resolve, "what create would download; download nothing", help_resolve,
+	{ "resolve", CMD_ARGS_NONE,
+	  verb_resolve, "what create would download; download nothing", help_resolve,
 	  RELEASE | O(CUDA_LIBS) },
-	{ "inspect", verb_inspect, "check a bundle and print its manifest", help_inspect, O(EXPORT) },
-	{ "sign", verb_sign, "add a signature to a bundle", help_sign, SIGNING },
-	{ "split", verb_split, "cut a signed bundle into parts", help_split, O(SPLIT) },
-	{ "sfx", verb_sfx, "wrap a signed bundle as a self-extracting .run (.exe)", help_sfx,
+	{ "inspect", CMD_ARGS_ONE("BUNDLE"),
+	  verb_inspect, "check a bundle and print its manifest", help_inspect, O(EXPORT) },
+	{ "sign", CMD_ARGS_ONE("BUNDLE"),
+	  verb_sign, "add a signature to a bundle", help_sign, SIGNING },
+	{ "split", CMD_ARGS_ONE("BUNDLE"),
+	  verb_split, "cut a signed bundle into parts", help_split, O(SPLIT) },
+	{ "sfx", CMD_ARGS_ONE("BUNDLE"),
+	  verb_sfx, "wrap a signed bundle as a self-extracting .run (.exe)", help_sfx,
 	  SIGNING | O(PLATFORM) | O(UNPACKER) | O(OUT) | O(FORCE) },
-	{ "kit", verb_kit, "write what a site needs onto a stick, signed", help_kit,
+	{ "kit", CMD_ARGS_NONE,
+	  verb_kit, "write what a site needs onto a stick, signed", help_kit,
 	  RELEASE | O(KEY) | O(OUT) | O(BUNDLE) | O(UNPACKER) | O(NO_UNPACKER) | O(SPLIT) |
 		  O(VALID_DAYS) | O(STATEMENT) | O(CACHE) | O(LEVEL) },
-	{ "cuda-json", verb_cuda_json, "NVIDIA's CUDA component list, from a local toolkit",
+	{ "cuda-json", CMD_ARGS_NONE,
+	  verb_cuda_json, "NVIDIA's CUDA component list, from a local toolkit",
 	  help_cuda_json, O(DIR) | O(OUT) | O(PLATFORM) | O(RELEASE) },
-	{ "trust-statement", verb_trust_statement, "write or co-sign a signed trust statement",
+	{ "trust-statement", CMD_ARGS_OPTIONAL("FILE"),
+	  verb_trust_statement, "write or co-sign a signed trust statement",
 	  help_trust_statement,
 	  SIGNING | O(REVOKE) | O(ADD) | O(THRESHOLD) | O(STATEMENT_THRESHOLD) | O(COUNTER) |
 		  O(OUT) },
-	{ "help", run_help, "the usage, or one command's help", help_help, 0 },
-	{ NULL, NULL, NULL, NULL, 0 },
+	{ "help", CMD_ARGS_OPTIONAL("COMMAND"),
+	  run_help, "the usage, or one command's help", help_help, 0 },
+	{ NULL, CMD_ARGS_NONE, NULL, NULL, NULL, 0 },
 };
 
 const struct command *cmd_find(const char *name)
@@ -115,16 +126,17 @@ int cmd_print_help(const char *command, int to_stderr)
 		return fputs(t->help, out), 0;
 	fputs(bundler_usage, out);
 	fprintf(out, "commands:\n");
-	for (t = cmd_table; t->name; t++)
-		fprintf(out, "  %-16s %s\n", t->name, t->summary);
+	for (t = cmd_table; t->name; t++) {
+		char usage[64];
+		cmdline_format_usage(t->name, &t->args, usage, sizeof(usage));
+		fprintf(out, "  %-22s %s\n", usage, t->summary);
+	}
 	return 0;
 }
 
 static int run_help(struct bundler_args *c, int argc, char **argv)
 {
 	(void)c;
-	if (argc > 1)
-		return verb_usage_error("%s", "help takes at most one COMMAND");
 	return cmd_print_help(argc ? argv[0] : NULL, 0);
 }
 

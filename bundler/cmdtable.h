@@ -30,6 +30,7 @@ extern const struct cmd_spelling cmd_spellings[];
 
 struct command {
 	const char *name;
+	struct cmd_args args; /* what it takes besides options: main.c refuses more or fewer */
 	int (*run)(struct bundler_args *c, int argc, char **argv); /* argv: what is no option */
 	const char *summary; /* one line, for the list of commands in the usage */
 	const char *help;    /* 'help NAME' and 'NAME --help' */

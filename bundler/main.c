@@ -158,7 +158,8 @@ static const struct cmd_spelling *spelling_at(int *i, int argc, char **argv, con
 }
 
 /* Every option against what the command takes, in the order given; the other arguments are
- * the command's, moved to argv[2] on (*nargs of them). 1: a usage error; -1: --help, shown. */
+ * the command's, moved to argv[2] on (*nargs of them), as many as its row says (min to max).
+ * 1: a usage error; -1: --help, shown. */
 static int parse(const struct command *cmd, struct bundler_args *c, int argc, char **argv,
 		 int *nargs)
 {
@@ -189,6 +190,13 @@ static int parse(const struct command *cmd, struct bundler_args *c, int argc, ch
 			return 1;
 	}
 	*nargs = n;
+	/* as many arguments as the row says, refused in the words of an option it does not take */
+	char why[256], see[64];
+	snprintf(see, sizeof(see), "bundler help %s", cmd->name);
+	if (cmdline_check_args(&cmd->args, (size_t)n, cmd->name, see, why, sizeof(why))) {
+		fprintf(stderr, "bundler: %s\n", why);
+		return 1;
+	}
 	return 0;
 }
 

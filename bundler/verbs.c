@@ -43,17 +43,8 @@ static int finish(int rc, const struct cf_err *e)
 	return rc;
 }
 
-/* create, resolve, kit and cuda-json take no BUNDLE or NAME. */
-static int no_argument(int argc, char **argv)
-{
-	return argc != 0 ? verb_usage_error("unexpected argument '%s'", argv[0]) : 0;
-}
-
-/* inspect, sign, split and sfx take one BUNDLE. */
-static int one_bundle(const char *verb, int argc)
-{
-	return argc != 1 ? verb_usage_error("%s takes one BUNDLE", verb) : 0;
-}
+/* How many arguments each verb is given (none, one BUNDLE, one NAME) is its row's in the
+ * command table (cmdtable.c), checked before it runs (main.c). */
 
 /* sign, sfx and trust-statement: a key file, or a signature made elsewhere. */
 static int key_or_external(const char *verb, const struct sign_options *s)
@@ -71,8 +62,7 @@ VERB(keygen)
 	struct cf_err e = { 0 };
 	uint8_t id[32];
 	char fp[65], short_id[17];
-	if (argc != 1)
-		return verb_usage_error("%s", "keygen takes one NAME");
+	(void)argc;
 	/* A key named like an option is a typo (keygen --hlp), never a wish. */
 	if (argv[0][0] == '-' || !argv[0][0])
 		return verb_usage_error("keygen: '%s' is not a key name (it may not be empty or start with "
@@ -147,8 +137,7 @@ static int sfx_stub_early(const struct bundler_args *c, struct cf_err *e)
 VERB(kit)
 {
 	struct cf_err e = { 0 };
-	if (no_argument(argc, argv) != 0)
-		return 1;
+	(void)argc, (void)argv;
 	if (!c->create.out)
 		return verb_usage_error("%s", "kit needs -o DIR");
 	if (c->create.cudnn && !c->create.key_path)
@@ -174,7 +163,7 @@ VERB(trust_statement)
 	int rc = key_or_external("trust-statement", &c->sign);
 	if (rc != 0)
 		return rc;
-	if (argc > 1 || (argc == 1 && (actions || c->create.out)))
+	if (argc == 1 && (actions || c->create.out))
 		return verb_usage_error("%s", "trust-statement takes actions and -o FILE (a new statement), "
 				   "or one FILE (to sign it again), not both");
 	s->sign = c->sign;
@@ -190,9 +179,8 @@ VERB(trust_statement)
 VERB(create)
 {
 	struct cf_err e = { 0 };
-	int rc = no_argument(argc, argv);
-	if (rc == 0)
-		rc = check_create(c);
+	(void)argc, (void)argv;
+	int rc = check_create(c);
 	if (rc != 0)
 		return rc;
 	c->create.sfx_stub = c->stub;
@@ -208,11 +196,9 @@ VERB(create)
 VERB(resolve)
 {
 	struct cf_err e = { 0 };
-	int rc = no_argument(argc, argv);
-	if (rc != 0)
-		return rc;
+	(void)argc, (void)argv;
 	fetch_global_init();
-	rc = create_resolve(&c->create, &e);
+	int rc = create_resolve(&c->create, &e);
 	fetch_global_cleanup();
 	return finish(rc, &e);
 }
@@ -220,9 +206,7 @@ VERB(resolve)
 VERB(cuda_json)
 {
 	struct cf_err e = { 0 };
-	int rc = no_argument(argc, argv);
-	if (rc != 0)
-		return rc;
+	(void)argc, (void)argv;
 	if (!c->create.from_dir || !c->create.out)
 		return verb_usage_error("%s", "cuda-json needs --from-dir TOOLKIT and -o DIR");
 	struct cudajson_options jo = { .from_dir = c->create.from_dir, .out = c->create.out,
@@ -233,9 +217,7 @@ VERB(cuda_json)
 VERB(split)
 {
 	struct cf_err e = { 0 };
-	int rc = one_bundle("split", argc);
-	if (rc != 0)
-		return rc;
+	(void)argc;
 	if (!c->create.split)
 		return verb_usage_error("%s", "split needs --split SIZE (e.g. fat32, 2G, 700M)");
 	interrupt_install();
@@ -245,25 +227,23 @@ VERB(split)
 VERB(inspect)
 {
 	struct cf_err e = { 0 };
-	int rc = one_bundle("inspect", argc);
-	return rc != 0 ? rc : finish(inspect_bundle(argv[0], c->export_dir, &e), &e);
+	(void)argc;
+	return finish(inspect_bundle(argv[0], c->export_dir, &e), &e);
 }
 
 VERB(sign)
 {
 	struct cf_err e = { 0 };
-	int rc = one_bundle("sign", argc);
-	if (rc == 0)
-		rc = key_or_external("sign", &c->sign);
+	(void)argc;
+	int rc = key_or_external("sign", &c->sign);
 	return rc != 0 ? rc : finish(sign_bundle(argv[0], &c->sign, &e), &e);
 }
 
 VERB(sfx)
 {
 	struct cf_err e = { 0 };
-	int rc = one_bundle("sfx", argc);
-	if (rc == 0)
-		rc = key_or_external("sfx", &c->sign);
+	(void)argc;
+	int rc = key_or_external("sfx", &c->sign);
 	if (rc != 0)
 		return rc;
 	struct sfx_options so = { .platform = c->create.platform, .unpacker = c->stub,

@@ -2,8 +2,10 @@
 # Each program's one command table (bundler/cmdtable.c, unpacker/cmdtable.c), read back from
 # the program itself (--complete-words), so that this test cannot drift from it: every command
 # (and each trust subcommand) refuses an option it does not take with exit 1 and one line
-# naming the option, the command and its help; the help lists every command and has a text
-# for each; the bash completion offers exactly the options the table gives each command.
+# naming the option, the command and its help, and refuses one argument too many (and one too
+# few where it needs one) the same way; the help lists every command with the arguments its
+# row gives it and has a text for each; the bash completion offers exactly the options the
+# table gives each command.
 . "$CUFERRY_TOP/tests/e2e/lib.sh"
 
 # words PROGRAM [COMMAND [SUB]]: the table's lines (commands and subcommands, or "OPTION [KIND]")
@@ -67,6 +69,38 @@ for p in unpacker bundler; do
 		fi
 	done < commands
 	expect 1 "$prog" --complete-words nosuch
+
+	note "$p: every command refuses one argument too many, and one too few where it needs one"
+	# The list of commands in the help is made from the table: "NAME", "NAME X" (one X
+	# required) or "NAME [X]" (at most one), then the summary.
+	sed -n '/^commands:$/,$p' usage.out | tail -n +2 > rows
+	[ "$(wc -l < rows)" -eq "$(wc -l < commands)" ] || fail "$p help: $(cat rows) for $(cat commands)"
+	while read -r c args rest; do
+		case $args in \[[A-Z]*\]|[A-Z]|[A-Z]*[A-Z]) ;; *) args= ;; esac
+		subs=$("$prog" --complete-words "$c" | grep -v '^-' || true)
+		if [ -n "$subs" ]; then
+			# trust SUB: two arguments are one or two too many for each
+			for s in $subs; do
+				expect 1 "$prog" "$c" "$s" x1 x2
+				grep -Eq "^$p: $c $s takes (no arguments|one [^ ]+|at most one [^ ]+) \(see $p help $c\)$" last.err ||
+					fail "$p $c $s x1 x2: '$(cat last.err)'"
+				[ ! -s last.out ] || fail "$p $c $s x1 x2: wrote to stdout"
+			done
+			continue
+		fi
+		case $args in
+		'') expect 1 "$prog" "$c" x1; want="$c takes no arguments" ;;
+		\[*) expect 1 "$prog" "$c" x1 x2; want="$c takes at most one $(echo "$args" | tr -d '[]')" ;;
+		*) expect 1 "$prog" "$c" x1 x2; want="$c takes one $args" ;;
+		esac
+		[ "$(cat last.err)" = "$p: $want (see $p help $c)" ] ||
+			fail "$p $c: '$(cat last.err)', expected '$p: $want (see $p help $c)'"
+		[ ! -s last.out ] || fail "$p $c: wrote to stdout: $(cat last.out)"
+		case $args in ''|\[*) continue ;; esac
+		expect 1 "$prog" "$c"
+		[ "$(cat last.err)" = "$p: $c needs $args (see $p help $c)" ] ||
+			fail "$p $c: '$(cat last.err)', expected '$p: $c needs $args (see $p help $c)'"
+	done < rows
 done
 
 note "the one line, by example"
@@ -76,7 +110,18 @@ expect 1 "$UNPACKER" trust remove ab --fingerprint ab
 assert_contains last.err "^unpacker: trust remove does not take --fingerprint (see unpacker help trust)$"
 expect 1 "$BUNDLER" inspect x.bundle --key k.key
 [ "$(cat last.err)" = "bundler: inspect does not take --key (see bundler help inspect)" ] || fail "$(cat last.err)"
+expect 1 "$UNPACKER" list foo
+[ "$(cat last.err)" = "unpacker: list takes no arguments (see unpacker help list)" ] || fail "$(cat last.err)"
+# unpacker BUNDLE: the default command counts its arguments too, Windows switches between them
+expect 1 "$UNPACKER" a.bundle /S b.bundle
+[ "$(cat last.err)" = "unpacker: install takes at most one BUNDLE|DIR (see unpacker help install)" ] || fail "$(cat last.err)"
+expect 1 "$UNPACKER" --root "$W/img" uninstall
+[ "$(cat last.err)" = "unpacker: uninstall needs ID (see unpacker help uninstall)" ] || fail "$(cat last.err)"
+expect 1 "$BUNDLER" keygen a b
+[ "$(cat last.err)" = "bundler: keygen takes one NAME (see bundler help keygen)" ] || fail "$(cat last.err)"
 # --help still shows the help, whatever else the line has
 expect 0 "$UNPACKER" list --repair --help
 assert_contains last.out "usage: unpacker list"
+expect 0 "$UNPACKER" use a b --help
+assert_contains last.out "usage: unpacker use"
 echo ok

@@ -86,9 +86,14 @@ static void test_verbs(void **state)
 	struct cli c;
 	char why[256];
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++) {
-		assert_int_equal(parse(&c, why, verbs[i], "arg", NULL), 0);
+		/* with an argument where the row takes one */
+		const char *arg = cli_find_command(cmd_table, verbs[i])->args.max ? "arg" : NULL;
+		assert_int_equal(parse(&c, why, verbs[i], arg, NULL), 0);
 		assert_string_equal(c.verb, verbs[i]);
-		assert_string_equal(c.arg, "arg");
+		if (arg)
+			assert_string_equal(c.arg, "arg");
+		else
+			assert_null(c.arg);
 		assert_int_equal(c.verb_given, 1);
 	}
 	assert_int_equal(parse(&c, why, "version", NULL), 0);
@@ -99,18 +104,23 @@ static void test_verbs(void **state)
 	assert_string_equal(c.arg, "list");
 }
 
-/* The words that name a command taking option id (trust's: "trust add"): first[0], first[1]. */
-static int command_taking(enum cmd_option id, const char *words[2])
+/* The words that name a command taking option id (trust's: "trust add"): words[0], words[1];
+ * its row. One that takes an argument where there is one (the value is then seen not to be
+ * taken as the argument). */
+static const struct command *command_taking(enum cmd_option id, const char *words[2])
 {
-	for (const struct command *t = cmd_table; t->name; t++) {
-		for (const struct command *s = t->subs; s && s->name; s++)
-			if ((CMD_COMMON_OPTIONS | s->options) & CMD_OPT(id))
-				return words[0] = t->name, words[1] = s->name, 2;
-		if (!t->subs && ((CMD_COMMON_OPTIONS | t->options) & CMD_OPT(id)))
-			return words[0] = t->name, words[1] = NULL, 1;
-	}
+	for (int any = 0; any < 2; any++)
+		for (const struct command *t = cmd_table; t->name; t++) {
+			for (const struct command *s = t->subs; s && s->name; s++)
+				if (((CMD_COMMON_OPTIONS | s->options) & CMD_OPT(id)) &&
+				    (any || s->args.max))
+					return words[0] = t->name, words[1] = s->name, s;
+			if (!t->subs && ((CMD_COMMON_OPTIONS | t->options) & CMD_OPT(id)) &&
+			    (any || t->args.max))
+				return words[0] = t->name, words[1] = NULL, t;
+		}
 	fail_msg("no command takes option %d", (int)id);
-	return 0;
+	return NULL;
 }
 
 static const struct cmd_spelling *spelling(const char *name)
@@ -149,8 +159,10 @@ static void test_flags(void **state)
 	};
 	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
 		const char *words[2];
-		command_taking(spelling(flags[i].opt)->id, words);
-		assert_int_equal(parse(&c, why, words[0], flags[i].opt, NULL), 0);
+		const struct command *row = command_taking(spelling(flags[i].opt)->id, words);
+		assert_null(words[1]);
+		assert_int_equal(parse(&c, why, words[0], flags[i].opt, row->args.min ? "id" : NULL,
+				       NULL), 0);
 		if (*(int *)((char *)&c + flags[i].offset) != 1)
 			fail_msg("%s did not set its flag", flags[i].opt);
 	}
@@ -226,15 +238,20 @@ static void test_values(void **state)
 	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
 		char joined[64];
 		const char *words[2];
-		command_taking(spelling(values[i].name)->id, words);
+		const struct command *row = command_taking(spelling(values[i].name)->id, words);
 		snprintf(joined, sizeof(joined), "%s=/v/joined", values[i].name);
+		/* the argument where the row takes one (env --shell takes none) */
+		const char *arg = row->args.max ? "x.bundle" : NULL, *needed = row->args.min ? arg : NULL;
 		const char *sub = words[1] ? words[1] : values[i].name, *name = words[1] ? values[i].name : "/v/apart";
-		const char *apart = words[1] ? "/v/apart" : "x.bundle", *last = words[1] ? "x.bundle" : NULL;
+		const char *apart = words[1] ? "/v/apart" : arg, *last = words[1] ? arg : NULL;
 		assert_int_equal(parse(&c, why, words[0], sub, name, apart, last, NULL), 0);
 		assert_string_equal(*(const char **)((char *)&c + values[i].offset), "/v/apart");
-		assert_string_equal(c.arg, "x.bundle"); /* the value is not taken as the bundle */
-		assert_int_equal(words[1] ? parse(&c, why, words[0], words[1], joined, NULL)
-					  : parse(&c, why, words[0], joined, NULL), 0);
+		if (arg)
+			assert_string_equal(c.arg, "x.bundle"); /* the value is not taken as the bundle */
+		else
+			assert_null(c.arg);
+		assert_int_equal(words[1] ? parse(&c, why, words[0], words[1], joined, needed, NULL)
+					  : parse(&c, why, words[0], joined, needed, NULL), 0);
 		assert_string_equal(*(const char **)((char *)&c + values[i].offset), "/v/joined");
 		usage_error("needs a value", "install", values[i].name, NULL);
 	}
@@ -341,6 +358,83 @@ static void test_windows_switches(void **state)
 	assert_null(c.prefix);
 }
 
+/* COMMAND [SUB] (nwords of them), n arguments "x0"... after them, then option if not NULL. */
+static int args_parse(struct cli *c, char *why, const char *const *words, size_t nwords,
+		      size_t n, const char *option)
+{
+	char *argv[MAX_ARGS] = { "unpacker" }, names[8][4];
+	int argc = 1;
+	for (size_t i = 0; i < nwords; i++)
+		argv[argc++] = (char *)words[i];
+	for (size_t i = 0; i < n && i < 8; i++) {
+		snprintf(names[i], sizeof(names[i]), "x%zu", i);
+		argv[argc++] = names[i];
+	}
+	if (option)
+		argv[argc++] = (char *)option;
+	why[0] = '\0';
+	return cli_parse(argc, argv, cmd_table, c, why, 256);
+}
+
+/* One command (trust's: "trust add") against its row: min to max arguments are taken, one
+ * more is refused, one fewer where it needs one, each with the one line of the refusal. */
+static void check_arguments(const char *const *words, size_t nwords, const struct command *row)
+{
+	struct cli c;
+	char why[256], name[64], want[256];
+	snprintf(name, sizeof(name), "%s%s%s", words[0], nwords > 1 ? " " : "",
+		 nwords > 1 ? words[1] : "");
+	for (size_t n = row->args.min; n <= row->args.max; n++) {
+		if (args_parse(&c, why, words, nwords, n, NULL) != 0)
+			fail_msg("%s with %zu arguments: refused: %s", name, n, why);
+		assert_ptr_equal(c.command, row);
+	}
+	if (row->args.max == 0)
+		snprintf(want, sizeof(want), "%s takes no arguments (see unpacker help %s)", name,
+			 words[0]);
+	else
+		snprintf(want, sizeof(want), "%s takes %s %s (see unpacker help %s)", name,
+			 row->args.min ? "one" : "at most one", row->args.names, words[0]);
+	assert_int_equal(args_parse(&c, why, words, nwords, row->args.max + 1, NULL), CF_USAGE);
+	assert_string_equal(why, want);
+	assert_int_equal(c.why_names_help, 1);
+	/* --help shows the help, whatever the count */
+	assert_int_equal(args_parse(&c, why, words, nwords, row->args.max + 1, "--help"), 0);
+	assert_int_equal(c.help, 1);
+	if (row->args.min == 0)
+		return;
+	snprintf(want, sizeof(want), "%s needs %s (see unpacker help %s)", name, row->args.names,
+		 words[0]);
+	assert_int_equal(args_parse(&c, why, words, nwords, row->args.min - 1, NULL), CF_USAGE);
+	assert_string_equal(why, want);
+}
+
+/* Every row of the table and every trust subcommand: the arguments it takes, by its row. */
+static void test_arguments_counted(void **state)
+{
+	(void)state;
+	size_t checked = 0;
+	for (const struct command *t = cmd_table; t->name; t++) {
+		for (const struct command *s = t->subs; s && s->name; s++, checked++)
+			check_arguments((const char *const[]){ t->name, s->name }, 2, s);
+		if (!t->subs)
+			check_arguments((const char *const[]){ t->name }, 1, t), checked++;
+	}
+	assert_true(checked >= 17); /* 10 commands and trust's 7 */
+	/* by example: the rows' names in the refusal */
+	usage_error("list takes no arguments (see unpacker help list)", "list", "foo", NULL);
+	usage_error("use needs ID (see unpacker help use)", "use", NULL);
+	usage_error("use takes one ID (see unpacker help use)", "use", "a", "b", NULL);
+	usage_error("trust add needs K.pub (see unpacker help trust)", "trust", "add", NULL);
+	usage_error("trust list takes no arguments (see unpacker help trust)", "trust", "list", "x",
+		    NULL);
+	usage_error("help takes at most one COMMAND (see unpacker help help)", "help", "list", "x",
+		    NULL);
+	usage_error("env takes no arguments", "--root", "/img", "env", "x", NULL);
+	/* an option it does not take is said first, as before */
+	usage_error("list does not take --repair", "list", "x", "--repair", NULL);
+}
+
 static void test_usage_errors(void **state)
 {
 	(void)state;
@@ -351,8 +445,10 @@ static void test_usage_errors(void **state)
 	usage_error("unknown option '--quiet'", "--quiet", NULL);  /* never documented */
 	usage_error("unknown option '--repair=1'", "--repair=1", NULL);
 	usage_error("unknown option '--env=system'", "--env=system", NULL);
-	usage_error("unexpected argument 'b'", "install", "a", "b", NULL);
-	usage_error("unexpected argument 'b'", "a", "b", NULL);
+	usage_error("install takes at most one BUNDLE|DIR (see unpacker help install)", "install", "a",
+		    "b", NULL);
+	usage_error("install takes at most one BUNDLE|DIR", "a", "b", NULL); /* unpacker BUNDLE */
+	usage_error("install takes at most one BUNDLE|DIR", "/S", "a", "/D=/opt/x", "b", NULL);
 	usage_error("unknown command 'nosuch-verb'", "nosuch-verb", "--help", NULL);
 	usage_error("--no-validate and --require-gpu exclude each other", "--no-validate",
 		    "--require-gpu", NULL);
@@ -424,6 +520,7 @@ int main(void)
 		cmocka_unit_test(test_trust_lists),
 		cmocka_unit_test(test_windows_switches),
 		cmocka_unit_test(test_usage_errors),
+		cmocka_unit_test(test_arguments_counted),
 		cmocka_unit_test(test_check_inputs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

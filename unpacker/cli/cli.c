@@ -12,45 +12,45 @@
 #include "unpacker/target/progname.h"
 
 const struct cmd_spelling cli_spellings[] = {
-	{ OPT_HELP, "--help", VALUE_NONE, NULL },
-	{ OPT_HELP, "-h", VALUE_NONE, NULL },
-	{ OPT_HELP, "/?", VALUE_NONE, NULL },
-	{ OPT_VERSION, "--version", VALUE_NONE, NULL },
-	{ OPT_SILENT, "--silent", VALUE_NONE, NULL },
-	{ OPT_SILENT, "/silent", VALUE_NONE, NULL },
-	{ OPT_SILENT, "/S", VALUE_NONE, NULL },
-	{ OPT_SILENT, "/quiet", VALUE_NONE, NULL },
-	{ OPT_VERBOSE, "--verbose", VALUE_NONE, NULL },
-	{ OPT_VERBOSE, "-v", VALUE_NONE, NULL },
-	{ OPT_LOG, "--log", VALUE_FILE, NULL },
-	{ OPT_LOG, "/log", VALUE_FILE, NULL },
-	{ OPT_JSON, "--json", VALUE_FILE, NULL },
-	{ OPT_ROOT, "--root", VALUE_DIR, NULL },
-	{ OPT_PREFIX, "--prefix", VALUE_DIR, NULL },
-	{ OPT_PREFIX, "/prefix", VALUE_DIR, NULL },
-	{ OPT_PREFIX, "/D", VALUE_DIR, NULL },
-	{ OPT_TRUST, "--trust", VALUE_FILE, NULL },
-	{ OPT_TRUST_FINGERPRINT, "--trust-fingerprint", VALUE_TEXT, NULL },
-	{ OPT_FINGERPRINT, "--fingerprint", VALUE_TEXT, NULL },
-	{ OPT_REMEMBER, "--remember", VALUE_NONE, NULL },
-	{ OPT_NO_ENV, "--no-env", VALUE_NONE, NULL },
-	{ OPT_ENV_USER, "--env=user", VALUE_NONE, NULL },
-	{ OPT_ALLOW_DOWNGRADE, "--allow-downgrade", VALUE_NONE, NULL },
-	{ OPT_KEEP_CURRENT, "--keep-current", VALUE_NONE, NULL },
-	{ OPT_ALLOW_EXPIRED, "--allow-expired", VALUE_NONE, NULL },
-	{ OPT_REPAIR, "--repair", VALUE_NONE, NULL },
-	{ OPT_NO_VALIDATE, "--no-validate", VALUE_NONE, NULL },
-	{ OPT_REQUIRE_GPU, "--require-gpu", VALUE_NONE, NULL },
-	{ OPT_KEEP_FAILED, "--keep-failed", VALUE_NONE, NULL },
-	{ OPT_GPU, "--gpu", VALUE_TEXT, NULL },
-	{ OPT_QUICK_VALIDATE, "--quick-validate", VALUE_NONE, NULL },
-	{ OPT_MODULEFILES, "--modulefiles", VALUE_DIR, NULL },
-	{ OPT_DRY_RUN, "--dry-run", VALUE_NONE, NULL },
-	{ OPT_CUDA, "--cuda", VALUE_TEXT, NULL },
-	{ OPT_PLATFORM, "--platform", VALUE_WORD, "linux-x86_64 linux-sbsa linux-aarch64 windows-x86_64" },
-	{ OPT_FORCE, "--force", VALUE_NONE, NULL },
-	{ OPT_SHELL, "--shell", VALUE_WORD, "sh ps cmd" },
-	{ OPT_COUNT, NULL, VALUE_NONE, NULL },
+	CMD_FLAG(OPT_HELP, "--help"),
+	CMD_FLAG(OPT_HELP, "-h"),
+	CMD_FLAG(OPT_HELP, "/?"),
+	CMD_FLAG(OPT_VERSION, "--version"),
+	CMD_FLAG(OPT_SILENT, "--silent"),
+	CMD_FLAG(OPT_SILENT, "/silent"),
+	CMD_FLAG(OPT_SILENT, "/S"),
+	CMD_FLAG(OPT_SILENT, "/quiet"),
+	CMD_FLAG(OPT_VERBOSE, "--verbose"),
+	CMD_FLAG(OPT_VERBOSE, "-v"),
+	CMD_VALUE(OPT_LOG, "--log", FILE),
+	CMD_VALUE(OPT_LOG, "/log", FILE),
+	CMD_VALUE(OPT_JSON, "--json", FILE),
+	CMD_VALUE(OPT_ROOT, "--root", DIR),
+	CMD_VALUE(OPT_PREFIX, "--prefix", DIR),
+	CMD_VALUE(OPT_PREFIX, "/prefix", DIR),
+	CMD_VALUE(OPT_PREFIX, "/D", DIR),
+	CMD_VALUE(OPT_TRUST, "--trust", FILE),
+	CMD_VALUE(OPT_TRUST_FINGERPRINT, "--trust-fingerprint", TEXT),
+	CMD_VALUE(OPT_FINGERPRINT, "--fingerprint", TEXT),
+	CMD_FLAG(OPT_REMEMBER, "--remember"),
+	CMD_FLAG(OPT_NO_ENV, "--no-env"),
+	CMD_FLAG(OPT_ENV_USER, "--env=user"),
+	CMD_FLAG(OPT_ALLOW_DOWNGRADE, "--allow-downgrade"),
+	CMD_FLAG(OPT_KEEP_CURRENT, "--keep-current"),
+	CMD_FLAG(OPT_ALLOW_EXPIRED, "--allow-expired"),
+	CMD_FLAG(OPT_REPAIR, "--repair"),
+	CMD_FLAG(OPT_NO_VALIDATE, "--no-validate"),
+	CMD_FLAG(OPT_REQUIRE_GPU, "--require-gpu"),
+	CMD_FLAG(OPT_KEEP_FAILED, "--keep-failed"),
+	CMD_VALUE(OPT_GPU, "--gpu", TEXT),
+	CMD_FLAG(OPT_QUICK_VALIDATE, "--quick-validate"),
+	CMD_VALUE(OPT_MODULEFILES, "--modulefiles", DIR),
+	CMD_FLAG(OPT_DRY_RUN, "--dry-run"),
+	CMD_VALUE(OPT_CUDA, "--cuda", TEXT),
+	CMD_WORDS(OPT_PLATFORM, "--platform", CMD_PLATFORM_WORDS),
+	CMD_FLAG(OPT_FORCE, "--force"),
+	CMD_WORDS(OPT_SHELL, "--shell", "sh ps cmd"),
+	CMD_SPELLINGS_END(OPT_COUNT),
 };
 
 const char *cli_option_name(enum cmd_option id)
@@ -164,31 +164,36 @@ static int option(int *i, int argc, char **argv, struct cli *c, int *given_at)
 	return set_value(c, s, v ? v : argv[++*i]);
 }
 
-static int positional(const char *a, const struct command *table, struct cli *c, char *why,
-		      size_t size)
+/* A word that is no option: the command, trust's subcommand, or an argument of the command
+ * (the first one kept in arg; how many it takes is its row's, checked by command_takes). */
+static void positional(const char *a, const struct command *table, struct cli *c)
 {
-	if (!c->verb && strcmp(a, "version") == 0) /* as 'bundler version' */
-		return c->version = 1, 0;
+	if (!c->verb && strcmp(a, "version") == 0) { /* as 'bundler version' */
+		c->version = 1;
+		return;
+	}
 	if (!c->verb) {
 		const struct command *t = cli_find_command(table, a);
-		if (t)
-			return c->verb = t->name, c->verb_given = 1, 0;
+		if (t) {
+			c->verb = t->name, c->verb_given = 1;
+			return;
+		}
 		c->verb = "install"; /* the default verb: unpacker BUNDLE */
 	}
-	if (strcmp(c->verb, "trust") == 0 && !c->trust_sub)
-		return c->trust_sub = a, 0;
-	if (c->arg) {
-		snprintf(why, size, "unexpected argument '%s'", a);
-		return 1;
+	if (strcmp(c->verb, "trust") == 0 && !c->trust_sub) {
+		c->trust_sub = a;
+		return;
 	}
-	c->arg = a;
-	return 0;
+	if (!c->arg)
+		c->arg = a;
+	c->nargs++;
 }
 
 /* The row that runs the command (trust: its subcommand's; list by default), and whether the
  * command takes every option given: the first one it does not take, in the order given, is
- * a usage error that names it and the help to read. --help asks for the help of any command;
- * --version goes with no command. */
+ * a usage error that names it and the help to read; then whether it takes as many arguments
+ * as were given (its row's min to max), said the same way. --help asks for the help of any
+ * command, whatever else the line has; --version goes with no command. */
 static int command_takes(struct cli *c, const struct command *table, const int *given_at,
 			 char **argv, char *why, size_t size)
 {
@@ -210,15 +215,17 @@ static int command_takes(struct cli *c, const struct command *table, const int *
 	for (int id = 0; id < OPT_COUNT; id++)
 		if (given_at[id] && !(takes & CMD_OPT(id)) && (!first || given_at[id] < first))
 			first = given_at[id];
-	if (!first)
-		return 0;
-	const char *typed = argv[first];
-	int n = (int)strcspn(typed + 1, "=") + 1;
-	snprintf(why, size, "%s%s%s does not take %.*s (see %s help %s)", top->name,
-		 row != top ? " " : "", row != top ? row->name : "", n, typed, progname(),
-		 top->name);
-	c->why_names_help = 1;
-	return 1;
+	char name[64], see[64];
+	snprintf(name, sizeof(name), "%s%s%s", top->name, row != top ? " " : "",
+		 row != top ? row->name : "");
+	snprintf(see, sizeof(see), "%s help %s", progname(), top->name);
+	if (first) {
+		const char *typed = argv[first];
+		int n = (int)strcspn(typed + 1, "=") + 1;
+		snprintf(why, size, "%s does not take %.*s (see %s)", name, n, typed, see);
+	}
+	c->why_names_help = first || cmdline_check_args(&row->args, c->nargs, name, see, why, size);
+	return c->why_names_help;
 }
 
 /* Options that ask for opposite things, and values wrong before any work: a usage error. */
@@ -271,8 +278,8 @@ int cli_parse(int argc, char **argv, const struct command *table, struct cli *c,
 			snprintf(why, why_size, "option '%s' needs a value", a);
 			return 1;
 		}
-		if (r == 0 && positional(a, table, c, why, why_size))
-			return 1;
+		if (r == 0)
+			positional(a, table, c);
 	}
 	/* 'unpacker nosuch --help': a word that is no command and no file is a typo, as for
 	 * the bundler, not the help of install. */

@@ -12,6 +12,7 @@ struct cli {
 	const char *verb;      /* install, verify, validate, list, use, uninstall, env, doctor, help */
 	const struct command *command; /* the table's row that runs it (trust: its subcommand's) */
 	const char *arg;       /* BUNDLE or ID; trust: the subcommand's KEY.pub, FP, N or FILE */
+	size_t nargs;          /* how many were given (arg is the first): the row says how many */
 	const char *trust_sub; /* trust: list, add, remove, threshold, apply, reset-clock, ... */
 	const char *fingerprint; /* trust add --fingerprint HEX */
 	const char *prefix;

@@ -17,50 +17,66 @@ static VERB(help);
 #define PREFIX_TRUST (O(PREFIX) | O(TRUST) | O(TRUST_FINGERPRINT))
 #define VALIDATE_OPTIONS (O(GPU) | O(REQUIRE_GPU) | O(QUICK_VALIDATE))
 
+/* A trust subcommand: the help is trust's, and it has no subcommands of its own. */
+#define TRUST_SUB(name, args, run, summary, options)                                           \
+	{ name, args, run, summary, NULL, NULL, options, NULL }
+
 static const struct command trust_subs[] = {
-	{ "list", verb_trust_list, "the keys, thresholds and statements this host trusts", NULL,
-	  NULL, 0, NULL },
-	{ "add", verb_trust_add, "add K.pub to the trust directory", NULL, NULL, O(FINGERPRINT),
-	  NULL },
-	{ "remove", verb_trust_remove, "remove a key of the trust directory (by fingerprint)", NULL,
-	  NULL, 0, NULL },
-	{ "threshold", verb_trust_threshold, "the signatures a bundle needs", NULL, NULL, 0, NULL },
-	{ "statement-threshold", verb_trust_statement_threshold,
-	  "the signatures a trust statement needs", NULL, NULL, 0, NULL },
-	{ "apply", verb_trust_apply, "apply a trust statement", NULL, NULL, 0, NULL },
-	{ "reset-clock", verb_trust_reset_clock, "put back a time recorded ahead of the clock",
-	  NULL, NULL, O(PREFIX), NULL },
-	{ NULL, NULL, NULL, NULL, NULL, 0, NULL },
+	TRUST_SUB("list", CMD_ARGS_NONE, verb_trust_list,
+		  "the keys, thresholds and statements this host trusts", 0),
+	TRUST_SUB("add", CMD_ARGS_ONE("K.pub"), verb_trust_add, "add K.pub to the trust directory",
+		  O(FINGERPRINT)),
+	TRUST_SUB("remove", CMD_ARGS_ONE("FP"), verb_trust_remove,
+		  "remove a key of the trust directory (by fingerprint)", 0),
+	TRUST_SUB("threshold", CMD_ARGS_ONE("N"), verb_trust_threshold,
+		  "the signatures a bundle needs", 0),
+	TRUST_SUB("statement-threshold", CMD_ARGS_ONE("N"), verb_trust_statement_threshold,
+		  "the signatures a trust statement needs", 0),
+	TRUST_SUB("apply", CMD_ARGS_ONE("STATEMENT"), verb_trust_apply, "apply a trust statement", 0),
+	TRUST_SUB("reset-clock", CMD_ARGS_NONE, verb_trust_reset_clock,
+		  "put back a time recorded ahead of the clock", O(PREFIX)),
+	TRUST_SUB(NULL, CMD_ARGS_NONE, NULL, NULL, 0),
 };
 
 const struct command cmd_table[] = {
-	{ "install", verb_install, "verify, install and validate a bundle (the default command)",
+	{ "install", CMD_ARGS_OPTIONAL("BUNDLE|DIR"),
+	  verb_install, "verify, install and validate a bundle (the default command)",
 	  help_install, help_install_windows,
 	  PREFIX_TRUST | VALIDATE_OPTIONS | O(REMEMBER) | O(NO_ENV) | O(ENV_USER) |
 		  O(ALLOW_DOWNGRADE) | O(KEEP_CURRENT) | O(ALLOW_EXPIRED) | O(REPAIR) |
 		  O(NO_VALIDATE) | O(KEEP_FAILED) | O(MODULEFILES) | O(DRY_RUN) | O(CUDA) |
 		  O(PLATFORM),
 	  NULL },
-	{ "verify", verb_verify, "check a bundle's or a kit's signatures and hashes; install nothing",
+	{ "verify", CMD_ARGS_OPTIONAL("BUNDLE|KIT"),
+	  verb_verify, "check a bundle's or a kit's signatures and hashes; install nothing",
 	  help_verify, NULL, O(TRUST) | O(TRUST_FINGERPRINT) | O(ALLOW_EXPIRED), NULL },
-	{ "validate", verb_validate, "prove an install works, on every GPU", help_validate, NULL,
+	{ "validate", CMD_ARGS_OPTIONAL("ID"),
+	  verb_validate, "prove an install works, on every GPU", help_validate, NULL,
 	  PREFIX_TRUST | VALIDATE_OPTIONS, NULL },
-	{ "list", verb_list, "the installed bundles; * marks the current one", help_list, NULL,
+	{ "list", CMD_ARGS_NONE,
+	  verb_list, "the installed bundles; * marks the current one", help_list, NULL,
 	  O(PREFIX), NULL },
-	{ "use", verb_use, "make an installed bundle current", help_use, help_use_windows,
+	{ "use", CMD_ARGS_ONE("ID"),
+	  verb_use, "make an installed bundle current", help_use, help_use_windows,
 	  O(PREFIX) | O(ENV_USER) | O(NO_ENV), NULL },
-	{ "uninstall", verb_uninstall, "remove an installed bundle", help_uninstall,
+	{ "uninstall", CMD_ARGS_ONE("ID"),
+	  verb_uninstall, "remove an installed bundle", help_uninstall,
 	  help_uninstall_windows, O(PREFIX) | O(FORCE) | O(NO_ENV), NULL },
-	{ "env", verb_env, "the lines that put the current install on the search paths", help_env,
+	{ "env", CMD_ARGS_NONE,
+	  verb_env, "the lines that put the current install on the search paths", help_env,
 	  help_env_windows, O(PREFIX) | O(SHELL) | O(ENV_USER), NULL },
-	{ "doctor", verb_doctor, "other cuDNN copies that could shadow the install; leftovers",
+	{ "doctor", CMD_ARGS_NONE,
+	  verb_doctor, "other cuDNN copies that could shadow the install; leftovers",
 	  help_doctor, NULL, O(PREFIX), NULL },
-	{ "self-install", verb_self_install, "install a kit's verified unpacker on this machine",
+	{ "self-install", CMD_ARGS_ONE("KIT|CONTAINER"),
+	  verb_self_install, "install a kit's verified unpacker on this machine",
 	  help_self_install, help_self_install_windows,
 	  O(TRUST) | O(TRUST_FINGERPRINT) | O(ALLOW_DOWNGRADE) | O(ALLOW_EXPIRED), NULL },
-	{ "trust", NULL, "see and change what this host trusts", help_trust, NULL, 0, trust_subs },
-	{ "help", verb_help, "the usage, or one command's help", help_help, NULL, 0, NULL },
-	{ NULL, NULL, NULL, NULL, NULL, 0, NULL },
+	{ "trust", CMD_ARGS_OPTIONAL("SUBCOMMAND"),
+	  NULL, "see and change what this host trusts", help_trust, NULL, 0, trust_subs },
+	{ "help", CMD_ARGS_OPTIONAL("COMMAND"),
+	  verb_help, "the usage, or one command's help", help_help, NULL, 0, NULL },
+	{ NULL, CMD_ARGS_NONE, NULL, NULL, NULL, NULL, 0, NULL },
 };
 
 int cmd_print_help(const char *command, struct cf_err *e)
@@ -68,8 +84,11 @@ int cmd_print_help(const char *command, struct cf_err *e)
 	if (!command) {
 		fputs(unpacker_usage(), stdout);
 		printf("commands:\n");
-		for (const struct command *t = cmd_table; t->name; t++)
-			printf("  %-13s %s\n", t->name, t->summary);
+		for (const struct command *t = cmd_table; t->name; t++) {
+			char usage[64];
+			cmdline_format_usage(t->name, &t->args, usage, sizeof(usage));
+			printf("  %-22s %s\n", usage, t->summary);
+		}
 		return CF_OK;
 	}
 	const struct command *t = cli_find_command(cmd_table, command);

@@ -1,5 +1,5 @@
 /* command.h - what a row of the unpacker's command table is (the table: cmdtable.c): a
- * command's name, the function that runs it, its help and the options it takes. Types only, so
+ * command's name, the arguments and options it takes, the function that runs it and its help. Types only, so
  * that the parser (cli.c) reads the table without depending on the commands it runs. */
 #ifndef UNPACKER_COMMAND_H
 #define UNPACKER_COMMAND_H
@@ -35,6 +35,8 @@ typedef int (*cmd_run)(const struct cli *c, struct install_options *o, struct in
 
 struct command {
 	const char *name;
+	struct cmd_args args;     /* what it takes besides options (cli.c refuses more or fewer);
+				   * with subcommands: the subcommand, for the usage only */
 	cmd_run run;              /* NULL when its subcommands run it (trust) */
 	const char *summary;      /* one line, for the list of commands in the usage */
 	const char *help;         /* 'help NAME' and 'NAME --help' */

@@ -40,52 +40,66 @@ int list_installed(const struct install_options *o, struct cf_err *e)
 	return rc;
 }
 
-/* Lock, repair, load the state and find ID in it: the start of use and uninstall. */
-static int open_installed(const struct layout *p, const char *id, int *lock, struct state *st,
-			  struct state_bundle **b, struct cf_err *e)
+/* An install named on the command line, found in the prefix's state under its lock: what use
+ * and uninstall work on, from open_installed_locked to close_installed. */
+struct installed {
+	struct layout p;
+	struct state st;
+	struct state_bundle *b; /* ID's entry in st */
+	int lock;
+};
+
+/* Lock (repairing what an interrupted run left), load the state and find ID in it; the rest of
+ * in is set whatever happens, for close_installed. */
+static int open_installed_locked(const struct install_options *o, const char *id,
+				 struct installed *in, struct cf_err *e)
 {
 	int recovered;
-	int rc = prefix_open(p, lock, &recovered, e);
+	memset(in, 0, sizeof(*in));
+	in->lock = -1;
+	layout_init(&in->p, o->root, o->prefix);
+	int rc = prefix_open(&in->p, &in->lock, &recovered, e);
 	if (rc == CF_OK)
-		rc = state_load(p->state, st, e);
-	*b = rc == CF_OK ? state_find(st, id) : NULL;
-	if (rc == CF_OK && !*b)
-		rc = cf_fail(e, CF_USAGE, "'%s' is not installed in %s (see '%s list')", id, p->prefix,
-			     progname());
+		rc = state_load(in->p.state, &in->st, e);
+	in->b = rc == CF_OK ? state_find(&in->st, id) : NULL;
+	if (rc == CF_OK && !in->b)
+		rc = cf_fail(e, CF_USAGE, "'%s' is not installed in %s (see '%s list')", id,
+			     in->p.prefix, progname());
 	return rc;
+}
+
+static void close_installed(struct installed *in)
+{
+	platform_unlock(in->lock);
+	state_free(&in->st);
+	layout_free(&in->p);
 }
 
 int use_installed(const struct install_options *o, const char *id, struct cf_err *e)
 {
-	struct layout p;
-	struct state st = { 0 };
-	struct state_bundle *b;
-	int lock = -1;
-	layout_init(&p, o->root, o->prefix);
-	int rc = open_installed(&p, id, &lock, &st, &b, e);
-	if (rc == CF_OK && journal_set_current(&p, b->dir) != 0)
-		rc = cf_fail(e, CF_INSTALL, "%s: %s", p.current, platform_strerror(errno));
+	struct installed in;
+	int rc = open_installed_locked(o, id, &in, e);
+	if (rc == CF_OK && journal_set_current(&in.p, in.b->dir) != 0)
+		rc = cf_fail(e, CF_INSTALL, "%s: %s", in.p.current, platform_strerror(errno));
 	if (rc == CF_OK) {
-		state_set_current(&st, b->dir);
-		rc = state_save(p.state, &st, e);
+		state_set_current(&in.st, in.b->dir);
+		rc = state_save(in.p.state, &in.st, e);
 		if (rc == CF_OK)
-			rc = modulefile_set_default(&p, b->dir, e);
+			rc = modulefile_set_default(&in.p, in.b->dir, e);
 		if (rc == CF_OK)
-			log_out("%s%s\n", layout_current_label(), b->dir);
+			log_out("%s%s\n", layout_current_label(), in.b->dir);
 	}
 	if (rc == CF_OK)
-		rc = environment_migrate(&p, o, e);
+		rc = environment_migrate(&in.p, o, e);
 	if (rc == CF_OK)
-		rc = environment_follow_current(&p, o, e);
-	if (rc == CF_OK && o->env_user && !o->no_env && !p.registry && !env_user_present()) {
+		rc = environment_follow_current(&in.p, o, e);
+	if (rc == CF_OK && o->env_user && !o->no_env && !in.p.registry && !env_user_present()) {
 		char written[512];
-		rc = env_write_user(p.prefix_sys, written, sizeof(written), e);
+		rc = env_write_user(in.p.prefix_sys, written, sizeof(written), e);
 		if (rc == CF_OK)
 			log_out("wrote %s: source it from ~/.profile\n", written);
 	}
-	platform_unlock(lock);
-	state_free(&st);
-	layout_free(&p);
+	close_installed(&in);
 	return rc;
 }
 
@@ -146,48 +160,44 @@ static const char *successor(const struct state *st, const char *leaving)
 
 int uninstall_installed(const struct install_options *o, const char *id, struct cf_err *e)
 {
-	struct layout p;
-	struct state st = { 0 };
-	struct state_bundle *b;
-	int lock = -1;
-	layout_init(&p, o->root, o->prefix);
-	int rc = open_installed(&p, id, &lock, &st, &b, e);
-	int is_current = rc == CF_OK && st.current && strcmp(st.current, b->dir) == 0;
+	struct installed in;
+	int rc = open_installed_locked(o, id, &in, e);
+	int is_current = rc == CF_OK && in.st.current && strcmp(in.st.current, in.b->dir) == 0;
 	if (rc == CF_OK && is_current && !o->force)
 		rc = cf_fail(e, CF_USAGE, "'%s' is the current %s; '%s use' another first, or "
-			     "--force", b->dir, product_default()->display, progname());
+			     "--force", in.b->dir, product_default()->display, progname());
 	if (rc == CF_OK) {
-		char *name = xstrdup(b->dir), *dir = layout_under(&p, name);
+		char *name = xstrdup(in.b->dir), *dir = layout_under(&in.p, name);
 		char *backup_name = layout_backup_name(name, platform_process_id());
-		char *backup = layout_under(&p, backup_name);
+		char *backup = layout_under(&in.p, backup_name);
 		/* --force of the current one: the newest left takes over, as 'use' would make it. */
-		const char *next_found = is_current ? successor(&st, name) : NULL;
+		const char *next_found = is_current ? successor(&in.st, name) : NULL;
 		char *next = next_found ? xstrdup(next_found) : NULL;
 		rc = move_aside(dir, backup, e);
 		int moved = rc == CF_OK;
 		/* Then current (a removed tree must never be current) and the state. */
-		if (rc == CF_OK && is_current && journal_set_current(&p, next) != 0)
-			rc = cf_fail(e, CF_INSTALL, "%s: %s", p.current, platform_strerror(errno));
+		if (rc == CF_OK && is_current && journal_set_current(&in.p, next) != 0)
+			rc = cf_fail(e, CF_INSTALL, "%s: %s", in.p.current, platform_strerror(errno));
 		if (rc == CF_OK) {
-			state_remove(&st, name);
+			state_remove(&in.st, name);
 			if (is_current)
-				state_set_current(&st, next);
-			rc = state_save(p.state, &st, e);
+				state_set_current(&in.st, next);
+			rc = state_save(in.p.state, &in.st, e);
 		}
 		if (rc != CF_OK && moved) {
 			/* Nothing was forgotten yet: the install goes back where it was. */
 			platform_rename(backup, dir);
 			if (is_current)
-				journal_set_current(&p, name);
+				journal_set_current(&in.p, name);
 		}
 		if (rc == CF_OK && is_current && !next)
-			rc = environment_remove(&p, o, name, e);
+			rc = environment_remove(&in.p, o, name, e);
 		if (rc == CF_OK)
-			rc = modulefile_remove(&p, name, e);
+			rc = modulefile_remove(&in.p, name, e);
 		if (rc == CF_OK && is_current)
-			rc = modulefile_set_default(&p, next, e);
+			rc = modulefile_set_default(&in.p, next, e);
 		if (rc == CF_OK && next)
-			rc = environment_hand_over(&p, o, name, e);
+			rc = environment_hand_over(&in.p, o, name, e);
 		if (rc == CF_OK && io_rmtree(backup) != 0)
 			log_msg(LOG_WARN, "could not remove all of %s (%s): '%s doctor' lists it, the "
 				"next run removes it", backup, platform_strerror(errno), progname());
@@ -204,9 +214,7 @@ int uninstall_installed(const struct install_options *o, const char *id, struct 
 		free(dir);
 		free(name);
 	}
-	platform_unlock(lock);
-	state_free(&st);
-	layout_free(&p);
+	close_installed(&in);
 	return rc;
 }
 

@@ -211,8 +211,6 @@ VERB(self_install)
 {
 	(void)r;
 	struct selfinstall_options so = { c->root, &o->trust, c->allow_downgrade, c->allow_expired };
-	if (!c->arg)
-		return cf_fail(e, CF_USAGE, "self-install needs a KIT directory or a signed unpacker");
 	return selfinstall_run(c->arg, &so, e);
 }
 
@@ -227,25 +225,17 @@ VERB(list)
 	return list_installed(o, e);
 }
 
-/* use ID and uninstall ID: the ID is required. */
-static int id_given(const struct cli *c, struct cf_err *e)
-{
-	return c->arg ? CF_OK : cf_fail(e, CF_USAGE, "%s needs an ID (see '%s list')", c->verb,
-					progname());
-}
-
+/* use ID and uninstall ID: the ID is there (the table's row says it is required). */
 VERB(use)
 {
 	(void)r;
-	int rc = id_given(c, e);
-	return rc == CF_OK ? use_installed(o, c->arg, e) : rc;
+	return use_installed(o, c->arg, e);
 }
 
 VERB(uninstall)
 {
 	(void)r;
-	int rc = id_given(c, e);
-	return rc == CF_OK ? uninstall_installed(o, c->arg, e) : rc;
+	return uninstall_installed(o, c->arg, e);
 }
 
 VERB(env)
