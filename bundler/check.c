@@ -55,7 +55,7 @@ static int read_contents(void *ctx, const struct frame *f, struct bundle_content
 int check_open(const char *path, struct checked *c, struct cf_err *e)
 {
 	memset(c, 0, sizeof(*c));
-	struct bundle_policy p = { check_header, check_stub, read_contents, c };
+	struct bundle_policy p = { check_header, check_stub, read_contents, c, NULL, NULL };
 	int rc = bundle_open_verified(path, &p, &c->input, e);
 	c->frame = c->input ? bundle_frame(c->input) : NULL;
 	return rc;

@@ -30,6 +30,12 @@ const char *platform_self_path(void);
 
 /* Replace (or create) link so it points at target, atomically: readers see old or new. */
 int platform_switch_link(const char *link, const char *target);
+/* What err (an errno value) means, for a message: strerror(err); on Windows, when err is what
+ * this thread's last failed Windows call was turned into, that call's code and text too
+ * ("Windows error 1314: A required privilege is not held by the client"), alone for EIO,
+ * which stands for every code errno has no name for. errno itself stays what callers branch
+ * on. The text lives until a few more calls of this thread. */
+const char *platform_strerror(int err);
 /* 1 when err (an errno value) says the disk, or this user's quota on it, is full. */
 int platform_error_is_no_space(int err);
 /* Bytes available to this user on the file system that holds path. */

@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -72,6 +73,11 @@ int platform_switch_link(const char *link, const char *target)
 	}
 	/* rename(2) over the old link is the atomic step. */
 	return io_replace(tmp, link);
+}
+
+const char *platform_strerror(int err)
+{
+	return strerror(err);
 }
 
 int platform_error_is_no_space(int err)

@@ -45,10 +45,53 @@ int win_errno(DWORD e)
 	}
 }
 
+/* This thread's last Windows failure (win_fail): its code and the errno it became, so that
+ * platform_strerror can name the code that errno alone would hide (most become EIO). */
+static _Thread_local DWORD last_code;
+static _Thread_local int last_errno;
+
 int win_fail(DWORD e)
 {
 	errno = win_errno(e);
+	last_code = e;
+	last_errno = errno;
 	return -1;
+}
+
+void win_error_text(DWORD code, char *out, size_t size)
+{
+	wchar_t w[512];
+	char text[1024] = "";
+	DWORD n = FormatMessageW(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS |
+					 FORMAT_MESSAGE_MAX_WIDTH_MASK,
+				 NULL, code, 0, w, sizeof(w) / sizeof(w[0]), NULL);
+	if (n == 0 || win_narrow(w, text, sizeof(text)) != 0)
+		text[0] = '\0';
+	/* One line: the system's text ends in ".", "\r\n" or a space (MAX_WIDTH_MASK's). */
+	size_t len = strlen(text);
+	while (len > 0 && strchr(" .\r\n\t", text[len - 1]))
+		text[--len] = '\0';
+	if (text[0])
+		snprintf(out, size, "Windows error %lu: %s", (unsigned long)code, text);
+	else
+		snprintf(out, size, "Windows error %lu", (unsigned long)code);
+}
+
+const char *platform_strerror(int err)
+{
+	/* A few buffers, so that two calls in one message do not overwrite each other. */
+	static _Thread_local char ring[4][640];
+	static _Thread_local unsigned next;
+	if (last_code == 0 || err != last_errno)
+		return strerror(err);
+	char *buf = ring[next++ % 4], win[560];
+	win_error_text(last_code, win, sizeof(win));
+	/* EIO is what win_errno gives every code it has no errno for: the code says more. */
+	if (err == EIO)
+		snprintf(buf, sizeof(ring[0]), "%s", win);
+	else
+		snprintf(buf, sizeof(ring[0]), "%s (%s)", strerror(err), win);
+	return buf;
 }
 
 int win_is_absolute(const char *p)

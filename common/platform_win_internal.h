@@ -20,8 +20,11 @@
 
 /* The errno value for a Windows error code. */
 int win_errno(DWORD e);
-/* errno from e, and -1. */
+/* errno from e, and -1; e is kept (per thread) for platform_strerror. */
 int win_fail(DWORD e);
+/* "Windows error N: TEXT" (the system's text, FormatMessage, on one line without its final
+ * period), or "Windows error N" when the system has none. */
+void win_error_text(DWORD code, char *out, size_t size);
 /* 1 for "C:\..." or "C:/...". */
 int win_is_absolute(const char *p);
 /* UTF-8 to a fresh wide string (free() it); absolute drive paths get \\?\ and backslashes.

@@ -206,7 +206,7 @@ static int run_as(HANDLE token, const char *prog, char *const argv[], char *cons
 	}
 out:
 	if (rc != 0)
-		errno = win_errno(e);
+		win_fail(e); /* errno, and the code kept for the message */
 	if (pi.hProcess)
 		CloseHandle(pi.hProcess);
 	if (pi.hThread)

@@ -36,7 +36,7 @@ int bundle_open_verified(const char *path, const struct bundle_policy *p,
 {
 	struct bundle_contents c;
 	*out = NULL;
-	int rc = bundle_open(path, out, e);
+	int rc = bundle_open_checked(path, p->check_file, p->check_ctx, out, e);
 	if (rc == CF_OK)
 		rc = bundle_read_frame(*out, e);
 	if (rc == CF_OK)

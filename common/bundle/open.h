@@ -27,8 +27,8 @@ struct bundle_stub {
 	uint8_t digest[32];               /* SHA-256 of message: what each signature covers */
 };
 
-/* Every callback is required: none of them may be skipped (fail closed). Each returns CF_OK
- * or a failure with its reason in e. */
+/* Every callback but check_file is required: none of them may be skipped (fail closed).
+ * Each returns CF_OK or a failure with its reason in e. */
 struct bundle_policy {
 	/* Whether the header's signatures are good enough (the frame is still unbelieved). */
 	int (*check_header)(void *ctx, const struct frame *f, struct cf_err *e);
@@ -39,6 +39,12 @@ struct bundle_policy {
 	int (*read_contents)(void *ctx, const struct frame *f, struct bundle_contents *c,
 			     struct cf_err *e);
 	void *ctx;
+	/* The one optional rule: what each file read must be besides (reader.h's
+	 * bundle_file_check), e.g. as a kit's signed index lists it; NULL none. It is called with
+	 * check_ctx, also from the reader's thread as the stream reaches a later part, so
+	 * check_ctx must outlive the reader (not the call of bundle_open_verified). */
+	bundle_file_check check_file;
+	void *check_ctx;
 };
 
 /* Open PATH (plain, split or .run), read its frame, check it and a .run's stub with the

@@ -36,6 +36,8 @@ struct bundle_input {
 	struct frame frame;       /* the signed header, once read */
 	struct bundle_contents contents;
 	int has_contents;
+	bundle_file_check check; /* the caller's rule for each file opened, or NULL */
+	void *check_ctx;
 	struct chunk_plan plan;
 	size_t next_chunk;
 	/* The reader thread: it alone touches the stream once the payload begins. */
@@ -124,7 +126,7 @@ static int detect_sfx(struct bundle_input *b, int fd, uint64_t file_size, struct
 	if (platform_pread(fd, b->block, (size_t)b->layout.block_len,
 			   b->layout.stub_len + b->layout.bundle_len) != (ssize_t)b->layout.block_len)
 		return cf_fail(e, CF_TRUST, "%s: cannot read the stub-signature block: %s",
-			       b->parts[0].path, strerror(errno ? errno : EIO));
+			       b->parts[0].path, platform_strerror(errno ? errno : EIO));
 	b->sfx = 1;
 	b->base = b->layout.stub_len;
 	b->size = b->layout.bundle_len;
@@ -170,9 +172,17 @@ void bundle_parts_free(struct bundle_parts *p)
 
 int bundle_open(const char *path, struct bundle_input **out, struct cf_err *e)
 {
+	return bundle_open_checked(path, NULL, NULL, out, e);
+}
+
+int bundle_open_checked(const char *path, bundle_file_check check, void *ctx,
+			struct bundle_input **out, struct cf_err *e)
+{
 	struct bundle_input *b = xcalloc(1, sizeof(*b));
 	struct platform_stat st;
 	b->fd = -1;
+	b->check = check;
+	b->check_ctx = ctx;
 	if (has_suffix(path, ".001")) {
 		struct bundle_parts parts;
 		int rc = bundle_split_parts(path, &parts, e);
@@ -193,7 +203,7 @@ int bundle_open(const char *path, struct bundle_input **out, struct cf_err *e)
 			bundle_close(b);
 			/* /dev/zero exists: say what it is, never a stale "No such file". */
 			return cf_fail(e, CF_USAGE, "%s: %s", path,
-				       found ? "not a regular file, so not a bundle" : strerror(saved));
+				       found ? "not a regular file, so not a bundle" : platform_strerror(saved));
 		}
 		part_add(b, path, st.size);
 		b->size = st.size;
@@ -208,7 +218,7 @@ int bundle_open(const char *path, struct bundle_input **out, struct cf_err *e)
 	b->fd = platform_open(b->parts[0].path, PLATFORM_OPEN_READ | PLATFORM_OPEN_NONBLOCK |
 			      (plain ? PLATFORM_OPEN_NOFOLLOW : 0), 0);
 	if (b->fd < 0) {
-		int rc = cf_fail(e, CF_USAGE, "%s: %s", b->parts[0].path, strerror(errno));
+		int rc = cf_fail(e, CF_USAGE, "%s: %s", b->parts[0].path, platform_strerror(errno));
 		bundle_close(b);
 		return rc;
 	}
@@ -220,7 +230,9 @@ int bundle_open(const char *path, struct bundle_input **out, struct cf_err *e)
 		bundle_close(b);
 		return rc;
 	}
-	int rc = b->split_stem ? CF_OK : detect_sfx(b, b->fd, b->parts[0].size, e);
+	int rc = b->check ? b->check(b->check_ctx, b->parts[0].path, b->fd, e) : CF_OK;
+	if (rc == CF_OK && !b->split_stem)
+		rc = detect_sfx(b, b->fd, b->parts[0].size, e);
 	if (rc != CF_OK) {
 		bundle_close(b);
 		return rc;
@@ -283,7 +295,7 @@ int bundle_sfx_stub_sha256(const struct bundle_input *b, uint8_t out[32], struct
 {
 	if (sfx_hash_range(b->fd, b->layout.stub_len, out) != 0)
 		return cf_fail(e, CF_TRUST, "%s: cannot read the stub: %s", b->parts[0].path,
-			       strerror(errno));
+			       platform_strerror(errno));
 	return CF_OK;
 }
 
@@ -312,7 +324,10 @@ static int switch_part(struct bundle_input *b, struct cf_err *e)
 		 * I/O error (5, DESIGN.md §9). */
 		if (b->fd < 0)
 			return cf_fail(e, errno == ENOENT ? CF_INTEGRITY : CF_INSTALL, "%s: %s",
-				       b->parts[b->current].path, strerror(errno));
+				       b->parts[b->current].path, platform_strerror(errno));
+		int rc = b->check ? b->check(b->check_ctx, b->parts[b->current].path, b->fd, e) : CF_OK;
+		if (rc != CF_OK)
+			return rc;
 	}
 	return CF_OK;
 }
@@ -336,7 +351,7 @@ static ssize_t stream_read(struct bundle_input *b, uint8_t *buf, size_t len, str
 			 * I/O error, exit 5. Bytes that arrive wrong or not at all stay integrity (3). */
 			cf_fail(e, CF_INSTALL, "%s: read error at offset %llu: %s (the medium "
 				"failed, not the bundle)", p->path, (unsigned long long)b->pos,
-				strerror(errno));
+				platform_strerror(errno));
 			return -1;
 		}
 		if (n == 0) {

@@ -42,6 +42,16 @@ int bundle_split_parts(const char *path, struct bundle_parts *out, struct cf_err
 void bundle_parts_free(struct bundle_parts *p);
 /* PATH may be NAME.bundle, NAME.bundle.001 (split) or a self-extracting NAME.run. */
 int bundle_open(const char *path, struct bundle_input **out, struct cf_err *e);
+/* What a caller requires of each file the reader reads (the file, each part of a split bundle,
+ * the .run): called with the handle the reader then reads it through, once it is opened and
+ * before any of its bytes is used, so that what was checked is what is read (no reopen by
+ * name in between). CF_OK or a failure with its reason. */
+typedef int (*bundle_file_check)(void *ctx, const char *path, int fd, struct cf_err *e);
+/* bundle_open, with check (NULL: none) applied to every file as above; a later part's check
+ * runs when the stream reaches it, and its failure fails that read (closed, before the
+ * payload is done). */
+int bundle_open_checked(const char *path, bundle_file_check check, void *ctx,
+			struct bundle_input **out, struct cf_err *e);
 void bundle_close(struct bundle_input *b);
 /* Read and parse the signed frame at the start of the stream (no signature check); the reader
  * keeps it until bundle_close. */

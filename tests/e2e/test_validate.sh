@@ -66,10 +66,13 @@ expect 0 "$UNPACKER" validate --root "$W/real" $T
 assert_contains last.out "passed WITHOUT a GPU check"
 assert_contains last.out "1    signature     pass   the stored header is signed by"
 
-note "no key configured: validate re-checks the stored header with the keys recorded at install, and says so"
-expect 0 "$UNPACKER" validate --root "$W/real"
-assert_contains last.out "1    signature     pass   the stored header is signed by"
-assert_contains last.out "recorded at install (no key is configured here)"
+note "no key configured, --root: the image's own record of its signers is not trust (issue 23 A3): exit 2 at step 1"
+expect 2 "$UNPACKER" validate --root "$W/real"
+one_line_reason
+assert_contains last.out "1    signature     fail   .cuferry/header.bin: no trusted key is configured"
+assert_contains last.err "signed by $(openssl pkey -pubin -in "$FX/test.pub" -outform DER | sha256sum | cut -c1-16)"
+assert_contains last.err "this --root image's own record of its signers (.cuferry/signers) is not trust"
+assert_contains last.out "2    library       skip   not loaded: step 1 failed"
 sg=$W/real/opt/cudnn/current/.cuferry/signers
 [ "$(cat "$sg")" = "$(openssl pkey -pubin -in "$FX/test.pub" -outform DER | sha256sum | cut -c1-64)" ] ||
 	fail ".cuferry/signers does not hold the signer's fingerprint: $(cat "$sg")"
@@ -102,8 +105,11 @@ expect 0 "$UNPACKER" trust add "$FX/other.pub" --root "$W/real"
 expect 0 "$UNPACKER" validate --root "$W/real"
 assert_contains last.out "1    signature     pass   .*trusted here"
 expect 0 "$UNPACKER" trust remove "$(fp "$FX/test.pub")" --root "$W/real"
-expect 0 "$UNPACKER" validate --root "$W/real"
-assert_contains last.out "recorded at install; that key is no longer trusted here"
+# Under --root the record never stands in for the removed key (the host's own install's does:
+# below, "this host's own install").
+expect 2 "$UNPACKER" validate --root "$W/real"
+assert_contains last.err "no valid signature by a trusted key (bundle signed by"
+assert_contains last.err "image's own record of its signers (.cuferry/signers) is not trust"
 expect 0 "$BUNDLER" trust-statement --revoke "$(fp "$FX/test.pub")" --counter 5 --key "$FX/other.key" -o revoke.st
 expect 0 "$UNPACKER" trust apply revoke.st --root "$W/real"
 expect 2 "$UNPACKER" validate --root "$W/real"
@@ -112,6 +118,34 @@ assert_contains last.err "signed by a revoked key"
 expect 2 "$UNPACKER" validate --root "$W/real" $T
 assert_contains last.err "signed by a revoked key"
 rm -r "$W/real/etc/cuferry" # the later steps trust by --trust again
+
+note "this host's own install (no --root): its record of its signers stands in for a key rotated out, while it is root's alone"
+# Steps 3 and later judge this host's own loader (a cuDNN copied into a CUDA directory here
+# fails step 3, exit 6): step 1 is what is looked at, a trust failure would be exit 2.
+host_validate() {
+	set +e
+	"$UNPACKER" validate --prefix "$W/hostp" --quick-validate "$@" >"$W/last.out" 2>"$W/last.err"
+	got=$?
+	set -e
+	[ $got = 0 ] || [ $got = 6 ] || { cat "$W/last.out" "$W/last.err" >&2; fail "validate --prefix: exit $got"; }
+}
+expect 0 "$UNPACKER" "$FX/small.bundle" --prefix "$W/hostp" --no-env $T --no-validate
+host_validate
+assert_contains last.out "1    signature     pass   .*recorded at install (no key is configured here)"
+host_validate --trust "$FX/other.pub"
+assert_contains last.out "1    signature     pass   .*recorded at install; that key is no longer trusted here"
+if [ "$ME" = 0 ]; then
+	hsg=$(ls -d "$W"/hostp/cudnn-*)/.cuferry/signers
+	chmod g+w "$hsg"
+	expect 2 "$UNPACKER" validate --prefix "$W/hostp" --quick-validate
+	one_line_reason
+	assert_contains last.err "the install's record of its signers (.cuferry/signers) is not root's alone"
+	chmod g-w "$hsg"
+	chown nobody "$(dirname "$hsg")"
+	expect 2 "$UNPACKER" validate --prefix "$W/hostp" --quick-validate
+	assert_contains last.err "is not root's alone"
+	chown root "$(dirname "$hsg")"
+fi
 
 note "a file changed after the install (same size): validate names it, loads nothing, exit 6"
 f=$W/real/opt/cudnn/current/include/cudnn_version.h

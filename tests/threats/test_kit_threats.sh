@@ -113,4 +113,44 @@ assert_contains last.err "never considered: aaa-newer.bundle"
 traced_opens "$W/strace.out" "$UNPACKER" install "$W/kplanted" --root "$R" \
 	--trust "$FX/test.pub" --dry-run >/dev/null 2>&1 || fail "install kplanted under strace"
 ! grep -q 'aaa-newer' "$W/strace.out" || { grep aaa-newer "$W/strace.out"; fail "the planted bundle was opened"; }
+echo "== self-install KIT reads the kit's signed index (issue 23 A7, A12)"
+# no_unpacker_installed ID: a refused self-install wrote no program into the root.
+no_unpacker_installed() { [ ! -e "$R/usr/local/sbin/unpacker" ] || fail "$1: an unpacker was installed"; }
+run_case self_install_no_index "self-install of a kit whose cuferry-kit.json and cuferry-kit.sig were deleted (its container still validly signed)" \
+	"trust: exit 2, refused as a kit without its index, nothing installed" 2 self-install "$W/knoindex"
+assert_contains last.err "without its signed index"
+no_unpacker_installed self_install_no_index
+$KIT -o "$W/knounp" --bundle "$W/new.bundle" --no-unpacker linux-x86_64 >/dev/null 2>&1 || fail "bundler kit --no-unpacker"
+mkdir -p knounp/linux-x86_64 && cp kit/linux-x86_64/unpacker knounp/linux-x86_64/
+run_case self_install_unlisted "a validly signed unpacker container put on a kit whose index does not list one" \
+	"integrity: exit 3, the container named as not in the index, nothing installed" 3 self-install "$W/knounp"
+assert_contains last.err "linux-x86_64/unpacker: not in the kit's signed index"
+no_unpacker_installed self_install_unlisted
+# An older unpacker (the same program, a lower version marker: the same size), signed by the
+# kit's key on a kit of its own, put in the place of the kit's one: a rollback that its own
+# signature does not reveal.
+python3 - "$UNPACKER" older-unpacker <<'PY'
+import re, sys
+b = open(sys.argv[1], "rb").read()
+m = re.search(rb"CUFERRY-UNPACKER-VERSION=([0-9.]+)\0", b)
+new = b"0.0.1".ljust(len(m.group(1)), b"\0")[:len(m.group(1))]
+open(sys.argv[2], "wb").write(b[:m.start(1)] + new + b[m.end(1):])
+PY
+chmod 755 older-unpacker
+$KIT -o "$W/kolder" --bundle "$W/new.bundle" --unpacker "linux-x86_64=$W/older-unpacker" >/dev/null 2>&1 || fail "the older kit"
+cp -a kit krollback && cp kolder/linux-x86_64/unpacker krollback/linux-x86_64/unpacker
+[ "$(wc -c < krollback/linux-x86_64/unpacker)" = "$(wc -c < kit/linux-x86_64/unpacker)" ] || fail "the older container is not the same size"
+run_case self_install_rollback "an older, validly signed unpacker container of the same size in the kit's one's place" \
+	"integrity: exit 3, its SHA-256 differs from the index, nothing installed" 3 self-install "$W/krollback"
+assert_contains last.err "linux-x86_64/unpacker: SHA-256 differs from the kit's signed index"
+no_unpacker_installed self_install_rollback
+
+echo "== install KIT hashes the chosen bundle against the index (issue 23 A12)"
+$FORGE --key "$FX/test.key" --out "$W/older.bundle" --bundle-id t-new --version 9.19.0.1
+[ "$(wc -c < older.bundle)" = "$(wc -c < new.bundle)" ] || fail "the older bundle is not the same size"
+cp -a kit kmixin && cp older.bundle kmixin/new.bundle
+run_case stick_same_size_rollback "an older bundle, validly signed, of the same size, in a listed bundle's place" \
+	"integrity: exit 3, its SHA-256 differs from the kit's signed index, nothing installed" 3 install "$W/kmixin" --no-validate
+assert_contains last.err "new.bundle: SHA-256 differs from the kit's signed index"
+
 echo "ok"

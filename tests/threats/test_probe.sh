@@ -17,11 +17,7 @@ V=--quick-validate
 
 # validate rewrites the install's report.json, and a failed install keeps its report under
 # .cuferry/failed, by design: the rest must not change.
-snapshot() {
-	tree_listing "$W/outside"
-	tree_listing "$R/opt/cudnn" | grep -v ' lock\| \./\.cuferry/lock\|report\.json\|\.cuferry/failed' || true
-	cat "$R/etc/ld.so.conf.d/"* "$R/etc/profile.d/"* 2>/dev/null || true
-}
+SNAPSHOT_IGNORE=$VALIDATE_WRITES
 
 NEEDED=$(readelf -d "$UNPACKER" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p')
 [ -n "$NEEDED" ] || fail "readelf -d found no NEEDED entry in $UNPACKER"
@@ -127,20 +123,41 @@ for so in $REFUSED_NEEDED ld-linux-x86-64.so.2; do
 	assert_contains last.err "named like the C library or the dynamic loader"
 done
 
-echo "== every name the unpacker NEEDs, linked to cuDNN in the install's lib/: no constructor runs as root"
-# A link in lib/ whose target is a listed file is what ldconfig makes, so step 1 accepts it:
-# only the probe's clean start keeps the loader from mapping cuDNN as the C library as root.
+echo "== an ldconfig link in the install's lib/ (a name on no list): accepted, loaded only as nobody"
+# A link in lib/ whose target is a listed file is what ldconfig makes, so step 1 accepts it;
+# the probe's clean start (no LD_LIBRARY_PATH, libraries by absolute path, the drop before
+# exec) keeps the loader from mapping anything of the install as root. The name is on neither
+# list (a C library's or base library's name is never an ldconfig link: below).
 fresh_root "$W/links" "$W/good.bundle"
-for so in $NEEDED; do
+for so in libcudnn_ldconfig.so.9; do
 	ln -s libcudnn.so.9 "$R/opt/cudnn/current/lib/$so"
 	rm -f "$UIDS"/*
-	run_case "probe_needed_link_$so" "--root image: lib/$so -> libcudnn.so.9 in the install (where a probe with the install on LD_LIBRARY_PATH maps it before main, as root)" "validate --root: nothing of the install mapped before the drop; every constructor as nobody" 0 validate $V
-	no_root_constructor "probe_needed_link_$so"
-	ls "$UIDS" | grep -q '^uid-65534-libcudnn' || fail "probe_needed_link_$so: cuDNN was not loaded as nobody: $(ls "$UIDS")"
+	run_case "probe_ldconfig_link" "--root image: lib/$so -> libcudnn.so.9 in the install (an ldconfig-style link, which step 1 accepts)" "validate --root: nothing of the install mapped before the drop; every constructor as nobody" 0 validate $V
+	no_root_constructor "probe_ldconfig_link"
+	ls "$UIDS" | grep -q '^uid-65534-libcudnn' || fail "probe_ldconfig_link: cuDNN was not loaded as nobody: $(ls "$UIDS")"
 	# started from an image it cannot read, so non-dumpable from its exec on (no ptrace window)
-	! ls "$UIDS" | grep -q '^exe-readable-' || fail "probe_needed_link_$so: the probe could read its own image: $(ls "$UIDS")"
+	! ls "$UIDS" | grep -q '^exe-readable-' || fail "probe_ldconfig_link: the probe could read its own image: $(ls "$UIDS")"
 	rm "$R/opt/cudnn/current/lib/$so"
 done
+
+echo "== every name the unpacker NEEDs (and a base library's), linked ldconfig-style to cuDNN in lib/: step 1 names it"
+# Linked to a listed file, but named like the C library or a base library: never an ldconfig
+# link (no bundle may carry such a soname), so step 1 fails on it and nothing is loaded.
+for so in $NEEDED libz.so.1; do
+	ln -s libcudnn.so.9 "$R/opt/cudnn/current/lib/$so"
+	rm -f "$UIDS"/*
+	run_case "probe_needed_link_$so" "--root image: lib/$so -> libcudnn.so.9 in the install (a link ldconfig never makes, to a listed file)" "validate --root: exit 6, step 1 names it, nothing loaded" 6 validate $V
+	assert_contains last.out "lib/$so: not in the manifest"
+	assert_contains last.out "2    library       skip"
+	if ls "$UIDS" | grep -q '^uid-0-'; then fail "probe_needed_link_$so: ran as root: $(ls "$UIDS")"; fi
+	rm "$R/opt/cudnn/current/lib/$so"
+done
+ln -s libcudnn.so.9 "$R/opt/cudnn/current/lib/libc.so.6"
+expect 0 "$UNPACKER" "$W/good.bundle" --root "$R" $T $V --repair
+[ ! -L "$R/opt/cudnn/current/lib/libc.so.6" ] || fail "--repair left lib/libc.so.6 -> libcudnn.so.9"
+ls "$R/opt/cudnn/current/.cuferry/aside/" | grep -q 'lib%libc.so.6' || fail "--repair did not move lib/libc.so.6 aside"
+expect 0 "$UNPACKER" validate --root "$R" $T $V
+record repair_c_library_link "lib/libc.so.6 -> a listed file in the install's lib/ (named like the C library)" "--repair moves it to .cuferry/aside/; validate passes again" "threats/repair_c_library_link" "pass"
 
 echo "== every name the unpacker NEEDs, planted as a file in the install's lib/ (in no manifest): step 1 names it"
 stub() { # FILE SONAME: a library whose constructor records the uid it runs as

@@ -93,4 +93,21 @@ if [ "$(id -u)" = 0 ]; then
 	[ ! -d "$R/etc/cuferry/trusted-keys" ] || [ -z "$(ls "$R/etc/cuferry/trusted-keys")" ] || fail "trust add wrote a key others may write"
 	record trust_add_writable "trust add KEY.pub writable by others" "trust: exit 2, nothing written" "threats/trust_add_writable" "pass (exit 2)"
 fi
+echo "== a --root image's own record of its signers is not trust (issue 23 A3)"
+# An image anyone could build: an install whose header a stranger signed, and whose
+# .cuferry/signers names the stranger's key, in a root-owned image. Step 1 fails, the reason
+# names the key that signed it and says that the image's record is not trust.
+$FORGE --key stranger.key --out "$W/stranger.bundle" --bundle-id t-stranger
+R=$W/root-a3
+mkdir -p "$R"
+"$UNPACKER" "$W/stranger.bundle" --root "$R" --trust stranger.pub --no-validate >/dev/null || fail "the stranger's image"
+[ -s "$R/opt/cudnn/current/.cuferry/signers" ] || fail "the stranger's install recorded no signer"
+SNAPSHOT_IGNORE=$VALIDATE_WRITES
+STRANGER_ID=$(openssl pkey -pubin -in stranger.pub -outform DER | sha256sum | cut -c1-16)
+run_case image_signers_record "a root-owned --root image signed by a stranger, its .cuferry/signers naming the stranger's key" \
+	"trust: exit 2 at step 1, the signer named, the image's record not taken as trust" 2 validate
+assert_contains last.err "signed by $STRANGER_ID"
+assert_contains last.err "image's own record of its signers (.cuferry/signers) is not trust"
+assert_contains last.out "1    signature     fail"
+
 echo "ok"

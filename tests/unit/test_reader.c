@@ -34,11 +34,13 @@ static int fixture_teardown(void **state)
 	return 0;
 }
 
-/* Open, read the frame and every chunk; CF_OK only when the bytes are the payload. */
-static int read_bundle(const struct fixture *fx, const char *path, struct cf_err *e)
+/* Open (with check, NULL: none), read the frame and every chunk; CF_OK only when the bytes
+ * are the payload. */
+static int read_bundle_checked(const struct fixture *fx, const char *path, bundle_file_check check,
+			       void *ctx, struct cf_err *e)
 {
 	struct bundle_input *b = NULL;
-	int rc = bundle_open(path, &b, e);
+	int rc = bundle_open_checked(path, check, ctx, &b, e);
 	if (rc == CF_OK)
 		rc = bundle_read_frame(b, e);
 	if (rc == CF_OK) {
@@ -62,6 +64,11 @@ static int read_bundle(const struct fixture *fx, const char *path, struct cf_err
 	}
 	bundle_close(b);
 	return rc;
+}
+
+static int read_bundle(const struct fixture *fx, const char *path, struct cf_err *e)
+{
+	return read_bundle_checked(fx, path, NULL, NULL, e);
 }
 
 static void test_plain(void **state)
@@ -145,6 +152,52 @@ static void test_split_parts(void **state)
 	assert_int_equal(bundle_size(b), fx->frame_len + sizeof(sample));
 	bundle_close(b);
 	assert_int_equal(read_bundle(fx, first, &e), CF_OK);
+	free(first);
+}
+
+/* The caller's check of each file (a kit's index): called with the handle read, for every
+ * part as the stream reaches it, in order; its refusal fails the open or the read. */
+struct file_checks {
+	char seen[4][16]; /* the names' last four characters: ".001" ... */
+	int n;
+	const char *refuse; /* the suffix refused */
+};
+
+static int check_part(void *ctx, const char *path, int fd, struct cf_err *e)
+{
+	struct file_checks *c = ctx;
+	struct stat st;
+	assert_int_equal(fstat(fd, &st), 0); /* a live handle of the file */
+	const char *tail = path + strlen(path) - 4;
+	if (c->n < 4)
+		snprintf(c->seen[c->n], sizeof(c->seen[0]), "%s", tail);
+	c->n++;
+	return c->refuse && strcmp(tail, c->refuse) == 0 ? cf_fail(e, CF_INTEGRITY, "%s refused", tail)
+							  : CF_OK;
+}
+
+static void test_split_parts_checked(void **state)
+{
+	struct fixture *fx = *state;
+	struct cf_err e = { 0 };
+	size_t cuts[] = { fx->frame_len + 64, fx->frame_len + 200 };
+	char *first = fixture_split(fx, "c.bundle", cuts, 3);
+	struct file_checks c = { .refuse = NULL };
+	assert_int_equal(read_bundle_checked(fx, first, check_part, &c, &e), CF_OK);
+	assert_int_equal(c.n, 3);
+	assert_string_equal(c.seen[0], ".001");
+	assert_string_equal(c.seen[1], ".002");
+	assert_string_equal(c.seen[2], ".003");
+	/* a later part refused: the read fails with the check's reason (before the payload ends) */
+	c = (struct file_checks){ .refuse = ".003" };
+	assert_int_equal(read_bundle_checked(fx, first, check_part, &c, &e), CF_INTEGRITY);
+	assert_non_null(strstr(e.msg, ".003 refused"));
+	/* the first refused: nothing is read, the open fails */
+	cf_err_clear(&e);
+	c = (struct file_checks){ .refuse = ".001" };
+	struct bundle_input *b = NULL;
+	assert_int_equal(bundle_open_checked(first, check_part, &c, &b, &e), CF_INTEGRITY);
+	assert_int_equal(c.n, 1);
 	free(first);
 }
 
@@ -269,7 +322,7 @@ static int give_contents(void *ctx, const struct frame *f, struct bundle_content
 
 static int open_with(const char *path, struct calls *c, struct cf_err *e)
 {
-	struct bundle_policy p = { count_header, count_stub, give_contents, c };
+	struct bundle_policy p = { count_header, count_stub, give_contents, c, NULL, NULL };
 	struct bundle_input *b = NULL;
 	int rc = bundle_open_verified(path, &p, &b, e);
 	if (rc != CF_OK && b) {
@@ -469,6 +522,7 @@ int main(void)
 		WITH_FIXTURE(test_truncated_payload),
 		WITH_FIXTURE(test_not_a_bundle),
 		WITH_FIXTURE(test_split_parts),
+		WITH_FIXTURE(test_split_parts_checked),
 		WITH_FIXTURE(test_split_missing_part),
 		WITH_FIXTURE(test_split_short_part),
 		WITH_FIXTURE(test_run),

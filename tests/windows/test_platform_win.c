@@ -774,6 +774,45 @@ static void children(void **state)
 	assert_int_equal(errno, ENOENT);
 }
 
+/* A failed Windows call is named by its code and the system's text, not only by the errno it
+ * became (most codes become EIO: "cannot start a probe: Input/output error" said nothing);
+ * errno stays what callers branch on. */
+static void windows_error_named(void **state)
+{
+	char text[600], prog[4096];
+	(void)state;
+	win_error_text(ERROR_PRIVILEGE_NOT_HELD, text, sizeof(text));
+	assert_int_equal(strncmp(text, "Windows error 1314", 18), 0);
+	size_t n = strlen(text);
+	assert_true(text[n - 1] != '.' && text[n - 1] != '\n' && text[n - 1] != '\r' && text[n - 1] != ' ');
+	assert_null(strchr(text, '\n'));
+	/* a code errno has no name for: EIO, and the message is the code's alone */
+	assert_int_equal(win_fail(ERROR_REQUEST_ABORTED), -1);
+	assert_int_equal(errno, EIO);
+	assert_int_equal(strncmp(platform_strerror(errno), "Windows error 1235", 18), 0);
+	/* one errno names: both, errno's text first */
+	assert_int_equal(win_fail(ERROR_PRIVILEGE_NOT_HELD), -1);
+	assert_int_equal(errno, EACCES);
+	const char *both = platform_strerror(EACCES);
+	assert_int_equal(strncmp(both, strerror(EACCES), strlen(strerror(EACCES))), 0);
+	assert_non_null(strstr(both, "(Windows error 1314"));
+	/* another errno than the last failure's: strerror's text, nothing stale */
+	assert_string_equal(platform_strerror(ENOENT), strerror(ENOENT));
+	/* a real failure: a file that is no program, started as one */
+	in_scratch(prog, sizeof(prog), "not-a-program.exe");
+	FILE *f = fopen(prog, "wb");
+	assert_non_null(f);
+	fputs("this is text, not a program\r\n", f);
+	fclose(f);
+	char *argv[] = { prog, NULL }, *envp[] = { NULL };
+	struct platform_child c;
+	errno = 0;
+	assert_int_equal(platform_run(prog, argv, envp, PLATFORM_CAPTURE_NONE, 10, &c), -1);
+	print_message("starting a text file: errno %d, %s\n", errno, platform_strerror(errno));
+	assert_non_null(strstr(platform_strerror(errno), "Windows error "));
+	remove(prog);
+}
+
 /* ---- the probe child: the report pipe, handles kept, rights given up ---- */
 
 static void child_handles(void **state)
@@ -1038,6 +1077,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(privileges_dropped),
 		cmocka_unit_test(library_search),
 		cmocka_unit_test(this_process),
+		cmocka_unit_test(windows_error_named),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

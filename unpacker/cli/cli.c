@@ -351,7 +351,7 @@ int cli_check_inputs(const struct cli *c, char *why, size_t size)
 		    platform_access(c->trust_files[i], PLATFORM_CAN_READ) != 0) {
 			snprintf(why, size, "--trust %s: %s (give the .pub file 'bundler keygen' wrote, "
 				 "brought by another channel than the bundle)", c->trust_files[i],
-				 strerror(errno));
+				 platform_strerror(errno));
 			return 2;
 		}
 	return 0;

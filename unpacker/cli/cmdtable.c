@@ -73,7 +73,7 @@ const struct command cmd_table[] = {
 	{ "self-install", CMD_ARGS_ONE("KIT|CONTAINER"),
 	  verb_self_install, "install a kit's verified unpacker on this machine",
 	  help_self_install, help_self_install_windows,
-	  O(TRUST) | O(TRUST_FINGERPRINT) | O(ALLOW_DOWNGRADE), NULL },
+	  O(TRUST) | O(TRUST_FINGERPRINT) | O(ALLOW_DOWNGRADE) | O(ALLOW_EXPIRED), NULL },
 	{ "trust", CMD_ARGS_OPTIONAL("SUBCOMMAND"),
 	  NULL, "see and change what this host trusts", help_trust, NULL, 0, trust_subs },
 	{ "help", CMD_ARGS_OPTIONAL("COMMAND"),

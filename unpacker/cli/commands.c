@@ -84,7 +84,7 @@ int use_installed(const struct install_options *o, const char *id, struct cf_err
 	struct installed in;
 	int rc = open_installed_locked(o, id, &in, e);
 	if (rc == CF_OK && journal_set_current(&in.p, in.b->dir) != 0)
-		rc = cf_fail(e, CF_INSTALL, "%s: %s", in.p.current, strerror(errno));
+		rc = cf_fail(e, CF_INSTALL, "%s: %s", in.p.current, platform_strerror(errno));
 	if (rc == CF_OK) {
 		state_set_current(&in.st, in.b->dir);
 		rc = state_save(in.p.state, &in.st, e);
@@ -140,7 +140,7 @@ static int move_aside(const char *dir, const char *backup, struct cf_err *e)
 			     "again (nothing was changed)", busy);
 	else if (platform_rename(dir, backup) != 0)
 		rc = cf_fail(e, CF_INSTALL, "%s: %s (in use by a running program? close it and run "
-			     "again; nothing was changed)", dir, strerror(errno));
+			     "again; nothing was changed)", dir, platform_strerror(errno));
 	free(busy);
 	return rc;
 }
@@ -181,7 +181,7 @@ int uninstall_installed(const struct install_options *o, const char *id, struct 
 		int moved = rc == CF_OK;
 		/* Then current (a removed tree must never be current) and the state. */
 		if (rc == CF_OK && is_current && journal_set_current(&in.p, next) != 0)
-			rc = cf_fail(e, CF_INSTALL, "%s: %s", in.p.current, strerror(errno));
+			rc = cf_fail(e, CF_INSTALL, "%s: %s", in.p.current, platform_strerror(errno));
 		if (rc == CF_OK) {
 			state_remove(&in.st, name);
 			if (is_current)
@@ -204,7 +204,7 @@ int uninstall_installed(const struct install_options *o, const char *id, struct 
 			rc = environment_hand_over(&in.p, o, name, e);
 		if (rc == CF_OK && io_rmtree(backup) != 0)
 			log_msg(LOG_WARN, "could not remove all of %s (%s): '%s doctor' lists it, the "
-				"next run removes it", backup, strerror(errno), progname());
+				"next run removes it", backup, platform_strerror(errno), progname());
 		if (rc == CF_OK && next)
 			log_out("removed %s; %s%s (the newest left; the environment and modulefiles "
 				"follow it)\n", name, layout_current_label(), next);
@@ -248,7 +248,7 @@ int validate_command(const struct install_options *o, const char *id, struct ins
 	char *dir = b ? layout_under(&p, b->dir) : NULL;
 	struct validate_signature sig = { 0 };
 	if (rc == CF_OK && dir)
-		rc = validate_load_manifest(dir, &o->trust, &m, &sig, e);
+		rc = validate_load_manifest(p.root, dir, &o->trust, &m, &sig, e);
 	if (rc == CF_TRUST && sig.failed) { /* reported as step 1, with the report written */
 		cf_err_clear(e);
 		rc = CF_OK;

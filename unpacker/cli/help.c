@@ -156,21 +156,24 @@ const char help_verify[] =
 
 const char help_self_install[] =
 	"usage: unpacker self-install KIT|CONTAINER [--trust K.pub]... [--trust-fingerprint HEX]...\n"
-	"                [--allow-downgrade] [--root DIR]\n"
+	"                [--allow-downgrade] [--allow-expired] [--root DIR]\n"
 	"Verify the kit's unpacker for this machine (KIT/PLATFORM/unpacker, or the signed\n"
 	"container given), read once into memory, with the trusted keys, then install it\n"
 	"root-owned, mode 0755, as /usr/local/sbin/unpacker (under --root DIR), atomically, so\n"
-	"that every later stick is opened by the server's own verified unpacker. An older\n"
-	"version does not replace a newer one (7) unless --allow-downgrade.\n";
+	"that every later stick is opened by the server's own verified unpacker. A KIT's signed\n"
+	"index is checked first, as verify KIT does (2; expired: 7), and must list the container\n"
+	"with the size and SHA-256 read (3). An older version does not replace a newer one (7)\n"
+	"unless --allow-downgrade.\n";
 
 const char help_self_install_windows[] =
 	"usage: unpacker self-install KIT|CONTAINER [--trust K.pub]... [--trust-fingerprint HEX]...\n"
-	"                [--allow-downgrade]\n"
+	"                [--allow-downgrade] [--allow-expired]\n"
 	"Verify the kit's unpacker.exe (KIT\\windows-x86_64\\unpacker.exe, or the signed\n"
 	"container given), read once into memory, with the trusted keys, then install it as\n"
 	"%ProgramFiles%\\cuferry\\unpacker.exe, so that every later stick is opened by the\n"
-	"machine's own verified unpacker. An older version does not replace a newer one (7)\n"
-	"unless --allow-downgrade.\n";
+	"machine's own verified unpacker. A KIT's signed index is checked first, as verify KIT\n"
+	"does (2; expired: 7), and must list the container with the size and SHA-256 read (3).\n"
+	"An older version does not replace a newer one (7) unless --allow-downgrade.\n";
 
 const char help_validate[] =
 	"usage: unpacker validate [ID] [--gpu N] [--require-gpu] [--quick-validate] [--prefix DIR]\n"

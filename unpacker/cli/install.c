@@ -39,15 +39,15 @@ static int commit_install(const struct layout *p, const struct install_options *
 		rc = journal_write(p, j, e);
 		char *backup = layout_under(p, j->backup);
 		if (rc == CF_OK && platform_rename(target, backup) != 0)
-			rc = cf_fail(e, CF_INSTALL, "%s: %s", target, strerror(errno));
+			rc = cf_fail(e, CF_INSTALL, "%s: %s", target, platform_strerror(errno));
 		free(backup);
 	}
 	if (rc == CF_OK && platform_rename(j->staging, target) != 0)
-		rc = cf_fail(e, CF_INSTALL, "%s: %s", target, strerror(errno));
+		rc = cf_fail(e, CF_INSTALL, "%s: %s", target, platform_strerror(errno));
 	if (rc == CF_OK)
 		rc = install_fault("renamed", e);
 	if (rc == CF_OK && !o->keep_current && journal_set_current(p, j->target) != 0)
-		rc = cf_fail(e, CF_INSTALL, "%s: %s", p->current, strerror(errno));
+		rc = cf_fail(e, CF_INSTALL, "%s: %s", p->current, platform_strerror(errno));
 	if (rc == CF_OK)
 		rc = install_fault("switched", e);
 	manifest_format_time(platform_time_now(), now);
@@ -105,7 +105,7 @@ static int transaction(const struct layout *p, const struct install_options *o, 
 	free(target);
 	int rc = CF_OK;
 	if (j.state_existed && io_copy_file_atomic(p->state, p->state_prev) != 0)
-		rc = cf_fail(e, install_write_error(errno), "%s: %s", p->state_prev, strerror(errno));
+		rc = cf_fail(e, install_write_error(errno), "%s: %s", p->state_prev, platform_strerror(errno));
 	char *staging = NULL;
 	if (rc == CF_OK)
 		rc = stage_extract(p, b, r, o, &staging, e);

@@ -110,7 +110,7 @@ static int open_log(const struct cli *c, struct cf_err *e)
 	if (rc == CF_OK) {
 		if (log_open_file(full) != 0)
 			fprintf(stderr, "unpacker: warning: cannot write the log %s: %s\n", full,
-				strerror(errno));
+				platform_strerror(errno));
 	}
 	free(full);
 	free(full_dir);
@@ -181,7 +181,7 @@ static void write_json(const char *path, const struct cli *c, int rc, const stru
 	int fd = platform_open(path, PLATFORM_OPEN_WRITE | PLATFORM_OPEN_CREATE | PLATFORM_OPEN_TRUNC |
 				       PLATFORM_OPEN_NOFOLLOW | PLATFORM_OPEN_NONBLOCK, 0644);
 	if (fd < 0 || !text || io_write_all(fd, text, strlen(text)) != 0)
-		log_msg(LOG_WARN, "cannot write %s: %s", path, strerror(errno));
+		log_msg(LOG_WARN, "cannot write %s: %s", path, platform_strerror(errno));
 	if (fd >= 0)
 		platform_close(fd);
 	free(text);
@@ -210,7 +210,7 @@ int main(int argc, char **argv)
 	 * working directory (Windows: a DLL on the stick next to a .exe). */
 	if (platform_lib_search_system_only() != 0) {
 		fprintf(stderr, "unpacker: cannot restrict the library search to the system's "
-			"directory: %s\n", strerror(errno));
+			"directory: %s\n", platform_strerror(errno));
 		return CF_INSTALL;
 	}
 	/* The library-loading checks: this same binary, re-executed with a clean environment;
@@ -218,7 +218,7 @@ int main(int argc, char **argv)
 	if (argc >= 2 && strcmp(argv[1], PROBE_FLAG) == 0) {
 		if (platform_lib_search_as_installed() != 0) {
 			fprintf(stderr, "unpacker: bad internal probe: cannot set its library search: "
-				"%s\n", strerror(errno));
+				"%s\n", platform_strerror(errno));
 			return 2;
 		}
 		return probe_main(argc - 2, argv + 2);
@@ -227,7 +227,7 @@ int main(int argc, char **argv)
 	 * from one that replaced it meanwhile (Windows: a .exe on a stick). */
 	if (platform_self_hold() != 0) {
 		fprintf(stderr, "unpacker: cannot hold this program's own file open: %s\n",
-			strerror(errno));
+			platform_strerror(errno));
 		return CF_INSTALL;
 	}
 	selfpath_init(argv[0]);

@@ -45,7 +45,7 @@ static int open_for_change(const char *root, struct trust *t, char **dir, struct
 		return cf_fail(e, CF_INSTALL, "changing what this host trusts needs root (an "
 			       "Administrator): %s", *dir);
 	if (io_mkdirs(*dir, 0755) != 0)
-		return cf_fail(e, CF_INSTALL, "%s: %s", *dir, strerror(errno));
+		return cf_fail(e, CF_INSTALL, "%s: %s", *dir, platform_strerror(errno));
 	return load_durable(root, t, e);
 }
 
@@ -53,7 +53,7 @@ static int write_file(const char *dir, const char *name, const char *text, struc
 {
 	char *path = in_dir(dir, name);
 	int rc = io_write_file_atomic(path, text, strlen(text), 0644) == 0
-			 ? CF_OK : cf_fail(e, CF_INSTALL, "%s: %s", path, strerror(errno));
+			 ? CF_OK : cf_fail(e, CF_INSTALL, "%s: %s", path, platform_strerror(errno));
 	free(path);
 	return rc;
 }
@@ -102,7 +102,7 @@ static int remove_key_file(const char *name, void *ctx)
 		sig_keyid(der, len, id);
 		if (digest_equal(id, k->id, 32)) {
 			if (io_remove_file(path) != 0) {
-				cf_fail(k->e, CF_INSTALL, "%s: %s", path, strerror(errno));
+				cf_fail(k->e, CF_INSTALL, "%s: %s", path, platform_strerror(errno));
 				free(path);
 				return 1;
 			}
@@ -123,7 +123,7 @@ static int remove_key_files(const char *dir, const uint8_t id[32], size_t *remov
 	*removed = k.removed;
 	if (r > 0)
 		return e->code;
-	return r < 0 ? cf_fail(e, CF_INSTALL, "%s: %s", dir, strerror(errno)) : CF_OK;
+	return r < 0 ? cf_fail(e, CF_INSTALL, "%s: %s", dir, platform_strerror(errno)) : CF_OK;
 }
 
 static int parse_fingerprint(const char *text, uint8_t id[32], struct cf_err *e)

@@ -141,24 +141,27 @@ static int install_from_kit(const struct cli *c, struct install_options *o,
 		rc = trustverbs_apply_kit(c->root, dir ? dir : o->bundle, e);
 	if (rc == CF_OK)
 		rc = choose_bundle(dir ? dir : o->bundle, &co, chosen, sizeof(chosen), e);
-	kitcheck_close(&kit);
 	free(dir);
 	if (have_state)
 		state_free(&installed);
 	layout_free(&p);
-	if (rc != CF_OK)
-		return rc;
-	if (c->dry_run) {
+	if (rc == CF_OK && c->dry_run) {
 		char safe[4096];
 		log_out("dry run: would install %s\n", log_escape(chosen, safe, sizeof(safe)));
-		return CF_OK;
+	} else if (rc == CF_OK) {
+		/* The chooser compared sizes only (it reads every candidate's header, never all
+		 * of their bytes); the bundle installed is hashed against the index as it is
+		 * opened (bundletrust_open_listed). */
+		o->bundle = chosen;
+		o->kit_index = co.index;
+		rc = install_bundle(o, r, e);
+		o->kit_index = NULL;
+		if (rc == CF_OK)
+			summarize(c, r);
+		if (rc == CF_OK && c->remember)
+			rc = trustverbs_remember(o, e);
 	}
-	o->bundle = chosen;
-	rc = install_bundle(o, r, e);
-	if (rc == CF_OK)
-		summarize(c, r);
-	if (rc == CF_OK && c->remember)
-		rc = trustverbs_remember(o, e);
+	kitcheck_close(&kit);
 	return rc;
 }
 
@@ -209,7 +212,7 @@ VERB(verify)
 VERB(self_install)
 {
 	(void)r;
-	struct selfinstall_options so = { c->root, &o->trust, c->allow_downgrade };
+	struct selfinstall_options so = { c->root, &o->trust, c->allow_downgrade, c->allow_expired };
 	return selfinstall_run(c->arg, &so, e);
 }
 

@@ -148,7 +148,7 @@ int env_write_file(const char *path, const char *text, struct cf_err *e)
 	int ok = io_mkdirs(dir, 0755) == 0 &&
 		 io_write_file_atomic(path, text, strlen(text), 0644) == 0;
 	free(dir);
-	return ok ? CF_OK : cf_fail(e, CF_INSTALL, "%s: %s", path, strerror(errno));
+	return ok ? CF_OK : cf_fail(e, CF_INSTALL, "%s: %s", path, platform_strerror(errno));
 }
 
 /* One rename: the install's directory is on the search path under one name or the other at
@@ -160,7 +160,7 @@ static int rename_legacy(const struct layout *l, struct cf_err *e)
 	int ok = io_exists(l->ldconf) ? platform_unlink(l->ldconf_legacy) == 0
 					 : platform_rename(l->ldconf_legacy, l->ldconf) == 0;
 	if (!ok || io_fsync_parent(l->ldconf) != 0)
-		return cf_fail(e, CF_INSTALL, "%s: %s", l->ldconf_legacy, strerror(errno));
+		return cf_fail(e, CF_INSTALL, "%s: %s", l->ldconf_legacy, platform_strerror(errno));
 	return CF_OK;
 }
 
@@ -189,7 +189,7 @@ int env_remove_system(const struct layout *l, struct cf_err *e)
 {
 	int legacy_left = l->ldconf_legacy && io_remove_file(l->ldconf_legacy) != 0;
 	if (io_remove_file(l->ldconf) != 0 || legacy_left || io_remove_file(l->profile) != 0)
-		return cf_fail(e, CF_INSTALL, "cannot remove environment files: %s", strerror(errno));
+		return cf_fail(e, CF_INSTALL, "cannot remove environment files: %s", platform_strerror(errno));
 	return *l->root ? CF_OK : run_ldconfig(e);
 }
 
@@ -207,7 +207,7 @@ int env_migrate_legacy(const struct layout *l, struct cf_err *e)
 int env_before_save(const struct layout *l, const char *text, struct cf_err *e)
 {
 	if (!text || io_write_file_atomic(l->env_before, text, strlen(text), 0600) != 0)
-		return cf_fail(e, CF_INSTALL, "%s: %s", l->env_before, strerror(errno));
+		return cf_fail(e, CF_INSTALL, "%s: %s", l->env_before, platform_strerror(errno));
 	return CF_OK;
 }
 
@@ -238,7 +238,7 @@ int env_snapshot_save(const struct layout *l, struct cf_err *e)
 		} else if (errno == ENOENT) {
 			json_object_set_new(o, snapshot_roles[i], json_null());
 		} else {
-			rc = cf_fail(e, CF_INSTALL, "%s: %s", paths[i], strerror(errno));
+			rc = cf_fail(e, CF_INSTALL, "%s: %s", paths[i], platform_strerror(errno));
 		}
 	}
 	char *dump = rc == CF_OK ? json_dumps(o, JSON_SORT_KEYS) : NULL;
@@ -254,7 +254,7 @@ int env_snapshot_restore(const struct layout *l, struct cf_err *e)
 	char *paths[3], *text;
 	size_t len;
 	if (io_read_file(l->env_before, 1 << 22, &text, &len) != 0)
-		return cf_fail(e, CF_ROLLBACK, "%s: %s", l->env_before, strerror(errno));
+		return cf_fail(e, CF_ROLLBACK, "%s: %s", l->env_before, platform_strerror(errno));
 	json_t *o = json_loadb(text, len, 0, NULL);
 	free(text);
 	if (!json_is_object(o))

@@ -166,7 +166,7 @@ static int module_subdir(const struct layout *c, const char *module_dir, char **
 	*out = xasprintf("%s%s", c->root, sys);
 	int rc = no_links(c->root, sys, e);
 	if (rc == CF_OK && io_mkdirs(*out, 0755) != 0)
-		rc = cf_fail(e, CF_INSTALL, "%s: %s", *out, strerror(errno));
+		rc = cf_fail(e, CF_INSTALL, "%s: %s", *out, platform_strerror(errno));
 	if (rc == CF_OK)
 		rc = no_links(c->root, sys, e); /* made meanwhile by someone else? */
 	free(sys);
@@ -276,7 +276,7 @@ int modulefile_present(const struct layout *c, const char *module_dir, const cha
 static int remove_file(const char *path, struct cf_err *e)
 {
 	if (platform_unlink(path) != 0 && errno != ENOENT)
-		return cf_fail(e, CF_INSTALL, "%s: %s", path, strerror(errno));
+		return cf_fail(e, CF_INSTALL, "%s: %s", path, platform_strerror(errno));
 	return CF_OK;
 }
 

@@ -9,6 +9,7 @@
 
 #include "common/io.h"
 #include "common/log.h"
+#include "common/platform.h"
 #include "unpacker/environment/env.h"
 #include "unpacker/target/state.h"
 #include "unpacker/environment/winpath.h"
@@ -29,7 +30,7 @@ static const char *scope_name(enum platform_env_scope scope)
 static int read_failed(const char *name, enum platform_env_scope scope, struct cf_err *e)
 {
 	return cf_fail(e, CF_INSTALL, "the %s environment's %s: %s", scope_name(scope), name,
-		       strerror(errno));
+		       platform_strerror(errno));
 }
 
 /* The stored value, "" when absent (*present 0); -1 on any other error. */
@@ -141,7 +142,7 @@ static int store(enum platform_env_scope scope, int path_differs, const char *ne
 {
 	if (path_differs && platform_env_write(scope, PATH_NAME, new_path, expandable) != 0)
 		return cf_fail(e, CF_INSTALL, "cannot write the %s PATH: %s", scope_name(scope),
-			       strerror(errno));
+			       platform_strerror(errno));
 	char *was = NULL;
 	int was_expandable;
 	int same = platform_env_read(scope, var, &was, &was_expandable) == 0 &&
@@ -149,7 +150,7 @@ static int store(enum platform_env_scope scope, int path_differs, const char *ne
 	free(was);
 	if (!same && platform_env_write(scope, var, install, 0) != 0)
 		return cf_fail(e, CF_INSTALL, "cannot write the %s %s: %s", scope_name(scope),
-			       var, strerror(errno));
+			       var, platform_strerror(errno));
 	if (platform_env_announce() != 0)
 		log_msg(LOG_WARN, "running programs were not told of the new environment: new ones "
 			"see it");
@@ -172,7 +173,7 @@ int regenv_write(const struct layout *l, enum platform_env_scope scope, struct c
 		updated = winpath_add(path, in.bin, (const char *const *)in.bins, in.nbins);
 		if (!updated)
 			rc = cf_fail(e, CF_INSTALL, "%s cannot be one PATH entry: %s", in.bin,
-				     strerror(errno));
+				     platform_strerror(errno));
 	}
 	if (rc == CF_OK)
 		rc = store(scope, !present || strcmp(path, updated) != 0, updated, expandable,
@@ -192,16 +193,16 @@ int regenv_remove(const struct layout *l, enum platform_env_scope scope, const c
 	int rc = read_value(scope, PATH_NAME, &path, &expandable, &present) == 0
 			 ? CF_OK : read_failed(PATH_NAME, scope, e);
 	if (rc == CF_OK && present && !(updated = winpath_remove(path, bin)))
-		rc = cf_fail(e, CF_INSTALL, "%s: %s", bin, strerror(errno));
+		rc = cf_fail(e, CF_INSTALL, "%s: %s", bin, platform_strerror(errno));
 	/* A PATH left empty held only our entry: the install made it from nothing (the value was
 	 * absent, as a new user's PATH is), so it goes as it came rather than stay as "". */
 	if (rc == CF_OK && present && !*updated && platform_env_delete(scope, PATH_NAME) != 0)
 		rc = cf_fail(e, CF_INSTALL, "cannot remove the %s PATH: %s", scope_name(scope),
-			     strerror(errno));
+			     platform_strerror(errno));
 	else if (rc == CF_OK && present && *updated && strcmp(path, updated) != 0 &&
 		 platform_env_write(scope, PATH_NAME, updated, expandable) != 0)
 		rc = cf_fail(e, CF_INSTALL, "cannot write the %s PATH: %s", scope_name(scope),
-			     strerror(errno));
+			     platform_strerror(errno));
 	/* The product's variable goes only when it names this install: someone else's value stays.
 	 * Compared as PATH's entries are (c:\x and C:\X are one directory), or a prefix given in
 	 * another case would take the PATH entry and leave the variable naming a removed
@@ -210,7 +211,7 @@ int regenv_remove(const struct layout *l, enum platform_env_scope scope, const c
 	    winpath_same_dir(value_of, strlen(value_of), install, strlen(install)) &&
 	    platform_env_delete(scope, l->product->env_var) != 0)
 		rc = cf_fail(e, CF_INSTALL, "cannot remove the %s %s: %s", scope_name(scope),
-			     l->product->env_var, strerror(errno));
+			     l->product->env_var, platform_strerror(errno));
 	if (rc == CF_OK)
 		platform_env_announce();
 	free(install);
@@ -257,7 +258,7 @@ int regenv_snapshot_restore(const struct layout *l, struct cf_err *e)
 	char *text;
 	size_t len;
 	if (io_read_file_nofollow(l->env_before, 1 << 22, &text, &len) != 0)
-		return cf_fail(e, CF_ROLLBACK, "%s: %s", l->env_before, strerror(errno));
+		return cf_fail(e, CF_ROLLBACK, "%s: %s", l->env_before, platform_strerror(errno));
 	json_t *o = json_loadb(text, len, 0, NULL);
 	free(text);
 	const char *scope_text = json_string_value(json_object_get(o, "scope"));

@@ -40,7 +40,7 @@ int journal_write(const struct layout *p, const struct journal *j, struct cf_err
 	json_decref(o);
 	int rc = io_write_file_atomic(p->journal, text, strlen(text), 0600) == 0
 			 ? CF_OK
-			 : cf_fail(e, install_write_error(errno), "%s: %s", p->journal, strerror(errno));
+			 : cf_fail(e, install_write_error(errno), "%s: %s", p->journal, platform_strerror(errno));
 	free(text);
 	return rc;
 }
@@ -224,7 +224,7 @@ int journal_recover(const struct layout *p, int *recovered, struct cf_err *e)
 	*recovered = 0;
 	if (r == -1) {
 		if (errno != ENOENT)
-			return cf_fail(e, CF_INSTALL, "%s: %s", p->journal, strerror(errno));
+			return cf_fail(e, CF_INSTALL, "%s: %s", p->journal, platform_strerror(errno));
 		/* A run killed while it staged (before its journal) changed nothing else but the
 		 * copy of state.json it keeps for a rollback. */
 		remove_stale_staging(p);

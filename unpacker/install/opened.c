@@ -25,7 +25,8 @@ int open_trusted(const struct install_options *o, struct opened *b, char *signer
 	memset(b, 0, sizeof(*b));
 	int rc = trust_load(&t, &o->trust, e);
 	if (rc == CF_OK)
-		rc = bundletrust_open(o->bundle, &t, signers, size, &b->input, &b->m, e);
+		rc = bundletrust_open_listed(o->bundle, &t, o->kit_index, signers, size, &b->input,
+					     &b->m, e);
 	if (rc == CF_OK) { /* recorded with the install, for validate (.cuferry/signers) */
 		const struct frame *f = bundle_frame(b->input);
 		uint8_t digest[32];

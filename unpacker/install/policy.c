@@ -86,7 +86,7 @@ int policy_check_space(const struct layout *p, const struct manifest *m, struct 
 	}
 	if (platform_free_bytes(p->prefix, &free_bytes) != 0 ||
 	    platform_free_inodes(p->prefix, &free_inodes) != 0)
-		return cf_fail(e, CF_INSTALL, "%s: %s", p->prefix, strerror(errno));
+		return cf_fail(e, CF_INSTALL, "%s: %s", p->prefix, platform_strerror(errno));
 	if (free_bytes < need)
 		return cf_fail(e, CF_INCOMPATIBLE, "no space: not enough space in %s: %llu MiB free, "
 			       "%llu MiB needed", p->prefix, (unsigned long long)(free_bytes >> 20),

@@ -17,7 +17,7 @@ int prefix_open(const struct layout *p, int *lock, int *recovered, struct cf_err
 	if (safepath_check_dir(p->root, p->prefix_sys, "the prefix", e) != CF_OK)
 		return e->code;
 	if (io_mkdirs(p->meta, 0755) != 0)
-		return cf_fail(e, CF_INSTALL, "%s: %s", p->meta, strerror(errno));
+		return cf_fail(e, CF_INSTALL, "%s: %s", p->meta, platform_strerror(errno));
 	if (safepath_check_dir(p->root, p->prefix_sys, "the prefix", e) != CF_OK)
 		return e->code;
 	/* A planted link (two-step attack) would carry the lock, the journal and state.json
@@ -33,7 +33,7 @@ int prefix_open(const struct layout *p, int *lock, int *recovered, struct cf_err
 	if (r == 1)
 		return cf_fail(e, CF_BUSY, "another unpacker holds %s", p->lock);
 	if (r != 0)
-		return cf_fail(e, CF_INSTALL, "%s: %s", p->lock, strerror(errno));
+		return cf_fail(e, CF_INSTALL, "%s: %s", p->lock, platform_strerror(errno));
 	int rc = journal_recover(p, recovered, e);
 	if (rc != CF_OK) {
 		platform_unlock(*lock);

@@ -93,7 +93,7 @@ static int set_aside(struct restorer *s, int dirfd, const char *relpath, const c
 	}
 	if (!aside || platform_rename_at(dirfd, name, aside) != 0) {
 		int rc = cf_fail(e, CF_INSTALL, "'%s' (%s): cannot move it aside: %s", relpath, why,
-				 aside ? strerror(errno) : "too many earlier ones");
+				 aside ? platform_strerror(errno) : "too many earlier ones");
 		free(aside);
 		return rc;
 	}
@@ -120,7 +120,7 @@ static int clear_way(struct restorer *s, const char *relpath, struct cf_err *e)
 		struct platform_stat st;
 		int dirfd = platform_tree_open_parent(s->tree, path, &name);
 		if (dirfd < 0) {
-			rc = cf_fail(e, CF_INSTALL, "'%s': %s", path, strerror(errno));
+			rc = cf_fail(e, CF_INSTALL, "'%s': %s", path, platform_strerror(errno));
 			break;
 		}
 		if (platform_stat_at(dirfd, name, &st) == 0) {
@@ -143,7 +143,7 @@ static void remove_aside(struct restorer *s)
 	for (size_t i = 0; i < s->naside; i++) {
 		char *full = xasprintf("%s/%s", s->dir, s->aside[i]);
 		if (io_rmtree(full) != 0)
-			log_msg(LOG_WARN, "could not remove %s (%s): remove it by hand", full, strerror(errno));
+			log_msg(LOG_WARN, "could not remove %s (%s): remove it by hand", full, platform_strerror(errno));
 		free(full);
 	}
 }
@@ -174,7 +174,7 @@ static int restore_begin(void *ctx, const struct manifest_file *f, struct cf_err
 		return rc;
 	s->dirfd = platform_tree_open_parent(s->tree, f->path, &s->name);
 	if (s->dirfd < 0)
-		return cf_fail(e, CF_INSTALL, "'%s': %s", f->path, strerror(errno));
+		return cf_fail(e, CF_INSTALL, "'%s': %s", f->path, platform_strerror(errno));
 	s->tmp = xasprintf("%s%s", s->name, layout_repair_suffix);
 	platform_unlink_at(s->dirfd, s->tmp); /* left by an interrupted repair */
 	int ok;
@@ -184,7 +184,7 @@ static int restore_begin(void *ctx, const struct manifest_file *f, struct cf_err
 		ok = (s->fd = platform_open_at(s->dirfd, s->tmp, PLATFORM_OPEN_WRITE |
 					       PLATFORM_OPEN_CREATE | PLATFORM_OPEN_EXCL, 0600)) >= 0;
 	if (!ok) {
-		rc = cf_fail(e, CF_INSTALL, "'%s': %s", f->path, strerror(errno));
+		rc = cf_fail(e, CF_INSTALL, "'%s': %s", f->path, platform_strerror(errno));
 		free(s->tmp);
 		s->tmp = NULL;
 		return rc;
@@ -200,7 +200,7 @@ static int restore_data(void *ctx, const void *buf, size_t len, struct cf_err *e
 	if (s->fd >= 0 && io_write_all(s->fd, buf, len) != 0)
 		return cf_fail(e, platform_error_is_no_space(errno) ? CF_INCOMPATIBLE : CF_INSTALL,
 			       "writing '%s' into %s: %s", s->m->files[s->index].path, s->dir,
-			       strerror(errno));
+			       platform_strerror(errno));
 	return CF_OK;
 }
 
@@ -219,7 +219,7 @@ static int restore_end(void *ctx, const struct manifest_file *f, struct cf_err *
 	if (ok)
 		ok = platform_rename_at(s->dirfd, s->tmp, s->name) == 0;
 	if (!ok) {
-		int rc = cf_fail(e, CF_INSTALL, "restoring '%s': %s", f->path, strerror(errno));
+		int rc = cf_fail(e, CF_INSTALL, "restoring '%s': %s", f->path, platform_strerror(errno));
 		drop_tmp(s);
 		return rc;
 	}
@@ -249,9 +249,9 @@ static int restore_header(int tree, const char *dir, const struct frame *f, stru
 		if (r->restored == 0)
 			snprintf(r->first, sizeof(r->first), "%s: %s", layout_install_header_rel, why);
 		if (platform_tree_mkdir(tree, layout_install_meta_rel) != 0 && errno != EEXIST)
-			rc = cf_fail(e, CF_INSTALL, "%s: %s", layout_install_meta_rel, strerror(errno));
+			rc = cf_fail(e, CF_INSTALL, "%s: %s", layout_install_meta_rel, platform_strerror(errno));
 		else if (io_write_file_atomic(path, frame, len, 0644) != 0)
-			rc = cf_fail(e, CF_INSTALL, "restoring %s: %s", path, strerror(errno));
+			rc = cf_fail(e, CF_INSTALL, "restoring %s: %s", path, platform_strerror(errno));
 		else
 			r->restored++, log_msg(LOG_INFO, "restored %s", layout_install_header_rel);
 	}
@@ -267,7 +267,7 @@ int repair_tree(const char *dir, struct bundle_input *in, const struct manifest 
 	memset(r, 0, sizeof(*r));
 	int tree = platform_tree_open(dir);
 	if (tree < 0)
-		return cf_fail(e, CF_INSTALL, "%s: %s", dir, strerror(errno));
+		return cf_fail(e, CF_INSTALL, "%s: %s", dir, platform_strerror(errno));
 	unsigned char *todo = xcalloc(m->nfiles ? m->nfiles : 1, 1);
 	size_t ndiffer = 0;
 	for (size_t i = 0; i < m->nfiles; i++, r->checked++) {

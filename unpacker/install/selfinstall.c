@@ -24,21 +24,37 @@ static const char *exe_suffix(void)
 	return platform_self()->exe_suffix;
 }
 
-/* A kit gives its PLATFORM/unpacker for this machine; any other path is the container. */
-static char *container_path(const char *path, struct cf_err *e)
+/* This machine's PLATFORM/unpacker[.exe], as a kit's index names it. */
+static char *container_rel(void)
+{
+	return xasprintf("%s/unpacker%s", platform_self()->name, exe_suffix());
+}
+
+/* The container's bytes, verified: a kit (a directory) must be one 'bundler kit' signed,
+ * its index trusted here and valid (as install KIT and verify KIT judge it), and give this
+ * machine's unpacker as the index lists it, by size and SHA-256 (3); a lone container (a
+ * file) has only its own signatures. Either way the container's signatures are checked on
+ * the same bytes in memory (2). */
+static int read_verified(const char *path, const struct selfinstall_options *o,
+			 const struct trust *t, uint8_t **data, size_t *len, uint64_t *stub_len,
+			 char *signers, size_t size, struct cf_err *e)
 {
 	struct platform_stat st;
 	if (platform_stat(path, &st) != 0 || st.type != PLATFORM_TYPE_DIR)
-		return xstrdup(path);
-	char *dir = NULL;
-	if (kitcheck_dir(path, &dir, e) != CF_OK)
-		return NULL;
-	const char sep = platform_dir_separator();
-	size_t n = strlen(dir);
-	char *p = xasprintf("%s%s%s%cunpacker%s", dir, n && platform_is_separator(dir[n - 1]) ? "" : (sep == '\\' ? "\\" : "/"),
-			    platform_self()->name, sep, exe_suffix());
+		return kitcheck_container(path, t, data, len, stub_len, signers, size, e);
+	char *dir = NULL, *rel = container_rel(), safe[256];
+	struct kitcheck kit;
+	int rc = kitcheck_verify_kit(path, o->trust, o->allow_expired, 0, &dir, &kit, e);
+	if (rc == CF_OK && !kit.signed_kit)
+		rc = cf_fail(e, CF_TRUST, "%s has no signed index (%s, %s): self-install takes a kit "
+			     "that 'bundler kit' wrote, or one signed unpacker of it", log_safe(path, safe,
+			     sizeof(safe)), KITINDEX_NAME, KITINDEX_SIG_NAME);
+	if (rc == CF_OK)
+		rc = kitcheck_listed_container(dir, &kit, rel, t, data, len, stub_len, signers, size, e);
+	kitcheck_close(&kit);
 	free(dir);
-	return p;
+	free(rel);
+	return rc;
 }
 
 /* The version of the program installed at path: 1 and version, 0 none there, -1 a file
@@ -77,7 +93,7 @@ static int write_program(const char *dir_full, const char *target, const uint8_t
 	}
 	free(tmp);
 	if (!ok)
-		return cf_fail(e, CF_INSTALL, "%s: %s", target, strerror(err));
+		return cf_fail(e, CF_INSTALL, "%s: %s", target, platform_strerror(err));
 	int dfd = platform_open(dir_full, PLATFORM_OPEN_READ | PLATFORM_OPEN_DIRECTORY, 0);
 	if (dfd >= 0) {
 		platform_fsync(dfd);
@@ -116,9 +132,6 @@ static int judge(const char *target, const char *version, const uint8_t *stub, s
 
 int selfinstall_run(const char *path, const struct selfinstall_options *o, struct cf_err *e)
 {
-	char *container = container_path(path, e);
-	if (!container)
-		return e->code;
 	struct trust *t = xmalloc(sizeof(*t));
 	uint8_t *data = NULL;
 	size_t len = 0;
@@ -126,9 +139,9 @@ int selfinstall_run(const char *path, const struct selfinstall_options *o, struc
 	char signers[256], version[32] = "", safe[256];
 	int rc = trust_load(t, o->trust, e);
 	if (rc == CF_OK)
-		rc = kitcheck_container(container, t, &data, &len, &stub_len, signers, sizeof(signers), e);
+		rc = read_verified(path, o, t, &data, &len, &stub_len, signers, sizeof(signers), e);
 	const char *machine = rc == CF_OK ? platform_describe_program(data, (size_t)stub_len) : "";
-	log_safe(container, safe, sizeof(safe));
+	log_safe(path, safe, sizeof(safe));
 	if (rc == CF_OK && !platform_same_program(platform_find(machine), platform_self()))
 		rc = cf_fail(e, CF_INCOMPATIBLE, "%s is an unpacker for %s, this machine is %s", safe,
 			     machine, platform_self()->name);
@@ -141,7 +154,7 @@ int selfinstall_run(const char *path, const struct selfinstall_options *o, struc
 	if (rc == CF_OK)
 		rc = safepath_check_dir(o->root, dir, "the unpacker's directory", e);
 	if (rc == CF_OK && io_mkdirs(dir_full, 0755) != 0)
-		rc = cf_fail(e, CF_INSTALL, "%s: %s", dir_full, strerror(errno));
+		rc = cf_fail(e, CF_INSTALL, "%s: %s", dir_full, platform_strerror(errno));
 	if (rc == CF_OK)
 		rc = safepath_check_dir(o->root, dir, "the unpacker's directory", e);
 	int same = 0;
@@ -154,7 +167,6 @@ int selfinstall_run(const char *path, const struct selfinstall_options *o, struc
 		log_out("installed the unpacker %s (signed by %s) as %s\n", version, signers, target);
 	free(data);
 	free(t);
-	free(container);
 	free(dir);
 	free(dir_full);
 	free(target);

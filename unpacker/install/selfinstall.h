@@ -12,9 +12,13 @@ struct selfinstall_options {
 	const char *root;               /* "" or --root */
 	const struct trust_sources *trust;
 	int allow_downgrade;            /* an older unpacker may replace a newer one */
+	int allow_expired;              /* a kit past its valid_until is used (a warning) */
 };
 
-/* path is a kit (its PLATFORM/unpacker[.exe] for this machine is taken) or a container. The
+/* path is a kit (its PLATFORM/unpacker[.exe] for this machine is taken) or a container. A
+ * kit's signed index is verified first, as verify KIT does (missing, unsigned or untrusted:
+ * CF_TRUST; expired: CF_POLICY unless allow_expired), and must list the container with the
+ * size and SHA-256 of the bytes read (CF_INTEGRITY). The
  * container is read once into memory and its signatures checked there (CF_TRUST); a program
  * for another machine is CF_INCOMPATIBLE; an older version than the installed one, or an
  * installed program without a version, is CF_POLICY unless allow_downgrade. The new file is

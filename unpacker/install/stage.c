@@ -41,7 +41,7 @@ static int stage_begin(void *ctx, const struct manifest_file *f, struct cf_err *
 	 * somewhere it should not: that is the bundle's fault, not the disk's. */
 	if (!ok)
 		return cf_fail(e, errno == EEXIST ? CF_INTEGRITY : CF_INSTALL, "'%s': %s", f->path,
-			       strerror(errno));
+			       platform_strerror(errno));
 	return CF_OK;
 }
 
@@ -53,7 +53,7 @@ static int stage_data(void *ctx, const void *buf, size_t len, struct cf_err *e)
 	/* Name the file and where it went: "No space left on device" alone says neither. */
 	if (io_write_all(s->fd, buf, len) != 0)
 		return cf_fail(e, install_write_error(errno), "writing '%s' into %s: %s", s->path,
-			       s->dir, strerror(errno));
+			       s->dir, platform_strerror(errno));
 	s->bytes += len;
 	return CF_OK;
 }
@@ -73,7 +73,7 @@ static int check_soname(struct stage *s, const struct manifest_file *f, struct c
 		platform_close(dir);
 	if (fd < 0)
 		return cf_fail(e, CF_INSTALL, "reading back '%s' in %s: %s", f->path, s->dir,
-			       strerror(saved));
+			       platform_strerror(saved));
 	int bad = shadow_check_soname(fd, why, sizeof(why));
 	platform_close(fd);
 	return bad ? cf_fail(e, CF_INTEGRITY, "'%s' may not be installed: %s", f->path, why) : CF_OK;
@@ -89,7 +89,7 @@ static int stage_end(void *ctx, const struct manifest_file *f, struct cf_err *e)
 	s->fd = -1;
 	if (platform_file_finish(fd, f->mode) != 0)
 		return cf_fail(e, install_write_error(errno), "writing '%s' into %s: %s", f->path,
-			       s->dir, strerror(errno));
+			       s->dir, platform_strerror(errno));
 	int rc = check_soname(s, f, e);
 	if (rc == CF_OK && !s->faulted) {
 		s->faulted = 1;
@@ -137,7 +137,7 @@ static int write_meta(int rootfd, const struct opened *b, const struct install_r
 	free(frame);
 	free(text);
 	return ok ? CF_OK : cf_fail(e, install_write_error(saved), "writing %s: %s", layout_install_meta_rel,
-				   strerror(saved));
+				   platform_strerror(saved));
 }
 
 int stage_extract(const struct layout *p, struct opened *b, struct install_result *r,
@@ -145,7 +145,7 @@ int stage_extract(const struct layout *p, struct opened *b, struct install_resul
 {
 	*staging = layout_staging_template(p);
 	if (platform_private_dir(*staging) != 0) {
-		int rc = cf_fail(e, install_write_error(errno), "%s: %s", p->prefix, strerror(errno));
+		int rc = cf_fail(e, install_write_error(errno), "%s: %s", p->prefix, platform_strerror(errno));
 		free(*staging);
 		*staging = NULL; /* nothing was made: nothing for the rollback to remove */
 		return rc;
@@ -153,7 +153,7 @@ int stage_extract(const struct layout *p, struct opened *b, struct install_resul
 	struct stage s = { .dir = *staging, .fd = -1 };
 	s.rootfd = platform_tree_open(*staging);
 	if (s.rootfd < 0)
-		return cf_fail(e, CF_INSTALL, "%s: %s", *staging, strerror(errno));
+		return cf_fail(e, CF_INSTALL, "%s: %s", *staging, platform_strerror(errno));
 	struct payload_sink sink = { stage_begin, stage_data, stage_end, &s };
 	struct progress prog;
 	progress_start(&prog, "installing", b->m->compressed_size, o->progress);
@@ -169,7 +169,7 @@ int stage_extract(const struct layout *p, struct opened *b, struct install_resul
 	r->phase_s[PHASE_EXTRACT] = platform_elapsed_s() - t;
 	t = platform_elapsed_s();
 	if (rc == CF_OK && platform_tree_commit(s.rootfd) != 0)
-		rc = cf_fail(e, CF_INSTALL, "%s: %s", *staging, strerror(errno));
+		rc = cf_fail(e, CF_INSTALL, "%s: %s", *staging, platform_strerror(errno));
 	r->phase_s[PHASE_SYNC] = platform_elapsed_s() - t;
 	platform_tree_close(s.rootfd);
 	return rc;

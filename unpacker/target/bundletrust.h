@@ -7,6 +7,7 @@
 
 #include "common/bundle/reader.h"
 #include "common/err.h"
+#include "manifests/kitindex.h"
 #include "manifests/manifest.h"
 #include "unpacker/target/trust.h"
 
@@ -15,5 +16,12 @@
  * *in is set whenever the file opened, also on a failure; the caller closes it and frees *m. */
 int bundletrust_open(const char *path, const struct trust *t, char *signers, size_t size,
 		     struct bundle_input **in, struct manifest **m, struct cf_err *e);
+/* bundletrust_open of a bundle taken from a signed kit: index (NULL: none) must list each of
+ * its files with their size and SHA-256, checked before any byte of the file is used
+ * (CF_INTEGRITY with the name). index must outlive *in: a later part is checked when the
+ * stream reaches it. */
+int bundletrust_open_listed(const char *path, const struct trust *t, const struct kitindex *index,
+			    char *signers, size_t size, struct bundle_input **in,
+			    struct manifest **m, struct cf_err *e);
 
 #endif

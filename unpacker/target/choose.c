@@ -227,7 +227,9 @@ static void display_name(const char *path, char *out, size_t size)
 
 /* A signed kit considers only what its index lists, as it lists it: a bundle added to the
  * stick afterwards, or one whose size changed, is passed over (why says so) and never opened.
- * 1 when path is such a one. */
+ * 1 when path is such a one. Only the size is compared here, since each candidate's header
+ * alone is read; the chosen bundle's every byte is hashed against the index when install
+ * opens it (bundletrust_open_listed), before any of it is used. */
 static int unindexed(const struct kitindex *x, const char *path, char *why, size_t size)
 {
 	const char *slash = strrchr(path, '/'), *back = strrchr(path, '\\');

@@ -65,7 +65,7 @@ static int refuse_open(const char *shown, int err, struct cf_err *e)
 	if (err == ELOOP || err == ENOTDIR)
 		return cf_fail(e, CF_INCOMPATIBLE, "--env=user: %s is a link (or not a directory): "
 			       "refusing to follow it as root", safe);
-	return cf_fail(e, CF_INSTALL, "--env=user: %s: %s", safe, strerror(err));
+	return cf_fail(e, CF_INSTALL, "--env=user: %s: %s", safe, platform_strerror(err));
 }
 
 /* The home (resolved) from '/', one component at a time: its directory handle, with its
@@ -75,12 +75,12 @@ static int open_home(const char *home, unsigned long *owner, unsigned long *grou
 	char real[PATH_MAX], safe[256];
 	if (platform_realpath(home, real, sizeof(real)) != 0)
 		return cf_fail(e, CF_INSTALL, "--env=user: HOME (%s): %s", log_safe(home, safe, sizeof(safe)),
-			       strerror(errno)), -1;
+			       platform_strerror(errno)), -1;
 	struct platform_stat st[MAX_DEPTH];
 	size_t ends[MAX_DEPTH], n = 0;
 	int dir = platform_tree_open("/");
 	if (dir < 0 || platform_fstat(dir, &st[n]) != 0)
-		return cf_fail(e, CF_INSTALL, "--env=user: /: %s", strerror(errno)), -1;
+		return cf_fail(e, CF_INSTALL, "--env=user: /: %s", platform_strerror(errno)), -1;
 	ends[n++] = 1;
 	for (char *c = real + 1; *c && dir >= 0;) {
 		size_t len = strcspn(c, "/");
@@ -157,14 +157,14 @@ int homefile_write(const char *home, const char *rel, const char *text, struct c
 		if (dir < 0)
 			rc = refuse_open(shown, err, e);
 		else if (platform_fstat(dir, &st) != 0)
-			rc = cf_fail(e, CF_INSTALL, "--env=user: %s: %s", shown, strerror(errno));
+			rc = cf_fail(e, CF_INSTALL, "--env=user: %s: %s", shown, platform_strerror(errno));
 		else
 			rc = judge(shown, &st, owner, 0, e);
 	}
 	if (rc == CF_OK && write_in(dir, name, text, owner, group) != 0) {
 		char safe[256];
 		rc = cf_fail(e, CF_INSTALL, "--env=user: %s/%s: %s", log_safe(shown, safe, sizeof(safe)),
-			     name, strerror(errno));
+			     name, platform_strerror(errno));
 	}
 	if (dir >= 0)
 		platform_close(dir);

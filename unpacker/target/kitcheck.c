@@ -129,10 +129,10 @@ int kitcheck_open(const char *dir, const struct trust *t, struct kitcheck *k, st
 	int rc = CF_OK;
 	if (read_small(dir, KITINDEX_SIG_NAME, KITINDEX_SIG_MAX, &sig, &sig_len) != 0)
 		rc = cf_fail(e, CF_TRUST, "%s: %s (a kit's index is valid only with its signature)",
-			     KITINDEX_SIG_NAME, errno == ELOOP ? "a link, not opened" : strerror(errno));
+			     KITINDEX_SIG_NAME, errno == ELOOP ? "a link, not opened" : platform_strerror(errno));
 	else if (read_small(dir, KITINDEX_NAME, KITINDEX_MAX_BYTES, &index, &index_len) != 0)
 		rc = cf_fail(e, CF_INTEGRITY, "%s: %s", KITINDEX_NAME,
-			     errno == ELOOP ? "a link, not opened" : strerror(errno));
+			     errno == ELOOP ? "a link, not opened" : platform_strerror(errno));
 	struct frame_sig sigs[FRAME_MAX_SIGS];
 	uint32_t nsigs = 0;
 	if (rc == CF_OK)
@@ -185,38 +185,36 @@ int kitcheck_fresh(const struct kitcheck *k, int allow_expired, struct cf_err *e
 
 #define UNPACKER_MAX_BYTES (256u << 20)
 
-int kitcheck_container(const char *path, const struct trust *t, uint8_t **data, size_t *len,
-		       uint64_t *stub_len, char *signers, size_t size, struct cf_err *e)
+/* The whole file behind fd (a regular file of at most 256 MiB) into *bytes (caller frees). */
+static int read_whole(int fd, const char *safe, uint8_t **bytes, size_t *n, struct cf_err *e)
 {
 	struct platform_stat st;
-	uint8_t *bytes = NULL;
-	size_t n = 0;
-	char safe[256];
-	log_safe(path, safe, sizeof(safe));
-	int fd = platform_lstat(path, &st) == 0 && st.type == PLATFORM_TYPE_LINK
-			 ? (errno = ELOOP, -1)
-			 : platform_open(path, PLATFORM_OPEN_READ | PLATFORM_OPEN_NOFOLLOW | PLATFORM_OPEN_NONBLOCK, 0);
-	int rc = CF_OK;
-	if (fd < 0)
-		rc = cf_fail(e, errno == ELOOP ? CF_TRUST : CF_USAGE, "%s: %s", safe,
-			     errno == ELOOP ? "a link, not opened" : strerror(errno));
-	else if (platform_fstat(fd, &st) != 0 || st.type != PLATFORM_TYPE_FILE || st.size > UNPACKER_MAX_BYTES)
-		rc = cf_fail(e, CF_USAGE, "%s: not a regular file of at most 256 MiB", safe);
-	if (rc == CF_OK) {
-		bytes = xmalloc((size_t)st.size + 1);
-		for (ssize_t got = 1; n < st.size && got > 0; n += got > 0 ? (size_t)got : 0)
-			got = platform_pread(fd, bytes + n, (size_t)st.size - n, n);
-		if (n != st.size)
-			rc = cf_fail(e, CF_USAGE, "%s: cannot read it: %s", safe, strerror(errno ? errno : EIO));
-	}
-	if (fd >= 0)
-		platform_close(fd);
+	*bytes = NULL;
+	*n = 0;
+	if (platform_fstat(fd, &st) != 0 || st.type != PLATFORM_TYPE_FILE || st.size > UNPACKER_MAX_BYTES)
+		return cf_fail(e, CF_USAGE, "%s: not a regular file of at most 256 MiB", safe);
+	*bytes = xmalloc((size_t)st.size + 1);
+	for (ssize_t got = 1; *n < st.size && got > 0; *n += got > 0 ? (size_t)got : 0)
+		got = platform_pread(fd, *bytes + *n, (size_t)st.size - *n, *n);
+	if (*n == st.size)
+		return CF_OK;
+	free(*bytes);
+	*bytes = NULL;
+	return cf_fail(e, CF_USAGE, "%s: cannot read it: %s", safe, platform_strerror(errno ? errno : EIO));
+}
+
+/* The container's bytes in memory: its block parsed and its signatures by T trusted keys
+ * (CF_TRUST, or CF_USAGE as the parser says). On CF_OK, bytes go to *data when it is not NULL,
+ * else they are freed; on a failure they are freed. */
+static int judge_container(uint8_t *bytes, size_t n, const char *safe, const struct trust *t,
+			   uint8_t **data, size_t *len, uint64_t *stub_len, char *signers,
+			   size_t size, struct cf_err *e)
+{
 	struct sfx_layout l;
 	struct frame_sig sigs[FRAME_MAX_SIGS];
 	uint32_t nsigs = 0;
 	uint8_t digest[32];
-	if (rc == CF_OK)
-		rc = sfx_container_parse(bytes, n, &l, sigs, &nsigs, digest, e);
+	int rc = sfx_container_parse(bytes, n, &l, sigs, &nsigs, digest, e);
 	if (rc == CF_OK)
 		rc = trust_check_sigs(t, digest, sigs, nsigs, signers, size, e);
 	if (rc != CF_OK) {
@@ -237,27 +235,94 @@ int kitcheck_container(const char *path, const struct trust *t, uint8_t **data, 
 	return CF_OK;
 }
 
+int kitcheck_container(const char *path, const struct trust *t, uint8_t **data, size_t *len,
+		       uint64_t *stub_len, char *signers, size_t size, struct cf_err *e)
+{
+	struct platform_stat st;
+	uint8_t *bytes = NULL;
+	size_t n = 0;
+	char safe[256];
+	log_safe(path, safe, sizeof(safe));
+	int fd = platform_lstat(path, &st) == 0 && st.type == PLATFORM_TYPE_LINK
+			 ? (errno = ELOOP, -1)
+			 : platform_open(path, PLATFORM_OPEN_READ | PLATFORM_OPEN_NOFOLLOW | PLATFORM_OPEN_NONBLOCK, 0);
+	if (fd < 0)
+		return cf_fail(e, errno == ELOOP ? CF_TRUST : CF_USAGE, "%s: %s", safe,
+			       errno == ELOOP ? "a link, not opened" : platform_strerror(errno));
+	int rc = read_whole(fd, safe, &bytes, &n, e);
+	platform_close(fd);
+	return rc == CF_OK ? judge_container(bytes, n, safe, t, data, len, stub_len, signers, size, e)
+			   : rc;
+}
+
+int kitcheck_listed_container(const char *dir, const struct kitcheck *k, const char *rel,
+			      const struct trust *t, uint8_t **data, size_t *len, uint64_t *stub_len,
+			      char *signers, size_t size, struct cf_err *e)
+{
+	const struct kitindex_file *f = kitindex_find(&k->index, rel);
+	struct platform_stat st;
+	uint8_t *bytes = NULL, d[32];
+	size_t n = 0;
+	char safe[256];
+	log_safe(rel, safe, sizeof(safe));
+	if (!f)
+		return cf_fail(e, CF_INTEGRITY, "%s: not in the kit's signed index (the kit was written "
+			       "without it, or it was put there afterwards): not used", safe);
+	int fd = open_in_kit(dir, rel, &st);
+	if (fd < 0)
+		return cf_fail(e, CF_INTEGRITY, "%s: %s (listed in the kit's signed index)", safe,
+			       errno == ELOOP ? "a link on the stick, not opened" : platform_strerror(errno));
+	int rc = read_whole(fd, safe, &bytes, &n, e);
+	platform_close(fd);
+	/* The bytes hashed are the bytes whose signatures are checked and that are installed:
+	 * read once, nothing reopened by name in between. */
+	if (rc == CF_OK)
+		sha256_buf(bytes, n, d);
+	if (rc == CF_OK && n != f->size)
+		rc = cf_fail(e, CF_INTEGRITY, "%s: %zu bytes, the kit's signed index says %llu: changed "
+			     "after the kit was written", safe, n, (unsigned long long)f->size);
+	else if (rc == CF_OK && !digest_equal(d, f->sha256, 32))
+		rc = cf_fail(e, CF_INTEGRITY, "%s: SHA-256 differs from the kit's signed index: changed "
+			     "after the kit was written", safe);
+	if (rc != CF_OK) {
+		free(bytes);
+		return rc;
+	}
+	return judge_container(bytes, n, safe, t, data, len, stub_len, signers, size, e);
+}
+
+int kitcheck_matches(const struct kitindex_file *f, int fd, struct cf_err *e)
+{
+	struct platform_stat st;
+	char safe[256];
+	uint8_t d[32];
+	log_safe(f->path, safe, sizeof(safe));
+	if (platform_fstat(fd, &st) != 0 || st.type != PLATFORM_TYPE_FILE)
+		return cf_fail(e, CF_INTEGRITY, "%s: not a regular file (listed in the kit's signed "
+			       "index)", safe);
+	if (st.size != f->size)
+		return cf_fail(e, CF_INTEGRITY, "%s: %llu bytes, the kit's signed index says %llu: "
+			       "changed after the kit was written", safe, (unsigned long long)st.size,
+			       (unsigned long long)f->size);
+	if (sfx_hash_range(fd, st.size, d) != 0)
+		return cf_fail(e, CF_INTEGRITY, "%s: cannot read it: %s", safe, platform_strerror(errno));
+	if (!digest_equal(d, f->sha256, 32))
+		return cf_fail(e, CF_INTEGRITY, "%s: SHA-256 differs from the kit's signed index: "
+			       "changed after the kit was written", safe);
+	return CF_OK;
+}
+
 /* The file of the index at path, checked: a regular file (no link), its size and SHA-256. */
 static int check_listed(const char *dir, const struct kitindex_file *f, struct cf_err *e)
 {
 	struct platform_stat st;
 	char safe[256];
-	log_safe(f->path, safe, sizeof(safe));
 	int fd = open_in_kit(dir, f->path, &st);
 	if (fd < 0)
-		return cf_fail(e, CF_INTEGRITY, "%s: %s (listed in the kit's signed index)", safe,
-			       errno == ELOOP ? "a link on the stick, not opened" : strerror(errno));
-	int rc = CF_OK;
-	uint8_t d[32];
-	if (st.size != f->size)
-		rc = cf_fail(e, CF_INTEGRITY, "%s: %llu bytes, the kit's signed index says %llu: changed "
-			     "after the kit was written", safe, (unsigned long long)st.size,
-			     (unsigned long long)f->size);
-	else if (sfx_hash_range(fd, st.size, d) != 0)
-		rc = cf_fail(e, CF_INTEGRITY, "%s: cannot read it: %s", safe, strerror(errno));
-	else if (!digest_equal(d, f->sha256, 32))
-		rc = cf_fail(e, CF_INTEGRITY, "%s: SHA-256 differs from the kit's signed index: changed "
-			     "after the kit was written", safe);
+		return cf_fail(e, CF_INTEGRITY, "%s: %s (listed in the kit's signed index)",
+			       log_safe(f->path, safe, sizeof(safe)),
+			       errno == ELOOP ? "a link on the stick, not opened" : platform_strerror(errno));
+	int rc = kitcheck_matches(f, fd, e);
 	platform_close(fd);
 	return rc;
 }
@@ -286,7 +351,7 @@ static void walk_dir(struct walk *w)
 {
 	char *p = w->rel[0] ? kit_path(w->dir, w->rel) : xstrdup(w->dir);
 	if (platform_dir_list(p, visit, w) != 0 && w->rc == CF_OK)
-		w->rc = cf_fail(w->e, CF_INTEGRITY, "%s: cannot list it: %s", p, strerror(errno));
+		w->rc = cf_fail(w->e, CF_INTEGRITY, "%s: cannot list it: %s", p, platform_strerror(errno));
 	free(p);
 }
 
@@ -346,12 +411,14 @@ int kitcheck_files(const char *dir, const struct kitcheck *k, const struct trust
 	for (size_t i = 0; rc == CF_OK && i < x->nfiles; i++) {
 		if (!is_unpacker(x->files[i].path))
 			continue;
-		char *p = kit_path(dir, x->files[i].path), signers[256];
+		char signers[256];
 		uint64_t stub_len;
-		rc = kitcheck_container(p, t, NULL, NULL, &stub_len, signers, sizeof(signers), e);
+		/* Read again and hashed in memory: the bytes whose signatures count are those the
+		 * index lists, not a file swapped in after check_listed looked. */
+		rc = kitcheck_listed_container(dir, k, x->files[i].path, t, NULL, NULL, &stub_len,
+					       signers, sizeof(signers), e);
 		if (rc == CF_OK)
 			log_out("unpacker  %s: signed by %s\n", x->files[i].path, signers);
-		free(p);
 	}
 	return rc;
 }

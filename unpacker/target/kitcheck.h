@@ -38,6 +38,15 @@ int kitcheck_files(const char *dir, const struct kitcheck *k, const struct trust
  * the block) and, when data is not NULL, *data (caller frees) and *len the bytes checked. */
 int kitcheck_container(const char *path, const struct trust *t, uint8_t **data, size_t *len,
 		       uint64_t *stub_len, char *signers, size_t size, struct cf_err *e);
+/* The kit's container rel (PLATFORM/unpacker[.exe]) as its signed index k lists it: not
+ * listed, a link, another size or SHA-256 is CF_INTEGRITY; the bytes are read once, hashed
+ * in memory and then judged as kitcheck_container judges them (CF_TRUST). */
+int kitcheck_listed_container(const char *dir, const struct kitcheck *k, const char *rel,
+			      const struct trust *t, uint8_t **data, size_t *len, uint64_t *stub_len,
+			      char *signers, size_t size, struct cf_err *e);
+/* The file f of the index, opened as fd: a regular file of f's size and SHA-256, hashed
+ * through fd (CF_INTEGRITY with the name otherwise). */
+int kitcheck_matches(const struct kitindex_file *f, int fd, struct cf_err *e);
 /* The kit's own directory under path: path itself, or path/cuferry-kit on a stick's root. A
  * cuferry-kit that is a link is CF_TRUST (a kit never holds one). out gets a new string. */
 int kitcheck_dir(const char *path, char **out, struct cf_err *e);

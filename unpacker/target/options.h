@@ -6,6 +6,7 @@
 #include "unpacker/target/trust.h"
 
 struct product;
+struct kitindex;
 
 struct install_options {
 	const char *bundle;
@@ -31,6 +32,9 @@ struct install_options {
 	int quick_validate;
 	int repair; /* a re-run compares SHA-256 too, not only sizes */
 	const char *modulefiles; /* --modulefiles DIR (as the system sees it), or NULL */
+	/* install KIT: the chosen bundle's files must be as the kit's signed index lists them
+	 * (name, size, SHA-256); NULL for a bundle given by name or a kit without an index */
+	const struct kitindex *kit_index;
 };
 
 #endif

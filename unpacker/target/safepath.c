@@ -144,7 +144,7 @@ static int walk(char **pathp, size_t image_from, const char *what, int system_gr
 				free(here);
 				if (err == ENOENT)
 					break; /* created later, by us, 0755 */
-				return cf_fail(e, CF_INCOMPATIBLE, "%s: %s", what, strerror(err));
+				return cf_fail(e, CF_INCOMPATIBLE, "%s: %s", what, platform_strerror(err));
 			}
 			if (have_prev && admin) {
 				char saved_prev = path[prev_end];
@@ -170,7 +170,7 @@ static int walk(char **pathp, size_t image_from, const char *what, int system_gr
 				}
 				char resolved[PATH_MAX];
 				if (platform_realpath(here, resolved, sizeof(resolved)) != 0) {
-					int rc = cf_fail(e, CF_INCOMPATIBLE, "%s: %s: %s", what, here, strerror(errno));
+					int rc = cf_fail(e, CF_INCOMPATIBLE, "%s: %s: %s", what, here, platform_strerror(errno));
 					return free(here), rc;
 				}
 				char *next = xasprintf("%s%s", strcmp(resolved, "/") ? resolved : "", path + end);
@@ -229,7 +229,7 @@ static int walk_windows(const char *dir, const char *what, struct cf_err *e)
 		struct platform_stat st;
 		if (platform_lstat(path, &st) != 0) {
 			if (errno != ENOENT)
-				rc = cf_fail(e, CF_INCOMPATIBLE, "%s: %s: %s", what, path, strerror(errno));
+				rc = cf_fail(e, CF_INCOMPATIBLE, "%s: %s: %s", what, path, platform_strerror(errno));
 			break;
 		}
 		if (st.type == PLATFORM_TYPE_LINK)
@@ -261,7 +261,7 @@ static int check_dir(const char *root, const char *sys_dir, const char *what, in
 	} else {
 		char cwd[PATH_MAX];
 		if (platform_current_dir(cwd, sizeof(cwd)) != 0)
-			return cf_fail(e, CF_INSTALL, "current directory: %s", strerror(errno));
+			return cf_fail(e, CF_INSTALL, "current directory: %s", platform_strerror(errno));
 		abs_root = xasprintf("%s/%s", cwd, root);
 	}
 	size_t len = strlen(abs_root);

@@ -131,7 +131,7 @@ int state_save(const char *path, const struct state *s, struct cf_err *e)
 	json_decref(root);
 	int rc = io_write_file_atomic(path, text, strlen(text), 0644) == 0
 			 ? CF_OK
-			 : cf_fail(e, CF_INSTALL, "%s: %s", path, strerror(errno));
+			 : cf_fail(e, CF_INSTALL, "%s: %s", path, platform_strerror(errno));
 	free(text);
 	return rc;
 }

@@ -71,7 +71,7 @@ static int read_trust_file(const char *path, size_t max, char **text, struct cf_
 	size_t len;
 	*text = NULL;
 	if (platform_lstat(path, &st) != 0)
-		return errno == ENOENT ? CF_OK : cf_fail(e, CF_TRUST, "%s: %s", path, strerror(errno));
+		return errno == ENOENT ? CF_OK : cf_fail(e, CF_TRUST, "%s: %s", path, platform_strerror(errno));
 	if (st.type != PLATFORM_TYPE_FILE)
 		return cf_fail(e, CF_TRUST, "%s is not a regular file (a link?): it cannot be trusted",
 			       path);
@@ -82,7 +82,7 @@ static int read_trust_file(const char *path, size_t max, char **text, struct cf_
 	if (r == -2)
 		return cf_fail(e, CF_TRUST, "%s is longer than it may be: it cannot be trusted", path);
 	if (r != 0)
-		return cf_fail(e, CF_TRUST, "%s: %s", path, strerror(errno));
+		return cf_fail(e, CF_TRUST, "%s: %s", path, platform_strerror(errno));
 	if (len > 0 && (*text)[len - 1] == '\n')
 		(*text)[len - 1] = '\0';
 	return CF_OK;
@@ -256,7 +256,7 @@ int trust_key_file_check(const char *path, const char *what, struct cf_err *e)
 	struct platform_stat st;
 	int fd = platform_open(path, PLATFORM_OPEN_READ | PLATFORM_OPEN_NONBLOCK, 0);
 	if (fd < 0)
-		return cf_fail(e, CF_TRUST, "%s %s: %s", what, path, strerror(errno));
+		return cf_fail(e, CF_TRUST, "%s %s: %s", what, path, platform_strerror(errno));
 	int got = platform_fstat(fd, &st) == 0;
 	platform_close(fd);
 	if (!got || st.type != PLATFORM_TYPE_FILE)

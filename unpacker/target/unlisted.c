@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "common/platform.h"
 #include "manifests/pathrule.h"
+#include "manifests/shadow.h"
 
 struct walk {
 	size_t skip; /* strlen(dir) */
@@ -29,12 +30,16 @@ static int dir_listed(const struct manifest *m, const char *rel)
 }
 
 /* lib/NAME -> TARGET, TARGET a plain name that the manifest lists in lib/: what ldconfig
- * makes for a library's soname. */
+ * makes for a library's soname. A NAME of the C library, the loader or a base library
+ * (libc.so.6, libdl.so.2, libz.so.1: the lists of pathrule.h and shadow.h) is never one: no
+ * bundle may carry such a soname, so ldconfig never makes that link, and one planted would
+ * become what every program (the unpacker included) maps under that name. */
 static int soname_link(const char *path, const struct platform_stat *st, const char *rel,
 		       const struct manifest *m)
 {
 	char target[PATH_MAX];
 	if (st->type != PLATFORM_TYPE_LINK || strncmp(rel, "lib/", 4) != 0 || strchr(rel + 4, '/') ||
+	    path_is_c_runtime(rel) || shadow_is_system_library(rel) ||
 	    platform_readlink(path, target, sizeof(target)) <= 0 || strchr(target, '/') ||
 	    strcmp(target, ".") == 0 || strcmp(target, "..") == 0)
 		return 0;
@@ -100,7 +105,7 @@ int unlisted_move_aside(const char *dir, const struct manifest *m, size_t *moved
 	int rc = CF_OK;
 	*moved = 0;
 	if (!list)
-		return cf_fail(e, CF_INSTALL, "%s: cannot be read: %s", dir, strerror(errno));
+		return cf_fail(e, CF_INSTALL, "%s: cannot be read: %s", dir, platform_strerror(errno));
 	char sep = platform_dir_separator();
 	char *meta = xasprintf("%s%c%s", dir, sep, MANIFEST_META_DIR);
 	char *aside = xasprintf("%s%caside", meta, sep);
@@ -123,7 +128,7 @@ int unlisted_move_aside(const char *dir, const struct manifest *m, size_t *moved
 			to = xasprintf("%s%c%s.%d", aside, sep, flat, k);
 		}
 		if (platform_rename(from, to) != 0) /* rename(2) moves a link, never what it names */
-			rc = cf_fail(e, CF_INSTALL, "moving the unlisted '%s' aside: %s", shown, strerror(errno));
+			rc = cf_fail(e, CF_INSTALL, "moving the unlisted '%s' aside: %s", shown, platform_strerror(errno));
 		else {
 			log_msg(LOG_INFO, "moved aside %s (not in the manifest): %s", shown, to);
 			(*moved)++;

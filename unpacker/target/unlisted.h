@@ -11,7 +11,8 @@
 /* The entries of the installed tree dir (PREFIX/NAME) that m does not list, each relative to
  * dir, topmost only (an unlisted directory, not everything in it), in the walk's order, and
  * NULL-terminated; release with unlisted_free. Not counted: .cuferry/, and the links ldconfig
- * makes in lib/ (a link whose target is a file name that m lists in lib/). No link is
+ * makes in lib/ (a link whose target is a file name that m lists in lib/, unless it is named
+ * like the C library, the loader or a base library: never an ldconfig link). No link is
  * followed. NULL when dir cannot be walked. */
 char **unlisted_entries(const char *dir, const struct manifest *m);
 void unlisted_free(char **list);

@@ -15,6 +15,7 @@
 #endif
 
 #include "common/format.h"
+#include "common/platform.h"
 
 #define MAX_SECTIONS 96      /* the specification's limit for images */
 #define DIR_IMPORT 1
@@ -382,7 +383,7 @@ int pe_parse_file(const char *path, struct pe_info *info, char *why, size_t why_
 	memset(info, 0, sizeof(*info));
 	FILE *f = open_read(path);
 	if (!f) {
-		snprintf(why, why_size, "cannot open: %s", strerror(errno));
+		snprintf(why, why_size, "cannot open: %s", platform_strerror(errno));
 		return -1;
 	}
 	uint64_t size = 0;
@@ -394,7 +395,7 @@ int pe_parse_file(const char *path, struct pe_info *info, char *why, size_t why_
 	off_t end = sought == 0 ? ftello(f) : -1;
 #endif
 	if (end < 0) {
-		snprintf(why, why_size, "cannot find its size: %s", strerror(errno));
+		snprintf(why, why_size, "cannot find its size: %s", platform_strerror(errno));
 		fclose(f);
 		return -1;
 	}

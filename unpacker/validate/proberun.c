@@ -33,12 +33,12 @@ int probe_run(const char *extra_env, int timeout, char *const args[], json_t **l
 	*lines = json_array();
 	/* The child inherits the write end, and closes every other handle. */
 	if (!self || platform_child_pipe(&rp[0], &rp[1], PROBE_REPORT_MAX) != 0)
-		return snprintf(why, size, "cannot start a probe: %s", strerror(errno)), -1;
+		return snprintf(why, size, "cannot start a probe: %s", platform_strerror(errno)), -1;
 	if (platform_child_handle_arg(rp[1], fdarg, sizeof(fdarg)) != 0) {
 		int saved = errno;
 		platform_close(rp[0]);
 		platform_close(rp[1]);
-		return snprintf(why, size, "cannot start a probe: %s", strerror(saved)), -1;
+		return snprintf(why, size, "cannot start a probe: %s", platform_strerror(saved)), -1;
 	}
 	/* An environment of its own: nothing of the caller's, no LD_LIBRARY_PATH, no LD_PRELOAD
 	 * (the loader maps nothing of an install before main, and the product, cuBLAS,
@@ -73,7 +73,7 @@ int probe_run(const char *extra_env, int timeout, char *const args[], json_t **l
 	platform_close(rp[0]);
 	if (started != 0) {
 		free(report);
-		return snprintf(why, size, "cannot start a probe: %s", strerror(saved)), -1;
+		return snprintf(why, size, "cannot start a probe: %s", platform_strerror(saved)), -1;
 	}
 	int rc = 0;
 	char parse_why[128];

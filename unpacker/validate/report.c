@@ -195,7 +195,7 @@ int report_write(const struct run *r, const char *result, char *failed_copy, siz
 	json_object_set_new(report, "validation", v);
 	text = json_dumps(report, JSON_INDENT(2) | JSON_SORT_KEYS);
 	if (io_write_file_atomic(path, text, strlen(text), 0644) != 0)
-		log_msg(LOG_WARN, "%s: %s", path, strerror(errno));
+		log_msg(LOG_WARN, "%s: %s", path, platform_strerror(errno));
 	/* A failed install is rolled back and its directory removed: keep the report beside it. */
 	if (strcmp(result, "fail") == 0) {
 		const char *base = strrchr(r->dir, '/');
@@ -210,7 +210,7 @@ int report_write(const struct run *r, const char *result, char *failed_copy, siz
 		if (io_mkdirs(dir, 0755) == 0 && io_write_file_atomic(copy, text, strlen(text), 0644) == 0)
 			snprintf(failed_copy, size, "%s", copy);
 		else
-			log_msg(LOG_WARN, "%s: %s", copy, strerror(errno));
+			log_msg(LOG_WARN, "%s: %s", copy, platform_strerror(errno));
 		free(copy);
 		free(dir);
 	}

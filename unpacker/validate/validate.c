@@ -151,12 +151,13 @@ int validate_install(const struct validate_options *o, const char *install_dir,
 	return CF_OK;
 }
 
-int validate_load_manifest(const char *install_dir, const struct trust_sources *trust,
-			   struct manifest **m, struct validate_signature *sig, struct cf_err *e)
+int validate_load_manifest(const char *root, const char *install_dir,
+			   const struct trust_sources *trust, struct manifest **m,
+			   struct validate_signature *sig, struct cf_err *e)
 {
 	char *path = layout_install_header(install_dir);
 	struct frame f;
-	struct stored_check c = { .trust = trust, .dir = install_dir, .sig = sig };
+	struct stored_check c = { .trust = trust, .root = root, .dir = install_dir, .sig = sig };
 	*m = NULL;
 	memset(sig, 0, sizeof(*sig));
 	int rc = bundle_read_stored_header(path, step_signature_check, &c, &f, e);

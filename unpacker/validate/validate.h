@@ -16,11 +16,13 @@
 int validate_install(const struct validate_options *o, const char *install_dir,
 		     const struct manifest *m, int is_current, struct cf_err *e);
 /* The manifest an install carries in .cuferry/header.bin, parsed only once the header's
- * signatures verified against trust (else the keys recorded at install); sig says how that
+ * signatures verified against trust (else, for this host's own install, root is "", the keys
+ * recorded at install: step_signature.h); sig says how that
  * went. CF_OK with *m; CF_TRUST when the signatures failed (*m NULL, sig->failed: give sig to
  * validate_install, which reports it); CF_VALIDATION when the file cannot be read or holds
  * no header or no manifest. */
-int validate_load_manifest(const char *install_dir, const struct trust_sources *trust,
-			   struct manifest **m, struct validate_signature *sig, struct cf_err *e);
+int validate_load_manifest(const char *root, const char *install_dir,
+			   const struct trust_sources *trust, struct manifest **m,
+			   struct validate_signature *sig, struct cf_err *e);
 
 #endif
