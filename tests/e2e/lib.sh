@@ -119,6 +119,15 @@ skip_if_sanitizer() {
 	fi
 }
 
+# unpacker_preload LIB...: an LD_PRELOAD list that loads LIBs into $UNPACKER. The sanitizer
+# build's unpacker (make sanitize) stops unless ASan's runtime is the first library loaded
+# ("ASan runtime does not come first in initial library list"), so there it leads the list; the
+# release unpacker links no ASan and gets LIBs alone.
+unpacker_preload() {
+	ldd "$UNPACKER" 2>/dev/null | awk '$1 ~ /^libasan/ && $3 ~ /^\// { printf "%s:", $3 }'
+	echo "$*" | tr ' ' ':'
+}
+
 # run_aarch64 PROGRAM ARGS: an aarch64 build under qemu-user, with the loader and C library of
 # Debian's cross root (libc6-arm64-cross, which make deps installs) and nothing of the host's:
 # a fresh machine has no /lib/ld-linux-aarch64.so.1, so `qemu-aarch64 PROGRAM` alone works

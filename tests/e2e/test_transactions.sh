@@ -173,9 +173,7 @@ ssize_t pread(int fd, void *buf, size_t len, off_t off)
 }
 C
 cc -shared -fPIC -o eio.so eio.c -ldl
-# The sanitizer build's unpacker (make sanitize) stops unless ASan's runtime is the first
-# library loaded: it leads the preload list there, and is absent from the release one's.
-preload=$(ldd "$UNPACKER" | awk '$1 ~ /^libasan/ && $3 ~ /^\// { printf "%s:", $3 }')$W/eio.so
+preload=$(unpacker_preload "$W/eio.so")
 cp "$FX/small.bundle" stick.bundle
 ER=$W/eroot
 $FORGE $K --out base.bundle --counter 6000 --salt base --bundle-id base --version 9.1.0

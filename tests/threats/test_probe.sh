@@ -234,7 +234,7 @@ mkdir -p "$W/stick"
 cp "$UNPACKER" "$W/stick/unpacker"
 cp "$W/evil-probe" "$W/stick/.evil"
 rm -f "$UIDS"/*
-expect 0 env LD_PRELOAD="$W/swap.so" "$W/stick/unpacker" validate --root "$W/links" $T $V
+expect 0 env LD_PRELOAD="$(unpacker_preload "$W/swap.so")" "$W/stick/unpacker" validate --root "$W/links" $T $V
 cmp -s "$W/stick/unpacker" "$W/evil-probe" || fail "running_image: the swap did not happen (the test is broken)"
 [ ! -e "$UIDS/evil-probe-ran" ] || fail "running_image: the probe ran the program swapped in after start-up"
 assert_contains last.out "2    library       pass"
