@@ -59,6 +59,17 @@ expect() {
 }
 
 # The reason must be one line on stderr (besides progress, which needs a terminal).
+# Wait until PID stops at a CUFERRY_FAULT=STEP:pause seam (the unpacker raises SIGSTOP there);
+# fail, naming WHAT, after 30 s rather than hang the suite.
+wait_paused() { # PID WHAT
+	wait_paused_n=0
+	until [ "$(ps -o stat= -p "$1" 2>/dev/null | cut -c1)" = T ]; do
+		wait_paused_n=$((wait_paused_n + 1))
+		[ $wait_paused_n -lt 600 ] || fail "unpacker did not reach $2"
+		sleep 0.05
+	done
+}
+
 one_line_reason() {
 	n=$(grep -c 'error' "$W/last.err" || true)
 	[ "$n" -eq 1 ] || { cat "$W/last.err" >&2; fail "expected one error line, got $n"; }

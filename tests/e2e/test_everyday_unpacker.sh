@@ -108,10 +108,7 @@ before=$(tree_listing "$R")
 for s in TERM HUP INT; do
 	CUFERRY_FAULT=switched:pause "$UNPACKER_SEAMS" sig.bundle --root "$R" $T --no-validate --no-env >sig.out 2>sig.err &
 	pid=$!
-	i=0
-	until [ "$(ps -o stat= -p $pid 2>/dev/null | cut -c1)" = T ]; do
-		i=$((i + 1)); [ $i -lt 400 ] || fail "unpacker did not pause"; sleep 0.05
-	done
+	wait_paused $pid "its pause"
 	kill -$s $pid; kill -CONT $pid
 	set +e; wait $pid; rc=$?; set -e
 	[ $rc -eq 5 ] || { cat sig.err; fail "SIG$s: exit $rc, expected 5"; }
@@ -124,7 +121,7 @@ done
 note "doctor names leftovers of a run killed hard, with the command that cleans them"
 CUFERRY_FAULT=extract:pause "$UNPACKER_SEAMS" sig.bundle --root "$R" $T --no-validate >/dev/null 2>&1 &
 pid=$!
-until [ "$(ps -o stat= -p $pid 2>/dev/null | cut -c1)" = T ]; do sleep 0.05; done
+wait_paused $pid "extract"
 kill -9 $pid; wait $pid 2>/dev/null || true
 set +e; "$UNPACKER" doctor --root "$R" >doc.out 2>&1; set -e
 assert_contains doc.out "leftover staging of an interrupted run"

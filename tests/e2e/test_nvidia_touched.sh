@@ -130,10 +130,7 @@ cmp "$LEGACY" legacy.saved || fail "the old file was not restored byte for byte"
 note "killed (-9) right after the environment was written: the next command puts the old file back"
 CUFERRY_FAULT=env:pause "$UNPACKER_SEAMS" bad.bundle --root "$R" $T --quick-validate >/dev/null 2>&1 &
 pid=$!
-i=0
-until [ "$(ps -o stat= -p $pid 2>/dev/null | cut -c1)" = T ]; do
-	i=$((i + 1)); [ $i -lt 400 ] || fail "unpacker did not reach the env step"; sleep 0.05
-done
+wait_paused $pid "the env step"
 [ -f "$LDCONF" ] && [ ! -e "$LEGACY" ] || fail "the install had not renamed the old file when paused"
 kill -9 $pid; wait $pid 2>/dev/null || true
 expect 0 "$UNPACKER" use cudnn-9.19.0-cuda13 --root "$R" --no-env

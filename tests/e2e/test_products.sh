@@ -139,10 +139,7 @@ R2=$W/root2
 mkdir -p "$R2"
 CUFERRY_FAULT=env:pause "$UNPACKER_SEAMS" "$W/nccl.bundle" --root "$R2" $T >/dev/null 2>&1 &
 pid=$!
-i=0
-until [ "$(ps -o stat= -p $pid 2>/dev/null | cut -c1)" = T ]; do
-	i=$((i + 1)); [ $i -lt 600 ] || fail "unpacker did not reach env"; sleep 0.05
-done
+wait_paused $pid "env"
 kill -9 $pid; wait $pid 2>/dev/null || true
 [ -f "$R2/opt/nccl/.cuferry/journal.json" ] && [ -f "$R2/etc/ld.so.conf.d/00-cuferry-nccl.conf" ] ||
 	fail "the killed install left no journal or no environment"

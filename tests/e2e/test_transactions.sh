@@ -71,10 +71,7 @@ for step in extract renamed switched state env; do
 	$FORGE $K --out k-$step.bundle --counter 4000 --salt kill$step --bundle-id kill-$step --version 9.30.$n
 	CUFERRY_FAULT=$step:pause "$UNPACKER_SEAMS" k-$step.bundle --root "$R" $T >/dev/null 2>&1 &
 	pid=$!
-	i=0
-	until [ "$(ps -o stat= -p $pid 2>/dev/null | cut -c1)" = T ]; do
-		i=$((i + 1)); [ $i -lt 200 ] || fail "unpacker did not reach $step"; sleep 0.05
-	done
+	wait_paused $pid "$step"
 	kill -9 $pid; wait $pid 2>/dev/null || true
 	expect 0 "$UNPACKER" k-$step.bundle --root "$R" $T
 	grep -q "kill$step" "$P/current/lib/libcudnn.so.9" || fail "re-run after kill at $step did not install"
@@ -88,7 +85,7 @@ before=$(snapshot)
 $FORGE $K --out k2.bundle --counter 5000 --salt k2 --bundle-id k2 --version 9.40.0
 CUFERRY_FAULT=switched:pause "$UNPACKER_SEAMS" k2.bundle --root "$R" $T >/dev/null 2>&1 &
 pid=$!
-until [ "$(ps -o stat= -p $pid 2>/dev/null | cut -c1)" = T ]; do sleep 0.05; done
+wait_paused $pid "switched"
 kill -9 $pid; wait $pid 2>/dev/null || true
 expect 0 "$UNPACKER" use cudnn-9.19.0.56-cuda13 --root "$R"
 [ "$(snapshot)" = "$before" ] || fail "the interrupted install was not rolled back"
@@ -96,7 +93,7 @@ expect 0 "$UNPACKER" use cudnn-9.19.0.56-cuda13 --root "$R"
 note "two installs at once: the second gets exit 8"
 CUFERRY_FAULT=extract:pause "$UNPACKER_SEAMS" k2.bundle --root "$R" $T >/dev/null 2>&1 &
 pid=$!
-until [ "$(ps -o stat= -p $pid 2>/dev/null | cut -c1)" = T ]; do sleep 0.05; done
+wait_paused $pid "extract"
 expect 8 "$UNPACKER" v2.bundle --root "$R" $T
 one_line_reason
 kill -9 $pid; wait $pid 2>/dev/null || true
@@ -128,7 +125,7 @@ if mount -t tmpfs -o size=40m,mode=755 tmpfs full/opt/cudnn 2>/dev/null; then
 	CLEANUP="$CLEANUP umount '$W/full/opt/cudnn' 2>/dev/null;"
 	CUFERRY_FAULT=extract:pause "$UNPACKER_SEAMS" "$FX/small.bundle" --root "$W/full" $T >full.out 2>full.err &
 	pid=$!
-	until [ "$(ps -o stat= -p $pid 2>/dev/null | cut -c1)" = T ]; do sleep 0.05; done
+	wait_paused $pid "extract"
 	dd if=/dev/zero of=full/opt/cudnn/filler bs=1M 2>/dev/null || true # until the disk is full
 	kill -CONT $pid; set +e; wait $pid; rc=$?; set -e
 	[ $rc -eq 4 ] || { cat full.err; fail "ENOSPC while writing: exit $rc, expected 4"; }

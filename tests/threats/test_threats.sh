@@ -141,7 +141,7 @@ for how in in_place rename; do
 	cp toctou.bundle t.bundle
 	CUFERRY_FAULT=verified:pause "$UNPACKER_SEAMS" t.bundle --root "$W/tt-$how" --trust "$FX/test.pub" --no-validate >/dev/null 2>"$W/tt.err" &
 	pid=$!
-	until [ "$(ps -o stat= -p $pid 2>/dev/null | cut -c1)" = T ]; do sleep 0.05; done
+	wait_paused $pid "verified"
 	if [ $how = in_place ]; then
 		py -c "
 d = open('evil.bundle','rb').read(); f = open('t.bundle','r+b'); f.seek(len(d) - 200); f.write(d[-200:])"
