@@ -21,4 +21,10 @@ if [ ! -f "$prefix/system.reg" ]; then
 	[ -f "$prefix/system.reg" ] ||
 		{ echo "winrun.sh: Wine cannot create a prefix here (log: $prefix.init.log)" >&2; exit 77; }
 fi
+# Keep this prefix's wineserver 60 s after its last client instead of Wine's 3: a program
+# started just as the server is going away loses its connection ("wine client error:0:
+# recvmsg: Connection reset by peer", exit 1), which a loaded machine's pauses between two
+# runs of a test hit (seen in tools/fresh-ci.sh). With a server already up this start fails
+# and changes nothing; the one started here ends by itself, or at winlib.sh's wine_stop.
+wineserver -p60 2>/dev/null || true
 exec "$wine" "$@"
