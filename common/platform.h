@@ -124,7 +124,8 @@ struct platform_child {
 	int exited;         /* it ended by itself: exit_code is valid */
 	int exit_code;
 	int timed_out;      /* killed at the deadline */
-	char crash[96];     /* how it died, when it neither exited nor timed out */
+	char crash[96];     /* how it died, when it neither exited nor timed out (or, from
+			     * platform_run_probe, why it was not started) */
 	char *output;       /* what was collected, NUL-terminated (NULL if nothing); free() it */
 	size_t output_len;
 	int output_capped;  /* it wrote more than the cap: only the first bytes were kept */
@@ -156,7 +157,8 @@ int platform_self_hold(void);
  * library the dynamic loader maps, is loaded with privileges; and what is executed is a
  * sealed copy of the program in memory (POSIX: memfd_create), so the unprivileged user need
  * not reach the program's own path (without memfd: the path itself, which it must then be
- * able to read). Every process the child starts, in its session or not, is ended with it at
+ * able to read). The copy is made from platform_own_image, never from program->path: where
+ * memfd exists but that image is not held, -1 with child->crash saying why (not started). Every process the child starts, in its session or not, is ended with it at
  * its end or at the deadline (POSIX: own session and process group under a keeper that is
  * PR_SET_CHILD_SUBREAPER; Windows: a job object); child->contained says how, for the log.
  * Windows cannot drop a right before a process exists, so there the child is created with a
@@ -373,6 +375,12 @@ int platform_mapped_file(const void *address, char *path, size_t size, uint64_t 
 /* The file the system started as this process (POSIX /proc/self/exe: the dynamic loader
  * when it was asked to run the program): 0, or -1. */
 int platform_started_file(char *path, size_t size);
+/* A read-only handle on the file that holds this program's code, opened before main and
+ * kept for the life of the process (POSIX: /proc/self/exe, or, started through the dynamic
+ * loader, the mapped file itself, accepted only with the mapping's device and inode), or -1
+ * when none could be had (Windows: none; platform_self_hold keeps the file there). Reading
+ * the program through it reads what runs, whatever its path names by then. Not to be closed. */
+int platform_own_image(void);
 
 /* ---- the persistent environment (Windows: the registry's Environment keys) ---- */
 

@@ -155,7 +155,11 @@ struct keeper_report {
 };
 
 static pthread_mutex_t sealed_lock = PTHREAD_MUTEX_INITIALIZER;
-static int sealed_fd = -2; /* -2: not made yet; -1: this system cannot */
+/* SEALED_NOT_YET: not made yet; SEALED_NO_MEMFD: this kernel has no memfd_create (the probe is
+ * then executed by its path, and the log says so); SEALED_FAILED: a copy was possible but
+ * could not be made from this program's own image: no probe is started (fail closed). */
+enum { SEALED_NOT_YET = -2, SEALED_NO_MEMFD = -1, SEALED_FAILED = -3 };
+static int sealed_fd = SEALED_NOT_YET;
 
 static int write_all(int fd, const char *p, size_t len)
 {
@@ -172,17 +176,11 @@ static int write_all(int fd, const char *p, size_t len)
 }
 
 /* A copy of the program's image in memory that nobody can change (sealed), open read-only
- * (a writable descriptor would make executing it fail): the descriptor, or -1 (no memfd). */
-/* The running image, opened before main: the sealed copy is made from it, never from the
- * program's path, which a user who can write its directory (a FAT stick mounted for the
- * desktop user) could have renamed another program over by the first probe (issue 23 A1).
- * Started through the dynamic loader, /proc/self/exe is the loader: then the path is used. */
-static int running_image = -1;
-__attribute__((constructor)) static void open_running_image(void)
-{
-	running_image = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-}
-
+ * (a writable descriptor would make executing it fail): the descriptor, or SEALED_NO_MEMFD, or
+ * SEALED_FAILED. It is copied from the image held open since before main
+ * (platform_own_image), never from the program's path, which a user who can write its
+ * directory (a FAT stick mounted for the desktop user) could have renamed another program over
+ * by the first probe (issue 23 A1; through the dynamic loader too, F2 of its follow-up). */
 static int make_sealed_copy(const struct platform_probe_program *p)
 {
 #ifdef SYS_memfd_create
@@ -191,8 +189,9 @@ static int make_sealed_copy(const struct platform_probe_program *p)
 #else
 	int fd = -1;
 #endif
-	int image = !p->loader && running_image >= 0;
-	int in = fd < 0 ? -1 : image ? running_image : open(p->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return SEALED_NO_MEMFD;
+	int in = platform_own_image();
 	int ok = in >= 0, ro = -1;
 	uint64_t left = p->size ? p->size : UINT64_MAX, at = 0;
 	char buf[65536], self[64];
@@ -217,11 +216,8 @@ static int make_sealed_copy(const struct platform_probe_program *p)
 		snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
 		ro = open(self, O_RDONLY | O_CLOEXEC);
 	}
-	if (in >= 0 && !image)
-		close(in);
-	if (fd >= 0)
-		close(fd);
-	return ro;
+	close(fd);
+	return ro >= 0 ? ro : SEALED_FAILED;
 }
 
 /* Digits of n into out (no stdio between fork and exec). */
@@ -338,6 +334,8 @@ static void probe_child(const struct probe_exec *x, pid_t keeper)
 		syscall(SYS_execveat, x->sealed, "", x->argv, x->envp, AT_EMPTY_PATH);
 #endif
 		fexecve(x->sealed, x->argv, x->envp);
+		say("cannot execute the sealed copy of the probe", errno); /* never the path then */
+		_exit(127);
 	}
 	if (x->program->loader)
 		execve(x->program->loader, x->via_loader, x->envp);
@@ -409,8 +407,9 @@ static void keeper(const struct probe_exec *x, pid_t parent, int status_fd, int 
 	_exit(0);
 }
 
-/* Nothing to hold: the probe executes a sealed memfd copy of this program's image
- * (make_sealed_copy), not the file at its path, and drops its rights before that exec. */
+/* Nothing to hold here: the image is held open before main (platform_own_image), the probe
+ * executes a sealed memfd copy of it (make_sealed_copy), not the file at its path, and drops
+ * its rights before that exec. */
 int platform_self_hold(void)
 {
 	return 0;
@@ -431,10 +430,16 @@ int platform_run_probe(const struct platform_probe_program *program, char *const
 	x.via_loader = via_loader;
 	platform_posix_drop_target(&x.drop); /* getpwnam is not safe after fork */
 	pthread_mutex_lock(&sealed_lock);
-	if (sealed_fd == -2)
+	if (sealed_fd == SEALED_NOT_YET)
 		sealed_fd = make_sealed_copy(program);
 	x.sealed = sealed_fd;
 	pthread_mutex_unlock(&sealed_lock);
+	if (x.sealed == SEALED_FAILED) {
+		snprintf(c->crash, sizeof(c->crash), "its own image was not held open since "
+			 "start-up, and its path may name another file by now");
+		errno = ENOEXEC;
+		return -1;
+	}
 	int out[2], status[2];
 	if (pipe2(out, O_CLOEXEC) != 0)
 		return -1;

@@ -29,3 +29,11 @@ int platform_started_file(char *path, size_t size)
 {
 	return win_module_path(NULL, path, size);
 }
+
+/* platform_self_hold keeps the program's file from being renamed or written on Windows: the
+ * probe is created from its path, checked to be the held file. */
+int platform_own_image(void)
+{
+	errno = ENOTSUP;
+	return -1;
+}

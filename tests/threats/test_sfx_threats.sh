@@ -141,5 +141,49 @@ if [ "$(id -u)" = 0 ]; then
 else
 	echo "SKIP sfx_below_threshold: a root-owned trust directory needs root"
 fi
+# F2 of issue 23's follow-up review: a .run started through the dynamic loader (the README's
+# recipe for a stick without the x bit) is verified, then paused before its probe; meanwhile a
+# user who can write the stick's directory renames another program over the .run's name. The
+# probe must execute the image that was verified (held open since start-up), never the file
+# the name gives by then: validation passes and the replacement, which leaves a marker and
+# says so on its output when it runs, never ran.
+LOADER=/lib64/ld-linux-x86-64.so.2
+if [ -x "$LOADER" ]; then
+	id=sfx_loader_renamed_before_probe
+	mkdir -p ldstick mark
+	chmod 1777 mark
+	cp "$FX/small.bundle" ld.bundle
+	"$BUNDLER" sfx ld.bundle --key "$FX/test.key" --unpacker "$UNPACKER_SEAMS" -o ldstick/x.run >/dev/null
+	chmod 644 ldstick/x.run # no x bit, as on the stick: only the loader starts it
+	cat > replaced.c <<EOF
+#include <stdio.h>
+int main(void)
+{
+	FILE *f = fopen("$W/mark/replaced-ran", "w");
+	if (f)
+		fclose(f);
+	puts("the replacement program ran");
+	return 0;
+}
+EOF
+	gcc -o ldstick/replaced replaced.c
+	rm -f mark/replaced-ran
+	CUFERRY_FAULT=verified:pause "$LOADER" "$W/ldstick/x.run" /silent --root "$W/ldroot" $TRUST \
+		/log="$W/ld.log" </dev/null >"$W/last.out" 2>"$W/last.err" &
+	pid=$!
+	wait_paused $pid verified
+	mv ldstick/replaced ldstick/x.run
+	kill -CONT $pid
+	set +e; wait $pid; rc=$?; set -e
+	[ ! -e mark/replaced-ran ] || fail "$id: the probe executed the program renamed over the .run"
+	[ $rc -eq 0 ] || { cat last.err ld.log; fail "$id: exit $rc, expected 0 (the probe of the verified image)"; }
+	grep -q "library *pass" ld.log || { cat ld.log; fail "$id: validation's probe did not pass"; }
+	! grep -q "the replacement program ran" ld.log last.err last.out || fail "$id: the replacement's output"
+	record "$id" "a .run started through the loader, another program renamed over its name between verification and the probe" \
+		"the probe executes the verified image held open since start-up" "threats/$id" "pass (exit 0, the replacement never ran)"
+	echo "ok   threat $id"
+else
+	echo "SKIP sfx_loader_renamed_before_probe: no $LOADER"
+fi
 [ ! -e /tmp/cuferry-pwned ] || fail "a replaced stub ran"
 echo "ok"

@@ -123,22 +123,30 @@ static uint64_t pe_image_end(int fd, const uint8_t h[64])
 	return end;
 }
 
-/* The bytes of path's program image (ELF or PE), and the file's size; 0, 0 when unreadable. */
-static uint64_t image_end(const char *path, uint64_t *file_size)
+/* The bytes of the program image (ELF or PE) open as fd, and the file's size; 0, 0 when
+ * unreadable. */
+static uint64_t image_end_of(int fd, uint64_t *file_size)
 {
 	uint8_t h[64];
 	struct platform_stat st;
-	int fd = platform_open(path, PLATFORM_OPEN_READ, 0);
 	uint64_t end = 0;
 	*file_size = 0;
-	if (fd < 0)
-		return 0;
 	if (platform_fstat(fd, &st) == 0 && platform_pread(fd, h, sizeof(h), 0) == (ssize_t)sizeof(h)) {
 		*file_size = st.size;
 		end = elf_image_end(h);
 		if (!end)
 			end = pe_image_end(fd, h);
 	}
+	return end;
+}
+
+static uint64_t image_end(const char *path, uint64_t *file_size)
+{
+	int fd = platform_open(path, PLATFORM_OPEN_READ, 0);
+	*file_size = 0;
+	if (fd < 0)
+		return 0;
+	uint64_t end = image_end_of(fd, file_size);
 	platform_close(fd);
 	return end;
 }
@@ -149,8 +157,8 @@ int selfpath_carries_data(const char *path)
 	return end > 0 && end < size;
 }
 
-uint64_t selfpath_image_size(const char *path)
+uint64_t selfpath_image_size(const char *path, int held)
 {
-	uint64_t size, end = image_end(path, &size);
+	uint64_t size, end = held >= 0 ? image_end_of(held, &size) : image_end(path, &size);
 	return end > 0 && end < size ? end : 0;
 }

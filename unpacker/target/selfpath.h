@@ -21,8 +21,9 @@ const char *selfpath_loader(void);
 /* 1 when the program file at path (ELF, or PE for Windows) has bytes after its image: a
  * .run/.exe, perhaps a damaged one, rather than a bare unpacker. */
 int selfpath_carries_data(const char *path);
-/* The bytes of path's own program image when more follows it (a .run's bundle), else 0 (the
- * whole file): what the probe child executes of it. */
-uint64_t selfpath_image_size(const char *path);
+/* The bytes of the program's own image when more follows it (a .run's bundle), else 0 (the
+ * whole file): what the probe child executes of it. Read through held, the program's file
+ * held open since start-up (platform_own_image), when it is not -1; else from path. */
+uint64_t selfpath_image_size(const char *path, int held);
 
 #endif

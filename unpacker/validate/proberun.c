@@ -59,7 +59,7 @@ int probe_run(const char *extra_env, int timeout, char *const args[], json_t **l
 	/* Started through the dynamic loader (a .run on media without the x bit): that file is
 	 * the program; what is executed is its image alone, never a .run's bundle. */
 	const char *program = selfpath_program() ? selfpath_program() : self;
-	struct platform_probe_program prog = { program, selfpath_image_size(program),
+	struct platform_probe_program prog = { program, selfpath_image_size(program, platform_own_image()),
 					       selfpath_loader() && selfpath_program() ? selfpath_loader() : NULL };
 	struct platform_child child;
 	int started = platform_run_probe(&prog, argv, env, timeout, &child);
@@ -73,7 +73,8 @@ int probe_run(const char *extra_env, int timeout, char *const args[], json_t **l
 	platform_close(rp[0]);
 	if (started != 0) {
 		free(report);
-		return snprintf(why, size, "cannot start a probe: %s", platform_strerror(saved)), -1;
+		return snprintf(why, size, "cannot start a probe: %s",
+				child.crash[0] ? child.crash : platform_strerror(saved)), -1;
 	}
 	int rc = 0;
 	char parse_why[128];
