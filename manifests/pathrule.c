@@ -59,23 +59,59 @@ int path_check_component(const char *name, size_t len, char *why, size_t why_siz
 	return 0;
 }
 
-/* The C library's and the dynamic loader's own sonames, and every other name the shipped
+/* rest is ".so" alone or followed by a version of digits and dots (".so", ".so.1",
+ * ".so.1.2.13"): every name a library goes under in a lib/ directory. */
+static int is_so_and_version(const char *rest)
+{
+	if (strncmp(rest, ".so", 3) != 0)
+		return 0;
+	rest += 3;
+	if (*rest == '\0')
+		return 1;
+	if (*rest != '.')
+		return 0;
+	while (*++rest)
+		if ((*rest < '0' || *rest > '9') && *rest != '.')
+			return 0;
+	return 1;
+}
+
+int path_names_library(const char *path, const char *const stems[])
+{
+	const char *name = strrchr(path, '/');
+	name = name ? name + 1 : path;
+	for (size_t i = 0; stems[i]; i++) {
+		size_t n = strlen(stems[i]);
+		if (n > 0 && stems[i][n - 1] == '*') {
+			/* a family: the prefix, at least one character of its member, then .so[.V] */
+			if (strncmp(name, stems[i], n - 1) != 0 || name[n - 1] == '\0')
+				continue;
+			for (const char *so = strstr(name + n, ".so"); so; so = strstr(so + 1, ".so"))
+				if (is_so_and_version(so))
+					return 1;
+		} else if (strncmp(name, stems[i], n) == 0 && is_so_and_version(name + n)) {
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The C library's and the dynamic loader's own libraries, and every other library the shipped
  * unpacker NEEDs (readelf -d build/unpacker: libdl.so.2, libpthread.so.0, libc.so.6; a test
- * keeps this list covering it): exact names, never prefixes (libmpi.so is fine). A bundle
- * carrying one of them would have every program, the unpacker included, load it first. */
-static const char *const c_runtime_names[] = {
-	"libc.so.6", "libdl.so.2", "libpthread.so.0", "librt.so.1", "libm.so.6", "libgcc_s.so.1",
-	"libstdc++.so.6", "libutil.so.1", "libresolv.so.2", "libanl.so.1", "libnsl.so.1",
-	"libcrypt.so.1", NULL
+ * keeps this list covering it), by stem: every name of each (libc.so, libc.so.6,
+ * libpthread.so.0.1), never a prefix (libmpi.so, libcudnn.so.9 are fine). A bundle carrying
+ * one of them would have every program, the unpacker included, load it first. */
+static const char *const c_runtime_stems[] = {
+	"libc", "libdl", "libpthread", "librt", "libm", "libgcc_s", "libstdc++", "libutil",
+	"libresolv", "libanl", "libnsl", "libcrypt", NULL
 };
 
 int path_is_c_runtime(const char *name)
 {
 	const char *base = strrchr(name, '/');
 	base = base ? base + 1 : name;
-	for (size_t i = 0; c_runtime_names[i]; i++)
-		if (strcmp(base, c_runtime_names[i]) == 0)
-			return 1;
+	if (path_names_library(base, c_runtime_stems))
+		return 1;
 	/* ld-linux-*.so.*: the loader under every machine's name (ld-linux-x86-64.so.2,
 	 * ld-linux-aarch64.so.1), and ld-linux.so.2 itself */
 	const char *so = strncmp(base, "ld-linux", 8) == 0 ? strstr(base + 8, ".so.") : NULL;

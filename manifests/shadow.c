@@ -1,4 +1,4 @@
-/* shadow.c - the distribution's base libraries a bundle may not carry, by exact soname */
+/* shadow.c - the distribution's base libraries a bundle may not carry, by stem (every name) */
 #include "manifests/shadow.h"
 
 #include <stdint.h>
@@ -9,43 +9,40 @@
 #include "common/platform.h"
 #include "manifests/pathrule.h"
 
-/* The sonames every Linux distribution resolves to its own copy, and the driver's, that a
- * CUDA bundle has no reason to ship (NVIDIA's redistributables carry none of them). Exact
- * names, never prefixes: a name on it is refused (exit 3), and nothing else is. */
+/* The libraries every Linux distribution resolves to its own copy, and the driver's, that a
+ * CUDA bundle has no reason to ship (NVIDIA's redistributables carry none of them), by stem:
+ * every name of each (libz.so, libz.so.1, libz.so.1.2.13: path_names_library), never a
+ * prefix (libzstd is its own stem; libcublas, libnccl, libmpi are on no list). A name on it is
+ * refused (exit 3), and nothing else is. */
 static const char *const base_libraries[] = {
-	"libz.so.1",                         /* zlib */
-	"libssl.so.3",     "libcrypto.so.3", /* OpenSSL 3 */
-	"libssl.so.1.1",   "libcrypto.so.1.1",
-	"liblzma.so.5",                      /* xz */
-	"libbz2.so.1.0",   "libbz2.so.1",    /* bzip2 (Debian, Red Hat) */
-	"libzstd.so.1",
-	"libgomp.so.1",    "libatomic.so.1", /* GCC's OpenMP and atomic runtimes */
+	"libz",                              /* zlib */
+	"libssl",          "libcrypto",      /* OpenSSL */
+	"liblzma",                           /* xz */
+	"libbz2",                            /* bzip2 */
+	"libzstd",
+	"libgomp",         "libatomic",      /* GCC's OpenMP and atomic runtimes */
 	/* What root's own programs load (issue 23 A8): the terminal library of bash, PAM of
-	 * sudo, sshd and login, the name services of every getpwnam, SELinux, capabilities,
-	 * systemd's client library, and the rest of a login's base. */
-	"libtinfo.so.6",   "libtinfo.so.5",  "libncursesw.so.6", "libncurses.so.6",
-	"libreadline.so.8", "libpam.so.0",   "libpam_misc.so.0", "libaudit.so.1",
-	"libnss_files.so.2", "libnss_dns.so.2", "libnss_compat.so.2", "libnss_systemd.so.2",
-	"libnss_sss.so.2", "libnss_ldap.so.2", "libnss_myhostname.so.2", "libnss_resolve.so.2",
-	"libselinux.so.1", "libcap.so.2",    "libcap-ng.so.0",  "libacl.so.1", "libattr.so.1",
-	"libsystemd.so.0", "libudev.so.1",   "libkeyutils.so.1", "libpcre2-8.so.0",
-	"libcrypt.so.2",   "libgcrypt.so.20", "libgpg-error.so.0", "liblz4.so.1",
-	"libkrb5.so.3",    "libgssapi_krb5.so.2", "libk5crypto.so.3", "libcom_err.so.2",
-	"libexpat.so.1",   "libffi.so.8",    "libuuid.so.1",    "libblkid.so.1", "libmount.so.1",
+	 * sudo, sshd and login, the name services of every getpwnam (the whole family: glibc
+	 * loads libnss_SERVICE.so.2 for any SERVICE nsswitch.conf names, winbind, extrausers,
+	 * mymachines, ...), SELinux, capabilities, systemd's client library, and the rest of a
+	 * login's base. libcrypt is the C runtime's (pathrule.c). */
+	"libtinfo",        "libncursesw",    "libncurses",      "libreadline",
+	"libpam",          "libpam_misc",    "libaudit",        "libnss_*",
+	"libselinux",      "libcap",         "libcap-ng",       "libacl",     "libattr",
+	"libsystemd",      "libudev",        "libkeyutils",     "libpcre2-8",
+	"libgcrypt",       "libgpg-error",   "liblz4",
+	"libkrb5",         "libgssapi_krb5", "libk5crypto",     "libcom_err",
+	"libexpat",        "libffi",         "libuuid",         "libblkid",   "libmount",
 	/* The driver's: libcuda and its helpers come with the kernel module, never from a
 	 * bundle (a bundled one would be every CUDA program's driver). The CUDA toolkit's own
 	 * libraries (cuBLAS, NVRTC, ...) are not the driver's and not on this list. */
-	"libcuda.so.1",    "libnvidia-ml.so.1", "libnvidia-ptxjitcompiler.so.1", "libnvidia-nvvm.so.4",
+	"libcuda",         "libnvidia-ml",   "libnvidia-ptxjitcompiler", "libnvidia-nvvm",
+	NULL
 };
 
 int shadow_is_system_library(const char *path)
 {
-	const char *name = strrchr(path, '/');
-	name = name ? name + 1 : path;
-	for (size_t i = 0; i < sizeof(base_libraries) / sizeof(base_libraries[0]); i++)
-		if (strcmp(name, base_libraries[i]) == 0)
-			return 1;
-	return 0;
+	return path_names_library(path, base_libraries);
 }
 
 static int handle_read(void *ctx, uint64_t off, void *buf, size_t len)

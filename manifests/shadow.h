@@ -6,9 +6,10 @@
 
 #include <stddef.h>
 
-/* 1 when the last component of path is the exact soname of a distribution base library
- * (zlib, OpenSSL, xz, bzip2, zstd, GCC's OpenMP and atomic runtimes, the terminal, PAM, NSS,
- * SELinux, systemd libraries root's programs load) or of the driver's (libcuda.so.1), else 0. Never a
+/* 1 when the last component of path is a name of a distribution base library (zlib, OpenSSL,
+ * xz, bzip2, zstd, GCC's OpenMP and atomic runtimes, the terminal, PAM, every NSS module
+ * libnss_*, SELinux, systemd libraries root's programs load) or of the driver's (libcuda),
+ * else 0: by stem, any version ("libz.so", "libz.so.1.2.13": path_names_library). Never a
  * prefix: NVIDIA's own libraries (cuBLAS, NVRTC, NCCL, the math libraries) are never on the
  * list. The C library, the loader and the C++ runtime are refused by their own list. */
 int shadow_is_system_library(const char *path);

@@ -35,17 +35,22 @@ static int ref_component(const char *c, size_t len)
 	return 1;
 }
 
-/* The last component named like the C library or the loader (DESIGN §10): exact names, or
+/* The last component named like the C library or the loader (DESIGN §10): a stem, ".so", and
+ * nothing or "." and digits and dots after it (libc.so, libc.so.6, libm.so.6.0.1), or
  * ld-linux.so.N / ld-linux-MACHINE.so.N with something after ".so.". */
 static int ref_c_runtime(const char *base)
 {
-	static const char *const names[] = { "libc.so.6", "libdl.so.2", "libpthread.so.0",
-					     "librt.so.1", "libm.so.6", "libgcc_s.so.1",
-					     "libstdc++.so.6", "libutil.so.1", "libresolv.so.2",
-					     "libanl.so.1", "libnsl.so.1", "libcrypt.so.1" };
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(base, names[i]) == 0)
+	static const char *const stems[] = { "libc", "libdl", "libpthread", "librt", "libm",
+					     "libgcc_s", "libstdc++", "libutil", "libresolv",
+					     "libanl", "libnsl", "libcrypt" };
+	for (size_t i = 0; i < sizeof(stems) / sizeof(stems[0]); i++) {
+		size_t k = strlen(stems[i]);
+		if (strncmp(base, stems[i], k) != 0 || strncmp(base + k, ".so", 3) != 0)
+			continue;
+		const char *v = base + k + 3;
+		if (*v == '\0' || (*v == '.' && strspn(v, "0123456789.") == strlen(v)))
 			return 1;
+	}
 	size_t n = strlen(base);
 	if (strncmp(base, "ld-linux", 8) != 0)
 		return 0;

@@ -22,11 +22,26 @@ for lib in libz.so.1 libssl.so.3 libcrypto.so.3 libtinfo.so.6 libpam.so.0 libnss
 		3 "$lib.bundle" --no-validate
 	assert_contains last.err "is the distribution's own library"
 done
+# By stem, every name of a library (issue 23 follow-up F3): unversioned, fully versioned, and
+# any module of the NSS family (glibc loads libnss_SERVICE.so.2 for whatever SERVICE
+# nsswitch.conf names).
+for lib in libz.so.1.2.13 libz.so libcrypto.so.3.0 libnss_winbind.so.2 libpthread.so.0.1; do
+	id=shadow_stem_$(echo "$lib" | tr . _)
+	$FORGE --key "$FX/test.key" --out "$W/$lib.bundle" --name "lib/$lib" --bundle-id "t-$lib" --version 9.20.0.1
+	fresh_root "$W/shadow-$lib"
+	run_case "$id" "a signed bundle carrying lib/$lib (another name of a base or C library)" \
+		"integrity: exit 3, a manifest entry that may not be (any name of the library, by stem)" \
+		3 "$lib.bundle" --no-validate
+	case $lib in
+	libpthread.*) assert_contains last.err "named like the C library" ;;
+	*) assert_contains last.err "is the distribution's own library" ;;
+	esac
+done
 # Never a prefix: a name that only starts like one installs.
 $FORGE --key "$FX/test.key" --out "$W/libzz.bundle" --name lib/libzz.so.1 --bundle-id t-libzz --version 9.20.0.1
 fresh_root "$W/shadow-ok"
 expect 0 "$UNPACKER" libzz.bundle --root "$R" --trust "$FX/test.pub" --no-validate
-record shadow_prefix_ok "lib/libzz.so.1 (starts like libz)" "accepted: exact sonames only" "threats/shadow_prefix_ok" "pass (exit 0)"
+record shadow_prefix_ok "lib/libzz.so.1 (starts like libz)" "accepted: by stem, never a prefix" "threats/shadow_prefix_ok" "pass (exit 0)"
 
 echo zlib > libz.so.1
 expect 1 "$BUNDLER" create --from-dir "$FX/small-src" --key "$FX/test.key" -o addz/ --add-file libz.so.1
@@ -34,6 +49,14 @@ one_line_reason
 assert_contains last.err "libz.so.1 is the distribution's own library"
 [ -z "$(ls addz 2>/dev/null)" ] || fail "the bundler wrote a bundle with libz.so.1"
 record shadow_add_file "bundler create --add-file libz.so.1" "usage: exit 1, nothing written" "threats/shadow_add_file" "pass (exit 1)"
+for lib in libz.so.1.2.13 libnss_winbind.so.2; do
+	echo lib > "$lib"
+	expect 1 "$BUNDLER" create --from-dir "$FX/small-src" --key "$FX/test.key" -o "add-$lib/" --add-file "$lib"
+	one_line_reason
+	assert_contains last.err "$lib is the distribution's own library"
+	[ -z "$(ls "add-$lib" 2>/dev/null)" ] || fail "the bundler wrote a bundle with $lib"
+done
+record shadow_add_file_stem "bundler create --add-file libz.so.1.2.13 (libnss_winbind.so.2)" "usage: exit 1, nothing written" "threats/shadow_add_file_stem" "pass (exit 1)"
 
 echo "== the name rules hold for an ELF's DT_SONAME too, whatever the file is called (exit 9 / exit 3, A11)"
 # ldconfig enters a library under its soname: an innocently named file whose soname is

@@ -122,7 +122,8 @@ static const struct {
 	{ "COM1", 0 },
 	{ "bin/x.dll.", 0 },
 	{ "bin/x.dll ", 0 },
-	/* the C library's and the loader's own names, exactly, in any directory (issue 23) */
+	/* the C library's and the loader's own libraries, under any of their names (by stem,
+	 * issue 23 and its follow-up F3), in any directory */
 	{ "lib/libc.so.6", 0 },
 	{ "lib/libdl.so.2", 0 },
 	{ "libpthread.so.0", 0 },
@@ -133,11 +134,15 @@ static const struct {
 	{ "lib/ld-linux-x86-64.so.2", 0 },
 	{ "lib/ld-linux-aarch64.so.1", 0 },
 	{ "lib/ld-linux.so.2", 0 },
-	/* never a prefix: these are fine */
+	{ "lib/libdl.so", 0 },
+	{ "lib/libc.so", 0 },
+	{ "lib/libpthread.so.0.1", 0 },
+	/* never a prefix, nor another suffix: these are fine */
 	{ "lib/libmpi.so.40", 1 },
 	{ "lib/libcudart.so.13", 1 },
 	{ "lib/libc.so.6.txt", 1 },
-	{ "lib/libdl.so", 1 },
+	{ "lib/libdl.so.backup", 1 },
+	{ "lib/libcx.so.6", 1 },
 	{ "lib/ld-linux-notes", 1 },
 	{ "lib/libmath.so.6", 1 },
 };

@@ -31,7 +31,8 @@ static int dir_listed(const struct manifest *m, const char *rel)
 
 /* lib/NAME -> TARGET, TARGET a plain name that the manifest lists in lib/: what ldconfig
  * makes for a library's soname. A NAME of the C library, the loader or a base library
- * (libc.so.6, libdl.so.2, libz.so.1: the lists of pathrule.h and shadow.h) is never one: no
+ * (libc.so.6, libdl.so.2, libz.so.1, libz.so, libnss_winbind.so.2: the stem lists of
+ * pathrule.h and shadow.h, any version) is never one: no
  * bundle may carry such a soname, so ldconfig never makes that link, and one planted would
  * become what every program (the unpacker included) maps under that name. */
 static int soname_link(const char *path, const struct platform_stat *st, const char *rel,
