@@ -15,6 +15,7 @@
 #include "unpacker/validate/gpucheck.h"
 #include "unpacker/validate/gpuapi.h"
 #include "unpacker/validate/mapped.h"
+#include "unpacker/validate/ncclcheck.h"
 #include "unpacker/validate/unprivileged.h"
 
 /* The pipe the parent reads: set by probe_main, never stdout or stderr. */
@@ -277,6 +278,17 @@ static int probe_compute(char **a)
 	return readable ? gpucheck_run(a, probe_emit) : 1;
 }
 
+/* allreduce LIBCUDA LIBNCCL: NCCL's check over every GPU this child sees (ncclcheck.h), once
+ * the unprivileged user is known to be able to read the library it loads. */
+static int probe_allreduce(char **a)
+{
+	if (a[1][0] != '/') {
+		probe_emit(probe_result("compute", "fail", "not an absolute path"));
+		return 1;
+	}
+	return probe_readable(a[1], "compute") == 0 ? ncclcheck_run(a, probe_emit) : 1;
+}
+
 int probe_main(int argc, char **argv)
 {
 	/* A crash inside a library must kill this child by its signal, so the parent can name
@@ -289,7 +301,7 @@ int probe_main(int argc, char **argv)
 	} kinds[] = {
 		{ "library", "library", 4, probe_library }, { "driver", "driver", 1, probe_driver },
 		{ "version", "library", 1, probe_version }, { "compute", "compute", 7, probe_compute },
-		{ "load", "library", 1, probe_load },
+		{ "load", "library", 1, probe_load }, { "allreduce", "compute", 2, probe_allreduce },
 	};
 	int fd = argc >= 2 ? platform_inherited_handle(argv[0]) : -1;
 	if (fd < 0) {
