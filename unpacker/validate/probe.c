@@ -173,10 +173,9 @@ static int loaded_version(void *lib, char *out, size_t size)
 	return 0;
 }
 
-/* version FILE: one copy, loaded by its absolute path (never searched for by name), and what
- * its cudnnGetVersion() says: doctor's version of a copy whose name and headers do not say. */
-/* load PATH: a product's main library that no GPU check of this unpacker knows, loaded by
- * absolute path with every symbol bound now (a missing dependency shows), nothing called. */
+/* load PATH: a product's main library whose version call this probe does not know (NCCL's
+ * version is read by its GPU check, step 6), loaded by absolute path with every symbol bound
+ * now (a missing dependency shows), nothing called. */
 static int probe_load(char **a)
 {
 	char why[PATH_MAX + 512];
@@ -188,14 +187,15 @@ static int probe_load(char **a)
 		probe_emit(probe_result("library", "fail", why));
 		return 1;
 	}
-	snprintf(why, sizeof(why), "%s loads (no version call: this unpacker has no GPU check "
-		 "for it)", a[0]);
+	snprintf(why, sizeof(why), "%s loads (loaded only: its version is not called here)", a[0]);
 	json_t *o = probe_result("library", "pass", why);
 	json_object_set_new(o, "probe_uid", json_integer((json_int_t)platform_user_id()));
 	probe_emit(o);
 	return 0;
 }
 
+/* version FILE: one copy, loaded by its absolute path (never searched for by name), and what
+ * its cudnnGetVersion() says: doctor's version of a copy whose name and headers do not say. */
 static int probe_version(char **a)
 {
 	char got[32], why[PATH_MAX + 64];
