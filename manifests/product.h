@@ -47,8 +47,8 @@ struct product_version_source {
  * lib/cmake/X/XConfig.cmake, X:: targets), module_name ("x": modulefiles
  * x/VERSION-cudaN);
  * proof: compat_kind ("x": its rows' kind in the compatibility data, compat_x.tsv; a
- * product may have none), gpu_check ("x-...": the GPU check that proves it,
- * unpacker/validate/gpucheck.c). */
+ * product may have none), gpu_check ("x-...": the GPU check that proves it, a name in
+ * unpacker/validate/step_gpu.c's gpu_checks[]: gpucheck.c's, ncclcheck.c's). */
 #define PRODUCT_IDENTITY_TEXT(X) X(name) X(display) X(description)
 #define PRODUCT_SOURCE_TEXT(X) X(mirror_path) X(redist_key) X(archive_stem) X(wheel_dist) \
 	X(wheel_dir) X(conda_name)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# gpuapi.h declares the cuDNN and CUDA constants validation passes to the libraries, as the
+# gpuapi.h declares the cuDNN, NCCL and CUDA constants validation passes to the libraries, as the
 # unpacker links nothing from CUDA: each must be the number NVIDIA's own headers give it (this
 # machine's real cuDNN and CUDA toolkit). A wrong one would send cuDNN a different descriptor
 # or attribute than the check means.
@@ -12,6 +12,7 @@ CUDA=$(cat "$FX/cuda_dir")
 check_source() {
 	echo '#include <stdio.h>'
 	[ -f "$CUDA/include/cuda.h" ] && echo '#include <cuda.h>'
+	[ -f "$CUDA/include/nccl.h" ] && echo '#include <nccl.h>'
 	cat <<'END'
 #include <cudnn.h>
 #define CHECK(name, value) do { n++; if ((long)(name) != (value)) { bad = 1; \
@@ -20,9 +21,15 @@ int main(void)
 {
 	int bad = 0, n = 0;
 END
-	sed -n 's/^[[:space:]]*\(CU[A-Z0-9_]*\)[[:space:]]*=[[:space:]]*\([0-9][0-9]*\),.*/\1 \2/p' "$1" |
+	sed -n 's/^[[:space:]]*\(\(CU\|NCCL_\)[A-Z0-9_]*\)[[:space:]]*=[[:space:]]*\([0-9][0-9]*\),.*/\1 \3/p' "$1" |
 	while read -r name value; do
-		case $name in CU_*) [ -f "$CUDA/include/cuda.h" ] || continue ;; esac
+		case $name in
+		CU_*) [ -f "$CUDA/include/cuda.h" ] || continue ;;
+		# nccl.h's names: NCCL_FLOAT32 is its ncclFloat32
+		NCCL_*) [ -f "$CUDA/include/nccl.h" ] || continue
+			rest=$(echo "${name#NCCL_}" | tr 'A-Z' 'a-z')
+			name=nccl$(echo "$rest" | cut -c1 | tr 'a-z' 'A-Z')$(echo "$rest" | cut -c2-) ;;
+		esac
 		echo "	CHECK($name, $value);"
 	done
 	printf '\tprintf("%%d constants checked\\n", n);\n\treturn bad;\n}\n'
@@ -34,6 +41,9 @@ check_source "$TOP/unpacker/validate/gpuapi.h" > check.c
 cc -I"$CUDA/include" -o check check.c || fail "NVIDIA's headers lack a name gpuapi.h uses"
 ./check > out.txt || { cat out.txt >&2; fail "gpuapi.h differs from NVIDIA's headers"; }
 cat out.txt
+if [ -f "$CUDA/include/nccl.h" ]; then
+	grep -q 'CHECK(ncclFloat32, 7)' check.c || fail "NCCL's constants not checked"
+fi
 
 note "a value changed in a copy of the header is found and named"
 sed 's/CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE = 1305,/CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE = 1306,/' \

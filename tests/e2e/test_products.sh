@@ -4,10 +4,13 @@
 # prefix /opt/nccl with its own state, current, environment files, pkg-config, CMake and
 # modulefiles; a cuDNN bundle beside it in the same root, neither disturbing the other; list,
 # env, doctor, validate and uninstall per product (--product); a prefix holds one product;
-# the kit chooser considers the bundles of --product only; validation says it has no GPU
-# check for NCCL (a failure with --require-gpu).
+# the kit chooser considers the bundles of --product only; validation without a driver skips
+# NCCL's GPU check and says why (a failure with --require-gpu; the check itself:
+# test_nccl_gpu).
 . "$CUFERRY_TOP/tests/e2e/lib.sh"
 T="--trust $FX/test.pub"
+# No driver whatever this host has: the path CUFERRY_LIBCUDA names is not there.
+export CUFERRY_LIBCUDA="$W/no-driver/libcuda.so.1"
 CUDA=$(cat "$FX/cuda_dir")
 if [ ! -f "$CUDA/lib64/libnccl.so.2" ] || [ ! -f "$CUDA/include/nccl.h" ]; then
 	echo "SKIP $NAME: no NCCL in $CUDA (lib64/libnccl.so.2, include/nccl.h)"
@@ -33,7 +36,7 @@ note "install it: /opt/nccl, its own state, current and environment"
 mkdir -p "$R/mods"
 expect 0 "$UNPACKER" "$W/nccl.bundle" --root "$R" $T --modulefiles /mods
 assert_contains last.out "installed nccl-$V-cuda13-linux-x86_64 (NCCL $V for CUDA 13)"
-assert_contains last.out "no GPU check for NCCL in this unpacker"
+assert_contains last.out "no NVIDIA driver (libcuda.so.1 not found)"
 [ "$(readlink "$N/current")" = "$D" ] || fail "/opt/nccl/current: $(readlink "$N/current")"
 cmp "$N/current/lib/libnccl.so.2" "$CUDA/lib64/libnccl.so.2"
 assert_contains "$N/.cuferry/state.json" '"product": "nccl"'
@@ -59,10 +62,11 @@ assert_contains last.out "the installed copy wins"
 expect 0 "$UNPACKER" list --root "$R"
 assert_contains last.out "nothing installed in $C"
 
-note "validation: no GPU check for NCCL (skipped; --require-gpu fails, exit 4)"
+note "validation without a driver: NCCL's GPU check skipped (--require-gpu fails, exit 4)"
 expect 0 "$UNPACKER" validate --root "$R" --product nccl $T --json "$W/v.json"
-assert_contains last.out "5    driver        skip   no GPU check for NCCL in this unpacker"
-assert_contains last.out "6    compute       skip   no GPU check for NCCL in this unpacker"
+assert_contains last.out "5    driver        skip   no NVIDIA driver (libcuda.so.1 not found)"
+assert_contains last.out "6    compute       skip   no NVIDIA driver: the GPU was not checked"
+assert_contains last.out "validation: passed WITHOUT a GPU check (no NVIDIA driver or GPU"
 assert_contains last.out "2    library       pass"
 py - "$W/v.json" "$TOP/docs/unpacker-report.schema.json" <<'EOF'
 import json, sys, jsonschema
@@ -73,10 +77,10 @@ assert v["nccl_version"] and "cudnn_version" not in v, v
 del v["nccl_version"]  # the schema requires one NAME_version key
 assert not jsonschema.Draft7Validator(schema).is_valid(report), "a validation without its version key passed"
 rows = {c["check"]: c for c in v["checks"]}
-assert rows["compute"]["status"] == "skip" and "no GPU check for NCCL" in rows["compute"]["detail"], rows
+assert rows["compute"]["status"] == "skip" and "no NVIDIA driver" in rows["compute"]["detail"], rows
 EOF
 expect 4 "$UNPACKER" validate --root "$R" --product nccl $T --require-gpu
-assert_contains last.out "6    compute       fail   no GPU check for NCCL in this unpacker"
+assert_contains last.out "6    compute       fail   no NVIDIA driver: the GPU was not checked"
 one_line_reason
 
 note "a cuDNN bundle beside it in the same root: neither disturbs the other"

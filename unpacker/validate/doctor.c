@@ -167,12 +167,12 @@ static int users_copy(const struct survey *s, const char *path, char *why, size_
 
 /* A copy that no name, header or metadata dates: its version call, asked of the probe child
  * (clean environment, timeout, nobody when run as root) that loads this one file by its
- * absolute path; nothing is loaded in this process. Only a product whose GPU check this
- * unpacker has (the probe knows its version call). An image's libraries are never run
+ * absolute path; nothing is loaded in this process. Only a product whose version call the
+ * probe knows (step_gpu_reads_version). An image's libraries are never run
  * (DESIGN.md §7): under --root it stays unknown. */
 static void version_by_loading(const struct survey *s, struct copy *c)
 {
-	if (strcmp(c->version, "unknown") != 0 || !step_gpu_has_check(s->product))
+	if (strcmp(c->version, "unknown") != 0 || !step_gpu_reads_version(s->product))
 		return;
 	if (*s->root) {
 		snprintf(c->version_how, sizeof(c->version_how), "unknown (not loaded: inside --root)");

@@ -1,4 +1,4 @@
-/* gpuapi.c - looking up cuDNN and driver entry points by name */
+/* gpuapi.c - looking up cuDNN, NCCL and driver entry points by name */
 #include "unpacker/validate/gpuapi.h"
 
 #include <stdio.h>
@@ -16,6 +16,7 @@ struct symbol {
 #define CUDNN(f) { "cudnn" #f, offsetof(struct cudnn_api, f), 0 }
 #define CUDNN_OPT(f) { "cudnn" #f, offsetof(struct cudnn_api, f), 1 }
 #define CU(f, name) { name, offsetof(struct cuda_api, f), 0 }
+#define NCCL(f) { "nccl" #f, offsetof(struct nccl_api, f), 0 }
 
 static const struct symbol cudnn_symbols[] = {
 	CUDNN(GetVersion), CUDNN(GetCudartVersion), CUDNN(GetErrorString), CUDNN(Create),
@@ -48,6 +49,11 @@ static const struct symbol cuda_symbols[] = {
 	CU(GetErrorString, "cuGetErrorString"),
 };
 
+static const struct symbol nccl_symbols[] = {
+	NCCL(GetVersion), NCCL(GetErrorString), NCCL(CommInitAll), NCCL(CommDestroy),
+	NCCL(AllReduce), NCCL(GroupStart), NCCL(GroupEnd),
+};
+
 static int resolve(void *lib, void *api, const struct symbol *syms, size_t n, char *missing,
 		   size_t size)
 {
@@ -77,6 +83,20 @@ int gpuapi_cuda(void *lib, struct cuda_api *api, char *missing, size_t size)
 	api->lib = lib;
 	return resolve(lib, api, cuda_symbols, sizeof(cuda_symbols) / sizeof(cuda_symbols[0]),
 		       missing, size);
+}
+
+int gpuapi_nccl(void *lib, struct nccl_api *api, char *missing, size_t size)
+{
+	memset(api, 0, sizeof(*api));
+	api->lib = lib;
+	return resolve(lib, api, nccl_symbols, sizeof(nccl_symbols) / sizeof(nccl_symbols[0]),
+		       missing, size);
+}
+
+const char *gpuapi_nccl_error(const struct nccl_api *api, int status)
+{
+	const char *s = api->GetErrorString ? api->GetErrorString(status) : NULL;
+	return s ? s : "unknown NCCL result";
 }
 
 const char *gpuapi_cudnn_error(const struct cudnn_api *api, int status)

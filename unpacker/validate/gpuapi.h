@@ -1,6 +1,6 @@
-/* gpuapi.h - the few cuDNN and CUDA driver entry points and constants validation needs,
+/* gpuapi.h - the few cuDNN, NCCL and CUDA driver entry points and constants validation needs,
  * declared here and looked up at run time: the unpacker links nothing from CUDA (values from
- * NVIDIA.md; the same in cuDNN 8.2 - 9.x) */
+ * NVIDIA.md; the same in cuDNN 8.2 - 9.x; NCCL's from its nccl.h, unchanged since 2.0) */
 #ifndef UNPACKER_GPUAPI_H
 #define UNPACKER_GPUAPI_H
 
@@ -161,10 +161,34 @@ struct cuda_api {
 	int (*GetErrorString)(int, const char **);
 };
 
+/* NCCL's numbers (nccl.h: ncclResult_t ncclSuccess, ncclDataType_t ncclFloat32, ncclRedOp_t
+ * ncclSum) and the calls of the all-reduce check. Its communicator is opaque; a stream of
+ * NULL is the current device's default stream. */
+enum {
+	NCCL_SUCCESS = 0,
+	NCCL_FLOAT32 = 7,
+	NCCL_SUM = 0,
+};
+
+typedef void *nccl_comm;
+
+struct nccl_api {
+	void *lib;
+	int (*GetVersion)(int *);
+	const char *(*GetErrorString)(int);
+	int (*CommInitAll)(nccl_comm *, int, const int *);
+	int (*CommDestroy)(nccl_comm);
+	int (*AllReduce)(const void *, void *, size_t, int, int, nccl_comm, void *);
+	int (*GroupStart)(void);
+	int (*GroupEnd)(void);
+};
+
 /* Resolve every symbol; on a missing one, name it in missing and return -1. The legacy
  * convolution API and the core calls are required; the backend API is optional (NULL). */
 int gpuapi_cudnn(void *lib, struct cudnn_api *api, char *missing, size_t size);
 int gpuapi_cuda(void *lib, struct cuda_api *api, char *missing, size_t size);
+int gpuapi_nccl(void *lib, struct nccl_api *api, char *missing, size_t size);
+const char *gpuapi_nccl_error(const struct nccl_api *api, int status);
 const char *gpuapi_cudnn_error(const struct cudnn_api *api, int status);
 const char *gpuapi_cuda_error(const struct cuda_api *api, int status);
 

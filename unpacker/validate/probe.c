@@ -15,6 +15,7 @@
 #include "unpacker/validate/gpucheck.h"
 #include "unpacker/validate/gpuapi.h"
 #include "unpacker/validate/mapped.h"
+#include "unpacker/validate/ncclcheck.h"
 #include "unpacker/validate/unprivileged.h"
 
 /* The pipe the parent reads: set by probe_main, never stdout or stderr. */
@@ -172,10 +173,9 @@ static int loaded_version(void *lib, char *out, size_t size)
 	return 0;
 }
 
-/* version FILE: one copy, loaded by its absolute path (never searched for by name), and what
- * its cudnnGetVersion() says: doctor's version of a copy whose name and headers do not say. */
-/* load PATH: a product's main library that no GPU check of this unpacker knows, loaded by
- * absolute path with every symbol bound now (a missing dependency shows), nothing called. */
+/* load PATH: a product's main library whose version call this probe does not know (NCCL's
+ * version is read by its GPU check, step 6), loaded by absolute path with every symbol bound
+ * now (a missing dependency shows), nothing called. */
 static int probe_load(char **a)
 {
 	char why[PATH_MAX + 512];
@@ -187,14 +187,15 @@ static int probe_load(char **a)
 		probe_emit(probe_result("library", "fail", why));
 		return 1;
 	}
-	snprintf(why, sizeof(why), "%s loads (no version call: this unpacker has no GPU check "
-		 "for it)", a[0]);
+	snprintf(why, sizeof(why), "%s loads (loaded only: its version is not called here)", a[0]);
 	json_t *o = probe_result("library", "pass", why);
 	json_object_set_new(o, "probe_uid", json_integer((json_int_t)platform_user_id()));
 	probe_emit(o);
 	return 0;
 }
 
+/* version FILE: one copy, loaded by its absolute path (never searched for by name), and what
+ * its cudnnGetVersion() says: doctor's version of a copy whose name and headers do not say. */
 static int probe_version(char **a)
 {
 	char got[32], why[PATH_MAX + 64];
@@ -277,6 +278,17 @@ static int probe_compute(char **a)
 	return readable ? gpucheck_run(a, probe_emit) : 1;
 }
 
+/* allreduce LIBCUDA LIBNCCL: NCCL's check over every GPU this child sees (ncclcheck.h), once
+ * the unprivileged user is known to be able to read the library it loads. */
+static int probe_allreduce(char **a)
+{
+	if (a[1][0] != '/') {
+		probe_emit(probe_result("compute", "fail", "not an absolute path"));
+		return 1;
+	}
+	return probe_readable(a[1], "compute") == 0 ? ncclcheck_run(a, probe_emit) : 1;
+}
+
 int probe_main(int argc, char **argv)
 {
 	/* A crash inside a library must kill this child by its signal, so the parent can name
@@ -289,7 +301,7 @@ int probe_main(int argc, char **argv)
 	} kinds[] = {
 		{ "library", "library", 4, probe_library }, { "driver", "driver", 1, probe_driver },
 		{ "version", "library", 1, probe_version }, { "compute", "compute", 7, probe_compute },
-		{ "load", "library", 1, probe_load },
+		{ "load", "library", 1, probe_load }, { "allreduce", "compute", 2, probe_allreduce },
 	};
 	int fd = argc >= 2 ? platform_inherited_handle(argv[0]) : -1;
 	if (fd < 0) {

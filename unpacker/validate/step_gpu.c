@@ -15,6 +15,8 @@
 #include "manifests/product.h"
 #include "unpacker/validate/gpuapi.h"
 #include "unpacker/validate/gpucheck.h"
+#include "unpacker/validate/libname.h"
+#include "unpacker/validate/ncclcheck.h"
 #include "unpacker/validate/probereport.h"
 #include "unpacker/validate/proberun.h"
 #include "unpacker/validate/search.h"
@@ -71,7 +73,7 @@ struct gpu_job {
 	char *args[9];
 	char idx[24];
 	char visible[48]; /* CUDA_VISIBLE_DEVICES=K: the child's driver sets up its one GPU only */
-	int gpu;
+	int gpu;               /* -1: every GPU in one child (NCCL's), whose rows name their GPU */
 	int graph;             /* the backend graph (NVRTC, cuBLASLt), else the convolutions */
 	json_t *lines;
 	char why[1024];
@@ -84,8 +86,8 @@ static void *gpu_job_run(void *arg)
 {
 	struct gpu_job *j = arg;
 	double t0 = platform_elapsed_s();
-	j->probe_failed = probe_run(j->visible, probe_timeout(COMPUTE_TIMEOUT), j->args,
-				    &j->lines, j->why, sizeof(j->why)) != 0;
+	j->probe_failed = probe_run(j->visible[0] ? j->visible : NULL, probe_timeout(COMPUTE_TIMEOUT),
+				    j->args, &j->lines, j->why, sizeof(j->why)) != 0;
 	j->seconds = platform_elapsed_s() - t0;
 	size_t k;
 	json_t *line;
@@ -94,26 +96,45 @@ static void *gpu_job_run(void *arg)
 		printf("\r\033[K");
 	if (j->probe_failed) {
 		char d[1100];
-		snprintf(d, sizeof(d), "GPU %d: %s", j->gpu, j->why);
+		if (j->gpu >= 0)
+			snprintf(d, sizeof(d), "GPU %d: %s", j->gpu, j->why);
+		else
+			snprintf(d, sizeof(d), "all GPUs in one child: %s", j->why);
 		json_decref(j->lines);
 		j->lines = json_array();
-		json_array_append_new(j->lines, json_pack("{s:s, s:i, s:s, s:s}", "check",
-							  j->graph ? "graph" : "compute", "gpu", j->gpu,
-							  "status", "fail", "detail", d));
+		json_array_append_new(j->lines, json_pack("{s:s, s:s, s:s}", "check",
+							  j->graph ? "graph" : "compute", "status", "fail",
+							  "detail", d));
 	}
 	json_array_foreach(j->lines, k, line) {
 		json_object_set_new(line, "step", json_integer(6));
-		json_object_set_new(line, "gpu", json_integer(j->gpu));
+		if (j->gpu >= 0)
+			json_object_set_new(line, "gpu", json_integer(j->gpu));
 		report_print_row(line);
 	}
 	pthread_mutex_unlock(j->r->lock);
 	return NULL;
 }
 
+/* A finished job's rows (already printed) and its time, as timing name, into the run. */
+static void collect_job(struct run *r, struct gpu_job *j, const char *name)
+{
+	json_object_set_new(r->timings, name, json_real(j->seconds));
+	size_t k;
+	json_t *line;
+	json_array_foreach(j->lines, k, line) {
+		if (strcmp(json_string_value(json_object_get(line, "status")), "fail") == 0)
+			r->failed = 1;
+		json_array_append(r->checks, line);
+	}
+	json_decref(j->lines);
+	r->printed = json_array_size(r->checks);
+}
+
 /* Step 6 on every selected GPU at once: per GPU one child for the convolutions and one for
  * the backend graph (whose runtime compilation then overlaps the convolutions), all in
  * parallel. */
-static void compute_all(struct run *r, const char *libcuda, size_t ngpus)
+static void convolutions_all(struct run *r, const char *libcuda, size_t ngpus)
 {
 	size_t max = 2 * (ngpus < MAX_GPUS ? ngpus : MAX_GPUS), n = 0;
 	struct gpu_job *jobs = calloc(max ? max : 1, sizeof(*jobs));
@@ -154,33 +175,64 @@ static void compute_all(struct run *r, const char *libcuda, size_t ngpus)
 			pthread_join(threads[i], NULL);
 		char name[32];
 		snprintf(name, sizeof(name), "%s_gpu%d", jobs[i].graph ? "graph" : "compute", jobs[i].gpu);
-		json_object_set_new(r->timings, name, json_real(jobs[i].seconds));
-		size_t k;
-		json_t *line;
-		json_array_foreach(jobs[i].lines, k, line) {
-			if (strcmp(json_string_value(json_object_get(line, "status")), "fail") == 0)
-				r->failed = 1;
-			json_array_append(r->checks, line);
-		}
-		json_decref(jobs[i].lines);
+		collect_job(r, &jobs[i], name);
 	}
-	/* rows already printed by the jobs */
-	r->printed = json_array_size(r->checks);
 	r->gpu_checked = n > 0;
 	free(jobs);
 	free(threads);
 	free(started);
 }
 
-/* The GPU checks this unpacker has, by the name a product's descriptor gives its check. */
-static const char *const gpu_checks[] = { gpucheck_name, NULL };
+/* Step 6 for NCCL: one child for every GPU, since NCCL's communicators of one process
+ * (ncclCommInitAll) must all live in that process; --gpu K gives it GPU K alone. */
+static void allreduce_all(struct run *r, const char *libcuda, size_t ngpus)
+{
+	struct gpu_job j = { .r = r, .gpu = r->o->gpu };
+	char *lib = libname_main_path(r->product, r->dir, r->major);
+	char *const a[] = { "allreduce", (char *)libcuda, lib, NULL };
+	memcpy(j.args, a, sizeof(a));
+	if (j.gpu >= 0)
+		snprintf(j.visible, sizeof(j.visible), "CUDA_VISIBLE_DEVICES=%d", j.gpu);
+	char what[128];
+	report_flush(r);
+	snprintf(what, sizeof(what), "step 6 NCCL all-reduce over %zu GPU%s", j.gpu >= 0 ? 1 : ngpus,
+		 j.gpu >= 0 || ngpus == 1 ? "" : "s");
+	report_progress(r, what);
+	gpu_job_run(&j);
+	collect_job(r, &j, "allreduce");
+	r->gpu_checked = 1;
+	free(lib);
+}
+
+/* The GPU checks this unpacker has, by the name a product's descriptor gives its check:
+ * what runs step 6 on the driver's ngpus GPUs, and whether step 2's library probe and
+ * doctor's version call know the product's library (cuDNN's cudnnGetVersion). */
+static const struct gpu_check {
+	const char *name;
+	void (*run)(struct run *r, const char *libcuda, size_t ngpus);
+	int reads_version;
+} gpu_checks[] = {
+	{ gpucheck_name, convolutions_all, 1 },
+	{ ncclcheck_name, allreduce_all, 0 },
+};
+
+static const struct gpu_check *check_of(const struct product *p)
+{
+	for (size_t i = 0; p->gpu_check && i < sizeof(gpu_checks) / sizeof(gpu_checks[0]); i++)
+		if (strcmp(p->gpu_check, gpu_checks[i].name) == 0)
+			return &gpu_checks[i];
+	return NULL;
+}
 
 int step_gpu_has_check(const struct product *p)
 {
-	for (size_t i = 0; p->gpu_check && gpu_checks[i]; i++)
-		if (strcmp(p->gpu_check, gpu_checks[i]) == 0)
-			return 1;
-	return 0;
+	return check_of(p) != NULL;
+}
+
+int step_gpu_reads_version(const struct product *p)
+{
+	const struct gpu_check *c = check_of(p);
+	return c && c->reads_version;
 }
 
 void step_gpu(struct run *r)
@@ -265,5 +317,5 @@ void step_gpu(struct run *r)
 		report_add(r, 6, "compute", "fail", why);
 		return;
 	}
-	compute_all(r, libcuda, json_array_size(gpus));
+	check_of(r->product)->run(r, libcuda, json_array_size(gpus));
 }

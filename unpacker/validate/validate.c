@@ -38,11 +38,12 @@ static void compute_env(struct run *r)
 
 /* ---- step 2 ---- */
 
-/* The library probe of the product's GPU check reads its version from the library itself;
- * a product without one is loaded only: by absolute path, in the unprivileged child. */
+/* The library probe reads cuDNN's version from the library itself; a product whose version
+ * call it does not know (NCCL: its GPU check calls ncclGetVersion in step 6) is loaded only:
+ * by absolute path, in the unprivileged child. */
 static void check_library(struct run *r)
 {
-	if (step_gpu_has_check(r->product)) {
+	if (step_gpu_reads_version(r->product)) {
 		char *const args[] = { "library", (char *)r->dir, r->major, r->m->product_version,
 				       r->m->cuda_variant, NULL };
 		report_probe(r, 2, "library", PROBE_TIMEOUT, args);
