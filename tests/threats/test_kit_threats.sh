@@ -3,7 +3,8 @@
 # SHA256SUMS and README.txt were swapped; a link to /etc/shadow named like a bundle; 300 junk
 # bundle names before the real one; escape sequences in a name; an expired kit; a linked
 # cuferry-kit/; a kit whose index was deleted; a bundle planted beside an indexed kit's; a
-# trust statement swapped or planted on a kit (not the one its index lists). Each
+# trust statement swapped or planted on a kit (not the one its index lists); an older
+# container given to self-install by its path in a kit. Each
 # runs in both modes with the suite's four assertions (tests/threats/lib.sh)
 # against a root with a bundle installed, plus what the case itself must show (never opened,
 # every name read, nothing raw on the terminal). Results go to
@@ -145,6 +146,13 @@ run_case self_install_rollback "an older, validly signed unpacker container of t
 	"integrity: exit 3, its SHA-256 differs from the index, nothing installed" 3 self-install "$W/krollback"
 assert_contains last.err "linux-x86_64/unpacker: SHA-256 differs from the kit's signed index"
 no_unpacker_installed self_install_rollback
+run_case self_install_container_in_kit "the same older container, given by its path in the kit (self-install KIT/linux-x86_64/unpacker)" \
+	"integrity: exit 3, a container inside a kit is checked against the kit's signed index too, nothing installed" 3 self-install "$W/krollback/linux-x86_64/unpacker"
+assert_contains last.err "linux-x86_64/unpacker: SHA-256 differs from the kit's signed index"
+no_unpacker_installed self_install_container_in_kit
+(cd krollback/linux-x86_64 && expect 3 "$UNPACKER" self-install unpacker --root "$R" --trust "$FX/test.pub")
+assert_contains last.err "SHA-256 differs from the kit's signed index"
+no_unpacker_installed self_install_container_in_kit
 
 echo "== install KIT hashes the chosen bundle against the index (issue 23 A12)"
 $FORGE --key "$FX/test.key" --out "$W/older.bundle" --bundle-id t-new --version 9.19.0.1
@@ -177,5 +185,13 @@ assert_contains last.err "trust-statement.cuferry: not in the kit's signed index
 [ "$(tree_listing "$TRUSTDIR")" = "$trust_before" ] || fail "a statement not the kit's changed what the host trusts"
 expect 0 "$UNPACKER" install "$W/kstmt" --root "$R" --trust "$FX/test.pub" --no-validate
 assert_contains last.out "applied $W/kstmt/trust-statement.cuferry: counter 5"
+
+echo "== self-install of a kit's own container by its path, and of a private copy, still works"
+expect 0 "$UNPACKER" self-install "$W/kit/linux-x86_64/unpacker" --root "$R" --trust "$FX/test.pub"
+assert_contains last.out "installed the unpacker"
+mkdir -p private && cp krollback/linux-x86_64/unpacker private/unpacker
+rm -f "$R/usr/local/sbin/unpacker"
+expect 0 "$UNPACKER" self-install "$W/private/unpacker" --root "$R" --trust "$FX/test.pub"
+assert_contains last.out "installed the unpacker 0.0.1"
 
 echo "ok"

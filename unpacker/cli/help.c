@@ -165,8 +165,9 @@ const char help_self_install[] =
 	"root-owned, mode 0755, as /usr/local/sbin/unpacker (under --root DIR), atomically, so\n"
 	"that every later stick is opened by the server's own verified unpacker. A KIT's signed\n"
 	"index is checked first, as verify KIT does (2; expired: 7), and must list the container\n"
-	"with the size and SHA-256 read (3). An older version does not replace a newer one (7)\n"
-	"unless --allow-downgrade.\n";
+	"with the size and SHA-256 read (3); so must a CONTAINER inside a kit (its directory or\n"
+	"the one above it has the kit's index). An older version does not replace a newer one\n"
+	"(7) unless --allow-downgrade.\n";
 
 const char help_self_install_windows[] =
 	"usage: unpacker self-install KIT|CONTAINER [--trust K.pub]... [--trust-fingerprint HEX]...\n"
@@ -175,8 +176,9 @@ const char help_self_install_windows[] =
 	"container given), read once into memory, with the trusted keys, then install it as\n"
 	"%ProgramFiles%\\cuferry\\unpacker.exe, so that every later stick is opened by the\n"
 	"machine's own verified unpacker. A KIT's signed index is checked first, as verify KIT\n"
-	"does (2; expired: 7), and must list the container with the size and SHA-256 read (3).\n"
-	"An older version does not replace a newer one (7) unless --allow-downgrade.\n";
+	"does (2; expired: 7), and must list the container with the size and SHA-256 read (3);\n"
+	"so must a CONTAINER inside a kit (E:\\kit\\windows-x86_64\\unpacker.exe). An older\n"
+	"version does not replace a newer one (7) unless --allow-downgrade.\n";
 
 const char help_validate[] =
 	"usage: unpacker validate [ID] [--gpu N] [--require-gpu] [--quick-validate] [--prefix DIR]\n"
