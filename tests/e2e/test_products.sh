@@ -122,6 +122,7 @@ assert_contains last.out "nccl.bundle: a bundle of NCCL, not cuDNN (--product nc
 
 note "install KIT of bundler kit (signed index) with both products: --product picks, never the other"
 expect 0 "$BUNDLER" kit --key "$FX/test.key" -o "$W/kit2" --bundle "$W/nccl.bundle" --bundle "$FX/small.bundle"
+assert_contains kit2/README.txt "unpacker install /media/usb/kit --product nccl   # its NCCL bundle (without --product: cuDNN)"
 R3=$W/root3
 mkdir -p "$R3"
 expect 0 "$UNPACKER" install kit2 --root "$R3" $T --product nccl --no-validate
@@ -137,6 +138,7 @@ assert_contains last.out "nccl.bundle: a bundle of NCCL, not cuDNN"
 
 note "install KIT --product nccl on a kit without an NCCL bundle: one line, exit 4, nothing installed"
 expect 0 "$BUNDLER" kit --key "$FX/test.key" -o "$W/kit-cudnn" --bundle "$FX/small.bundle"
+! grep -q -- "--product" kit-cudnn/README.txt || fail "a cuDNN-only kit's README names --product"
 R4=$W/root4
 mkdir -p "$R4"
 expect 4 "$UNPACKER" install kit-cudnn --root "$R4" $T --product nccl --no-validate
