@@ -137,7 +137,8 @@ const char help_kit[] =
 	"system (FAT32: 4 GiB - 1), space checked first, written as DIR.partial-* and renamed\n"
 	"at the end, then flushed and read back from the device: a byte that differs is exit 3\n"
 	"with its offset. --statement FILE carries a trust statement (bundler trust-statement)\n"
-	"as trust-statement.cuferry: 'unpacker install DIR' applies it before it chooses.\n";
+	"as trust-statement.cuferry, listed in the signed index: 'unpacker install DIR' checks it\n"
+	"against the index (exit 3 when it differs), then applies it before it chooses.\n";
 
 const char help_cuda_json[] =
 	"usage: bundler cuda-json --from-dir TOOLKIT -o DIR [--platform P] [--release X.Y.Z]\n"

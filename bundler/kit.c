@@ -705,6 +705,23 @@ static void readme_first_server(struct kit *k, char **t, size_t *len, size_t *ca
 	       dir, in_root ? "the stick" : "this directory", dir);
 }
 
+/* The install line of each product other than the default one the kit carries: install KIT
+ * picks among the bundles of --product only (default cuDNN), so an NCCL bundle is installed
+ * only when asked for by name. */
+static void readme_products(const struct kit *k, char **t, size_t *len, size_t *cap)
+{
+	const struct product *p;
+	for (size_t i = 0; (p = product_at(i)) != NULL; i++) {
+		int carried = 0;
+		for (size_t j = 0; j < k->nbundles; j++)
+			carried |= k->bundles[j].product == p;
+		if (carried && p != product_default())
+			append(t, len, cap, "  unpacker install /media/usb/kit --product %s   # its %s "
+			       "bundle (without --product: %s)\n", p->name, p->display,
+			       product_default()->display);
+	}
+}
+
 /* README.txt: the server's own unpacker first, then the first-server bootstrap with stock
  * tools, what is here and whose key signed it. Never a key. */
 static void make_readme(struct kit *k)
@@ -727,6 +744,7 @@ static void make_readme(struct kit *k)
 	       "other\n  than the driver's. The install reads the bundle straight from the stick: "
 	       "nothing is\n  copied to local disk. After %s the kit is refused as stale (exit 7) "
 	       "unless\n  --allow-expired.\n", until);
+	readme_products(k, &t, &len, &cap);
 	if (kit_has_windows(k))
 		append(&t, &len, &cap, "  Windows (a Command Prompt run as Administrator):\n"
 		       "    \"%%ProgramFiles%%\\cuferry\\unpacker.exe\" install E:\\ /S\n");

@@ -91,7 +91,6 @@ int bundle_read_statement(const char *path, struct frame *f, uint8_t file_sha256
 {
 	char *data = NULL;
 	size_t len = 0;
-	uint32_t content = 0;
 	memset(f, 0, sizeof(*f));
 	int r = io_read_file(path, FRAME_STATEMENT_MAX, &data, &len);
 	if (r != 0) {
@@ -100,11 +99,21 @@ int bundle_read_statement(const char *path, struct frame *f, uint8_t file_sha256
 					 FRAME_STATEMENT_MAX)
 			       : cf_fail(e, CF_USAGE, "%s: cannot read", path);
 	}
-	sha256_buf(data, len, file_sha256);
-	int rc = frame_prefix((uint8_t *)data, len, &content) != 0 || content != len - FRAME_PREFIX_LEN
-			 ? cf_fail(e, CF_TRUST, "%s is not a trust statement (no frame of its length)", path)
-			 : frame_parse_tagged((uint8_t *)data + FRAME_PREFIX_LEN, content,
-					      FRAME_STATEMENT_TAG, f, e);
+	int rc = bundle_parse_statement(path, (const uint8_t *)data, len, f, file_sha256, e);
 	free(data);
 	return rc;
+}
+
+int bundle_parse_statement(const char *name, const uint8_t *data, size_t len, struct frame *f,
+			   uint8_t file_sha256[32], struct cf_err *e)
+{
+	uint32_t content = 0;
+	memset(f, 0, sizeof(*f));
+	if (len > FRAME_STATEMENT_MAX)
+		return cf_fail(e, CF_TRUST, "%s is over %u bytes: not a trust statement", name,
+			       FRAME_STATEMENT_MAX);
+	sha256_buf(data, len, file_sha256);
+	return frame_prefix(data, len, &content) != 0 || content != len - FRAME_PREFIX_LEN
+		       ? cf_fail(e, CF_TRUST, "%s is not a trust statement (no frame of its length)", name)
+		       : frame_parse_tagged(data + FRAME_PREFIX_LEN, content, FRAME_STATEMENT_TAG, f, e);
 }

@@ -72,5 +72,9 @@ int bundle_read_stored_header(const char *path,
  * are the caller's to check. */
 int bundle_read_statement(const char *path, struct frame *f, uint8_t file_sha256[32],
 			  struct cf_err *e);
+/* The same for a statement's bytes already in memory (name only for the messages): a kit's,
+ * read once and hashed against the kit's signed index before this parses any of it. */
+int bundle_parse_statement(const char *name, const uint8_t *data, size_t len, struct frame *f,
+			   uint8_t file_sha256[32], struct cf_err *e);
 
 #endif

@@ -190,6 +190,12 @@ expect 0 "$UNPACKER" install --help
 assert_contains last.out "re-run"
 expect 0 "$UNPACKER" --help
 assert_contains last.out "exit codes"
+# The usage fits 80 columns, and the commands' summaries start in one column, however wide
+# a command's arguments (self-install KIT|CONTAINER).
+! awk 'length > 80 { print; bad = 1 } END { exit !bad }' last.out || fail "unpacker --help: a line over 80 columns"
+cols=$(sed -n '/^commands:$/,$p' last.out | tail -n +2 |
+	awk '{ match($0, /^  [^ ]+( [A-Z[][^ ]*)? +/); print RLENGTH }' | sort -u)
+[ "$(echo "$cols" | wc -l)" = 1 ] || fail "unpacker --help: the summaries start in columns $(echo $cols)"
 expect 1 "$UNPACKER" help nosuch
 expect 1 "$UNPACKER" nosuch --help
 assert_contains last.err "unknown command 'nosuch'"

@@ -124,6 +124,34 @@ expect 0 "$UNPACKER" install kit --root "$R" $T --dry-run
 assert_contains last.out "chose small.bundle: cuDNN"
 assert_contains last.out "nccl.bundle: a bundle of NCCL, not cuDNN (--product nccl chooses among those)"
 
+note "install KIT of bundler kit (signed index) with both products: --product picks, never the other"
+expect 0 "$BUNDLER" kit --key "$FX/test.key" -o "$W/kit2" --bundle "$W/nccl.bundle" --bundle "$FX/small.bundle"
+assert_contains kit2/README.txt "unpacker install /media/usb/kit --product nccl   # its NCCL bundle (without --product: cuDNN)"
+R3=$W/root3
+mkdir -p "$R3"
+expect 0 "$UNPACKER" install kit2 --root "$R3" $T --product nccl --no-validate
+assert_contains last.out "chose nccl.bundle: NCCL $V for CUDA 13"
+assert_contains last.out "installed nccl-$V-cuda13-linux-x86_64 (NCCL $V for CUDA 13)"
+[ "$(readlink "$R3/opt/nccl/current")" = "$D" ] || fail "install kit2 --product nccl: no /opt/nccl/current"
+[ ! -e "$R3/opt/cudnn" ] || fail "install kit2 --product nccl installed cuDNN too"
+expect 0 "$UNPACKER" install kit2 --root "$R3" $T --no-validate
+assert_contains last.out "chose small.bundle: cuDNN"
+assert_contains last.out "nccl.bundle: a bundle of NCCL, not cuDNN"
+[ -L "$R3/opt/cudnn/current" ] || fail "install kit2 (cuDNN, the default) installed no cuDNN"
+[ "$(readlink "$R3/opt/nccl/current")" = "$D" ] || fail "installing cuDNN from the kit moved NCCL's current"
+
+note "install KIT --product nccl on a kit without an NCCL bundle: one line, exit 4, nothing installed"
+expect 0 "$BUNDLER" kit --key "$FX/test.key" -o "$W/kit-cudnn" --bundle "$FX/small.bundle"
+! grep -q -- "--product" kit-cudnn/README.txt || fail "a cuDNN-only kit's README names --product"
+R4=$W/root4
+mkdir -p "$R4"
+expect 4 "$UNPACKER" install kit-cudnn --root "$R4" $T --product nccl --no-validate
+one_line_reason
+assert_contains last.err "kit-cudnn holds no NCCL bundle (--product nccl); it offers: small.bundle (a bundle of cuDNN, not NCCL"
+[ ! -e "$R4/opt/nccl" ] && [ ! -e "$R4/opt/cudnn" ] || fail "a refused install KIT --product nccl installed something"
+expect 4 "$UNPACKER" install kit-cudnn --root "$R4" $T --product nccl --dry-run
+assert_contains last.err "holds no NCCL bundle"
+
 note "uninstall --product nccl: NCCL goes, cuDNN stays"
 cudnn_before=$(tree_listing "$C"; cat "$R/etc/ld.so.conf.d/00-cuferry-cudnn.conf")
 expect 0 "$UNPACKER" uninstall "$D" --root "$R" --product nccl --force

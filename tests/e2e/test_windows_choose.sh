@@ -102,6 +102,13 @@ CUFERRY_FAULT=no-acl wine_run "$WIN/test-bin/unpacker.exe" self-install "$(wine_
 	$TRUST_WIN > last.out 2>&1 || rc=$?
 [ $rc = 2 ] || { cat last.out; fail "unpacker.exe self-install of a changed unpacker.exe: exit $rc"; }
 cmp -s "$DRIVE_C/Program Files/cuferry/unpacker.exe" "$EXE" || fail "a changed unpacker.exe was installed"
+# The kit's container given by its path (KIT\windows-x86_64\unpacker.exe): taken as the kit's
+# signed index lists it (its directory's parent has the index), backslashes and all.
+rc=0
+CUFERRY_FAULT=no-acl wine_run "$WIN/test-bin/unpacker.exe" self-install \
+	"$(wine_path "$W/kit/windows-x86_64/unpacker.exe")" $TRUST_WIN -v > last.out 2>&1 || rc=$?
+[ $rc = 0 ] || { cat last.out; fail "unpacker.exe self-install KIT\\windows-x86_64\\unpacker.exe: exit $rc"; }
+assert_contains last.out "lies in a kit: checked against its signed index (windows-x86_64/unpacker.exe)"
 assert_contains kit/README.txt '%ProgramData%\\cuferry\\trusted-keys'
 KIT=$(wine_path "$W/kit")
 

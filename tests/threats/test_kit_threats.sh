@@ -2,7 +2,9 @@
 # The stick attacker (issue 23 items 2 and 8, issue 24's kit index): a kit whose unpacker,
 # SHA256SUMS and README.txt were swapped; a link to /etc/shadow named like a bundle; 300 junk
 # bundle names before the real one; escape sequences in a name; an expired kit; a linked
-# cuferry-kit/; a kit whose index was deleted; a bundle planted beside an indexed kit's. Each
+# cuferry-kit/; a kit whose index was deleted; a bundle planted beside an indexed kit's; a
+# trust statement swapped or planted on a kit (not the one its index lists); an older
+# container given to self-install by its path in a kit. Each
 # runs in both modes with the suite's four assertions (tests/threats/lib.sh)
 # against a root with a bundle installed, plus what the case itself must show (never opened,
 # every name read, nothing raw on the terminal). Results go to
@@ -144,6 +146,13 @@ run_case self_install_rollback "an older, validly signed unpacker container of t
 	"integrity: exit 3, its SHA-256 differs from the index, nothing installed" 3 self-install "$W/krollback"
 assert_contains last.err "linux-x86_64/unpacker: SHA-256 differs from the kit's signed index"
 no_unpacker_installed self_install_rollback
+run_case self_install_container_in_kit "the same older container, given by its path in the kit (self-install KIT/linux-x86_64/unpacker)" \
+	"integrity: exit 3, a container inside a kit is checked against the kit's signed index too, nothing installed" 3 self-install "$W/krollback/linux-x86_64/unpacker"
+assert_contains last.err "linux-x86_64/unpacker: SHA-256 differs from the kit's signed index"
+no_unpacker_installed self_install_container_in_kit
+(cd krollback/linux-x86_64 && expect 3 "$UNPACKER" self-install unpacker --root "$R" --trust "$FX/test.pub")
+assert_contains last.err "SHA-256 differs from the kit's signed index"
+no_unpacker_installed self_install_container_in_kit
 
 echo "== install KIT hashes the chosen bundle against the index (issue 23 A12)"
 $FORGE --key "$FX/test.key" --out "$W/older.bundle" --bundle-id t-new --version 9.19.0.1
@@ -152,5 +161,37 @@ cp -a kit kmixin && cp older.bundle kmixin/new.bundle
 run_case stick_same_size_rollback "an older bundle, validly signed, of the same size, in a listed bundle's place" \
 	"integrity: exit 3, its SHA-256 differs from the kit's signed index, nothing installed" 3 install "$W/kmixin" --no-validate
 assert_contains last.err "new.bundle: SHA-256 differs from the kit's signed index"
+
+echo "== install KIT hashes the kit's trust statement against the index before reading it"
+# A root that trusts the kit's key durably (a statement is judged by those keys only), so a
+# validly signed statement would be applied: what the case must show is that it is not.
+fresh_root "$W/rstmt"
+"$UNPACKER" trust add "$FX/test.pub" --root "$R" >/dev/null || fail "trust add"
+TRUSTDIR=$R/etc/cuferry
+trust_before=$(tree_listing "$TRUSTDIR")
+"$BUNDLER" trust-statement --threshold 1 --counter 5 --key "$FX/test.key" -o "$W/kit.st" >/dev/null 2>&1 || fail "statement"
+"$BUNDLER" trust-statement --statement-threshold 1 --counter 6 --key "$FX/test.key" -o "$W/other.st" >/dev/null 2>&1 || fail "the other statement"
+$KIT -o "$W/kstmt" --bundle "$W/new.bundle" --statement "$W/kit.st" >/dev/null 2>&1 || fail "bundler kit --statement"
+cp -a kstmt kstswap && cp other.st kstswap/trust-statement.cuferry
+run_case stick_statement_swapped "another statement, validly signed by the kit's key, in the kit's trust-statement.cuferry's place" \
+	"integrity: exit 3, its SHA-256 differs from the kit's signed index, never applied, nothing installed" 3 install "$W/kstswap" --no-validate
+assert_contains last.err "trust-statement.cuferry: .* the kit's signed index says"
+expect 3 "$UNPACKER" install "$W/kstswap" --root "$R" --trust "$FX/test.pub" --dry-run
+assert_contains last.err "trust-statement.cuferry: .* the kit's signed index says"
+cp -a kit kstplant && cp other.st kstplant/trust-statement.cuferry
+run_case stick_statement_planted "a validly signed statement put on a kit whose index lists none" \
+	"integrity: exit 3, named as not in the kit's signed index, never applied, nothing installed" 3 install "$W/kstplant" --no-validate
+assert_contains last.err "trust-statement.cuferry: not in the kit's signed index"
+[ "$(tree_listing "$TRUSTDIR")" = "$trust_before" ] || fail "a statement not the kit's changed what the host trusts"
+expect 0 "$UNPACKER" install "$W/kstmt" --root "$R" --trust "$FX/test.pub" --no-validate
+assert_contains last.out "applied $W/kstmt/trust-statement.cuferry: counter 5"
+
+echo "== self-install of a kit's own container by its path, and of a private copy, still works"
+expect 0 "$UNPACKER" self-install "$W/kit/linux-x86_64/unpacker" --root "$R" --trust "$FX/test.pub"
+assert_contains last.out "installed the unpacker"
+mkdir -p private && cp krollback/linux-x86_64/unpacker private/unpacker
+rm -f "$R/usr/local/sbin/unpacker"
+expect 0 "$UNPACKER" self-install "$W/private/unpacker" --root "$R" --trust "$FX/test.pub"
+assert_contains last.out "installed the unpacker 0.0.1"
 
 echo "ok"

@@ -42,7 +42,7 @@ static const struct command trust_subs[] = {
 
 const struct command cmd_table[] = {
 	{ "install", CMD_ARGS_OPTIONAL("BUNDLE|DIR"),
-	  verb_install, "verify, install and validate a bundle (the default command)",
+	  verb_install, "verify, install and validate a bundle (the default)",
 	  help_install, help_install_windows,
 	  PREFIX_TRUST | VALIDATE_OPTIONS | O(REMEMBER) | O(NO_ENV) | O(ENV_USER) |
 		  O(ALLOW_DOWNGRADE) | O(KEEP_CURRENT) | O(ALLOW_EXPIRED) | O(REPAIR) |
@@ -50,7 +50,7 @@ const struct command cmd_table[] = {
 		  O(PLATFORM) | O(PRODUCT),
 	  NULL },
 	{ "verify", CMD_ARGS_OPTIONAL("BUNDLE|KIT"),
-	  verb_verify, "check a bundle's or a kit's signatures and hashes; install nothing",
+	  verb_verify, "check a bundle's or a kit's signatures and hashes",
 	  help_verify, NULL, O(TRUST) | O(TRUST_FINGERPRINT) | O(ALLOW_EXPIRED), NULL },
 	{ "validate", CMD_ARGS_OPTIONAL("ID"),
 	  verb_validate, "prove an install works, on every GPU", help_validate, NULL,
@@ -65,10 +65,10 @@ const struct command cmd_table[] = {
 	  verb_uninstall, "remove an installed bundle", help_uninstall,
 	  help_uninstall_windows, PRODUCT_PREFIX | O(FORCE) | O(NO_ENV), NULL },
 	{ "env", CMD_ARGS_NONE,
-	  verb_env, "the lines that put the current install on the search paths", help_env,
+	  verb_env, "the lines that put the install on the search paths", help_env,
 	  help_env_windows, PRODUCT_PREFIX | O(SHELL) | O(ENV_USER), NULL },
 	{ "doctor", CMD_ARGS_NONE,
-	  verb_doctor, "other copies of the product that could shadow the install; leftovers",
+	  verb_doctor, "copies that could shadow the install; leftovers",
 	  help_doctor, NULL, PRODUCT_PREFIX, NULL },
 	{ "self-install", CMD_ARGS_ONE("KIT|CONTAINER"),
 	  verb_self_install, "install a kit's verified unpacker on this machine",
@@ -85,11 +85,17 @@ int cmd_print_help(const char *command, struct cf_err *e)
 {
 	if (!command) {
 		fputs(unpacker_usage(), stdout);
+		/* One column for the summaries, as wide as the widest command's usage. */
+		int width = 0;
+		char usage[64];
+		for (const struct command *t = cmd_table; t->name; t++) {
+			cmdline_format_usage(t->name, &t->args, usage, sizeof(usage));
+			width = (int)strlen(usage) > width ? (int)strlen(usage) : width;
+		}
 		printf("commands:\n");
 		for (const struct command *t = cmd_table; t->name; t++) {
-			char usage[64];
 			cmdline_format_usage(t->name, &t->args, usage, sizeof(usage));
-			printf("  %-22s %s\n", usage, t->summary);
+			printf("  %-*s %s\n", width, usage, t->summary);
 		}
 		return CF_OK;
 	}

@@ -16,6 +16,7 @@
 #include "signing/verify.h"
 #include "unpacker/target/progname.h"
 #include "unpacker/install/prefix.h"
+#include "unpacker/target/kitcheck.h"
 #include "unpacker/target/layout.h"
 #include "unpacker/target/state.h"
 #include "unpacker/target/statement.h"
@@ -348,7 +349,10 @@ static int apply_action(const char *dir, struct trust *t, const struct statement
 	return CF_OK;
 }
 
-int trustverbs_apply(const char *root, const char *path, struct cf_err *e)
+/* The statement at path, or (bytes not NULL) its bytes already read: a kit's, checked
+ * against the kit's signed index. path names it in the messages either way. */
+static int apply(const char *root, const char *path, const uint8_t *bytes, size_t len,
+		 struct cf_err *e)
 {
 	struct trust *t = xmalloc(sizeof(*t));
 	struct statement *s = xmalloc(sizeof(*s));
@@ -356,7 +360,7 @@ int trustverbs_apply(const char *root, const char *path, struct cf_err *e)
 	int rc = path ? open_for_change(root, t, &dir, e)
 		      : cf_fail(e, CF_USAGE, "trust apply needs FILE (a trust statement)");
 	if (rc == CF_OK)
-		rc = statement_read(path, t, s, e);
+		rc = bytes ? statement_parse(path, bytes, len, t, s, e) : statement_read(path, t, s, e);
 	if (rc == CF_OK && s->already_applied) {
 		log_out("%s (counter %llu) is already applied here: nothing to do\n", path,
 			(unsigned long long)s->counter);
@@ -381,11 +385,19 @@ int trustverbs_apply(const char *root, const char *path, struct cf_err *e)
 	return rc;
 }
 
-int trustverbs_apply_kit(const char *root, const char *kit_dir, struct cf_err *e)
+int trustverbs_apply(const char *root, const char *path, struct cf_err *e)
+{
+	return apply(root, path, NULL, 0, e);
+}
+
+int trustverbs_apply_kit(const char *root, const char *kit_dir, const struct kitcheck *kit,
+			 int check_only, struct cf_err *e)
 {
 	char *path = in_dir(kit_dir, FRAME_STATEMENT_KIT_FILE);
 	struct cf_err why = { 0 };
 	struct platform_stat st;
+	uint8_t *bytes = NULL;
+	size_t len = 0;
 	int rc = CF_OK;
 	if (platform_lstat(path, &st) != 0) {
 		free(path);
@@ -396,12 +408,20 @@ int trustverbs_apply_kit(const char *root, const char *kit_dir, struct cf_err *e
 	if (st.type != PLATFORM_TYPE_FILE)
 		rc = cf_fail(e, CF_INTEGRITY, "%s is not a plain file on the kit (a link or a device is "
 			     "never opened)", path);
+	/* Every file of a kit is in its signed index, the statement too: another validly signed
+	 * statement swapped in (one its signers wrote for another site, or an older one) is the
+	 * kit's no more than a swapped bundle is. Checked before any of it is parsed, as root or
+	 * not, on a dry run too; the bytes hashed are the bytes applied. */
+	else if ((rc = kitcheck_listed_bytes(kit_dir, kit, FRAME_STATEMENT_KIT_FILE, &bytes, &len,
+					     e)) != CF_OK || check_only)
+		;
 	else if (!platform_is_admin())
 		log_msg(LOG_WARN, "%s not applied: changing what this host trusts needs root", path);
-	else if ((rc = trustverbs_apply(root, path, &why)) == CF_POLICY)
+	else if ((rc = apply(root, path, bytes, len, &why)) == CF_POLICY)
 		log_msg(LOG_INFO, "%s passed over: %s", path, why.msg), rc = CF_OK;
 	else if (rc != CF_OK)
 		rc = cf_fail(e, rc, "the kit's trust statement: %s", why.msg);
+	free(bytes);
 	free(path);
 	return rc;
 }

@@ -6,6 +6,8 @@
 #include "common/err.h"
 #include "unpacker/target/options.h"
 
+struct kitcheck;
+
 /* unpacker trust list|add|remove|threshold|statement-threshold|reset-clock (the command table
  * dispatches): under root; changes need an administrator and are logged. trust add K.pub:
  * fingerprint is --fingerprint, which the key must have (NULL: any). */
@@ -22,8 +24,11 @@ int trustverbs_remember(const struct install_options *o, struct cf_err *e);
 /* trust apply FILE, also what install DIR does with a kit's statement first. */
 int trustverbs_apply(const char *root, const char *path, struct cf_err *e);
 /* install DIR: the kit's trust statement (FRAME_STATEMENT_KIT_FILE), when there is one,
- * applied before a bundle is chosen. One not newer than the last applied is passed over (a
- * note); without root it is not applied (a warning); any other failure stops the install. */
-int trustverbs_apply_kit(const char *root, const char *kit_dir, struct cf_err *e);
+ * checked against the kit's signed index kit (not listed, another size or SHA-256:
+ * CF_INTEGRITY) and, unless check_only (a dry run), applied before a bundle is chosen. One
+ * not newer than the last applied is passed over (a note); without root it is not applied
+ * (a warning); any other failure stops the install. */
+int trustverbs_apply_kit(const char *root, const char *kit_dir, const struct kitcheck *kit,
+			 int check_only, struct cf_err *e);
 
 #endif

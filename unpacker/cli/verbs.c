@@ -137,8 +137,8 @@ static int install_from_kit(const struct cli *c, struct install_options *o,
 	int rc = io_is_dir(o->bundle) ? kitcheck_verify_kit(o->bundle, &o->trust, c->allow_expired, 0,
 							    &dir, &kit, e) : CF_OK;
 	co.index = kit.signed_kit ? &kit.index : NULL;
-	if (rc == CF_OK && !c->dry_run)
-		rc = trustverbs_apply_kit(c->root, dir ? dir : o->bundle, e);
+	if (rc == CF_OK && dir)
+		rc = trustverbs_apply_kit(c->root, dir, &kit, c->dry_run, e);
 	if (rc == CF_OK)
 		rc = choose_bundle(dir ? dir : o->bundle, &co, chosen, sizeof(chosen), e);
 	free(dir);

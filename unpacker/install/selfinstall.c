@@ -30,29 +30,93 @@ static char *container_rel(void)
 	return xasprintf("%s/unpacker%s", platform_self()->name, exe_suffix());
 }
 
-/* The container's bytes, verified: a kit (a directory) must be one 'bundler kit' signed,
- * its index trusted here and valid (as install KIT and verify KIT judge it), and give this
- * machine's unpacker as the index lists it, by size and SHA-256 (3); a lone container (a
- * file) has only its own signatures. Either way the container's signatures are checked on
- * the same bytes in memory (2). */
+/* The last separator of path ('/', or '\\' on Windows paths), NULL when none. */
+static const char *last_separator(const char *path)
+{
+	const char *last = NULL;
+	for (const char *p = path; *p; p++)
+		if (*p == '/' || *p == '\\')
+			last = p;
+	return last;
+}
+
+/* The kit that holds the container at path, if any: its directory (the container's own, or
+ * the one above it, a PLATFORM/ directory's), with every link and . and .. resolved, when
+ * that has a kit's index; rel is then the container's name in the index (PLATFORM/unpacker).
+ * 0 when neither directory is a kit's. */
+static int kit_around(const char *path, char **kit_dir, char **rel)
+{
+	const char *sep = last_separator(path), *name = sep ? sep + 1 : path;
+	char *given = !sep ? xstrdup(".") : sep == path ? xstrdup("/")
+		      : xasprintf("%.*s", (int)(sep - path), path);
+	char dir[4096];
+	int resolved = platform_realpath(given, dir, sizeof(dir)) == 0;
+	free(given);
+	if (!resolved)
+		return 0; /* the container cannot be read either: its own check says why */
+	if (kitcheck_present(dir)) {
+		*kit_dir = xstrdup(dir);
+		*rel = xstrdup(name);
+		return 1;
+	}
+	const char *up = last_separator(dir);
+	if (!up || !up[1])
+		return 0; /* the root has no directory above it */
+	char *parent = up == dir ? xstrdup("/") : xasprintf("%.*s", (int)(up - dir), dir);
+	if (!kitcheck_present(parent)) {
+		free(parent);
+		return 0;
+	}
+	*kit_dir = parent;
+	*rel = xasprintf("%s/%s", up + 1, name); /* the index names files with '/' */
+	return 1;
+}
+
+/* The container rel of the kit at kit_path, as its index lists it: the index signed by keys
+ * trusted here and valid (as install KIT and verify KIT judge it), the container of that
+ * size and SHA-256 (3), then its own signatures on the same bytes in memory (2). */
+static int read_listed(const char *kit_path, const char *rel, const struct selfinstall_options *o,
+		       const struct trust *t, uint8_t **data, size_t *len, uint64_t *stub_len,
+		       char *signers, size_t size, struct cf_err *e)
+{
+	char *dir = NULL, safe[256];
+	struct kitcheck kit;
+	int rc = kitcheck_verify_kit(kit_path, o->trust, o->allow_expired, 0, &dir, &kit, e);
+	if (rc == CF_OK && !kit.signed_kit)
+		rc = cf_fail(e, CF_TRUST, "%s has no signed index (%s, %s): self-install takes a kit "
+			     "that 'bundler kit' wrote, or one signed unpacker of it", log_safe(kit_path,
+			     safe, sizeof(safe)), KITINDEX_NAME, KITINDEX_SIG_NAME);
+	if (rc == CF_OK)
+		rc = kitcheck_listed_container(dir, &kit, rel, t, data, len, stub_len, signers, size, e);
+	kitcheck_close(&kit);
+	free(dir);
+	return rc;
+}
+
+/* The container's bytes, verified: a kit (a directory) gives this machine's unpacker as its
+ * index lists it (read_listed). A container file inside a kit (KIT/PLATFORM/unpacker) is
+ * judged as its kit lists it too: its own signature alone would let an older container its
+ * key once signed, copied into a newer kit, pass for the kit's. A lone container (a private
+ * copy, with no kit index beside it) has only its own signatures (2). */
 static int read_verified(const char *path, const struct selfinstall_options *o,
 			 const struct trust *t, uint8_t **data, size_t *len, uint64_t *stub_len,
 			 char *signers, size_t size, struct cf_err *e)
 {
 	struct platform_stat st;
-	if (platform_stat(path, &st) != 0 || st.type != PLATFORM_TYPE_DIR)
-		return kitcheck_container(path, t, data, len, stub_len, signers, size, e);
-	char *dir = NULL, *rel = container_rel(), safe[256];
-	struct kitcheck kit;
-	int rc = kitcheck_verify_kit(path, o->trust, o->allow_expired, 0, &dir, &kit, e);
-	if (rc == CF_OK && !kit.signed_kit)
-		rc = cf_fail(e, CF_TRUST, "%s has no signed index (%s, %s): self-install takes a kit "
-			     "that 'bundler kit' wrote, or one signed unpacker of it", log_safe(path, safe,
-			     sizeof(safe)), KITINDEX_NAME, KITINDEX_SIG_NAME);
-	if (rc == CF_OK)
-		rc = kitcheck_listed_container(dir, &kit, rel, t, data, len, stub_len, signers, size, e);
-	kitcheck_close(&kit);
-	free(dir);
+	char *kit_dir = NULL, *rel = NULL;
+	int rc;
+	if (platform_stat(path, &st) == 0 && st.type == PLATFORM_TYPE_DIR) {
+		rel = container_rel();
+		rc = read_listed(path, rel, o, t, data, len, stub_len, signers, size, e);
+	} else if (kit_around(path, &kit_dir, &rel)) {
+		char safe[256];
+		log_msg(LOG_INFO, "%s lies in a kit: checked against its signed index (%s)",
+			log_safe(path, safe, sizeof(safe)), rel);
+		rc = read_listed(kit_dir, rel, o, t, data, len, stub_len, signers, size, e);
+	} else {
+		rc = kitcheck_container(path, t, data, len, stub_len, signers, size, e);
+	}
+	free(kit_dir);
 	free(rel);
 	return rc;
 }

@@ -426,7 +426,7 @@ int choose_bundle(const char *path, const struct choose_options *o, char *chosen
 	struct trust *t = xmalloc(sizeof(*t));
 	struct candidate *c = xcalloc(n, sizeof(*c));
 	rc = trust_load(t, &o->trust, e);
-	size_t best = n, trusted = 0, held_back = 0;
+	size_t best = n, trusted = 0, held_back = 0, of_product = 0;
 	char unlisted[600] = "";
 	for (size_t i = 0; rc == CF_OK && i < n; i++) {
 		c[i].path = names[i];
@@ -443,6 +443,7 @@ int choose_bundle(const char *path, const struct choose_options *o, char *chosen
 		if (read_candidate(&c[i], t) != CF_OK)
 			continue;
 		trusted++;
+		of_product += c[i].m->product == mc.product;
 		judge(&c[i], &mc);
 		/* The install's own downgrade rule, so that the chooser never picks what it refuses. */
 		if (c[i].eligible && o->installed &&
@@ -492,8 +493,14 @@ int choose_bundle(const char *path, const struct choose_options *o, char *chosen
 			snprintf(offers + used, sizeof(offers) - used, "%s%s (%s)", used ? "; " : "", c[i].name,
 				 c[i].why);
 		}
-		rc = cf_fail(e, held_back ? CF_POLICY : trusted ? CF_INCOMPATIBLE : CF_TRUST,
-			     "no bundle in %s fits this machine (%s); it offers: %s", dir, machine, offers);
+		if (trusted && !of_product)
+			/* Another product's bundle is never a fallback: say which product is missing. */
+			rc = cf_fail(e, CF_INCOMPATIBLE, "%s holds no %s bundle (--product %s); it "
+				     "offers: %s", dir, mc.product->display, mc.product->name, offers);
+		else
+			rc = cf_fail(e, held_back ? CF_POLICY : trusted ? CF_INCOMPATIBLE : CF_TRUST,
+				     "no bundle in %s fits this machine (%s); it offers: %s", dir,
+				     machine, offers);
 	}
 	for (size_t i = 0; i < n; i++) {
 		manifest_free(c[i].m);

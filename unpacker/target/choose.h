@@ -30,7 +30,8 @@ struct choose_options {
 /* path is a directory of bundles (plain, NAME.001 of split ones, .run), or one bundle. Each
  * header is verified with the trusted keys before any field is believed. Prints the machine,
  * the choice and why, and what was passed over. CF_OK with the chosen file in chosen;
- * CF_INCOMPATIBLE when nothing fits (CF_TRUST when nothing was signed by a trusted key, CF_POLICY
+ * CF_INCOMPATIBLE when nothing fits or no bundle is of o->product (another product's is never
+ * the fallback) (CF_TRUST when nothing was signed by a trusted key, CF_POLICY
  * when what would fit is older than what is installed: productline.h). */
 int choose_bundle(const char *path, const struct choose_options *o, char *chosen, size_t size,
 		  struct cf_err *e);

@@ -255,16 +255,16 @@ int kitcheck_container(const char *path, const struct trust *t, uint8_t **data, 
 			   : rc;
 }
 
-int kitcheck_listed_container(const char *dir, const struct kitcheck *k, const char *rel,
-			      const struct trust *t, uint8_t **data, size_t *len, uint64_t *stub_len,
-			      char *signers, size_t size, struct cf_err *e)
+int kitcheck_listed_bytes(const char *dir, const struct kitcheck *k, const char *rel,
+			  uint8_t **bytes, size_t *n, struct cf_err *e)
 {
-	const struct kitindex_file *f = kitindex_find(&k->index, rel);
+	const struct kitindex_file *f = k->signed_kit ? kitindex_find(&k->index, rel) : NULL;
 	struct platform_stat st;
-	uint8_t *bytes = NULL, d[32];
-	size_t n = 0;
+	uint8_t d[32];
 	char safe[256];
 	log_safe(rel, safe, sizeof(safe));
+	*bytes = NULL;
+	*n = 0;
 	if (!f)
 		return cf_fail(e, CF_INTEGRITY, "%s: not in the kit's signed index (the kit was written "
 			       "without it, or it was put there afterwards): not used", safe);
@@ -272,23 +272,37 @@ int kitcheck_listed_container(const char *dir, const struct kitcheck *k, const c
 	if (fd < 0)
 		return cf_fail(e, CF_INTEGRITY, "%s: %s (listed in the kit's signed index)", safe,
 			       errno == ELOOP ? "a link on the stick, not opened" : platform_strerror(errno));
-	int rc = read_whole(fd, safe, &bytes, &n, e);
+	int rc = read_whole(fd, safe, bytes, n, e);
 	platform_close(fd);
-	/* The bytes hashed are the bytes whose signatures are checked and that are installed:
-	 * read once, nothing reopened by name in between. */
+	/* The bytes hashed are the bytes the caller then judges and uses: read once, nothing
+	 * reopened by name in between. */
 	if (rc == CF_OK)
-		sha256_buf(bytes, n, d);
-	if (rc == CF_OK && n != f->size)
+		sha256_buf(*bytes, *n, d);
+	if (rc == CF_OK && *n != f->size)
 		rc = cf_fail(e, CF_INTEGRITY, "%s: %zu bytes, the kit's signed index says %llu: changed "
-			     "after the kit was written", safe, n, (unsigned long long)f->size);
+			     "after the kit was written", safe, *n, (unsigned long long)f->size);
 	else if (rc == CF_OK && !digest_equal(d, f->sha256, 32))
 		rc = cf_fail(e, CF_INTEGRITY, "%s: SHA-256 differs from the kit's signed index: changed "
 			     "after the kit was written", safe);
 	if (rc != CF_OK) {
-		free(bytes);
-		return rc;
+		free(*bytes);
+		*bytes = NULL;
+		*n = 0;
 	}
-	return judge_container(bytes, n, safe, t, data, len, stub_len, signers, size, e);
+	return rc;
+}
+
+int kitcheck_listed_container(const char *dir, const struct kitcheck *k, const char *rel,
+			      const struct trust *t, uint8_t **data, size_t *len, uint64_t *stub_len,
+			      char *signers, size_t size, struct cf_err *e)
+{
+	uint8_t *bytes;
+	size_t n;
+	char safe[256];
+	int rc = kitcheck_listed_bytes(dir, k, rel, &bytes, &n, e);
+	return rc == CF_OK ? judge_container(bytes, n, log_safe(rel, safe, sizeof(safe)), t, data,
+					     len, stub_len, signers, size, e)
+			   : rc;
 }
 
 int kitcheck_matches(const struct kitindex_file *f, int fd, struct cf_err *e)

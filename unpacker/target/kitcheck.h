@@ -38,9 +38,14 @@ int kitcheck_files(const char *dir, const struct kitcheck *k, const struct trust
  * the block) and, when data is not NULL, *data (caller frees) and *len the bytes checked. */
 int kitcheck_container(const char *path, const struct trust *t, uint8_t **data, size_t *len,
 		       uint64_t *stub_len, char *signers, size_t size, struct cf_err *e);
-/* The kit's container rel (PLATFORM/unpacker[.exe]) as its signed index k lists it: not
- * listed, a link, another size or SHA-256 is CF_INTEGRITY; the bytes are read once, hashed
- * in memory and then judged as kitcheck_container judges them (CF_TRUST). */
+/* The kit's file rel as its signed index k lists it, read once into *bytes (caller frees; at
+ * most 256 MiB) and hashed in memory: not listed (or no signed index), a link, not a regular
+ * file, another size or SHA-256 is CF_INTEGRITY with the name. What the caller then parses
+ * and uses are the bytes hashed. */
+int kitcheck_listed_bytes(const char *dir, const struct kitcheck *k, const char *rel,
+			  uint8_t **bytes, size_t *n, struct cf_err *e);
+/* The kit's container rel (PLATFORM/unpacker[.exe]) as kitcheck_listed_bytes reads it, then
+ * judged as kitcheck_container judges it (CF_TRUST). */
 int kitcheck_listed_container(const char *dir, const struct kitcheck *k, const char *rel,
 			      const struct trust *t, uint8_t **data, size_t *len, uint64_t *stub_len,
 			      char *signers, size_t size, struct cf_err *e);

@@ -102,23 +102,19 @@ static unsigned signatures_needed(const struct trust *t, const struct statement 
 	return t->threshold;
 }
 
-int statement_read(const char *path, const struct trust *t, struct statement *s,
-		   struct cf_err *e)
+/* The statement's frame f (read, its file's SHA-256 in s->sha256) judged against t. */
+static int judge(struct frame *f, const struct trust *t, struct statement *s, struct cf_err *e)
 {
-	struct frame f;
 	uint8_t digest[32], ids[FRAME_MAX_SIGS][32];
-	memset(s, 0, sizeof(*s));
-	int rc = bundle_read_statement(path, &f, s->sha256, e);
-	if (rc != CF_OK)
-		return rc;
+	int rc;
 	/* Nothing of it is parsed before T trusted keys are seen to have signed it. */
-	sha256_buf(f.header, f.header_len, digest);
-	rc = trust_check_sigs(t, digest, f.sigs, f.nsigs, s->signers, sizeof(s->signers), e);
-	unsigned good = rc == CF_OK ? trust_accepted(t, digest, f.sigs, f.nsigs, ids, s->signers,
+	sha256_buf(f->header, f->header_len, digest);
+	rc = trust_check_sigs(t, digest, f->sigs, f->nsigs, s->signers, sizeof(s->signers), e);
+	unsigned good = rc == CF_OK ? trust_accepted(t, digest, f->sigs, f->nsigs, ids, s->signers,
 						       sizeof(s->signers)) : 0;
 	if (rc == CF_OK)
-		rc = parse_body(&f, s, e);
-	frame_free(&f);
+		rc = parse_body(f, s, e);
+	frame_free(f);
 	if (rc != CF_OK)
 		return rc;
 	s->already_applied = s->counter == t->statement_counter &&
@@ -139,4 +135,22 @@ int statement_read(const char *path, const struct trust *t, struct statement *s,
 		return cf_fail(e, CF_POLICY, "trust statement created %s, in the future: check the clock",
 			       s->created);
 	return CF_OK;
+}
+
+int statement_read(const char *path, const struct trust *t, struct statement *s,
+		   struct cf_err *e)
+{
+	struct frame f;
+	memset(s, 0, sizeof(*s));
+	int rc = bundle_read_statement(path, &f, s->sha256, e);
+	return rc == CF_OK ? judge(&f, t, s, e) : rc;
+}
+
+int statement_parse(const char *name, const uint8_t *data, size_t len, const struct trust *t,
+		    struct statement *s, struct cf_err *e)
+{
+	struct frame f;
+	memset(s, 0, sizeof(*s));
+	int rc = bundle_parse_statement(name, data, len, &f, s->sha256, e);
+	return rc == CF_OK ? judge(&f, t, s, e) : rc;
 }

@@ -40,5 +40,9 @@ struct statement {
  * the clock, CF_INTEGRITY/CF_INCOMPATIBLE for a malformed or unknown statement. */
 int statement_read(const char *path, const struct trust *t, struct statement *s,
 		   struct cf_err *e);
+/* The same for a statement's bytes in memory (a kit's, hashed against its index first); name
+ * for the messages. */
+int statement_parse(const char *name, const uint8_t *data, size_t len, const struct trust *t,
+		    struct statement *s, struct cf_err *e);
 
 #endif
