@@ -182,6 +182,27 @@ EOF
 	record "$id" "a .run started through the loader, another program renamed over its name between verification and the probe" \
 		"the probe executes the verified image held open since start-up" "threats/$id" "pass (exit 0, the replacement never ran)"
 	echo "ok   threat $id"
+	# The same start, but the .run is a file another user may write (a stick mounted for the
+	# desktop user): the kernel does not keep a file the loader maps from being written while
+	# it runs, so that user could change root's running code in place. Refused before
+	# anything is read, exit 4, one line; as root only (another user runs their own file).
+	if [ "$(id -u)" = 0 ]; then
+		for how in mode owner; do
+			id=sfx_loader_writable_$how
+			cp "$FX/small.bundle" ldw.bundle
+			"$BUNDLER" sfx ldw.bundle --key "$FX/test.key" --unpacker "$UNPACKER" -o ldstick/w.run >/dev/null
+			if [ $how = mode ]; then chmod 666 ldstick/w.run; else chmod 644 ldstick/w.run; chown 65534 ldstick/w.run; fi
+			rm -rf "$W/ldwroot"
+			set +e; "$LOADER" "$W/ldstick/w.run" /silent --root "$W/ldwroot" $TRUST </dev/null >"$W/last.out" 2>"$W/last.err"; rc=$?; set -e
+			[ $rc -eq 4 ] || { cat last.err; fail "$id: exit $rc, expected 4"; }
+			[ "$(wc -l < last.err)" -eq 1 ] && grep -q "started through the dynamic loader" last.err ||
+				{ cat last.err; fail "$id: not one line naming the loader start"; }
+			[ ! -e "$W/ldwroot/opt" ] || fail "$id: something was installed"
+			record "$id" "root starts, through the loader, a .run another user may write ($how)" \
+				"refused before anything is read: exit 4, one line" "threats/$id" "pass (exit 4)"
+			echo "ok   threat $id"
+		done
+	fi
 else
 	echo "SKIP sfx_loader_renamed_before_probe: no $LOADER"
 fi

@@ -237,6 +237,10 @@ int main(int argc, char **argv)
 	double started = platform_elapsed_s();
 	memset(&r, 0, sizeof(r));
 	log_init("unpacker", LOG_INFO);
+	if (selfpath_check_loader_start(why, sizeof(why)) != 0) {
+		fprintf(stderr, "unpacker: %s\n", why);
+		return CF_INCOMPATIBLE;
+	}
 	/* For the shell completion: the table's words, and nothing else is done. */
 	if (argc >= 2 && strcmp(argv[1], "--complete-words") == 0) {
 		int rc = cmd_complete_words(argc - 2, argv + 2, &e);

@@ -68,6 +68,25 @@ const char *selfpath_loader(void)
 	return loader[0] ? loader : NULL;
 }
 
+int selfpath_check_loader_start(char *why, size_t size)
+{
+	struct platform_stat st;
+	const char *name = selfpath_program();
+	if (!selfpath_loader() || !platform_is_admin())
+		return 0;
+	if (platform_own_image() < 0 || platform_fstat(platform_own_image(), &st) != 0)
+		return snprintf(why, size, "started through the dynamic loader, but the program's own "
+				"file could not be held open: start a copy in a directory only root can "
+				"write"), -1;
+	if (st.owner != 0 || (st.mode & 022))
+		return snprintf(why, size, "%s, started through the dynamic loader, is %s: whoever may "
+				"write it could change root's running code (copy it to a directory only "
+				"root can write, chmod 700, and start that copy)", name ? name : "the "
+				"program", st.owner != 0 ? "owned by another user than root"
+				: "writable by group or others"), -1;
+	return 0;
+}
+
 static uint64_t le(const uint8_t *p, int n)
 {
 	uint64_t v = 0;

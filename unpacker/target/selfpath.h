@@ -7,6 +7,7 @@
 #ifndef UNPACKER_SELFPATH_H
 #define UNPACKER_SELFPATH_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Call once from main with argv[0] (the last resort when /proc/self/maps cannot be read),
@@ -18,6 +19,13 @@ const char *selfpath_program(void);
 /* The dynamic loader's path when the program was started through it, else NULL. A child
  * that re-runs this program must then be started as LOADER PROGRAM ARGS. */
 const char *selfpath_loader(void);
+/* As root (an Administrator), a program the dynamic loader started must be a file only root
+ * can change: the kernel keeps an executed file from being written while it runs (ETXTBSY),
+ * but not a file the loader maps, so another user who may write it (a stick mounted for the
+ * desktop user) would change root's running code in place. 0 when the program was not
+ * started through the loader, or is root's and not writable by group or others; else -1 and
+ * a one-line reason in why. */
+int selfpath_check_loader_start(char *why, size_t size);
 /* 1 when the program file at path (ELF, or PE for Windows) has bytes after its image: a
  * .run/.exe, perhaps a damaged one, rather than a bare unpacker. */
 int selfpath_carries_data(const char *path);
