@@ -114,6 +114,23 @@ expect 0 "$UNPACKER" verify new.bundle --trust "$FX/test.pub" --json "$W/planted
 [ "$(tree_listing "$W/outside")" = "$before" ] || fail "the --json report was written through a planted link"
 assert_contains last.err "cannot write $W/planted.json"
 record json_symlink "the --json report's name planted as a link to another file" "opened with O_NOFOLLOW: refused with a warning, the link's target untouched" "threats/json_symlink" "pass"
+# As root, the report's directory passes the log's rule, checked before any work: in one
+# another user may write, they could plant a hard link under the report's name, or race it.
+mkdir -p "$W/shared" && chmod 777 "$W/shared"
+fresh_root "$W/json-dir"
+run_case json_dir_world_writable "--json FILE in a directory anyone may write" \
+	"exit 4 before anything is done, the directory named, no report written" 4 new.bundle --no-validate --json "$W/shared/r.json"
+assert_contains last.err "shared is writable by group or others"
+[ ! -e "$W/shared/r.json" ] || fail "a report was written into a directory anyone may write"
+# A hard link planted under the report's name (fs.protected_hardlinks off, or root's own
+# file): the report is renamed over the name, the file the link shares is never written.
+mkdir -p reports && ln "$W/outside/target" reports/r.json
+before=$(tree_listing "$W/outside")
+expect 0 "$UNPACKER" verify new.bundle --trust "$FX/test.pub" --json reports/r.json
+[ "$(tree_listing "$W/outside")" = "$before" ] || fail "the --json report was written through a planted hard link"
+assert_contains reports/r.json '"exit_code": 0'
+[ "$(stat -c %h reports/r.json)" = 1 ] || fail "the report still shares the planted link's file"
+record json_hardlink "the --json report's name planted as a hard link to another file" "written beside it and renamed over it: the link replaced, the file it shared untouched" "threats/json_hardlink" "pass"
 
 echo "== finding 6: inodes are counted with bytes (exit 4, never a false 'rollback failed')"
 R=$W/inodes

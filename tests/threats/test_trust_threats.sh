@@ -92,6 +92,51 @@ if [ "$(id -u)" = 0 ]; then
 	one_line_reason
 	[ ! -d "$R/etc/cuferry/trusted-keys" ] || [ -z "$(ls "$R/etc/cuferry/trusted-keys")" ] || fail "trust add wrote a key others may write"
 	record trust_add_writable "trust add KEY.pub writable by others" "trust: exit 2, nothing written" "threats/trust_add_writable" "pass (exit 2)"
+
+	# The key's directory passes the prefix's rule (DESIGN §6): a user who may rename entries
+	# there chooses which file the name is, whatever the file's own owner and mode.
+	"$BUNDLER" keygen dirkey >/dev/null
+	$FORGE --key dirkey.key --out "$W/dirkey.bundle" --bundle-id t-dirkey
+	mkdir -p open theirs && chmod 777 open && chown nobody theirs
+	cp dirkey.pub open/k.pub && cp dirkey.pub theirs/k.pub
+	R=$W/root-keydir
+	mkdir -p "$R"
+	run_case trust_dir_world_writable "--trust KEY.pub (root's, 0644) in a directory anyone may write (a relative path)" \
+		"trust: exit 2, the directory named, nothing written" 2 "$W/dirkey.bundle" --trust open/k.pub --no-validate
+	assert_contains last.err "open is writable by group or others"
+	run_case trust_dir_other_owner "--trust KEY.pub (root's, 0644) in a directory another user owns" \
+		"trust: exit 2, the directory named, nothing written" 2 "$W/dirkey.bundle" --trust "$W/theirs/k.pub" --no-validate
+	assert_contains last.err "theirs is owned by uid"
+	expect 2 "$UNPACKER" trust add open/k.pub --root "$R"
+	one_line_reason
+	[ ! -d "$R/etc/cuferry/trusted-keys" ] || [ -z "$(ls "$R/etc/cuferry/trusted-keys")" ] || fail "trust add took a key from a directory anyone may write"
+	record trust_add_dir_writable "trust add KEY.pub in a directory anyone may write" "trust: exit 2, nothing written" "threats/trust_add_dir_writable" "pass (exit 2)"
+
+	# One open decides (F1): the key file is checked and read through the same open file, so
+	# another key renamed over its name after the check is never read, and --remember stores
+	# the key that verified, not what the name holds at the end of the install.
+	mkdir -p keys && cp "$FX/test.pub" keys/k.pub && cp "$FX/other.pub" keys/other.pub
+	SHORT1=$(echo "$F1" | cut -c1-16) SHORT2=$(echo "$F2" | cut -c1-16)
+	swap_case() { # ID POINT "threat": pause at POINT, rename other.pub over k.pub, go on
+		R=$W/root-$1
+		rm -rf "$R" && mkdir -p "$R"
+		cp "$FX/test.pub" keys/k.pub
+		CUFERRY_FAULT=$2:pause "$UNPACKER_SEAMS" "$FX/small.bundle" --root "$R" --trust "$W/keys/k.pub" \
+			--remember --no-validate >"$W/last.out" 2>"$W/last.err" &
+		pid=$!
+		wait_paused $pid "the $2 pause"
+		cp keys/other.pub keys/swap.pub && mv keys/swap.pub keys/k.pub
+		kill -CONT $pid
+		rc=0 && wait $pid || rc=$?
+		[ $rc -eq 0 ] || { cat "$W/last.err" >&2; fail "$1: exit $rc: the key renamed over the name was read"; }
+		[ -f "$R/etc/cuferry/trusted-keys/$SHORT1.pub" ] || fail "$1: the key that verified was not remembered"
+		[ ! -e "$R/etc/cuferry/trusted-keys/$SHORT2.pub" ] || fail "$1: --remember stored the key renamed over the name"
+		[ "$(ls "$R/etc/cuferry/trusted-keys")" = "$SHORT1.pub" ] || fail "$1: the trust directory holds more than the key that verified"
+		record "$1" "$3" "the key checked is the key read and verified; --remember stores it, never the name's new file" "threats/$1" "pass (exit 0)"
+		echo "ok   threat $1"
+	}
+	swap_case trust_key_swapped_after_check trust-key-opened "--trust KEY.pub: another key renamed over its name after the file was checked, before it was read"
+	swap_case trust_key_swapped_before_remember verified "install --trust KEY.pub --remember: another key renamed over its name after the bundle verified"
 fi
 echo "== a --root image's own record of its signers is not trust (issue 23 A3)"
 # An image anyone could build: an install whose header a stranger signed, and whose

@@ -117,8 +117,13 @@ static int load(struct fixture *f, const char *const *files, size_t nfiles,
 		const char *const *fingerprints, size_t nfingerprints, struct trust *t,
 		struct cf_err *e)
 {
-	struct trust_sources src = { f->root, files, nfiles, fingerprints, nfingerprints };
+	/* --trust as the unpacker gives it: each file read once, up front (trust_key_file_read) */
+	static struct trust_key keys[8];
+	struct trust_sources src = { f->root, keys, nfiles, fingerprints, nfingerprints };
 	cf_err_clear(e);
+	for (size_t i = 0; i < nfiles; i++)
+		if (trust_key_file_read(files[i], "--trust", &keys[i], e) != CF_OK)
+			return e->code;
 	return trust_load(t, &src, e);
 }
 

@@ -114,8 +114,9 @@ const char help_install[] =
 	"(trust-statement.cuferry), hashed against the kit's signed index first (3 when it\n"
 	"differs or is not listed), is applied (as root) before a bundle is chosen.\n"
 	"--modulefiles DIR (absolute; as root, owned by root and writable by nobody else, as the\n"
-	"prefix) also writes Lmod and Tcl modulefiles there. --trust K.pub --remember adds K.pub\n"
-	"to the trust directory once the install worked (as 'unpacker trust add').\n"
+	"prefix) also writes Lmod and Tcl modulefiles there. --trust K.pub --remember adds the key\n"
+	"read from K.pub at the start (the one that verified) to the trust directory once the\n"
+	"install worked (as 'unpacker trust add').\n"
 	"install BUNDLE --dry-run writes nothing: it says what the run would change (install,\n"
 	"repair, nothing; --json: \"dry_run\") after checking the signature and, unless nothing\n"
 	"would change, every hash, and refuses as the run would, with its exit code.\n";

@@ -22,6 +22,7 @@
 #include "unpacker/validate/probe.h"
 #include "unpacker/target/selfpath.h"
 #include "unpacker/target/safepath.h"
+#include "unpacker/target/trust.h"
 #include "signing/verify.h"
 
 /* Marks this program as a cuferry unpacker: the bundler embeds no other file as a .run's stub.
@@ -119,6 +120,23 @@ static int open_log(const struct cli *c, struct cf_err *e)
 	return rc;
 }
 
+/* As root, the --json report's directory passes the log's rule (DESIGN.md §6): a user who
+ * may write there could plant a hard link under the report's name, or race it. */
+static int json_dir_check(const char *path, struct cf_err *e)
+{
+	return safepath_check_file_dir(path, "the --json report's directory", 1, e);
+}
+
+/* --trust: every key read once, here, before any work: the key that verifies is the key that
+ * --remember stores, whatever the file's name holds later. */
+static int read_trust_keys(const struct cli *c, struct trust_key *keys, struct cf_err *e)
+{
+	int rc = CF_OK;
+	for (size_t i = 0; rc == CF_OK && i < c->ntrust_files; i++)
+		rc = trust_key_file_read(c->trust_files[i], "--trust", &keys[i], e);
+	return rc;
+}
+
 /* "a, b" lists (signers) as JSON arrays. */
 static json_t *list_array(const char *text)
 {
@@ -175,15 +193,20 @@ static void write_json(const char *path, const struct cli *c, int rc, const stru
 	json_t *v = r->validation_report ? json_loads(r->validation_report, 0, NULL) : NULL;
 	if (v)
 		json_object_set_new(o, "validation", v);
-	/* Never through a link: one planted under the report's name (often in a shared directory,
-	 * written as root) is refused, not followed and not replaced (/dev/stdout is a link too). */
+	/* Written beside its name and renamed over it: a hard link planted under the name (in a
+	 * shared directory, written as root) is replaced, never written through. A name that is
+	 * there but no regular file (a link, a FIFO, a device, /dev/stdout) is refused, never
+	 * replaced or followed. */
 	char *text = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS);
-	int fd = platform_open(path, PLATFORM_OPEN_WRITE | PLATFORM_OPEN_CREATE | PLATFORM_OPEN_TRUNC |
-				       PLATFORM_OPEN_NOFOLLOW | PLATFORM_OPEN_NONBLOCK, 0644);
-	if (fd < 0 || !text || io_write_all(fd, text, strlen(text)) != 0)
+	struct platform_stat st;
+	struct cf_err unsafe = { 0 };
+	if (json_dir_check(path, &unsafe) != CF_OK)
+		log_msg(LOG_WARN, "cannot write %s: %s", path, unsafe.msg);
+	else if (platform_lstat(path, &st) == 0 && st.type != PLATFORM_TYPE_FILE)
+		log_msg(LOG_WARN, "cannot write %s: it is not a regular file (a link, a FIFO or a "
+			"device is never written through)", path);
+	else if (!text || io_write_file_atomic(path, text, strlen(text), 0644) != 0)
 		log_msg(LOG_WARN, "cannot write %s: %s", path, platform_strerror(errno));
-	if (fd >= 0)
-		platform_close(fd);
 	free(text);
 	json_decref(o);
 }
@@ -290,6 +313,12 @@ int main(int argc, char **argv)
 		log_msg(LOG_ERROR, "%s", e.msg);
 		return finish(&c, e.code, &e, &r, started);
 	}
+	/* Like the log's: refused before any work, and then no report is written at all. */
+	if (c.json_file && json_dir_check(c.json_file, &e) != CF_OK) {
+		log_msg(LOG_ERROR, "%s", e.msg);
+		c.json_file = NULL;
+		return finish(&c, e.code, &e, &r, started);
+	}
 	char *given = c.prefix ? safepath_prefix_trim(c.prefix) : NULL;
 	if (given && safepath_prefix_rule_as(given, c.prefix_option ? c.prefix_option : "--prefix",
 					     why, sizeof(why)) != 0) {
@@ -300,6 +329,7 @@ int main(int argc, char **argv)
 	}
 	char *prefix = given ? safepath_prefix_native(given) : NULL;
 	free(given);
+	struct trust_key *trust_keys = xcalloc(CLI_MAX_TRUST, sizeof(*trust_keys));
 	struct install_options o = {
 		.root = c.root, .prefix = prefix, .no_env = c.no_env, .env_user = c.env_user,
 		.allow_downgrade = c.allow_downgrade, .keep_current = c.keep_current, .allow_expired = c.allow_expired, .force = c.force,
@@ -308,7 +338,7 @@ int main(int argc, char **argv)
 		.modulefiles = c.modulefiles,
 		.product = c.product ? product_find(c.product) : product_default(),
 		.product_given = c.product != NULL,
-		.trust = { c.root, c.trust_files, c.ntrust_files, c.fingerprints, c.nfingerprints },
+		.trust = { c.root, trust_keys, c.ntrust_files, c.fingerprints, c.nfingerprints },
 	};
 	o.repair = c.repair;
 	log_msg(LOG_DEBUG, "command %s %s", c.verb, c.arg ? c.arg : "");
@@ -316,9 +346,12 @@ int main(int argc, char **argv)
 	if (rc != 0)
 		cf_fail(&e, rc, "%s", why);
 	else
+		rc = read_trust_keys(&c, trust_keys, &e);
+	if (rc == CF_OK)
 		rc = c.command->run(&c, &o, &r, &e);
 	if (rc != 0)
 		log_msg(LOG_ERROR, "%s", e.msg);
+	free(trust_keys);
 	free(prefix);
 	return finish(&c, rc, &e, &r, started);
 }

@@ -192,42 +192,49 @@ int trustverbs_list(const char *root, struct cf_err *e)
 
 /* ---- add, remove, thresholds ---- */
 
-int trustverbs_add(const char *root, const char *path, const char *fingerprint, struct cf_err *e)
+/* Add the key k (read once, from the file named shown) to the trust directory; with want
+ * (trust add --fingerprint), only when it is that key's. */
+static int add_key(const char *root, const struct trust_key *k, const char *shown,
+		   const uint8_t *want, struct cf_err *e)
 {
 	struct trust *t = xmalloc(sizeof(*t));
-	uint8_t der[512], id[32], want[32];
-	size_t len;
 	char fp[65], *dir = NULL;
-	int rc = fingerprint ? parse_fingerprint(fingerprint, want, e) : CF_OK;
-	if (rc == CF_OK && !path)
-		rc = cf_fail(e, CF_USAGE, "trust add needs KEY.pub");
-	if (rc == CF_OK)
-		rc = trust_key_file_check(path, "trust add", e);
-	if (rc == CF_OK)
-		rc = sig_pubkey_load(path, der, &len, e);
-	if (rc == CF_OK) {
-		sig_keyid(der, len, id);
-		sig_fingerprint(id, fp);
-		if (fingerprint && !digest_equal(id, want, 32))
-			rc = cf_fail(e, CF_TRUST, "%s has fingerprint %s, not the one given: it is not the "
-				     "key you were told to trust", path, fp);
-	}
+	int rc = CF_OK;
+	sig_fingerprint(k->keyid, fp);
+	if (want && !digest_equal(k->keyid, want, 32))
+		rc = cf_fail(e, CF_TRUST, "%s has fingerprint %s, not the one given: it is not the "
+			     "key you were told to trust", shown, fp);
 	if (rc == CF_OK)
 		rc = open_for_change(root, t, &dir, e);
-	if (rc == CF_OK && trust_is_revoked(t, id))
+	if (rc == CF_OK && trust_is_revoked(t, k->keyid))
 		rc = cf_fail(e, CF_TRUST, "%s was revoked here: a revoked key is never trusted again", fp);
-	if (rc == CF_OK && find_key(t, id)) {
-		log_out("%s is already trusted (%s): nothing to do\n", fp, find_key(t, id)->origin);
+	if (rc == CF_OK && find_key(t, k->keyid)) {
+		log_out("%s is already trusted (%s): nothing to do\n", fp, find_key(t, k->keyid)->origin);
 	} else if (rc == CF_OK) {
-		rc = write_key(dir, "", der, len, e);
+		rc = write_key(dir, "", k->spki, k->spki_len, e);
 		if (rc == CF_OK) {
-			log_msg(LOG_DEBUG, "trust: added %s from %s", fp, path);
-			log_out("trusted %s%s\n", fp, fingerprint ? " (its fingerprint matches)"
+			log_msg(LOG_DEBUG, "trust: added %s from %s", fp, shown);
+			log_out("trusted %s%s\n", fp, want ? " (its fingerprint matches)"
 					: ": compare it with the fingerprint you were given");
 		}
 	}
 	free(dir);
 	free(t);
+	return rc;
+}
+
+int trustverbs_add(const char *root, const char *path, const char *fingerprint, struct cf_err *e)
+{
+	struct trust_key *k = xmalloc(sizeof(*k));
+	uint8_t want[32];
+	int rc = fingerprint ? parse_fingerprint(fingerprint, want, e) : CF_OK;
+	if (rc == CF_OK && !path)
+		rc = cf_fail(e, CF_USAGE, "trust add needs KEY.pub");
+	if (rc == CF_OK)
+		rc = trust_key_file_read(path, "trust add", k, e);
+	if (rc == CF_OK)
+		rc = add_key(root, k, path, fingerprint ? want : NULL, e);
+	free(k);
 	return rc;
 }
 
@@ -429,8 +436,10 @@ int trustverbs_apply_kit(const char *root, const char *kit_dir, const struct kit
 int trustverbs_remember(const struct install_options *o, struct cf_err *e)
 {
 	int rc = CF_OK;
-	for (size_t i = 0; rc == CF_OK && i < o->trust.nfiles; i++)
-		rc = trustverbs_add(o->root, o->trust.files[i], NULL, e);
+	/* The very bytes that verified the bundle (read once, up front): the file named may hold
+	 * another key by now. */
+	for (size_t i = 0; rc == CF_OK && i < o->trust.nkeys; i++)
+		rc = add_key(o->root, &o->trust.keys[i], o->trust.keys[i].origin, NULL, e);
 	return rc;
 }
 

@@ -284,3 +284,21 @@ int safepath_check_log_dir(const char *root, const char *sys_dir, struct cf_err 
 {
 	return check_dir(root, sys_dir, "the log directory", 1, e);
 }
+
+int safepath_check_file_dir(const char *file, const char *what, int log_rule, struct cf_err *e)
+{
+	char cwd[PATH_MAX];
+	int absolute = platform_path_is_absolute(file);
+	if (!absolute && platform_current_dir(cwd, sizeof(cwd)) != 0)
+		return cf_fail(e, CF_INSTALL, "current directory: %s", platform_strerror(errno));
+	char *dir = absolute ? xstrdup(file) : xasprintf("%s%c%s", cwd, platform_dir_separator(), file);
+	char *slash = NULL;
+	for (char *at = dir; *at; at++)
+		if (platform_is_separator(*at))
+			slash = at;
+	if (slash)
+		slash[slash == dir] = '\0'; /* "/k.pub": the directory is "/" */
+	int rc = check_dir("", dir, what, log_rule, e);
+	free(dir);
+	return rc;
+}

@@ -37,4 +37,9 @@ int safepath_check_dir(const char *root, const char *sys_dir, const char *what, 
  * opened without following a link. */
 int safepath_check_log_dir(const char *root, const char *sys_dir, struct cf_err *e);
 
+/* The directory of a file named on the command line, a host path (never inside --root; a
+ * relative one against the working directory): safepath_check_dir's rule, or the log's
+ * (safepath_check_log_dir) when log_rule, what naming it in the reason. */
+int safepath_check_file_dir(const char *file, const char *what, int log_rule, struct cf_err *e);
+
 #endif

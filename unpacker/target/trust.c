@@ -13,6 +13,7 @@
 #include "signing/verify.h"
 #include "common/fault.h"
 #include "unpacker/target/layout.h"
+#include "unpacker/target/safepath.h"
 
 extern const char *const trusted_keys_pem[]; /* make TRUSTED_KEYS=a.pub,b.pub */
 extern const unsigned trusted_threshold;     /* make TRUSTED_THRESHOLD=N */
@@ -251,15 +252,35 @@ static int load_trust_dir(struct trust *t, const char *root, struct cf_err *e)
 	return rc;
 }
 
-int trust_key_file_check(const char *path, const char *what, struct cf_err *e)
+/* As root, the directory of a key named on the command line passes the prefix's rule
+ * (DESIGN.md §6), and so does the directory of the file a link there names: whoever may
+ * rename entries in it chooses which file the name is (a hard link to any root-owned file
+ * included). safepath's reason, as a trust failure. */
+static int key_dir_check(const char *path, const char *what, struct cf_err *e)
+{
+	if (platform_dir_separator() != '/' || !platform_is_admin())
+		return CF_OK;
+	struct cf_err why = { 0 };
+	struct platform_stat st;
+	char resolved[4096];
+	char *named = xasprintf("%s %s", what, path);
+	int rc = safepath_check_file_dir(path, named, 0, &why);
+	if (rc == CF_OK && platform_lstat(path, &st) == 0 && st.type == PLATFORM_TYPE_LINK)
+		rc = platform_realpath(path, resolved, sizeof(resolved)) == 0
+			     ? safepath_check_file_dir(resolved, named, 0, &why)
+			     : cf_fail(&why, CF_TRUST, "%s: %s", named, platform_strerror(errno));
+	free(named);
+	return rc == CF_OK ? CF_OK : cf_fail(e, CF_TRUST, "%s", why.msg);
+}
+
+/* A public key's file is small (PEM or DER SubjectPublicKeyInfo). */
+#define KEY_FILE_MAX (64 * 1024)
+
+/* The open file's own metadata decides, never the name's: what is checked is what is read. */
+static int key_file_checked(int fd, const char *path, const char *what, struct cf_err *e)
 {
 	struct platform_stat st;
-	int fd = platform_open(path, PLATFORM_OPEN_READ | PLATFORM_OPEN_NONBLOCK, 0);
-	if (fd < 0)
-		return cf_fail(e, CF_TRUST, "%s %s: %s", what, path, platform_strerror(errno));
-	int got = platform_fstat(fd, &st) == 0;
-	platform_close(fd);
-	if (!got || st.type != PLATFORM_TYPE_FILE)
+	if (platform_fstat(fd, &st) != 0 || st.type != PLATFORM_TYPE_FILE)
 		return cf_fail(e, CF_TRUST, "%s %s is not a regular file (a FIFO or a device?)", what, path);
 	/* The trust directory's rule for a key named on the command line too (issue 23 A9): as
 	 * root, a key file another user owns or may write is that user's choice of key. */
@@ -270,6 +291,34 @@ int trust_key_file_check(const char *path, const char *what, struct cf_err *e)
 	if (platform_dir_separator() == '/' && platform_is_admin() && (st.mode & 022))
 		return cf_fail(e, CF_TRUST, "%s %s is writable by group or others: it cannot be trusted "
 			       "(chmod go-w)", what, path);
+	return key_dir_check(path, what, e);
+}
+
+int trust_key_file_read(const char *path, const char *what, struct trust_key *k,
+			struct cf_err *e)
+{
+	uint8_t *data = xmalloc(KEY_FILE_MAX + 1);
+	ssize_t got = -1;
+	struct cf_err why = { 0 };
+	int fd = platform_open(path, PLATFORM_OPEN_READ | PLATFORM_OPEN_NONBLOCK, 0);
+	int rc = fd >= 0 ? key_file_checked(fd, path, what, e)
+			 : cf_fail(e, CF_TRUST, "%s %s: %s", what, path, platform_strerror(errno));
+	/* Test seam: a test renames another key over the name here; the one read is still this. */
+	if (rc == CF_OK)
+		rc = install_fault("trust-key-opened", e);
+	if (rc == CF_OK && (got = io_read_full(fd, data, KEY_FILE_MAX + 1)) < 0)
+		rc = cf_fail(e, CF_TRUST, "%s %s: %s", what, path, platform_strerror(errno));
+	else if (rc == CF_OK && got > KEY_FILE_MAX)
+		rc = cf_fail(e, CF_TRUST, "%s %s is longer than a public key may be", what, path);
+	if (fd >= 0)
+		platform_close(fd);
+	if (rc == CF_OK && sig_pubkey_parse(data, (size_t)got, k->spki, &k->spki_len, &why) != CF_OK)
+		rc = cf_fail(e, CF_TRUST, "%s: %s", path, why.msg);
+	free(data);
+	if (rc != CF_OK)
+		return rc;
+	sig_keyid(k->spki, k->spki_len, k->keyid);
+	snprintf(k->origin, sizeof(k->origin), "%s %s", what, path);
 	return CF_OK;
 }
 
@@ -300,17 +349,8 @@ int trust_load(struct trust *t, const struct trust_sources *src, struct cf_err *
 	int rc = load_compiled(t, e);
 	if (rc == CF_OK)
 		rc = load_trust_dir(t, src->root, e);
-	for (size_t i = 0; rc == CF_OK && i < src->nfiles; i++) {
-		uint8_t der[512];
-		size_t len;
-		char origin[160];
-		rc = trust_key_file_check(src->files[i], "--trust", e);
-		if (rc == CF_OK)
-			rc = sig_pubkey_load(src->files[i], der, &len, e);
-		snprintf(origin, sizeof(origin), "--trust %s", src->files[i]);
-		if (rc == CF_OK)
-			add_key(t, der, len, origin);
-	}
+	for (size_t i = 0; rc == CF_OK && i < src->nkeys; i++)
+		add_key(t, src->keys[i].spki, src->keys[i].spki_len, src->keys[i].origin);
 	for (size_t i = 0; rc == CF_OK && i < src->nfingerprints && i < 16; i++) {
 		if (hex_decode(src->fingerprints[i], t->fingerprints[t->nfingerprints], 32) != 0)
 			return cf_fail(e, CF_USAGE, "--trust-fingerprint needs all 64 hex digits of a key's "

@@ -44,17 +44,23 @@ struct trust {
 
 struct trust_sources {
 	const char *root;          /* "" or the --root directory */
-	const char *const *files;  /* --trust */
-	size_t nfiles;
+	/* --trust: each key read once (trust_key_file_read), never its path again: the key that
+	 * verifies is the key --remember stores. */
+	const struct trust_key *keys;
+	size_t nkeys;
 	const char *const *fingerprints; /* --trust-fingerprint */
 	size_t nfingerprints;
 };
 
+/* A key file named on the command line (--trust, trust add), opened once: that one open file
+ * is checked (a regular file; as root, root's and not writable by group or others, in a
+ * directory that passes the prefix's ownership rule) and read, so nothing renamed over the
+ * name meanwhile is ever read. k gets the key, its id and "WHAT PATH" as origin; what names
+ * the option in the reason. CF_TRUST (exit 2) with a one-line reason. */
+int trust_key_file_read(const char *path, const char *what, struct trust_key *k,
+			struct cf_err *e);
 /* Collect trusted keys: compiled in, the trust directory (only if root-owned and not
  * writable by others), --trust and --trust-fingerprint; read the threshold file. */
-/* A key file named on the command line (--trust, trust add): a regular file and, as root,
- * root's and not writable by group or others; what names the option in the reason. */
-int trust_key_file_check(const char *path, const char *what, struct cf_err *e);
 int trust_load(struct trust *t, const struct trust_sources *src, struct cf_err *e);
 /* CF_OK when at least threshold distinct trusted keys made valid signatures over the header.
  * Names the signers it accepted in signers (short ids), for the log. */
