@@ -92,6 +92,8 @@ size_t product_count(void);
 const struct product *product_at(size_t i);
 /* The registry's names, space-separated, for messages and completion. */
 void product_names(char *out, size_t size);
+/* The same as help text says it: "a (the default) or b", "a (the default), b or c". */
+void product_names_prose(char *out, size_t size);
 /* Whether NVIDIA builds the product for platform's OS: not for Windows when it lists no
  * import library and no DLL there. */
 int product_builds_for(const struct product *p, const char *platform);
