@@ -238,7 +238,8 @@ int step_gpu_reads_version(const struct product *p)
 void step_gpu(struct run *r)
 {
 	char libcuda[PATH_MAX], version[64], why[1024];
-	if (!step_gpu_has_check(r->product)) {
+	const struct gpu_check *check = check_of(r->product);
+	if (!check) {
 		const char *skip = r->o->require_gpu ? "fail" : "skip";
 		snprintf(why, sizeof(why), "no GPU check for %s in this unpacker", r->product->display);
 		report_add(r, 5, "driver", skip, why);
@@ -317,5 +318,5 @@ void step_gpu(struct run *r)
 		report_add(r, 6, "compute", "fail", why);
 		return;
 	}
-	check_of(r->product)->run(r, libcuda, json_array_size(gpus));
+	check->run(r, libcuda, json_array_size(gpus));
 }
