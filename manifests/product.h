@@ -16,6 +16,10 @@ struct product_files {
 	const char *const *import_libs;  /* lib/ on Windows: "x*.lib" */
 	const char *const *dlls;         /* bin/ on Windows: "x*.dll" */
 	const char *const *licences;     /* the tree's top: "LICENSE", ... */
+	/* Directories of include/ carried whole, matched by name ("x_device"): every regular file
+	 * below them, at any depth, hashed and packed like every other file; a link or anything
+	 * else in them is refused. Empty where the headers are all in include/ itself. */
+	const char *const *include_dirs;
 };
 
 /* Where the version of a tree is read: the first of headers that defines the three macros. */
