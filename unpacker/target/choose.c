@@ -265,8 +265,8 @@ static int read_candidate(struct candidate *c, const struct trust *t)
 
 /* 1, and why, when a GPU is below the bundle's compute-capability floor: every GPU must run
  * it, so the lowest decides (each one below is named). Not known, or no floor: 0. No
- * ceiling is applied: NVIDIA's matrices list the architectures a release was tested on, and
- * cuDNN 9 is forward compatible with later GPUs (its release notes, 9.0.0). */
+ * ceiling is applied: NVIDIA's matrices list the architectures a release was tested on, not
+ * an upper bound (docs/guide.md says why, with NVIDIA's word on forward compatibility). */
 static int gpus_below(const struct machine *mc, const char *cc_min, char *why, size_t size)
 {
 	const struct choose_gpus *g = mc->gpus;
