@@ -38,8 +38,9 @@ mkdir -p "$W/m/proc/driver/nvidia"
 echo "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Sun Jul 27 07:09:14 UTC 2025" \
 	> "$W/m/proc/driver/nvidia/version"
 CONF=$W/fake.conf
-mkdir -p drv
-cc -shared -fPIC -I"$TOP/tests/tools" -DFAKE_CONF="\"$CONF\"" \
+UIDS=$W/uids
+mkdir -p drv "$UIDS" && chmod 1777 "$UIDS"
+cc -shared -fPIC -I"$TOP/tests/tools" -DFAKE_CONF="\"$CONF\"" -DFAKE_UID_DIR="\"$UIDS\"" \
 	-o drv/libcuda.so.550.54.15 -Wl,-soname,libcuda.so.1 "$TOP/tests/tools/fakecuda.c"
 ln -sf libcuda.so.550.54.15 drv/libcuda.so.1
 chmod 755 "$W" drv
@@ -73,6 +74,11 @@ choose 0 kit
 assert_contains last.out "3 GPUs of compute capability 9.0, 6.1, 9.0"
 assert_contains last.out "chose cudnn-9.10.2-cuda12-linux-x86_64.bundle"
 assert_contains last.out "cudnn-9.11.0-cuda12-linux-x86_64.bundle: needs compute capability >= 7.5, GPU 1 is 6.1"
+
+note "the driver was asked in the probe child, never in the unpacker itself (as root: as nobody)"
+ls "$UIDS" | grep -q 'libcuda-' || fail "the fake driver left no uid record: $(ls "$UIDS")"
+if ls "$UIDS" | grep -q '^uid-0-'; then fail "libcuda ran as root: $(ls "$UIDS" | grep '^uid-0-')"; fi
+if [ "$(id -u)" = 0 ]; then ls "$UIDS" | grep -q '^uid-65534-libcuda' || fail "not run as nobody: $(ls "$UIDS")"; fi
 
 note "a kit of 9.11 alone on sm 6.1: nothing fits (exit 4, dry run or not), nothing written"
 printf 'gpus=1\ncc=61\n' > "$CONF"
