@@ -23,6 +23,8 @@ static const char linux_usage[] =
 	"                [--trust K.pub]...\n"
 	"       unpacker list | use ID | uninstall ID [--force] | env [--shell sh|ps|cmd]\n"
 	"                | doctor [--product NAME]   of NAME's prefix (default cudnn)\n"
+	"       unpacker inventory [--deep] [--json -|FILE] [--prefix DIR]\n"
+	"                every install: signers, files, validation; other copies\n"
 	"       unpacker trust [list] | add K.pub [--fingerprint HEX] | remove FP\n"
 	"                | threshold N | statement-threshold N | apply STATEMENT\n"
 	"                | reset-clock   what this host trusts\n"
@@ -53,6 +55,8 @@ static const char windows_usage[] =
 	"                [--trust K.pub]...\n"
 	"       unpacker list | use ID | uninstall ID [--force] | env [--shell cmd|ps|sh]\n"
 	"                | doctor [--product NAME]\n"
+	"       unpacker inventory [--deep] [--json -|FILE] [--prefix DIR]\n"
+	"                every install: signers, files, validation; other copies\n"
 	"       unpacker trust [list] | add K.pub [--fingerprint HEX] | remove FP\n"
 	"                | threshold N | statement-threshold N | apply STATEMENT\n"
 	"                | reset-clock   what this host trusts\n"
@@ -251,6 +255,22 @@ const char help_doctor[] =
 	"Report other copies of the product (--product, default cuDNN) that could shadow the\n"
 	"install, and leftovers of interrupted runs (.staging-*, .old-*, a pending journal) with\n"
 	"the command that cleans them.\n";
+
+const char help_inventory[] =
+	"usage: unpacker inventory [--deep] [--json -|FILE] [--prefix DIR]\n"
+	"                          [--product NAME] [--root DIR] [--trust K.pub]...\n"
+	"What the prefix holds, read from files only (nothing is loaded or written): each\n"
+	"install's product, version, CUDA variant, platform, bundle id, counter, when it\n"
+	"was installed, whether it is current; its signers and whether this host trusts\n"
+	"them now (revocations count); its files against the manifest (missing, size\n"
+	"changed, unlisted; --deep: every SHA-256 too); its last validation (result,\n"
+	"time, GPUs); the environment files and whether they point at the current\n"
+	"install; every other copy doctor finds and whether it shadows the install.\n"
+	"--json -: the --json report on stdout instead of the text (field: inventory).\n"
+	"Exit 0 when nothing drifted; 6 when something did (a changed, missing or\n"
+	"unlisted file, a shadowing copy, an environment file pointing elsewhere, a\n"
+	"failed last validation); 2 when an install's stored header no longer verifies\n"
+	"with the keys trusted here (a signer revoked or removed).\n";
 
 const char help_trust[] =
 	"usage: unpacker trust [list] [--root DIR]\n"
