@@ -39,10 +39,11 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["command"] == "inventory" and d["exit_code"] == 0, d
 inv = d["inventory"]
-assert inv["product"] == "cudnn" and inv["prefix"] == "/opt/cudnn" and inv["root"] == sys.argv[4], inv
-assert inv["current"] == sys.argv[2] and inv["drifted"] is False and inv["problems"] == [], inv
-assert inv["checked"] == "size", inv
-b, = inv["installs"]
+assert inv["root"] == sys.argv[4] and inv["checked"] == "size", inv
+assert inv["drifted"] is False and inv["problems"] == [], inv
+p, = inv["prefixes"]
+assert p["product"] == "cudnn" and p["prefix"] == "/opt/cudnn" and p["current"] == sys.argv[2], p
+b, = p["installs"]
 assert b["dir"] == sys.argv[2] and b["cudnn_version"] == "9.19.0" and b["cuda_variant"] == "13", b
 assert b["platform"] == "linux-x86_64" and b["counter"] == 100 and b["current"] is True, b
 assert b["signers"] == [{"fingerprint": sys.argv[3], "trust": "trusted"}], b["signers"]
@@ -50,11 +51,11 @@ assert b["signature"]["verifies"] is True, b
 f = b["files"]
 assert f["entries"] == f["as_listed"] > 0 and f["sha256_changed"] is None and f["unlisted"] == 0, f
 assert b["validation"]["result"].startswith("pass") and b["validation"]["validated_at"], b
-kinds = {e["kind"]: e for e in inv["environment"]}
+kinds = {e["kind"]: e for e in p["environment"]}
 assert kinds["ld.so.conf.d"]["ok"] and kinds["ld.so.conf.d"]["points_at"] == "/opt/cudnn/current/lib", kinds
 assert kinds["profile.d"]["ok"] and kinds["current link"]["points_at"].endswith(sys.argv[2]), kinds
-ours = [c for c in inv["copies"] if c["ours"]]
-assert len(ours) == 1 and not any(c["shadows"] for c in inv["copies"]), inv["copies"]
+ours = [c for c in p["copies"] if c["ours"]]
+assert len(ours) == 1 and not any(c["shadows"] for c in p["copies"]), p["copies"]
 PY
 
 note "a second version beside it, not current and never validated"
@@ -91,7 +92,7 @@ d = json.load(open(sys.argv[1]))
 assert d["exit_code"] == 6 and d["status"] == "validation", d
 inv = d["inventory"]
 assert inv["drifted"] is True and len(inv["problems"]) == 2, inv["problems"]
-b = [b for b in inv["installs"] if b["dir"] == sys.argv[2]][0]
+b = [b for b in inv["prefixes"][0]["installs"] if b["dir"] == sys.argv[2]][0]
 assert b["current"] is False and b["validation"] is None, b
 assert b["files"]["size_changed"] == 1 and b["files"]["unlisted"] == 1, b["files"]
 assert b["files"]["first_unlisted"] == "lib/libplanted.so", b["files"]
@@ -114,7 +115,7 @@ expect 6 env -u LD_LIBRARY_PATH "$UNPACKER" inventory --root "$R" --json -
 py - "$W/last.out" <<'PY'
 import json, sys
 inv = json.load(open(sys.argv[1]))["inventory"]
-bad, = [c for c in inv["copies"] if c["shadows"]]
+bad, = [c for c in inv["prefixes"][0]["copies"] if c["shadows"]]
 assert bad["version"] == "9.14.0" and bad["path"] == "/usr/lib/old/libcudnn.so.9.14.0", bad
 assert "00-aaa-old.conf" in bad["on_search_path"], bad
 PY
@@ -131,6 +132,35 @@ assert_contains last.out "BAD  profile.d      /etc/profile.d/cuferry-cudnn.sh (p
 assert_contains last.err "/etc/profile.d/cuferry-cudnn.sh does not point at /opt/cudnn/current"
 cp profile.keep "$R/etc/profile.d/cuferry-cudnn.sh"
 expect 0 env -u LD_LIBRARY_PATH "$UNPACKER" inventory --root "$R"
+
+note "a second product in its own prefix: every product's installs, or --product's"
+CUDA=$(cat "$FX/cuda_dir")
+if [ -f "$CUDA/lib64/libnccl.so.2" ] && [ -f "$CUDA/include/nccl.h" ]; then
+	mkdir -p nccl/lib nccl/include "$R/mods"
+	cp "$CUDA/lib64/libnccl.so.2" nccl/lib/
+	cp "$CUDA/include/nccl.h" nccl/include/
+	expect 0 "$BUNDLER" create --product nccl --from-dir nccl --cuda 13 --key "$FX/test.key" -o nccl.bundle --level 1 -q
+	expect 0 env -u LD_LIBRARY_PATH "$UNPACKER" nccl.bundle --root "$R" --modulefiles /mods --no-validate
+	expect 0 env -u LD_LIBRARY_PATH "$UNPACKER" inventory --root "$R" --json -
+	py - "$W/last.out" <<'PY'
+import json, sys
+inv = json.load(open(sys.argv[1]))["inventory"]
+assert [p["product"] for p in inv["prefixes"]] == ["cudnn", "nccl"], inv["prefixes"]
+n = inv["prefixes"][1]
+assert n["prefix"] == "/opt/nccl" and n["installs"][0]["nccl_version"], n
+m, = n["modulefiles"]
+assert m["dir"] == "/mods" and m["default_is_current"] and m["installs"] == [n["current"]], m
+PY
+	expect 0 env -u LD_LIBRARY_PATH "$UNPACKER" inventory --root "$R" --product nccl
+	assert_contains last.out "^NCCL in $R/opt/nccl: 1 install"
+	! grep -q "^cuDNN in" last.out || fail "--product nccl showed cuDNN's prefix"
+	expect 0 env -u LD_LIBRARY_PATH "$UNPACKER" inventory --root "$R" --prefix /opt/nccl
+	assert_contains last.out "^NCCL in $R/opt/nccl: 1 install"
+	rm "$R/mods/nccl/.version"
+	expect 6 env -u LD_LIBRARY_PATH "$UNPACKER" inventory --root "$R"
+	assert_contains last.err "the modulefiles in /mods do not make nccl-"
+	expect 0 "$UNPACKER" uninstall "$(ls "$R/opt/nccl" | grep '^nccl-')" --root "$R" --force --product nccl
+fi
 
 note "the signer revoked since the install: the stored header no longer verifies (exit 2)"
 expect 0 "$BUNDLER" trust-statement --revoke "$F1" --counter 20 --key "$FX/other.key" -o revoke.st

@@ -341,52 +341,109 @@ static json_t *copies_of(const struct layout *l, int *surveyed, struct findings 
 	return a;
 }
 
+/* One prefix: its installs, environment, modulefiles and copies (product p). */
+static json_t *prefix_of(const struct layout *l, const struct state *st,
+			 const struct install_options *o, const struct inventory_options *io,
+			 const struct trust *t, struct findings *f)
+{
+	json_t *installs = json_array();
+	for (size_t i = 0; i < st->nbundles; i++)
+		json_array_append_new(installs, install_of(l, st, &st->bundles[i], o, io, t, f));
+	int surveyed;
+	json_t *j = json_pack("{s:s, s:s, s:o, s:o}", "product", l->product->name, "prefix",
+			      l->prefix_sys, "current", jstr(st->current), "installs", installs);
+	json_object_set_new(j, "environment", environment_of(l, st, f));
+	json_object_set_new(j, "modulefiles", modulefiles_of(l, st, f));
+	json_object_set_new(j, "copies", copies_of(l, &surveyed, f));
+	json_object_set_new(j, "copies_surveyed", json_boolean(surveyed));
+	return j;
+}
+
+/* The product a prefix is asked of: --product's; with --prefix alone the one its state names
+ * (a prefix holds one product), else the default. */
+static const struct product *product_asked(const struct install_options *o)
+{
+	if (o->product_given || !o->prefix)
+		return o->product;
+	struct layout l;
+	struct state st;
+	struct cf_err ignored = { 0 };
+	const struct product *p = o->product;
+	layout_init(&l, o->root, o->prefix, o->product);
+	if (state_load(l.state, &st, &ignored) == CF_OK) {
+		if (st.product && product_find(st.product))
+			p = product_find(st.product);
+		state_free(&st);
+	}
+	layout_free(&l);
+	return p;
+}
+
+/* Which prefixes: the one --prefix or --product names; else each product's default prefix that
+ * holds a state, and the default product's when none does. */
+static int wanted(const struct install_options *o, const struct product *p)
+{
+	if (o->product_given || o->prefix)
+		return p == product_asked(o);
+	int any = 0;
+	for (size_t i = 0; i < product_count(); i++) {
+		char *prefix = layout_default_prefix(o->root, NULL, product_at(i));
+		char *state = layout_state_of(o->root, prefix);
+		int held = io_exists(state);
+		any |= held;
+		if (product_at(i) == p && held) {
+			free(state);
+			free(prefix);
+			return 1;
+		}
+		free(state);
+		free(prefix);
+	}
+	return !any && p == product_default();
+}
+
 int inventory_run(const struct install_options *o, const struct inventory_options *io,
 		  char **json, struct cf_err *e)
 {
-	struct layout l;
-	struct state st = { 0 };
 	*json = NULL;
-	layout_init(&l, o->root, o->prefix, o->product);
-	int rc = state_load(l.state, &st, e);
-	if (rc == CF_OK)
-		rc = state_check_product(&st, l.product, l.prefix, e);
-	if (rc != CF_OK) {
-		state_free(&st);
-		layout_free(&l);
-		return rc;
-	}
 	/* What this host trusts now, loaded once for every install's signers. */
 	struct trust *t = xmalloc(sizeof(*t));
 	struct cf_err no_trust = { 0 };
 	int trusted = trust_load(t, &o->trust, &no_trust) == CF_OK;
 	struct findings f = { json_array(), 0 };
-	json_t *installs = json_array();
-	for (size_t i = 0; i < st.nbundles; i++)
-		json_array_append_new(installs, install_of(&l, &st, &st.bundles[i], o, io,
-							   trusted ? t : NULL, &f));
+	json_t *prefixes = json_array();
+	int rc = CF_OK;
+	for (size_t i = 0; rc == CF_OK && i < product_count(); i++) {
+		const struct product *p = product_at(i);
+		if (!wanted(o, p))
+			continue;
+		struct layout l;
+		struct state st = { 0 };
+		layout_init(&l, o->root, o->prefix, p);
+		rc = state_load(l.state, &st, e);
+		if (rc == CF_OK)
+			rc = state_check_product(&st, l.product, l.prefix, e);
+		if (rc == CF_OK) {
+			json_t *one = prefix_of(&l, &st, o, io, trusted ? t : NULL, &f);
+			if (!io->json_only)
+				inventory_print_prefix(one, p, l.root);
+			json_array_append_new(prefixes, one);
+		}
+		state_free(&st);
+		layout_free(&l);
+	}
 	free(t);
-	int surveyed;
-	json_t *inv = json_pack("{s:s, s:s, s:s, s:s, s:o, s:o}", "product", l.product->name,
-				"prefix", l.prefix_sys, "root", l.root, "checked",
-				io->deep ? "sha256" : "size", "current", jstr(st.current),
-				"installs", installs);
-	json_object_set_new(inv, "environment", environment_of(&l, &st, &f));
-	json_object_set_new(inv, "modulefiles", modulefiles_of(&l, &st, &f));
-	json_object_set_new(inv, "copies", copies_of(&l, &surveyed, &f));
-	json_object_set_new(inv, "copies_surveyed", json_boolean(surveyed));
-	json_object_set_new(inv, "drifted", json_boolean(json_array_size(f.problems) > 0));
-	json_object_set_new(inv, "problems", f.problems);
-	if (!io->json_only)
-		inventory_print(inv, l.product);
+	json_t *inv = json_pack("{s:s, s:s, s:o, s:b, s:o}", "root", o->root, "checked",
+				io->deep ? "sha256" : "size", "prefixes", prefixes, "drifted",
+				json_array_size(f.problems) > 0, "problems", f.problems);
+	if (rc == CF_OK && !io->json_only)
+		inventory_print_problems(inv);
 	size_t n = json_array_size(f.problems);
-	if (n)
+	if (rc == CF_OK && n)
 		rc = cf_fail(e, f.untrusted ? CF_TRUST : CF_VALIDATION, "%s%s",
 			     json_string_value(json_array_get(f.problems, 0)),
 			     n > 1 ? " (and more: see the inventory)" : "");
 	*json = json_dumps(inv, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(inv);
-	state_free(&st);
-	layout_free(&l);
 	return rc;
 }

@@ -112,7 +112,7 @@ static void print_environment(json_t *inv)
 	}
 }
 
-static void print_copies(json_t *inv, const struct product *p)
+static void print_copies(json_t *inv, const struct product *p, const char *root)
 {
 	json_t *c;
 	size_t i;
@@ -127,25 +127,30 @@ static void print_copies(json_t *inv, const struct product *p)
 		const char *how = json_is_true(json_object_get(c, "shadows")) ? "SHADOWS the install"
 				: json_is_true(json_object_get(c, "ours")) ? "the install's"
 				: json_is_true(json_object_get(c, "wins")) ? "wins" : "does not win";
-		log_out("  %-10s %s%s\n", text(c, "version"), text(inv, "root"), text(c, "path"));
+		log_out("  %-10s %s%s\n", text(c, "version"), root, text(c, "path"));
 		log_out("             %s; %s; on the search path through: %s\n", text(c, "origin"), how,
 			json_string_value(json_object_get(c, "on_search_path"))
 			? text(c, "on_search_path") : "nothing");
 	}
 }
 
-void inventory_print(json_t *inv, const struct product *p)
+void inventory_print_prefix(json_t *prefix, const struct product *p, const char *root)
 {
-	json_t *b, *x;
-	size_t i, n = json_array_size(json_object_get(inv, "installs"));
-	log_out("%s in %s%s: %zu %s, current %s\n", p->display, text(inv, "root"), text(inv, "prefix"),
-		n, n == 1 ? "install" : "installs",
-		json_string_value(json_object_get(inv, "current")) ? text(inv, "current") : "none");
-	json_array_foreach(json_object_get(inv, "installs"), i, b)
+	json_t *b;
+	size_t i, n = json_array_size(json_object_get(prefix, "installs"));
+	log_out("%s in %s%s: %zu %s, current %s\n", p->display, root, text(prefix, "prefix"), n,
+		n == 1 ? "install" : "installs",
+		json_string_value(json_object_get(prefix, "current")) ? text(prefix, "current") : "none");
+	json_array_foreach(json_object_get(prefix, "installs"), i, b)
 		print_install(b, p);
-	print_environment(inv);
-	print_copies(inv, p);
-	size_t k = json_array_size(json_object_get(inv, "problems"));
+	print_environment(prefix);
+	print_copies(prefix, p, root);
+}
+
+void inventory_print_problems(json_t *inv)
+{
+	json_t *x;
+	size_t i, k = json_array_size(json_object_get(inv, "problems"));
 	if (k == 0)
 		log_out("nothing drifted\n");
 	else

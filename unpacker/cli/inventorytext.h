@@ -6,7 +6,10 @@
 struct json_t; /* jansson's json_t: the header names no library type */
 struct product;
 
-/* The inventory on stdout (log_out), product p's names in it. */
-void inventory_print(struct json_t *inv, const struct product *p);
+/* One prefix of the inventory (its "prefixes" entry) on stdout (log_out), product p's names
+ * in it, paths under root ("" or --root) shown with it. */
+void inventory_print_prefix(struct json_t *prefix, const struct product *p, const char *root);
+/* The end: "nothing drifted", or every problem found. */
+void inventory_print_problems(struct json_t *inv);
 
 #endif
