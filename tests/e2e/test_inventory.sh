@@ -106,6 +106,15 @@ for p in sys.argv[2:]:
 PY
 expect 0 "$UNPACKER" uninstall "$V2" --root "$R"
 
+note "an install whose directory was removed by hand"
+expect 0 env -u LD_LIBRARY_PATH "$UNPACKER" second.bundle --root "$R" --keep-current --no-validate
+rm -r "$R/opt/cudnn/$V2"
+expect 6 env -u LD_LIBRARY_PATH "$UNPACKER" inventory --root "$R"
+assert_contains last.err "$V2: its directory /opt/cudnn/$V2 is gone"
+assert_contains last.out "files      not checked (no manifest is believed)"
+one_line_reason
+expect 0 "$UNPACKER" uninstall "$V2" --root "$R"
+
 note "an older copy earlier in the ld cache shadows the install"
 mkdir -p "$R/usr/lib/old"
 cp "$R/opt/cudnn/current/lib/libcudnn.so.9" "$R/usr/lib/old/libcudnn.so.9.14.0"

@@ -216,7 +216,7 @@ static json_t *install_of(const struct layout *l, const struct state *st,
 	json_object_set_new(j, key, jstr(b->version));
 	json_object_set_new(j, "signers", signers_of(dir, t));
 	struct manifest *m = NULL;
-	struct validate_signature sig;
+	struct validate_signature sig = { 0 };
 	struct cf_err why = { 0 };
 	int rc = io_is_dir(dir) ? validate_load_manifest(l->root, dir, &o->trust, &m, &sig, &why)
 				: cf_fail(&why, CF_VALIDATION, "its directory %s is gone", shown(l, dir));
