@@ -11,12 +11,12 @@ for p in bundler unpacker; do
 	for s in NAME SYNOPSIS COMMANDS OPTIONS "EXIT STATUS"; do assert_contains $p.txt "$s"; done
 done
 for c in keygen create resolve inspect sign split; do assert_contains bundler.txt "bundler $c"; done
-for c in verify validate list use uninstall env doctor trust reset-clock; do assert_contains unpacker.txt "$c"; done
+for c in verify validate list use uninstall env doctor inventory trust reset-clock; do assert_contains unpacker.txt "$c"; done
 assert_contains bundler.txt "bundler trust-statement"
 assert_contains unpacker.txt "--repair"
 assert_contains bundler.txt "fat32"
 for o in --modulefiles --no-validate --require-gpu --keep-failed --gpu --allow-expired --platform \
-	 --remember --fingerprint; do
+	 --remember --fingerprint --deep; do
 	sed -n '/^OPTIONS/,/^EXIT STATUS/p' unpacker.txt | grep -q -- "$o" || fail "unpacker(1) OPTIONS lack $o"
 done
 ! grep -q 'cuda_N_' bundler.txt || fail "bundler(1) shows scdoc markup: $(grep cuda_N_ bundler.txt)"
@@ -32,7 +32,7 @@ for c in keygen create resolve inspect sign split help; do
 	grep -qx "$c" b.words || fail "completion misses bundler $c: $(cat b.words)"
 done
 complete_words _cuferry_unpacker "$UNPACKER" "" > u.words
-for c in install verify validate list use uninstall env doctor trust help; do
+for c in install verify validate list use uninstall env doctor inventory trust help; do
 	grep -qx "$c" u.words || fail "completion misses unpacker $c"
 done
 complete_words _cuferry_unpacker "$UNPACKER" trust "" > t.words

@@ -50,6 +50,7 @@ const struct cmd_spelling cli_spellings[] = {
 	CMD_VALUE(OPT_CUDA, "--cuda", TEXT),
 	CMD_WORDS(OPT_PLATFORM, "--platform", CMD_PLATFORM_WORDS),
 	CMD_FLAG(OPT_FORCE, "--force"),
+	CMD_FLAG(OPT_DEEP, "--deep"),
 	CMD_WORDS(OPT_SHELL, "--shell", "sh ps cmd"),
 	/* the words are the product registry's names: cmd_complete_words prints them */
 	CMD_WORDS(OPT_PRODUCT, "--product", NULL),
@@ -145,6 +146,7 @@ static void set_flag(struct cli *c, enum cmd_option id)
 		[OPT_REPAIR] = &c->repair, [OPT_NO_VALIDATE] = &c->no_validate,
 		[OPT_REQUIRE_GPU] = &c->require_gpu, [OPT_KEEP_FAILED] = &c->keep_failed,
 		[OPT_QUICK_VALIDATE] = &c->quick, [OPT_DRY_RUN] = &c->dry_run, [OPT_FORCE] = &c->force,
+		[OPT_DEEP] = &c->deep,
 	};
 	*flags[id] = 1;
 }

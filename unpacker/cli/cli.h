@@ -9,7 +9,8 @@
 #define CLI_MAX_TRUST 16
 
 struct cli {
-	const char *verb;      /* install, verify, validate, list, use, uninstall, env, doctor, help */
+	const char *verb;      /* install, verify, validate, list, use, uninstall, env, doctor,
+			* inventory, help */
 	const struct command *command; /* the table's row that runs it (trust: its subcommand's) */
 	const char *arg;       /* BUNDLE or ID; trust: the subcommand's KEY.pub, FP, N or FILE */
 	size_t nargs;          /* how many were given (arg is the first): the row says how many */
@@ -34,6 +35,7 @@ struct cli {
 	int keep_current;
 	int remember; /* install --trust K.pub --remember: add the key once the install worked */
 	int repair, version;
+	int deep; /* inventory --deep: every file's SHA-256 too */
 	int verb_given; /* the command was named: "unpacker install --help" vs "unpacker --help" */
 	int gpu; /* -1: all */
 	int why_names_help; /* the reason already says which help to read */

@@ -23,6 +23,8 @@ static const char linux_usage[] =
 	"                [--trust K.pub]...\n"
 	"       unpacker list | use ID | uninstall ID [--force] | env [--shell sh|ps|cmd]\n"
 	"                | doctor [--product NAME]   of NAME's prefix (default cudnn)\n"
+	"       unpacker inventory [--deep] [--json -|FILE] [--prefix DIR]\n"
+	"                every install: signers, files, validation; other copies\n"
 	"       unpacker trust [list] | add K.pub [--fingerprint HEX] | remove FP\n"
 	"                | threshold N | statement-threshold N | apply STATEMENT\n"
 	"                | reset-clock   what this host trusts\n"
@@ -53,6 +55,8 @@ static const char windows_usage[] =
 	"                [--trust K.pub]...\n"
 	"       unpacker list | use ID | uninstall ID [--force] | env [--shell cmd|ps|sh]\n"
 	"                | doctor [--product NAME]\n"
+	"       unpacker inventory [--deep] [--json -|FILE] [--prefix DIR]\n"
+	"                every install: signers, files, validation; other copies\n"
 	"       unpacker trust [list] | add K.pub [--fingerprint HEX] | remove FP\n"
 	"                | threshold N | statement-threshold N | apply STATEMENT\n"
 	"                | reset-clock   what this host trusts\n"
@@ -253,6 +257,23 @@ const char help_doctor[] =
 	"Report other copies of the product (--product, default cuDNN) that could shadow the\n"
 	"install, and leftovers of interrupted runs (.staging-*, .old-*, a pending journal) with\n"
 	"the command that cleans them.\n";
+
+const char help_inventory[] =
+	"usage: unpacker inventory [--deep] [--json -|FILE] [--prefix DIR]\n"
+	"                          [--product NAME] [--root DIR] [--trust K.pub]...\n"
+	"What each product's prefix holds (--prefix or --product: that one), read from\n"
+	"files only (nothing is loaded or written): each install's product, version,\n"
+	"CUDA variant, platform, bundle id, counter, when it was installed, whether it\n"
+	"is current; its signers and whether this host trusts them now (revocations\n"
+	"count); its files against the manifest (missing, size changed, unlisted;\n"
+	"--deep: every SHA-256 too); its last validation (result, time, GPUs); the\n"
+	"environment files and whether they point at the current install; every other\n"
+	"copy doctor finds and whether it shadows the install.\n"
+	"--json -: the --json report on stdout instead of the text (field: inventory).\n"
+	"Exit 0 when nothing drifted; 6 when something did (a changed, missing or\n"
+	"unlisted file, a shadowing copy, an environment file pointing elsewhere, a\n"
+	"failed last validation); 2 when an install's stored header no longer verifies\n"
+	"with the keys trusted here (a signer revoked or removed).\n";
 
 const char help_trust[] =
 	"usage: unpacker trust [list] [--root DIR]\n"

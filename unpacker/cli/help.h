@@ -23,6 +23,7 @@ extern const char help_uninstall_windows[];
 extern const char help_env[];
 extern const char help_env_windows[];
 extern const char help_doctor[];
+extern const char help_inventory[];
 extern const char help_trust[];
 extern const char help_help[];
 

@@ -193,6 +193,9 @@ static void write_json(const char *path, const struct cli *c, int rc, const stru
 	json_t *v = r->validation_report ? json_loads(r->validation_report, 0, NULL) : NULL;
 	if (v)
 		json_object_set_new(o, "validation", v);
+	json_t *inv = r->inventory ? json_loads(r->inventory, 0, NULL) : NULL;
+	if (inv)
+		json_object_set_new(o, "inventory", inv);
 	/* Written beside its name and renamed over it: a hard link planted under the name (in a
 	 * shared directory, written as root) is replaced, never written through. A name that is
 	 * there but no regular file (a link, a FIFO, a device, /dev/stdout) is refused, never
@@ -200,7 +203,9 @@ static void write_json(const char *path, const struct cli *c, int rc, const stru
 	char *text = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS);
 	struct platform_stat st;
 	struct cf_err unsafe = { 0 };
-	if (json_dir_check(path, &unsafe) != CF_OK)
+	if (strcmp(path, "-") == 0) /* --json -: on stdout, after whatever the command printed */
+		printf("%s\n", text ? text : "{}");
+	else if (json_dir_check(path, &unsafe) != CF_OK)
 		log_msg(LOG_WARN, "cannot write %s: %s", path, unsafe.msg);
 	else if (platform_lstat(path, &st) == 0 && st.type != PLATFORM_TYPE_FILE)
 		log_msg(LOG_WARN, "cannot write %s: it is not a regular file (a link, a FIFO or a "
@@ -219,6 +224,7 @@ static int finish(const struct cli *c, int rc, const struct cf_err *e,
 	if (c->json_file)
 		write_json(c->json_file, c, rc, e, r, platform_elapsed_s() - started);
 	free(r->validation_report);
+	free(r->inventory);
 	log_close_file();
 	return rc;
 }
@@ -314,7 +320,7 @@ int main(int argc, char **argv)
 		return finish(&c, e.code, &e, &r, started);
 	}
 	/* Like the log's: refused before any work, and then no report is written at all. */
-	if (c.json_file && json_dir_check(c.json_file, &e) != CF_OK) {
+	if (c.json_file && strcmp(c.json_file, "-") != 0 && json_dir_check(c.json_file, &e) != CF_OK) {
 		log_msg(LOG_ERROR, "%s", e.msg);
 		c.json_file = NULL;
 		return finish(&c, e.code, &e, &r, started);

@@ -15,6 +15,7 @@
 #include "unpacker/cli/cli.h"
 #include "unpacker/cli/commands.h"
 #include "unpacker/cli/install.h"
+#include "unpacker/cli/inventory.h"
 #include "unpacker/install/opened.h"
 #include "unpacker/target/kitcheck.h"
 #include "unpacker/target/layout.h"
@@ -271,6 +272,12 @@ VERB(doctor)
 {
 	(void)c, (void)r;
 	return doctor_run(o, e);
+}
+
+VERB(inventory)
+{
+	struct inventory_options io = { c->deep, c->json_file && strcmp(c->json_file, "-") == 0 };
+	return inventory_run(o, &io, &r->inventory, e);
 }
 
 VERB(trust_list)

@@ -23,6 +23,7 @@ VERB(use);
 VERB(uninstall);
 VERB(env);
 VERB(doctor);
+VERB(inventory);
 VERB(trust_list);
 VERB(trust_add);
 VERB(trust_remove);

@@ -174,7 +174,7 @@ static int module_subdir(const struct layout *c, const char *module_dir, char **
 }
 
 /* The recorded directories, one per line (as the system sees them). */
-static char **read_record(const struct layout *c, size_t *n)
+char **modulefile_recorded(const struct layout *c, size_t *n)
 {
 	char *path = xstrdup(c->modulefiles), *text = NULL, *save = NULL;
 	char **dirs = NULL;
@@ -191,7 +191,7 @@ static char **read_record(const struct layout *c, size_t *n)
 	return dirs;
 }
 
-static void free_record(char **dirs, size_t n)
+void modulefile_recorded_free(char **dirs, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free(dirs[i]);
@@ -201,7 +201,7 @@ static void free_record(char **dirs, size_t n)
 static int record(const struct layout *c, const char *module_dir, struct cf_err *e)
 {
 	size_t n;
-	char **dirs = read_record(c, &n);
+	char **dirs = modulefile_recorded(c, &n);
 	char *text = xstrdup("");
 	int known = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -218,7 +218,7 @@ static int record(const struct layout *c, const char *module_dir, struct cf_err 
 		free(path);
 	}
 	free(text);
-	free_record(dirs, n);
+	modulefile_recorded_free(dirs, n);
 	return rc;
 }
 
@@ -273,6 +273,17 @@ int modulefile_present(const struct layout *c, const char *module_dir, const cha
 	return n == 2;
 }
 
+int modulefile_is_default(const struct layout *c, const char *module_dir, const char *dir)
+{
+	char *path = xasprintf("%s%s/%s/.version", c->root, module_dir, c->product->module_name);
+	char *text = NULL, *want = xasprintf("\"%s\"", module_version(c->product, dir));
+	int is = io_read_file(path, 1 << 16, &text, NULL) == 0 && strstr(text, want) != NULL;
+	free(text);
+	free(want);
+	free(path);
+	return is;
+}
+
 static int remove_file(const char *path, struct cf_err *e)
 {
 	if (platform_unlink(path) != 0 && errno != ENOENT)
@@ -287,7 +298,7 @@ static int each_recorded(const struct layout *c, const char *dir,
 			 struct cf_err *e)
 {
 	size_t n;
-	char **dirs = read_record(c, &n);
+	char **dirs = modulefile_recorded(c, &n);
 	int rc = CF_OK;
 	for (size_t i = 0; i < n && rc == CF_OK; i++) {
 		char *sub = NULL;
@@ -296,7 +307,7 @@ static int each_recorded(const struct layout *c, const char *dir,
 			rc = fn(c->product, sub, dir, e);
 		free(sub);
 	}
-	free_record(dirs, n);
+	modulefile_recorded_free(dirs, n);
 	return rc;
 }
 

@@ -5,6 +5,8 @@
 #ifndef UNPACKER_MODULEFILE_H
 #define UNPACKER_MODULEFILE_H
 
+#include <stddef.h>
+
 #include "common/err.h"
 #include "unpacker/target/layout.h"
 
@@ -21,6 +23,12 @@ int modulefile_install(const struct layout *c, const char *module_dir, const cha
 		       struct cf_err *e);
 /* 1 when module_dir (as the system sees it) holds both files of install `dir`. */
 int modulefile_present(const struct layout *c, const char *module_dir, const char *dir);
+/* The recorded module directories (as the system sees them), *n of them; for readers that
+ * report them (inventory). Free with modulefile_recorded_free. */
+char **modulefile_recorded(const struct layout *c, size_t *n);
+void modulefile_recorded_free(char **dirs, size_t n);
+/* 1 when module_dir's .version makes install `dir` the default. */
+int modulefile_is_default(const struct layout *c, const char *module_dir, const char *dir);
 /* In every recorded directory: make `dir` the default, or have none when dir is NULL. */
 int modulefile_set_default(const struct layout *c, const char *dir, struct cf_err *e);
 /* Remove install `dir`'s modulefiles from every recorded directory. */

@@ -31,6 +31,7 @@ struct install_result {
 	double phase_s[PHASE_COUNT]; /* seconds; negative: the phase did not run */
 	char validation_timings[1024]; /* each validation step (per GPU), a JSON object */
 	char *validation_report;       /* report.json's "validation" object (JSON text) or NULL */
+	char *inventory;               /* inventory: its object (JSON text) or NULL */
 	uint64_t repaired;    /* entries a re-run put back from the bundle */
 	char repaired_first[256];
 	int env_added;        /* a re-run wrote environment that was missing */

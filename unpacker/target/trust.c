@@ -381,7 +381,7 @@ unsigned trust_statement_threshold(const struct trust *t)
 	return n < t->threshold ? t->threshold : n;
 }
 
-static int is_trusted(const struct trust *t, const uint8_t keyid[32])
+int trust_is_trusted(const struct trust *t, const uint8_t keyid[32])
 {
 	if (trust_is_revoked(t, keyid))
 		return 0;
@@ -418,7 +418,7 @@ static unsigned accepted(const struct trust *t, const uint8_t digest[32],
 		char short_id[17];
 		/* The key id is recomputed, never believed: it must be the hash of the key given. */
 		sig_keyid(s->spki, s->spki_len, id);
-		if (!digest_equal(id, s->keyid, 32) || !is_trusted(t, id))
+		if (!digest_equal(id, s->keyid, 32) || !trust_is_trusted(t, id))
 			continue;
 		int seen = 0;
 		for (unsigned k = 0; k < good; k++)

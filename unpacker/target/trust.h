@@ -77,6 +77,8 @@ unsigned trust_accepted(const struct trust *t, const uint8_t digest[32],
 			const struct frame_sig *sigs, uint32_t nsigs, uint8_t ids[][32],
 			char *signers, size_t size);
 int trust_is_revoked(const struct trust *t, const uint8_t keyid[32]);
+/* 1 when keyid is a loaded key's or a --trust-fingerprint's, and not revoked. */
+int trust_is_trusted(const struct trust *t, const uint8_t keyid[32]);
 /* Signatures a trust statement that does more than revoke its own signers needs: the
  * compiled-in or configured statement threshold, else every trusted key when there are at
  * most three, else T + 1; never fewer than T. */

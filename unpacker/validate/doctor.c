@@ -439,6 +439,12 @@ static void read_dpkg_list(const char *list, void *ctx)
 	char *text, *save = NULL;
 	if (io_read_file(list, 16 << 20, &text, NULL) != 0)
 		return;
+	/* Most lists name no such file: one scan of the whole text says so, before any line is
+	 * cut (a host has some 200,000 lines in them; inventory must stay fast). */
+	if (!strstr(text, s->product->lib_stem)) {
+		free(text);
+		return;
+	}
 	const char *base = strrchr(list, '/') + 1;
 	size_t n = strcspn(base, ":"); /* libnccl2:amd64.list */
 	if (n > strlen(base) - 5)
@@ -792,6 +798,37 @@ int doctor_pick(const struct layout *l, const char *major, int system_env, struc
 	}
 	survey_free(s);
 	return installed ? 0 : -1;
+}
+
+size_t doctor_copies(const struct layout *l, struct doctor_copy **out, int *surveyed)
+{
+	*out = NULL;
+	*surveyed = *l->root || !platform_lib_search_is_dirs();
+	if (!*surveyed)
+		return 0;
+	char ours[PATH_MAX] = "", major[16];
+	int installed;
+	snprintf(major, sizeof(major), "%d", current_major(l));
+	struct survey *s = survey_copies(l, major, ours, &installed);
+	struct verdict v[3];
+	decide(s, env_system_present(l), v);
+	struct doctor_copy *copies = xcalloc(s->ncopies + 1, sizeof(*copies));
+	for (size_t i = 0; i < s->ncopies; i++) {
+		const struct copy *c = &s->copies[i];
+		struct doctor_copy *d = &copies[i];
+		snprintf(d->path, sizeof(d->path), "%s", c->real);
+		snprintf(d->version, sizeof(d->version), "%s", c->version);
+		snprintf(d->origin, sizeof(d->origin), "%s", c->origin ? c->origin : "");
+		snprintf(d->vias, sizeof(d->vias), "%s", c->vias);
+		d->ours = c->ours;
+		for (int k = 0; k < 3; k++)
+			d->wins |= v[k].counts && v[k].c == c;
+		d->shadows = installed && d->wins && !c->ours;
+	}
+	size_t n = s->ncopies;
+	survey_free(s);
+	*out = copies;
+	return n;
 }
 
 /* Whether a path or name can stand in a command printed for root to paste: nothing a shell

@@ -27,4 +27,20 @@ struct doctor_pick {
 /* 0, or -1 when nothing is installed as current under l. */
 int doctor_pick(const struct layout *l, const char *major, int system_env, struct doctor_pick *p);
 
+/* One copy of the product's main library (of the current install's major) that doctor finds,
+ * for inventory: the same survey, from names, headers and metadata only (no library is
+ * loaded, not even by the probe: a version no name dates stays "unknown"). */
+struct doctor_copy {
+	char path[4096];    /* the file behind the links, as the system names it */
+	char version[64];   /* or "unknown" */
+	char origin[1024];  /* deb package X, pip wheel X, cuferry install X in P, ... */
+	char vias[2048];    /* what puts it on the search path; "" when nothing does */
+	int ours;           /* the current install's own copy */
+	int wins;           /* a program that counts (doctor's views) gets this copy */
+	int shadows;        /* it wins where the install should: doctor's exit 6 */
+};
+/* Every copy under l's root, into *out (free it); returns how many. *surveyed 0 where this
+ * survey does not apply (a Windows host, whose DLL search doctor surveys its own way). */
+size_t doctor_copies(const struct layout *l, struct doctor_copy **out, int *surveyed);
+
 #endif
