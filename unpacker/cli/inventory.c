@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/format.h"
 #include "common/io.h"
 #include "common/log.h"
 #include "common/platform.h"
@@ -44,7 +45,7 @@ static json_t *jstr(const char *s)
 	return j ? j : json_string(log_safe(s, safe, sizeof(safe)));
 }
 
-static void problem(struct findings *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void problem(struct findings *f, const char *fmt, ...) CF_PRINTF(2, 3);
 static void problem(struct findings *f, const char *fmt, ...)
 {
 	char text[1600];
