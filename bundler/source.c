@@ -46,6 +46,45 @@ static int tree_has(const struct tree *t, const char *path)
 	return 0;
 }
 
+/* Whether a link's target, taken by name from the link's install path, stays inside the
+ * tree: relative, and never climbing above the top with "..". Judged where the link will be
+ * installed, not where it was found (lib64/ becomes lib/, bin/x64/ becomes bin/). */
+static int target_inside(const char *path, const char *target)
+{
+	long depth = 0;
+	for (const char *p = strchr(path, '/'); p; p = strchr(p + 1, '/'))
+		depth++;
+	if (target[0] == '/')
+		return 0;
+	for (const char *p = target; *p; p += strspn(p, "/")) {
+		size_t n = strcspn(p, "/");
+		if (n == 2 && strncmp(p, "..", 2) == 0)
+			depth--;
+		else if (!(n == 1 && p[0] == '.'))
+			depth++;
+		if (depth < 0)
+			return 0;
+		p += n;
+	}
+	return 1;
+}
+
+/* A link of the tree is packed as a link, never followed: its target must resolve inside the
+ * tree and be no directory. Followed, either would pack (or, installed, point at) whatever
+ * the bundling host has there. */
+static int link_stays_inside(const char *path, const char *src, const char *target,
+			     struct cf_err *e)
+{
+	struct platform_stat st;
+	if (!target_inside(path, target))
+		return cf_fail(e, CF_SOURCE, "%s -> %s: a link out of the tree, never followed",
+			       path, target);
+	if (platform_stat(src, &st) == 0 && st.type == PLATFORM_TYPE_DIR)
+		return cf_fail(e, CF_SOURCE, "%s -> %s: a link to a directory, never followed",
+			       path, target);
+	return CF_OK;
+}
+
 /* Add a file or symlink found at src under the install path; skips what is not one. */
 static int tree_add(struct tree *t, const char *path, const char *src, struct cf_err *e)
 {
@@ -63,6 +102,9 @@ static int tree_add(struct tree *t, const char *path, const char *src, struct cf
 		if (n < 0)
 			return cf_fail(e, CF_SOURCE, "%s: %s", src, strerror(errno));
 		target[n] = '\0';
+		int rc = link_stays_inside(path, src, target, e);
+		if (rc != CF_OK)
+			return rc;
 		ent.is_symlink = 1;
 		ent.target = xstrdup(target);
 	} else if (S_ISREG(st.st_mode)) {
@@ -132,6 +174,27 @@ static int take_whole(struct tree *t, const char *path, const char *src, struct 
 			       S_ISLNK(st.st_mode) ? "a link" : "not a directory",
 			       t->product->display, path);
 	return take_below(t, path, src, path, e);
+}
+
+/* A directory of the layout (include/, lib/, lib64/, bin/) may be a link, as NVIDIA's .run
+ * installs make lib64/ and include/ (into targets/<arch>/), but only to a directory inside
+ * the tree at top: followed elsewhere, its files would be the bundling host's. */
+static int layout_dir_inside(const char *top, const char *dir, struct cf_err *e)
+{
+	struct platform_stat st;
+	char real_top[PATH_MAX], real_dir[PATH_MAX], target[PATH_MAX];
+	if (platform_lstat(dir, &st) != 0 || st.type != PLATFORM_TYPE_LINK ||
+	    platform_realpath(top, real_top, sizeof(real_top)) != 0)
+		return CF_OK;
+	size_t n = strcmp(real_top, "/") == 0 ? 0 : strlen(real_top);
+	if (platform_realpath(dir, real_dir, sizeof(real_dir)) != 0)
+		return CF_OK; /* nothing there: nothing is taken from it */
+	if (strncmp(real_dir, real_top, n) == 0 && real_dir[n] == '/')
+		return CF_OK;
+	if (platform_readlink(dir, target, sizeof(target)) < 0)
+		snprintf(target, sizeof(target), "%s", real_dir);
+	return cf_fail(e, CF_SOURCE, "%s -> %s: a link out of the tree, never followed",
+		       dir + strlen(top) + (dir[strlen(top)] == '/'), target);
 }
 
 /* The entries of one directory (not recursive) whose names match, each taken by take under
@@ -453,7 +516,11 @@ int source_from_dir(const char *dir, int with_cuda_libs, struct tree *t, struct 
 		real_lib64[0] = '\0';
 	/* lib64 is often a link to lib: take each real directory once, always as lib/. */
 	const char *libdirs[] = { lib, strcmp(real_lib, real_lib64) ? lib64 : NULL };
-	rc = take_matching(t, inc, "include", headers, tree_add, e);
+	const char *layout[] = { inc, lib, lib64, libx64, bin, binx64 };
+	for (size_t i = 0; i < sizeof(layout) / sizeof(layout[0]) && rc == CF_OK; i++)
+		rc = layout_dir_inside(dir, layout[i], e);
+	if (rc == CF_OK)
+		rc = take_matching(t, inc, "include", headers, tree_add, e);
 	if (rc == CF_OK)
 		rc = take_matching(t, inc, "include", p->files.include_dirs, take_whole, e);
 	for (size_t i = 0; i < 2 && rc == CF_OK; i++) {
@@ -571,6 +638,14 @@ out:
 	return rc;
 }
 
+/* A directory itself, not a link to one: the archive walk never follows a link (tree_add
+ * judges it as a link). */
+static int is_real_dir(const char *path)
+{
+	struct platform_stat st;
+	return platform_lstat(path, &st) == 0 && st.type == PLATFORM_TYPE_DIR;
+}
+
 /* NVIDIA's 9.18+ Windows zips for CUDA 13 keep the DLLs in bin/x64/; the install's PATH
  * entry is bin\ (DESIGN §6, Windows), so they are packed as bin/. */
 static const char *install_dir_name(const char *rel, const char *name)
@@ -600,7 +675,7 @@ static int take_all(struct tree *t, const char *dir, const char *rel, struct cf_
 		/* An include_dirs entry by its own rules, not the archive's leniency (links). */
 		if (strcmp(rel, "include") == 0 && matches_any(name, t->product->files.include_dirs))
 			rc = take_whole(t, path, src, e);
-		else if (io_is_dir(src))
+		else if (is_real_dir(src))
 			rc = take_all(t, src, path, e);
 		else if (!*name)
 			rc = cf_fail(e, CF_SOURCE, "%s: a file where bin/x64/ should be a directory", src);
@@ -630,7 +705,7 @@ static char *archive_root(const char *dir)
 		only = xasprintf("%s/%s", dir, de->d_name);
 	}
 	closedir(d);
-	if (count == 1 && io_is_dir(only))
+	if (count == 1 && is_real_dir(only))
 		return only;
 	free(only);
 	return xstrdup(dir);
@@ -765,7 +840,9 @@ int source_add_component_archive(const char *archive, const char *workdir, const
 	const char *const libs[] = { p->lib_pattern, NULL };
 	if (rc == CF_OK) {
 		char *lib = xasprintf("%s/%s", root, p->lib_dir);
-		rc = take_matching(t, lib, p->lib_dir, libs, tree_add, e);
+		rc = layout_dir_inside(root, lib, e);
+		if (rc == CF_OK)
+			rc = take_matching(t, lib, p->lib_dir, libs, tree_add, e);
 		free(lib);
 	}
 	if (rc == CF_OK) {

@@ -141,7 +141,9 @@ section("threat-results-hygiene.tsv", "Environment hygiene (issue 23)",
         "distribution base library (`libz.so.1`, OpenSSL) that the install's `lib/`, first in the "
         "loader's search, would make every program's, and `--modulefiles` directories that do "
         "not pass the prefix's ownership rule; the same four assertions, and the modulefiles "
-        "directory left empty.")
+        "directory left empty. The `arclink_*` and `fromdir_*` cases are the bundler's: an "
+        "archive or `--from-dir` tree with a link to a directory or out of the tree (exit 9, no "
+        "bundle written).")
 section("threat-results-kit.tsv", "The stick (a kit on a USB medium)",
         "`tests/threats/test_kit_threats.sh`: the stick attacker, who can change every byte of a "
         "kit but has no signing key: a swapped unpacker with `SHA256SUMS` and `README.txt` to "

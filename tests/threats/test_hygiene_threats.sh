@@ -5,7 +5,9 @@
 # distribution base library (libz.so.1, OpenSSL) that the install's lib/, first in the
 # loader's search, would make every program's is refused (exit 3), and the bundler will not
 # pack one; --modulefiles DIR is held to the prefix's ownership rule (exit 4, nothing
-# written there); --env=user as root follows no link planted below the user's home (exit 4).
+# written there); --env=user as root follows no link planted below the user's home (exit 4);
+# the bundler follows no link of an archive or a --from-dir tree to a directory or out of the
+# tree (exit 9).
 # Run as root, as the unpacker is on a real target.
 . "$CUFERRY_TOP/tests/e2e/lib.sh"
 RES=$B/threat-results-hygiene.tsv
@@ -170,4 +172,55 @@ mv "$R/opt/cudnn/.cuferry" "$R/opt/cudnn/.cuferry-real"
 ln -s "$W/outside" "$R/opt/cudnn/.cuferry"
 run_case validate_user_image "validate --root of an image owned by another user, its .cuferry linked elsewhere" \
 	"exit 4 before anything is read or written, the directory named" 4 validate
+echo "== the bundler follows no link of its source out of the tree or to a directory (exit 9)"
+# An archive (--from-archive, or one the mirror serves) or a --from-dir tree is the
+# bundler's input, not its host's: a link in it that the walk followed would pack the
+# bundling host's files into the signed bundle. NVIDIA's own library links
+# (libcudnn.so -> libcudnn.so.9) stay links (test_legacy_archives, test_bundle_real).
+mkdir -p "$W/host-dir" && echo host-secret > "$W/host-dir/s.txt"
+linkarc() { # NAME LINK TARGET: a redist-layout archive of small-src with LINK -> TARGET
+	stem=cudnn-linux-x86_64-9.19.0.56_cuda13-archive
+	rm -rf "$W/arc-$1" && mkdir -p "$W/arc-$1" && cp -a "$FX/small-src" "$W/arc-$1/$stem"
+	ln -s "$3" "$W/arc-$1/$stem/$2"
+	tar -C "$W/arc-$1" -cJf "$W/arc-$1/$stem.tar.xz" "$stem"
+	arc=$W/arc-$1/$stem.tar.xz
+}
+refused() { # WHAT SOURCE...: exit 9, one line naming WHAT (the entry and its target), no bundle
+	what=$1; shift
+	rm -f "$W/link.bundle"
+	expect 9 "$BUNDLER" create "$@" --key "$FX/test.key" -o "$W/link.bundle" -q
+	one_line_reason
+	assert_contains last.err "$what"
+	[ ! -e "$W/link.bundle" ] || fail "the bundler wrote a bundle with $what"
+}
+linkarc dir include/evil "$W/host-dir"
+refused "include/evil -> $W/host-dir: a link out of the tree" --from-archive "$arc"
+record arclink_dir "bundler create --from-archive holding include/evil -> a directory of the bundling host" \
+	"refused, exit 9, the entry and its target named; no bundle written" "threats/arclink_dir" "pass (exit 9)"
+linkarc inside include/evil ../lib
+refused "include/evil -> ../lib: a link to a directory" --from-archive "$arc"
+record arclink_dir_inside "bundler create --from-archive holding include/evil -> ../lib (a directory of the archive)" \
+	"refused, exit 9, the entry and its target named; no bundle written" "threats/arclink_dir_inside" "pass (exit 9)"
+for target in /etc/passwd ../../../../etc/passwd; do
+	linkarc file lib/libx.so "$target"
+	refused "lib/libx.so -> $target: a link out of the tree" --from-archive "$arc"
+done
+record arclink_file "bundler create --from-archive holding lib/libx.so -> /etc/passwd (../../../../etc/passwd)" \
+	"refused, exit 9, the entry and its target named; no bundle written" "threats/arclink_file" "pass (exit 9)"
+rm -rf "$W/dirlink" && cp -a "$FX/small-src" "$W/dirlink"
+ln -s "$W/host-dir" "$W/dirlink/lib/libcudnn_evil.so"
+refused "lib/libcudnn_evil.so -> $W/host-dir: a link out of the tree" --from-dir "$W/dirlink" --cuda 13
+rm "$W/dirlink/lib/libcudnn_evil.so" && ln -s . "$W/dirlink/include/cudnn_evil.h"
+refused "include/cudnn_evil.h -> .: a link to a directory" --from-dir "$W/dirlink" --cuda 13
+record fromdir_dir_link "bundler create --from-dir, lib/libcudnn_evil.so -> a host directory (include/cudnn_evil.h -> .)" \
+	"refused, exit 9, the entry and its target named; no bundle written" "threats/fromdir_dir_link" "pass (exit 9)"
+rm "$W/dirlink/include/cudnn_evil.h" && mv "$W/dirlink/lib" "$W/host-lib" && ln -s "$W/host-lib" "$W/dirlink/lib"
+refused "lib -> $W/host-lib: a link out of the tree" --from-dir "$W/dirlink" --cuda 13
+# A layout directory linked inside the tree, as NVIDIA's .run installs link lib64/, is taken.
+mv "$W/host-lib" "$W/dirlink/lib-real" && ln -sfn lib-real "$W/dirlink/lib"
+expect 0 "$BUNDLER" create --from-dir "$W/dirlink" --cuda 13 --key "$FX/test.key" -o "$W/dirlink.bundle" -q
+expect 0 "$BUNDLER" inspect "$W/dirlink.bundle"
+assert_contains last.out "lib/libcudnn.so -> libcudnn.so.9"
+record fromdir_layout_link "bundler create --from-dir whose lib/ is a link to a directory outside the tree" \
+	"refused, exit 9, the link and its target named; no bundle written (lib -> lib-real inside: taken)" "threats/fromdir_layout_link" "pass (exit 9)"
 echo "ok: environment hygiene"
