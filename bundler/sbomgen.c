@@ -184,7 +184,7 @@ static json_t *cdx_supplier(void)
 
 static json_t *cdx_licenses(const char *license)
 {
-	/* NVIDIA's names ("cudnn", "CUDA Toolkit") are no SPDX identifiers: a named licence. */
+	/* NVIDIA's names ("CUDA Toolkit", "NCCL") are no SPDX identifiers: a named licence. */
 	return json_pack("[{s:{s:s}}]", "license", "name", license);
 }
 
