@@ -119,6 +119,17 @@ void cmd_names(char *out, size_t size)
 		n += (size_t)snprintf(out + n, size - n, "%s%s", t == cmd_table ? "" : " ", t->name);
 }
 
+/* A help text, with "{products}" said from the product registry. */
+static void print_help_text(const char *text, FILE *out)
+{
+	static const char token[] = "{products}";
+	char products[256];
+	product_names_prose(products, sizeof(products));
+	for (const char *at; (at = strstr(text, token)) != NULL; text = at + sizeof(token) - 1)
+		fprintf(out, "%.*s%s", (int)(at - text), text, products);
+	fputs(text, out);
+}
+
 int cmd_print_help(const char *command, int to_stderr)
 {
 	FILE *out = to_stderr ? stderr : stdout;
@@ -129,8 +140,8 @@ int cmd_print_help(const char *command, int to_stderr)
 		return verb_usage_error("unknown command '%s' (commands: %s)", command, names);
 	}
 	if (t)
-		return fputs(t->help, out), 0;
-	fputs(bundler_usage, out);
+		return print_help_text(t->help, out), 0;
+	print_help_text(bundler_usage, out);
 	fprintf(out, "commands:\n");
 	for (t = cmd_table; t->name; t++) {
 		char usage[64];

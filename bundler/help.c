@@ -1,5 +1,6 @@
 /* help.c - the usage and one text per command (the command table, cmdtable.c, names which);
- * the man page (docs/man/bundler.1.scd) says the same at length */
+ * the man page (docs/man/bundler.1.scd) says the same at length. "{products}" is printed as
+ * the product registry's names (cmdtable.c), so a new product needs no edit here. */
 #include "bundler/help.h"
 
 const char bundler_usage[] =
@@ -27,7 +28,7 @@ const char bundler_usage[] =
 	"                  | --statement-threshold N)... [--counter N] (--key K.key | --external) -o FILE\n"
 	"       bundler trust-statement FILE (--key K.key | --external [--pub K.pub --signature SIG])\n"
 	"       bundler --version | help [COMMAND] | COMMAND --help\n"
-	"--product NAME: cudnn (the default) or nccl; --cudnn VER is --product-version VER of\n"
+	"--product NAME: {products}; --cudnn VER is --product-version VER of\n"
 	"cuDNN.\n"
 	"Every command takes --help and --verbose (-v), and only the other options its help\n"
 	"names (else exit 1, naming the option).\n"
@@ -50,8 +51,8 @@ const char help_create[] =
 	"                      [--level N] [--threads N]\n"
 	"                      [--split SIZE|fat32] [--sfx [--unpacker PATH]] [--cache DIR] [--offline] [-q]\n"
 	"Make one signed bundle of a product's release and check it before it is put in place.\n"
-	"  --product NAME     the product: cudnn (the default) or nccl (Linux only: a Windows\n"
-	"                     platform is exit 9); an unknown name is exit 1\n"
+	"  --product NAME     the product: {products}; one NVIDIA does not build\n"
+	"                     for the platform's OS (NCCL for Windows) is exit 9; another name 1\n"
 	"  --product-version VER  its version (9.19 picks the newest 9.19.x on the mirror; with\n"
 	"                     --from-* it must agree with the source); --cudnn VER is the same\n"
 	"                     for cuDNN, and exit 1 with another --product\n"

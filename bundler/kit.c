@@ -706,7 +706,7 @@ static void readme_first_server(struct kit *k, char **t, size_t *len, size_t *ca
 }
 
 /* The install line of each product other than the default one the kit carries: install KIT
- * picks among the bundles of --product only (default cuDNN), so an NCCL bundle is installed
+ * picks among the bundles of --product only (default: the registry's first), so another product's bundle is installed
  * only when asked for by name. */
 static void readme_products(const struct kit *k, char **t, size_t *len, size_t *cap)
 {

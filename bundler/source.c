@@ -18,6 +18,7 @@
 
 #include "common/io.h"
 #include "common/log.h"
+#include "common/platform.h"
 #include "manifests/compat.h"
 #include "manifests/platforms.h"
 #include "manifests/product.h"
@@ -101,9 +102,56 @@ static int matches_any(const char *name, const char *const *patterns)
 	return 0;
 }
 
-/* Files of one directory (not recursive) whose names match, placed under install_dir. */
+/* How a matching entry is taken: tree_add (the file or link itself) or take_whole (a
+ * directory and everything below it). */
+typedef int take_fn(struct tree *t, const char *path, const char *src, struct cf_err *e);
+
+/* Below a directory carried whole (top, its install path): directories are walked, regular
+ * files added, and anything else refused, never followed: a link could reach outside the
+ * tree, or make the bundle depend on what it happens to point at. */
+static int take_below(struct tree *t, const char *path, const char *src, const char *top,
+		      struct cf_err *e)
+{
+	struct stat st;
+	if (lstat(src, &st) != 0)
+		return cf_fail(e, CF_SOURCE, "%s: %s", src, strerror(errno));
+	if (S_ISREG(st.st_mode))
+		return tree_add(t, path, src, e);
+	if (!S_ISDIR(st.st_mode))
+		return cf_fail(e, CF_SOURCE, "%s: %s in %s/, which is carried whole as regular "
+			       "files only", src,
+			       S_ISLNK(st.st_mode) ? "a link" : "not a regular file", top);
+	struct platform_dir *d = platform_dir_open(src);
+	const char *name;
+	int rc = CF_OK;
+	if (!d)
+		return cf_fail(e, CF_SOURCE, "%s: %s", src, strerror(errno));
+	while (rc == CF_OK && (name = platform_dir_next(d)) != NULL) {
+		char *sub_src = xasprintf("%s/%s", src, name);
+		char *sub_path = xasprintf("%s/%s", path, name);
+		rc = take_below(t, sub_path, sub_src, top, e);
+		free(sub_src);
+		free(sub_path);
+	}
+	platform_dir_close(d);
+	return rc;
+}
+
+/* One of the product's include_dirs: the directory at src and every file below it. */
+static int take_whole(struct tree *t, const char *path, const char *src, struct cf_err *e)
+{
+	struct stat st;
+	if (lstat(src, &st) == 0 && !S_ISDIR(st.st_mode))
+		return cf_fail(e, CF_SOURCE, "%s: %s where %s's directory %s/ belongs", src,
+			       S_ISLNK(st.st_mode) ? "a link" : "not a directory",
+			       t->product->display, path);
+	return take_below(t, path, src, path, e);
+}
+
+/* The entries of one directory (not recursive) whose names match, each taken by take under
+ * install_dir. */
 static int take_matching(struct tree *t, const char *dir, const char *install_dir,
-			 const char *const *patterns, struct cf_err *e)
+			 const char *const *patterns, take_fn *take, struct cf_err *e)
 {
 	DIR *d = dir ? opendir(dir) : NULL;
 	struct dirent *de;
@@ -122,7 +170,7 @@ static int take_matching(struct tree *t, const char *dir, const char *install_di
 		char *src = xasprintf("%s/%s", dir, names[i]);
 		char *path = xasprintf("%s/%s", install_dir, names[i]);
 		if (rc == CF_OK)
-			rc = tree_add(t, path, src, e);
+			rc = take(t, path, src, e);
 		free(src);
 		free(path);
 		free(names[i]);
@@ -419,21 +467,23 @@ int source_from_dir(const char *dir, int with_cuda_libs, struct tree *t, struct 
 		real_lib64[0] = '\0';
 	/* lib64 is often a link to lib: take each real directory once, always as lib/. */
 	const char *libdirs[] = { lib, strcmp(real_lib, real_lib64) ? lib64 : NULL };
-	rc = take_matching(t, inc, "include", headers, e);
+	rc = take_matching(t, inc, "include", headers, tree_add, e);
+	if (rc == CF_OK)
+		rc = take_matching(t, inc, "include", p->files.include_dirs, take_whole, e);
 	for (size_t i = 0; i < 2 && rc == CF_OK; i++) {
 		if (!libdirs[i])
 			continue;
-		rc = take_matching(t, libdirs[i], "lib", linux_libs, e);
+		rc = take_matching(t, libdirs[i], "lib", linux_libs, tree_add, e);
 		if (rc == CF_OK && with_cuda_libs)
-			rc = take_matching(t, libdirs[i], "lib", cuda_linux, e);
+			rc = take_matching(t, libdirs[i], "lib", cuda_linux, tree_add, e);
 	}
 	if (rc == CF_OK)
-		rc = take_matching(t, libx64, "lib/x64", win_libs, e);
+		rc = take_matching(t, libx64, "lib/x64", win_libs, tree_add, e);
 	const char *bindirs[] = { bin, binx64 }, *binnames[] = { "bin", "bin" };
 	for (size_t i = 0; i < 2 && rc == CF_OK; i++) {
-		rc = take_matching(t, bindirs[i], binnames[i], win_dlls, e);
+		rc = take_matching(t, bindirs[i], binnames[i], win_dlls, tree_add, e);
 		if (rc == CF_OK && with_cuda_libs)
-			rc = take_matching(t, bindirs[i], binnames[i], cuda_win, e);
+			rc = take_matching(t, bindirs[i], binnames[i], cuda_win, tree_add, e);
 	}
 	if (rc == CF_OK)
 		rc = take_license(dir, t, e);
@@ -547,7 +597,7 @@ static const char *install_dir_name(const char *rel, const char *name)
 }
 
 /* Every file and link under dir, recursively; "lib64" at the top becomes "lib", "bin/x64"
- * becomes "bin". */
+ * becomes "bin"; the product's include_dirs are taken as --from-dir takes them. */
 static int take_all(struct tree *t, const char *dir, const char *rel, struct cf_err *e)
 {
 	DIR *d = dir ? opendir(dir) : NULL;
@@ -561,7 +611,10 @@ static int take_all(struct tree *t, const char *dir, const char *rel, struct cf_
 		const char *name = install_dir_name(rel, de->d_name);
 		char *src = xasprintf("%s/%s", dir, de->d_name);
 		char *path = !*name ? xstrdup(rel) : *rel ? xasprintf("%s/%s", rel, name) : xstrdup(name);
-		if (io_is_dir(src))
+		/* An include_dirs entry by its own rules, not the archive's leniency (links). */
+		if (strcmp(rel, "include") == 0 && matches_any(name, t->product->files.include_dirs))
+			rc = take_whole(t, path, src, e);
+		else if (io_is_dir(src))
 			rc = take_all(t, src, path, e);
 		else if (!*name)
 			rc = cf_fail(e, CF_SOURCE, "%s: a file where bin/x64/ should be a directory", src);
@@ -726,13 +779,13 @@ int source_add_component_archive(const char *archive, const char *workdir, const
 	const char *const libs[] = { p->lib_pattern, NULL };
 	if (rc == CF_OK) {
 		char *lib = xasprintf("%s/%s", root, p->lib_dir);
-		rc = take_matching(t, lib, p->lib_dir, libs, e);
+		rc = take_matching(t, lib, p->lib_dir, libs, tree_add, e);
 		free(lib);
 	}
 	if (rc == CF_OK) {
 		/* Each component's licence travels with it, under its own name. */
 		size_t before = t->count;
-		rc = take_matching(t, root, "LICENSE", lic, e);
+		rc = take_matching(t, root, "LICENSE", lic, tree_add, e);
 		if (rc == CF_OK && t->count > before) {
 			char *stem = xstrdup(base_name(archive));
 			stem[strcspn(stem, "-")] = '\0';

@@ -225,6 +225,7 @@ struct platform_stat {
 	unsigned long owner;   /* user id; 0 is the administrator (root; on Windows: Administrators
 				* or SYSTEM) */
 	unsigned long group;
+	unsigned long links;   /* hard links to the file (1 for most; 0 where not known) */
 };
 /* Follows links. */
 int platform_stat(const char *path, struct platform_stat *st);

@@ -104,6 +104,7 @@ void platform_posix_fill_stat(const struct stat *in, struct platform_stat *out)
 	out->inode = (uint64_t)in->st_ino;
 	out->owner = (unsigned long)in->st_uid;
 	out->group = (unsigned long)in->st_gid;
+	out->links = (unsigned long)in->st_nlink;
 }
 
 /* One shape for every stat call: the POSIX result converted, or -1. */

@@ -326,6 +326,7 @@ static int fill_stat(HANDLE h, struct platform_stat *st)
 	st->device = info.dwVolumeSerialNumber;
 	st->inode = ((uint64_t)info.nFileIndexHigh << 32) | info.nFileIndexLow;
 	st->owner = owner_of(h);
+	st->links = info.nNumberOfLinks;
 	return 0;
 }
 

@@ -99,7 +99,7 @@ int path_names_library(const char *path, const char *const stems[])
 /* The C library's and the dynamic loader's own libraries, and every other library the shipped
  * unpacker NEEDs (readelf -d build/unpacker: libdl.so.2, libpthread.so.0, libc.so.6; a test
  * keeps this list covering it), by stem: every name of each (libc.so, libc.so.6,
- * libpthread.so.0.1), never a prefix (libmpi.so, libcudnn.so.9 are fine). A bundle carrying
+ * libpthread.so.0.1), never a prefix (libmpi.so, libm_solver.so are fine). A bundle carrying
  * one of them would have every program, the unpacker included, load it first. */
 static const char *const c_runtime_stems[] = {
 	"libc", "libdl", "libpthread", "librt", "libm", "libgcc_s", "libstdc++", "libutil",

@@ -43,6 +43,15 @@ void product_names(char *out, size_t size)
 		n += (size_t)snprintf(out + n, size - n, "%s%s", i ? " " : "", products[i]->name);
 }
 
+void product_names_prose(char *out, size_t size)
+{
+	size_t n = 0, count = product_count();
+	out[0] = '\0';
+	for (size_t i = 0; i < count && n < size; i++)
+		n += (size_t)snprintf(out + n, size - n, "%s%s%s", i == 0 ? "" : i + 1 == count ? " or " : ", ",
+				      products[i]->name, i == 0 ? " (the default)" : "");
+}
+
 int product_builds_for(const struct product *p, const char *platform)
 {
 	const struct platform_spec *s = platform ? platform_find(platform) : NULL;

@@ -16,6 +16,10 @@ struct product_files {
 	const char *const *import_libs;  /* lib/ on Windows: "x*.lib" */
 	const char *const *dlls;         /* bin/ on Windows: "x*.dll" */
 	const char *const *licences;     /* the tree's top: "LICENSE", ... */
+	/* Directories of include/ carried whole, matched by name ("x_device"): every regular file
+	 * below them, at any depth, hashed and packed like every other file; a link or anything
+	 * else in them is refused. Empty where the headers are all in include/ itself. */
+	const char *const *include_dirs;
 };
 
 /* Where the version of a tree is read: the first of headers that defines the three macros. */
@@ -92,6 +96,8 @@ size_t product_count(void);
 const struct product *product_at(size_t i);
 /* The registry's names, space-separated, for messages and completion. */
 void product_names(char *out, size_t size);
+/* The same as help text says it: "a (the default) or b", "a (the default), b or c". */
+void product_names_prose(char *out, size_t size);
 /* Whether NVIDIA builds the product for platform's OS: not for Windows when it lists no
  * import library and no DLL there. */
 int product_builds_for(const struct product *p, const char *platform);

@@ -6,6 +6,7 @@ static const char *const headers[] = { "cudnn*.h", NULL };
 static const char *const linux_libs[] = { "libcudnn*.so*", NULL };
 static const char *const import_libs[] = { "cudnn*.lib", NULL };
 static const char *const dlls[] = { "cudnn*.dll", NULL };
+static const char *const no_include_dirs[] = { NULL }; /* every header is in include/ itself */
 /* The archives' licence, then the name a toolkit-style tree may give it. */
 static const char *const licences[] = { "LICENSE", "LICENSE.txt", "NVIDIA_SLA_cuDNN_Support.txt", NULL };
 /* cudnn_version.h from 8.x on; before, the version macros sat in cudnn.h. */
@@ -24,7 +25,7 @@ const struct product product_cudnn = {
 	.wheel_dir = "nvidia/cudnn",
 	.conda_name = "cudnn",
 	.redist_since = "8.3",
-	.files = { headers, linux_libs, import_libs, dlls, licences },
+	.files = { headers, linux_libs, import_libs, dlls, licences, no_include_dirs },
 	.version = { version_headers, "CUDNN_MAJOR", "CUDNN_MINOR", "CUDNN_PATCHLEVEL" },
 	.lib_stem = "libcudnn",
 	.sublib_stem = "libcudnn_",

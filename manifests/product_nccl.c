@@ -5,6 +5,8 @@
 #include "manifests/product_rows.h"
 
 static const char *const headers[] = { "nccl*.h", NULL };
+/* 2.28 and later: the device API's headers, in directories up to four levels below it. */
+static const char *const include_dirs[] = { "nccl_device", NULL };
 static const char *const linux_libs[] = { "libnccl*.so*", NULL };
 static const char *const none[] = { NULL }; /* no Windows build: no import library, no DLL */
 /* The archives' licence; a toolkit-style tree has the wheel's dist-info licence instead. */
@@ -22,7 +24,7 @@ const struct product product_nccl = {
 	.wheel_dir = "nvidia/nccl",
 	.conda_name = "nccl",
 	.redist_since = NULL,
-	.files = { headers, linux_libs, none, none, licences },
+	.files = { headers, linux_libs, none, none, licences, include_dirs },
 	.version = { version_headers, "NCCL_MAJOR", "NCCL_MINOR", "NCCL_PATCH" },
 	.lib_stem = "libnccl",
 	.sublib_stem = NULL, /* one library: libnccl.so.2 */

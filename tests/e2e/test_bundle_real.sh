@@ -29,12 +29,14 @@ name=nccl/nccl-2.28.9-cuda13-linux-x86_64.bundle
 assert_contains last.out "NCCL      2.28.9 for CUDA 13, linux-x86_64"
 expect 0 "$BUNDLER" inspect "$name" --export nccl-exp
 assert_contains last.out "NCCL        2.28.9 for CUDA 13"
-# What the tree holds of NCCL's, as the toolkit has it, and the files the bundler writes for
-# every Linux bundle (pkg-config, CMake, the SBOMs): exactly these, nothing of cuDNN's beside them.
-{ (cd "$CUDA" && ls -d include/nccl*.h); (cd "$NCCL_LIBDIR" && ls -d libnccl*) | sed 's|^|lib/|'
+# What the tree holds of NCCL's, as the toolkit has it (include/nccl_device/ whole, 2.28 and
+# later), and the files the bundler writes for every Linux bundle (pkg-config, CMake, the
+# SBOMs): exactly these, nothing of cuDNN's beside them.
+{ (cd "$CUDA" && ls -d include/nccl*.h && if [ -d include/nccl_device ]; then find include/nccl_device -type f; fi)
+  (cd "$NCCL_LIBDIR" && ls -d libnccl*) | sed 's|^|lib/|'
   printf '%s\n' LICENSE lib/pkgconfig/nccl.pc lib/cmake/NCCL/NCCLConfig.cmake \
 	lib/cmake/NCCL/NCCLConfigVersion.cmake .cuferry-dossier/sbom.cdx.json \
-	.cuferry-dossier/sbom.spdx.json; } | sort > nccl.want
+	.cuferry-dossier/sbom.spdx.json; } | LC_ALL=C sort > nccl.want
 py - nccl-exp/header.json nccl.have <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))
@@ -47,6 +49,7 @@ PY
 diff nccl.want nccl.have || fail "the NCCL bundle's files are not NCCL's"
 grep -q 'include/nccl.h' nccl.have || fail "no nccl.h"
 grep -q 'lib/libnccl.so.2' nccl.have || fail "no libnccl.so.2"
+[ ! -d "$CUDA/include/nccl_device" ] || grep -q 'include/nccl_device/impl/' nccl.have || fail "no include/nccl_device/impl/"
 rm -rf nccl nccl-exp nccl.want nccl.have
 
 note "the manifest lists cuBLAS and NVRTC, and the real libraries"

@@ -20,10 +20,22 @@ R=$W/root
 N=$R/opt/nccl
 C=$R/opt/cudnn
 mkdir -p root src/lib src/include
-# NCCL's tree as the toolkit has it: the library, its link, its header.
+# NCCL's tree as the toolkit has it: the library, its link, its headers, and (2.28 and later)
+# the device API's headers in include/nccl_device/, nested, which a bundle carries whole.
 cp "$CUDA/lib64/libnccl.so.2" src/lib/
 ln -s libnccl.so.2 src/lib/libnccl.so
-cp "$CUDA/include/nccl.h" src/include/
+cp "$CUDA"/include/nccl*.h src/include/
+if [ -d "$CUDA/include/nccl_device" ]; then
+	cp -R "$CUDA/include/nccl_device" src/include/
+else
+	note "no include/nccl_device/ in $CUDA (NCCL before 2.28): a stand-in of two levels"
+	mkdir -p src/include/nccl_device/impl
+	echo '/* stand-in */' > src/include/nccl_device/core.h
+	echo '/* stand-in */' > src/include/nccl_device/impl/core__types.h
+fi
+# The deepest of them, for the checks below.
+deep=$(cd src && find include/nccl_device -type f | awk -F/ '{ print NF " " $0 }' | sort -n | tail -1 | cut -d' ' -f2)
+ndevice=$(find src/include/nccl_device -type f | wc -l)
 V=$(awk '/^#define NCCL_MAJOR /{a=$3} /^#define NCCL_MINOR /{b=$3} /^#define NCCL_PATCH /{c=$3} END{print a "." b "." c}' src/include/nccl.h)
 D=nccl-$V-cuda13
 
@@ -39,6 +51,12 @@ assert_contains last.out "installed nccl-$V-cuda13-linux-x86_64 (NCCL $V for CUD
 assert_contains last.out "no NVIDIA driver (libcuda.so.1 not found)"
 [ "$(readlink "$N/current")" = "$D" ] || fail "/opt/nccl/current: $(readlink "$N/current")"
 cmp "$N/current/lib/libnccl.so.2" "$CUDA/lib64/libnccl.so.2"
+diff -r src/include/nccl_device "$N/current/include/nccl_device" ||
+	fail "include/nccl_device/ is not installed as the source has it"
+[ "$(stat -c %a "$N/current/${deep%/*}")" = 755 ] || fail "${deep%/*}: not made 0755"
+expect 0 "$BUNDLER" inspect "$W/nccl.bundle"
+[ "$(grep -c ' include/nccl_device/' last.out)" -eq "$ndevice" ] ||
+	fail "the bundle lists $(grep -c ' include/nccl_device/' last.out) files of include/nccl_device/, the source has $ndevice"
 assert_contains "$N/.cuferry/state.json" '"product": "nccl"'
 assert_contains "$R/etc/ld.so.conf.d/00-cuferry-nccl.conf" "/opt/nccl/current/lib"
 assert_contains "$R/etc/profile.d/cuferry-nccl.sh" "NCCL_HOME='/opt/nccl/current'"
@@ -82,6 +100,25 @@ EOF
 expect 4 "$UNPACKER" validate --root "$R" --product nccl $T --require-gpu
 assert_contains last.out "6    compute       fail   no NVIDIA driver: the GPU was not checked"
 one_line_reason
+
+note "a nested header changed, planted beside, or removed: validate names it (exit 6), a re-run puts it back"
+py -c "import sys; b = bytearray(open(sys.argv[1],'rb').read()); b[10] ^= 1; open(sys.argv[1],'wb').write(b)" "$N/current/$deep"
+expect 6 "$UNPACKER" validate --root "$R" --product nccl $T
+assert_contains last.out "$deep: SHA-256 differs from the manifest (changed after install)"
+expect 0 "$UNPACKER" "$W/nccl.bundle" --root "$R" $T --repair --no-validate --modulefiles /mods
+assert_contains last.out "repaired: 1"
+cmp "$N/current/$deep" "src/$deep" || fail "--repair did not restore $deep"
+echo '/* planted */' > "$N/current/${deep%/*}/planted.h"
+expect 6 "$UNPACKER" validate --root "$R" --product nccl $T
+assert_contains last.out "${deep%/*}/planted.h: not in the manifest"
+expect 0 "$UNPACKER" "$W/nccl.bundle" --root "$R" $T --repair --no-validate --modulefiles /mods
+[ ! -e "$N/current/${deep%/*}/planted.h" ] || fail "--repair left the planted header"
+gone=$(echo "$deep" | cut -d/ -f1-3)
+rm -r "$N/current/$gone"
+expect 0 "$UNPACKER" "$W/nccl.bundle" --root "$R" $T --no-validate --modulefiles /mods
+assert_contains last.out "repaired: "
+diff -r src/include/nccl_device "$N/current/include/nccl_device" || fail "a re-run did not put $gone back"
+expect 0 "$UNPACKER" validate --root "$R" --product nccl $T
 
 note "a cuDNN bundle beside it in the same root: neither disturbs the other"
 before=$(tree_listing "$N"; cat "$R/etc/ld.so.conf.d/00-cuferry-nccl.conf" "$R/etc/profile.d/cuferry-nccl.sh")
@@ -152,7 +189,41 @@ assert_contains last.err "kit-cudnn holds no NCCL bundle (--product nccl); it of
 expect 4 "$UNPACKER" install kit-cudnn --root "$R4" $T --product nccl --dry-run
 assert_contains last.err "holds no NCCL bundle"
 
-note "uninstall --product nccl: NCCL goes, cuDNN stays"
+note "include/nccl_device/ from an NVIDIA-style archive too; a link or a special file in it is refused (exit 9)"
+A=nccl-linux-x86_64-${V}_cuda13.0-archive
+mkdir -p "arc/$A/lib"
+cp -R src/include "arc/$A/"
+cp "$CUDA/lib64/libcudnn.so.9" "arc/$A/lib/libnccl.so.2" # a small ELF library stands in
+echo "NCCL licence" > "arc/$A/LICENSE.txt"
+(cd arc && tar -cJf "../$A.tar.xz" "$A")
+expect 0 "$BUNDLER" create --product nccl --from-archive "$A.tar.xz" --key "$FX/test.key" \
+	-o "$W/arc.bundle" --level 1 -q --cache "$W/cache"
+expect 0 "$BUNDLER" inspect "$W/arc.bundle"
+[ "$(grep -c ' include/nccl_device/' last.out)" -eq "$ndevice" ] || fail "the archive's include/nccl_device/ not carried whole"
+ln -s core.h "arc/$A/include/nccl_device/linked.h"
+(cd arc && tar -cJf "../$A.tar.xz" "$A")
+expect 9 "$BUNDLER" create --product nccl --from-archive "$A.tar.xz" --key "$FX/test.key" \
+	-o "$W/x.bundle" -q --cache "$W/cache"
+assert_contains last.err "include/nccl_device/linked.h: a link in include/nccl_device/, which is carried whole as regular files only"
+one_line_reason
+# --from-dir: hard links make a second tree of the same files without copying the library.
+cp -al src src2
+ln -s core.h src2/include/nccl_device/linked.h
+expect 9 "$BUNDLER" create --product nccl --from-dir src2 --cuda 13 --key "$FX/test.key" -o "$W/x.bundle" -q
+assert_contains last.err "src2/include/nccl_device/linked.h: a link in include/nccl_device/"
+one_line_reason
+rm src2/include/nccl_device/linked.h
+mkfifo "src2/$deep.fifo"
+expect 9 "$BUNDLER" create --product nccl --from-dir src2 --cuda 13 --key "$FX/test.key" -o "$W/x.bundle" -q
+assert_contains last.err "$deep.fifo: not a regular file in include/nccl_device/"
+rm -r src2/include/nccl_device
+ln -s "$W/src/include/nccl_device" src2/include/nccl_device
+expect 9 "$BUNDLER" create --product nccl --from-dir src2 --cuda 13 --key "$FX/test.key" -o "$W/x.bundle" -q
+assert_contains last.err "src2/include/nccl_device: a link where NCCL's directory include/nccl_device/ belongs"
+[ ! -e "$W/x.bundle" ] || fail "a refused create wrote a bundle"
+rm -rf arc src2 "$A.tar.xz"
+
+note "uninstall --product nccl: NCCL goes (include/nccl_device/ with it), cuDNN stays"
 cudnn_before=$(tree_listing "$C"; cat "$R/etc/ld.so.conf.d/00-cuferry-cudnn.conf")
 expect 0 "$UNPACKER" uninstall "$D" --root "$R" --product nccl --force
 assert_contains last.out "removed $D; no other install is left"

@@ -112,6 +112,32 @@ if [ "$(id -u)" = 0 ]; then
 	[ ! -d "$R/etc/cuferry/trusted-keys" ] || [ -z "$(ls "$R/etc/cuferry/trusted-keys")" ] || fail "trust add took a key from a directory anyone may write"
 	record trust_add_dir_writable "trust add KEY.pub in a directory anyone may write" "trust: exit 2, nothing written" "threats/trust_add_dir_writable" "pass (exit 2)"
 
+	# sshd's exception, /tmp's mode: in a sticky root-owned directory nobody else may rename or
+	# remove root's key, so it is read (Debian 11's chroot keeps the test key in /tmp); a link
+	# there that another user owns is theirs to point at any root-owned file, and is refused.
+	mkdir -p sticky && chmod 1777 sticky
+	cp dirkey.pub sticky/k.pub && chmod 644 sticky/k.pub
+	ln -sf "$W/dirkey.pub" sticky/theirs.pub && chown -h nobody sticky/theirs.pub
+	R=$W/root-sticky
+	mkdir -p "$R"
+	expect 0 "$UNPACKER" "$W/dirkey.bundle" --root "$R" --trust sticky/k.pub --no-validate
+	[ -d "$R/opt/cudnn/current" ] || fail "root's key in a sticky directory: nothing installed"
+	record trust_dir_sticky_root_key "--trust KEY.pub (root's, 0644) in a sticky directory anyone may write (/tmp)" \
+		"installs: nobody else may rename or remove root's file there" "threats/trust_dir_sticky_root_key" "pass (exit 0)"
+	R=$W/root-sticky-link
+	mkdir -p "$R"
+	run_case trust_link_sticky_other_owner "--trust LINK.pub in a sticky directory, the link another user's (pointing at root's key)" \
+		"trust: exit 2, the link named, nothing written" 2 "$W/dirkey.bundle" --trust "$W/sticky/theirs.pub" --no-validate
+	assert_contains last.err "theirs.pub is a symbolic link owned by uid"
+	# A second hard link to root's key (made by anyone where fs.protected_hardlinks is 0) could
+	# have made the name any root-owned file: refused, whatever the directory.
+	ln sticky/k.pub sticky/k-again.pub
+	R=$W/root-sticky-hardlink
+	mkdir -p "$R"
+	run_case trust_key_hard_linked "--trust KEY.pub (root's, 0644) with a second hard link, in a sticky directory" \
+		"trust: exit 2, the file named, nothing written" 2 "$W/dirkey.bundle" --trust "$W/sticky/k.pub" --no-validate
+	assert_contains last.err "k.pub has 2 hard links"
+
 	# One open decides (F1): the key file is checked and read through the same open file, so
 	# another key renamed over its name after the check is never read, and --remember stores
 	# the key that verified, not what the name holds at the end of the install.

@@ -1,6 +1,7 @@
 /* fakeconf.h - what the fake libraries read to be wrong on purpose. The probe runs them with a
  * clean environment, so the switch is a file, FAKE_CONF (compiled in by the test), of
- * "key=value" lines: gpus=N, fwd_off_algo=A, bwd_filter_off=1, bad_gpu=G, hang_gpu=G,
+ * "key=value" lines: gpus=N, cc=MM (every GPU's compute capability, 61 for 6.1),
+ * ccG=MM (GPU G's), fwd_off_algo=A, bwd_filter_off=1, bad_gpu=G, hang_gpu=G,
  * graph_off_engine=E. Each constructor also records the uid it runs as in FAKE_UID_DIR, as
  * "uid-<uid>-<library>-<pid>", which proves no library the unpacker loads runs as root, and
  * "exe-readable-<library>-<pid>" when an unprivileged one could read the program it runs in. */

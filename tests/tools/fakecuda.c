@@ -60,7 +60,16 @@ int FAKE_API cuDeviceGet(int *d, int i)
 }
 int FAKE_API cuDeviceGetName(char *name, int len, int d) { snprintf(name, (size_t)len, d ? "Fake GPU %d (CPU)" : "Fake GPU (CPU)", d); return 0; }
 int FAKE_API cuDeviceTotalMem_v2(size_t *b, int d) { (void)d; *b = (size_t)1 << 30; return 0; }
-int FAKE_API cuDeviceGetAttribute(int *v, int a, int d) { (void)d; *v = a == 75 ? 9 : 0; return 0; }
+/* Compute capability (attributes 75 and 76) as MAJOR*10+MINOR: FAKE_CONF's cc<GPU>= for one GPU
+ * (a mixed machine), else cc= for every GPU, else 9.0 (Hopper). */
+int FAKE_API cuDeviceGetAttribute(int *v, int a, int d)
+{
+	char key[16];
+	snprintf(key, sizeof(key), "cc%d", d);
+	long cc = fake_conf(key, fake_conf("cc", 90));
+	*v = a == 75 ? (int)(cc / 10) : a == 76 ? (int)(cc % 10) : 0;
+	return 0;
+}
 int FAKE_API cuDevicePrimaryCtxRetain(void **c, int d) { *c = (void *)(intptr_t)(d + 1); return 0; }
 int FAKE_API cuDevicePrimaryCtxRelease_v2(int d) { (void)d; return 0; }
 int FAKE_API cuCtxSetCurrent(void *c) { current_device = (int)(intptr_t)c - 1; return 0; }

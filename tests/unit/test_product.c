@@ -24,6 +24,8 @@ static void test_cudnn_is_the_default_and_first_row(void **state)
 	assert_string_equal(p->profile_name, "cuferry-cudnn.sh");
 	assert_string_equal(p->install_stem, "cudnn-");
 	assert_string_equal(p->version.headers[0], "cudnn_version.h");
+	/* Its bundles stay as they were: no directory of include/ is carried. */
+	assert_null(p->files.include_dirs[0]);
 }
 
 static void test_unknown_names_are_not_found(void **state)
@@ -80,7 +82,7 @@ static void test_every_row_is_complete(void **state)
 		}
 		/* May be empty (no Windows build, nothing opened by name), never NULL. */
 		const char *const *may_be_empty[] = { p->files.import_libs, p->files.dlls,
-						      p->cuda_libs_opened };
+						      p->files.include_dirs, p->cuda_libs_opened };
 		for (size_t l = 0; l < sizeof(may_be_empty) / sizeof(may_be_empty[0]); l++) {
 			assert_non_null(may_be_empty[l]);
 			count(may_be_empty[l], &n);
@@ -124,6 +126,9 @@ static void test_nccl_is_the_second_row(void **state)
 	assert_string_equal(p->version.headers[0], "nccl.h");
 	assert_null(p->files.import_libs[0]); /* no Windows build */
 	assert_null(p->files.dlls[0]);
+	/* 2.28's device API headers: include/nccl_device/, nested */
+	assert_string_equal(p->files.include_dirs[0], "nccl_device");
+	assert_null(p->files.include_dirs[1]);
 	assert_string_equal(p->gpu_check, "nccl-allreduce");
 }
 

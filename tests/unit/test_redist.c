@@ -132,6 +132,19 @@ static void test_compat_table(void **state)
 	assert_int_equal(compat_check(def, "9.5.0", "12", "linux-x86_64", &c, &e), CF_OK);
 	assert_string_equal(c.driver_min, "525.60.13");
 	assert_string_equal(c.sm_min, "5.0");
+	/* The compute-capability floor of the CUDA 12 builds: 9.10.2 the last with pre-Turing
+	 * device code, 9.11 and later from 7.5 (issue 27) */
+	assert_int_equal(compat_check(def, "9.10.2.21", "12", "linux-x86_64", &c, &e), CF_OK);
+	assert_string_equal(c.sm_min, "5.0");
+	/* its one CUDA 12 archive runs from 525 (the matrix's 12.0-12.9 row); 570.26 is its
+	 * Blackwell row's, which those GPUs' drivers meet anyway */
+	assert_string_equal(c.driver_min, "525.60.13");
+	const char *const turing_only[] = { "9.11.0.98", "9.12.0.46", "9.14.0.64", "9.19.0.56" };
+	for (size_t i = 0; i < sizeof(turing_only) / sizeof(turing_only[0]); i++) {
+		assert_int_equal(compat_check(def, turing_only[i], "12", "linux-x86_64", &c, &e), CF_OK);
+		assert_string_equal(c.sm_min, "7.5");
+	}
+	assert_int_equal(compat_check(def, "9.12.0.46", "13", "linux-x86_64", &c, &e), CF_OK);
 	assert_int_equal(compat_check(def, "8.2.2.26", "12.0", "linux-x86_64", &c, &e), CF_INCOMPATIBLE);
 	assert_non_null(strstr(e.msg, "11.4"));
 	cf_err_clear(&e);

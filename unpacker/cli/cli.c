@@ -73,14 +73,6 @@ const struct command *cli_find_command(const struct command *table, const char *
 	return NULL;
 }
 
-void cli_product_names(char *out, size_t size)
-{
-	size_t n = 0;
-	out[0] = '\0';
-	for (size_t i = 0; i < product_count() && n < size; i++)
-		n += (size_t)snprintf(out + n, size - n, "%s%s", i ? " " : "", product_at(i)->name);
-}
-
 void cli_command_names(const struct command *table, char *out, size_t size)
 {
 	size_t n = 0;
@@ -262,7 +254,7 @@ static int contradiction(const struct cli *c, char *why, size_t size)
 	}
 	if (c->product && !product_find(c->product)) {
 		char names[256];
-		cli_product_names(names, sizeof(names));
+		product_names(names, sizeof(names));
 		snprintf(why, size, "--product '%s': no such product (products: %s)", c->product, names);
 		return 1;
 	}

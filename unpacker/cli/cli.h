@@ -51,8 +51,6 @@ extern const struct cmd_spelling cli_spellings[];
 const char *cli_option_name(enum cmd_option id);
 /* The row of the table (or of a row's subcommands) called name, or NULL. */
 const struct command *cli_find_command(const struct command *table, const char *name);
-/* "NAME NAME ...": the product registry's names, for messages and the shell completion. */
-void cli_product_names(char *out, size_t size);
 /* "install verify ...": the names of a table's rows, for messages. */
 void cli_command_names(const struct command *table, char *out, size_t size);
 /* Inputs a command cannot use, said before any work: 0, or the exit code with the reason in

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "manifests/product.h"
 #include "unpacker/cli/cli.h"
 #include "unpacker/cli/help.h"
 #include "unpacker/cli/verbs.h"
@@ -123,7 +124,7 @@ static void print_options(uint64_t options)
 			struct cmd_spelling named = *s;
 			char products[256];
 			if (s->id == OPT_PRODUCT) {
-				cli_product_names(products, sizeof(products));
+				product_names(products, sizeof(products));
 				named.words = products;
 			}
 			cmdline_print_spelling(&named);

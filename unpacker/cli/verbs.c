@@ -10,6 +10,7 @@
 #include "common/io.h"
 #include "common/log.h"
 #include "common/platform.h"
+#include "manifests/platforms.h"
 #include "manifests/sbom.h"
 #include "unpacker/target/choose.h"
 #include "unpacker/cli/cli.h"
@@ -24,6 +25,7 @@
 #include "unpacker/target/state.h"
 #include "unpacker/cli/trustverbs.h"
 #include "unpacker/validate/doctor.h"
+#include "unpacker/validate/gpucaps.h"
 
 /* A .run (.exe on Windows) carries its bundle: with no BUNDLE argument, install from our own
  * file (found also when the dynamic loader started us), also when its trailer is gone or
@@ -116,11 +118,26 @@ static void summarize(const struct cli *c, const struct install_result *r)
 	}
 }
 
+/* What the chooser is told of the GPUs: their compute capabilities, read here through the
+ * unprivileged probe (the chooser's layer cannot load anything); for --platform of another
+ * kind of machine, none (these GPUs are not that machine's). */
+static void read_gpus(const struct cli *c, struct choose_gpus *g)
+{
+	if (c->platform && strcmp(c->platform, platform_self()->name) != 0) {
+		memset(g, 0, sizeof(*g));
+		snprintf(g->why, sizeof(g->why), "--platform %s: this machine's GPUs are not that "
+			 "machine's", c->platform);
+		return;
+	}
+	gpucaps_read(g);
+}
+
 /* install DIR: the bundle of the kit that fits this machine; --dry-run only says which. */
 static int install_from_kit(const struct cli *c, struct install_options *o,
 			    struct install_result *r, struct cf_err *e)
 {
 	static char chosen[4096];
+	static struct choose_gpus gpus;
 	struct layout p;
 	struct state installed;
 	struct cf_err unread = { 0 };
@@ -129,7 +146,7 @@ static int install_from_kit(const struct cli *c, struct install_options *o,
 	int have_state = state_load(p.state, &installed, &unread) == CF_OK;
 	struct choose_options co = { o->product, c->root, o->trust, c->cuda, c->platform,
 				     have_state ? &installed : NULL,
-				     { o->allow_downgrade, o->keep_current }, NULL };
+				     { o->allow_downgrade, o->keep_current }, NULL, NULL };
 	char *dir = NULL;
 	struct kitcheck kit;
 	memset(&kit, 0, sizeof(kit));
@@ -141,8 +158,11 @@ static int install_from_kit(const struct cli *c, struct install_options *o,
 	co.index = kit.signed_kit ? &kit.index : NULL;
 	if (rc == CF_OK && dir)
 		rc = trustverbs_apply_kit(c->root, dir, &kit, c->dry_run, e);
-	if (rc == CF_OK)
+	if (rc == CF_OK) {
+		read_gpus(c, &gpus);
+		co.gpus = &gpus;
 		rc = choose_bundle(dir ? dir : o->bundle, &co, chosen, sizeof(chosen), e);
+	}
 	free(dir);
 	if (have_state)
 		state_free(&installed);

@@ -1,7 +1,8 @@
 /* choose.c - picking the bundle for this machine out of a directory: the product asked for,
  * its platform, the CUDA major its driver supports (or --cuda), the newest version whose
- * requires it meets, and one that packs the CUDA library the product needs (its
- * chooser_cuda_lib) when the machine has none */
+ * requires it meets (the GPUs' compute capability included, when the caller could read it),
+ * and one that packs the CUDA library the product needs (its chooser_cuda_lib) when the
+ * machine has none */
 #include "unpacker/target/choose.h"
 
 #include <ctype.h>
@@ -31,6 +32,7 @@ struct machine {
 	int cuda_wanted;  /* --cuda; 0 the driver's */
 	int cublas[32];   /* per CUDA major: 0 not looked, 1 present, -1 absent (the product's
 			   * chooser_cuda_lib, cuBLAS say) */
+	const struct choose_gpus *gpus; /* what the caller read of the GPUs, or NULL */
 };
 
 /* The CUDA library's file for a CUDA major on a platform: what the product of that major
@@ -261,6 +263,31 @@ static int read_candidate(struct candidate *c, const struct trust *t)
 	return rc;
 }
 
+/* 1, and why, when a GPU is below the bundle's compute-capability floor: every GPU must run
+ * it, so the lowest decides (each one below is named). Not known, or no floor: 0. No
+ * ceiling is applied: NVIDIA's matrices list the architectures a release was tested on, not
+ * an upper bound (docs/guide.md says why, with NVIDIA's word on forward compatibility). */
+static int gpus_below(const struct machine *mc, const char *cc_min, char *why, size_t size)
+{
+	const struct choose_gpus *g = mc->gpus;
+	if (!g || !g->known || !cc_min)
+		return 0;
+	size_t used = (size_t)snprintf(why, size, "needs compute capability >= %s", cc_min);
+	int below = 0;
+	for (size_t i = 0; i < g->n && i < CHOOSE_MAX_GPUS; i++) {
+		char cc[24];
+		snprintf(cc, sizeof(cc), "%d.%d", g->major[i], g->minor[i]);
+		if (compat_version_cmp_full(cc, cc_min) >= 0)
+			continue;
+		below = 1;
+		if (used < size)
+			used += (size_t)snprintf(why + used, size - used, ", GPU %zu is %s", i, cc);
+	}
+	if (!below)
+		why[0] = '\0';
+	return below;
+}
+
 static void judge(struct candidate *c, struct machine *mc)
 {
 	const struct manifest *m = c->m;
@@ -296,6 +323,8 @@ static void judge(struct candidate *c, struct machine *mc)
 			 c->major, mc->driver, mc->cuda_max);
 		return;
 	}
+	if (gpus_below(mc, m->cc_min, c->why, sizeof(c->why)))
+		return;
 	c->libs_here = !lib || has_cublas(mc, c->major);
 	if (lib)
 		cublas_file(mc, c->major, c->cublas, sizeof(c->cublas));
@@ -354,6 +383,30 @@ static void no_cublas_note(const struct machine *mc, char *out, size_t size)
 	snprintf(out, size, "no CUDA libraries (%s) found", file);
 }
 
+/* The GPUs as the chooser used them: "2 GPUs of compute capability 9.0, 6.1", or why the
+ * compute capability played no part. */
+static void describe_gpus(const struct machine *mc, char *out, size_t size)
+{
+	const struct choose_gpus *g = mc->gpus;
+	if (!g || !g->known) {
+		snprintf(out, size, "compute capability not known (%.240s): not used",
+			 g && g->why[0] ? g->why : "not read");
+		return;
+	}
+	if (g->n == 0) {
+		snprintf(out, size, "no GPU (the driver reports none): compute capability not used");
+		return;
+	}
+	int same = 1;
+	for (size_t i = 1; i < g->n && i < CHOOSE_MAX_GPUS; i++)
+		same &= g->major[i] == g->major[0] && g->minor[i] == g->minor[0];
+	size_t used = (size_t)snprintf(out, size, "%zu GPU%s of compute capability ", g->n,
+				       g->n == 1 ? "" : "s");
+	for (size_t i = 0; i < (same ? 1 : g->n) && i < CHOOSE_MAX_GPUS && used < size; i++)
+		used += (size_t)snprintf(out + used, size - used, "%s%d.%d", i ? ", " : "",
+					 g->major[i], g->minor[i]);
+}
+
 static void describe_machine(const struct machine *mc, char *out, size_t size)
 {
 	char cublas[128] = "";
@@ -373,7 +426,10 @@ static void describe_machine(const struct machine *mc, char *out, size_t size)
 		snprintf(driver, sizeof(driver), "driver %s", mc->driver);
 	if (!cublas[0] && mc->product->chooser_cuda_lib)
 		no_cublas_note(mc, cublas, sizeof(cublas));
-	snprintf(out, size, "%s, %s%s%s", mc->platform, driver, cublas[0] ? ", " : "", cublas);
+	char gpus[300];
+	describe_gpus(mc, gpus, sizeof(gpus));
+	snprintf(out, size, "%s, %s%s%s; %s", mc->platform, driver, cublas[0] ? ", " : "", cublas,
+		 gpus);
 }
 
 static int setup_machine(struct machine *mc, const struct choose_options *o, struct cf_err *e)
@@ -381,6 +437,7 @@ static int setup_machine(struct machine *mc, const struct choose_options *o, str
 	memset(mc, 0, sizeof(*mc));
 	mc->product = o->product;
 	mc->root = o->root;
+	mc->gpus = o->gpus;
 	snprintf(mc->platform, sizeof(mc->platform), "%s",
 		 o->platform ? o->platform : platform_self()->name);
 	if (o->cuda) {
@@ -457,7 +514,7 @@ int choose_bundle(const char *path, const struct choose_options *o, char *chosen
 	if (rc == CF_OK && unlisted[0])
 		log_msg(LOG_WARN, "not as the kit's signed index lists them, so never considered: %s",
 			unlisted);
-	char machine[320];
+	char machine[640];
 	describe_machine(&mc, machine, sizeof(machine));
 	if (rc == CF_OK)
 		log_out("this machine: %s\n", machine);

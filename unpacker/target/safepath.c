@@ -119,9 +119,11 @@ static int owner_ok(const char *dir, const struct platform_stat *st, int next_ex
 
 /* Walk path from '/' component by component. Links before image_from (the host's own) are
  * resolved and the walk starts again on the resolved path; a link at or after image_from
- * (inside --root) is refused. */
+ * (inside --root) is refused. When last_is_file, path names a file that exists: its
+ * directory is then asked as the parent of an existing name (a sticky /tmp passes, as in
+ * sshd), and the file's own metadata is its caller's to check on the descriptor it read. */
 static int walk(char **pathp, size_t image_from, const char *what, int system_group_ok,
-		struct cf_err *e)
+		int last_is_file, struct cf_err *e)
 {
 	int admin = platform_is_admin();
 	for (int restarts = 0; restarts < 40; restarts++) {
@@ -189,6 +191,8 @@ static int walk(char **pathp, size_t image_from, const char *what, int system_gr
 		}
 		if (restarted)
 			continue;
+		if (last_is_file && have_prev && prev_end == n)
+			return CF_OK;
 		if (have_prev && admin) {
 			int is_target = prev_end == n || (prev_end == 0 && n == 1);
 			path[prev_end] = '\0';
@@ -248,8 +252,8 @@ static int walk_windows(const char *dir, const char *what, struct cf_err *e)
 	return rc;
 }
 
-static int check_dir(const char *root, const char *sys_dir, const char *what, int system_group_ok,
-		     struct cf_err *e)
+static int check_path(const char *root, const char *sys_dir, const char *what,
+		      int system_group_ok, int last_is_file, struct cf_err *e)
 {
 	if (platform_dir_separator() == '\\')
 		return walk_windows(sys_dir, what, e); /* no --root on Windows */
@@ -270,9 +274,15 @@ static int check_dir(const char *root, const char *sys_dir, const char *what, in
 	char *path = xasprintf("%s%s", abs_root, sys_dir);
 	size_t image_from = *root ? len : (size_t)-1;
 	free(abs_root);
-	int rc = walk(&path, image_from, what, system_group_ok, e);
+	int rc = walk(&path, image_from, what, system_group_ok, last_is_file, e);
 	free(path);
 	return rc;
+}
+
+static int check_dir(const char *root, const char *sys_dir, const char *what, int system_group_ok,
+		     struct cf_err *e)
+{
+	return check_path(root, sys_dir, what, system_group_ok, 0, e);
 }
 
 int safepath_check_dir(const char *root, const char *sys_dir, const char *what, struct cf_err *e)
@@ -285,13 +295,23 @@ int safepath_check_log_dir(const char *root, const char *sys_dir, struct cf_err 
 	return check_dir(root, sys_dir, "the log directory", 1, e);
 }
 
-int safepath_check_file_dir(const char *file, const char *what, int log_rule, struct cf_err *e)
+static char *absolute_host_path(const char *file, struct cf_err *e)
 {
 	char cwd[PATH_MAX];
-	int absolute = platform_path_is_absolute(file);
-	if (!absolute && platform_current_dir(cwd, sizeof(cwd)) != 0)
-		return cf_fail(e, CF_INSTALL, "current directory: %s", platform_strerror(errno));
-	char *dir = absolute ? xstrdup(file) : xasprintf("%s%c%s", cwd, platform_dir_separator(), file);
+	if (platform_path_is_absolute(file))
+		return xstrdup(file);
+	if (platform_current_dir(cwd, sizeof(cwd)) != 0) {
+		cf_fail(e, CF_INSTALL, "current directory: %s", platform_strerror(errno));
+		return NULL;
+	}
+	return xasprintf("%s%c%s", cwd, platform_dir_separator(), file);
+}
+
+int safepath_check_file_dir(const char *file, const char *what, int log_rule, struct cf_err *e)
+{
+	char *dir = absolute_host_path(file, e);
+	if (!dir)
+		return CF_INSTALL;
 	char *slash = NULL;
 	for (char *at = dir; *at; at++)
 		if (platform_is_separator(*at))
@@ -300,5 +320,15 @@ int safepath_check_file_dir(const char *file, const char *what, int log_rule, st
 		slash[slash == dir] = '\0'; /* "/k.pub": the directory is "/" */
 	int rc = check_dir("", dir, what, log_rule, e);
 	free(dir);
+	return rc;
+}
+
+int safepath_check_existing_file(const char *file, const char *what, struct cf_err *e)
+{
+	char *path = absolute_host_path(file, e);
+	if (!path)
+		return CF_INSTALL;
+	int rc = platform_dir_separator() == '\\' ? CF_OK : check_path("", path, what, 0, 1, e);
+	free(path);
 	return rc;
 }

@@ -42,4 +42,12 @@ int safepath_check_log_dir(const char *root, const char *sys_dir, struct cf_err 
  * (safepath_check_log_dir) when log_rule, what naming it in the reason. */
 int safepath_check_file_dir(const char *file, const char *what, int log_rule, struct cf_err *e);
 
+/* A file that exists and that root reads (a --trust key): every directory on its way passes
+ * safepath_check_dir's rule, its own directory as the parent of an existing name (so a sticky
+ * root-owned /tmp passes: nobody else may rename or remove root's file there), and a link on
+ * the way (the file's own name included) is followed only when root owns it or nobody else
+ * may write beside it. The file's owner and mode are the caller's to check on what it opened.
+ * Linux and macOS; on Windows CF_OK. */
+int safepath_check_existing_file(const char *file, const char *what, struct cf_err *e);
+
 #endif

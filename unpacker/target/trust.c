@@ -252,23 +252,19 @@ static int load_trust_dir(struct trust *t, const char *root, struct cf_err *e)
 	return rc;
 }
 
-/* As root, the directory of a key named on the command line passes the prefix's rule
- * (DESIGN.md §6), and so does the directory of the file a link there names: whoever may
- * rename entries in it chooses which file the name is (a hard link to any root-owned file
- * included). safepath's reason, as a trust failure. */
+/* As root, the directories of a key named on the command line pass the prefix's rule
+ * (DESIGN.md §6), and so do those of the file a link there names: whoever may rename entries
+ * in them chooses which file the name is (a hard link to any root-owned file included). The
+ * key's own directory is asked as the parent of an existing name, as sshd asks it: a sticky
+ * root-owned /tmp passes, since there nobody else may rename or remove root's file.
+ * safepath's reason, as a trust failure. */
 static int key_dir_check(const char *path, const char *what, struct cf_err *e)
 {
 	if (platform_dir_separator() != '/' || !platform_is_admin())
 		return CF_OK;
 	struct cf_err why = { 0 };
-	struct platform_stat st;
-	char resolved[4096];
 	char *named = xasprintf("%s %s", what, path);
-	int rc = safepath_check_file_dir(path, named, 0, &why);
-	if (rc == CF_OK && platform_lstat(path, &st) == 0 && st.type == PLATFORM_TYPE_LINK)
-		rc = platform_realpath(path, resolved, sizeof(resolved)) == 0
-			     ? safepath_check_file_dir(resolved, named, 0, &why)
-			     : cf_fail(&why, CF_TRUST, "%s: %s", named, platform_strerror(errno));
+	int rc = safepath_check_existing_file(path, named, &why);
 	free(named);
 	return rc == CF_OK ? CF_OK : cf_fail(e, CF_TRUST, "%s", why.msg);
 }
@@ -291,6 +287,12 @@ static int key_file_checked(int fd, const char *path, const char *what, struct c
 	if (platform_dir_separator() == '/' && platform_is_admin() && (st.mode & 022))
 		return cf_fail(e, CF_TRUST, "%s %s is writable by group or others: it cannot be trusted "
 			       "(chmod go-w)", what, path);
+	/* Another name for the same file may have been made by anyone where hard links are not
+	 * protected (fs.protected_hardlinks=0): in a sticky /tmp, which the directory rule lets
+	 * pass, that is a user's choice of which root-owned file the name is. */
+	if (platform_dir_separator() == '/' && platform_is_admin() && st.links > 1)
+		return cf_fail(e, CF_TRUST, "%s %s has %lu hard links: another name could have made it "
+			       "this file (copy the key to a file of its own)", what, path, st.links);
 	return key_dir_check(path, what, e);
 }
 

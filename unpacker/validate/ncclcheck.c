@@ -171,10 +171,8 @@ static int compare(struct allreduce *ar, void (*emit)(json_t *), const char *sha
 		failed |= bad > 0;
 	}
 	json_object_set_new(ar->phases, "copy_back", json_real(copying));
-	size_t i;
-	json_t *row;
-	json_array_foreach(rows, i, row)
-		emit(json_incref(row));
+	for (size_t i = 0; i < json_array_size(rows); i++)
+		emit(json_incref(json_array_get(rows, i)));
 	json_decref(rows);
 	free(sum);
 	free(got);

@@ -7,53 +7,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/io.h"
 #include "common/log.h"
 #include "common/platform.h"
 #include "manifests/compat.h"
 #include "common/fault.h"
 #include "manifests/product.h"
 #include "unpacker/validate/gpuapi.h"
+#include "unpacker/validate/gpucaps.h"
 #include "unpacker/validate/gpucheck.h"
 #include "unpacker/validate/libname.h"
 #include "unpacker/validate/ncclcheck.h"
 #include "unpacker/validate/probereport.h"
 #include "unpacker/validate/proberun.h"
-#include "unpacker/validate/search.h"
 
 #define MAX_GPUS 64
-
-/* The host's driver, also under --root (the GPU and its kernel module are the host's, and
- * nothing of an image is loaded): CUFERRY_LIBCUDA names it where the ld cache does not. */
-static int find_libcuda(char *out, size_t size)
-{
-	static const char *const dirs[] = { "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
-					    "/usr/lib64", "/usr/lib", "/lib/x86_64-linux-gnu",
-					    "/usr/local/nvidia/lib64", "/usr/local/nvidia/lib",
-					    "/usr/lib/wsl/lib", NULL };
-	char real[PATH_MAX], system[PATH_MAX - 32];
-	const char *named = getenv("CUFERRY_LIBCUDA");
-	/* Where the driver installs its library among the system's own (Windows: System32's
-	 * nvcuda.dll), that copy and no other. */
-	if (platform_system_lib_dir(system, sizeof(system)) == 0) {
-		snprintf(out, size, "%s%c%s", system, gpuapi_separator, gpuapi_driver_name);
-		return platform_realpath(out, real, sizeof(real));
-	}
-	if (named && named[0] == '/') {
-		snprintf(out, size, "%s", named);
-		return platform_realpath(named, real, sizeof(real));
-	}
-	if (search_cache_find("libcuda.so.1", out, size) == 0)
-		return 0;
-	struct search *s = xmalloc(sizeof(*s));
-	s->n = 0;
-	s->root = "";
-	for (size_t i = 0; dirs[i]; i++)
-		search_add(s, "", dirs[i]);
-	int rc = search_find(s, "libcuda.so.1", out, size);
-	free(s);
-	return rc;
-}
 
 /* "580.159.04" from the driver itself, or from the library's file name. */
 static void driver_version(const char *libcuda, char *out, size_t size)
@@ -238,7 +205,8 @@ int step_gpu_reads_version(const struct product *p)
 void step_gpu(struct run *r)
 {
 	char libcuda[PATH_MAX], version[64], why[1024];
-	if (!step_gpu_has_check(r->product)) {
+	const struct gpu_check *check = check_of(r->product);
+	if (!check) {
 		const char *skip = r->o->require_gpu ? "fail" : "skip";
 		snprintf(why, sizeof(why), "no GPU check for %s in this unpacker", r->product->display);
 		report_add(r, 5, "driver", skip, why);
@@ -246,7 +214,7 @@ void step_gpu(struct run *r)
 		r->incompatible |= r->o->require_gpu;
 		return;
 	}
-	if (find_libcuda(libcuda, sizeof(libcuda)) != 0) {
+	if (gpucaps_find_libcuda(libcuda, sizeof(libcuda)) != 0) {
 		const char *skip = r->o->require_gpu ? "fail" : "skip";
 		char none[128];
 		snprintf(none, sizeof(none), "no NVIDIA driver (%s not found): the GPU was not checked",
@@ -317,5 +285,5 @@ void step_gpu(struct run *r)
 		report_add(r, 6, "compute", "fail", why);
 		return;
 	}
-	check_of(r->product)->run(r, libcuda, json_array_size(gpus));
+	check->run(r, libcuda, json_array_size(gpus));
 }

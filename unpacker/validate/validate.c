@@ -38,9 +38,10 @@ static void compute_env(struct run *r)
 
 /* ---- step 2 ---- */
 
-/* The library probe reads cuDNN's version from the library itself; a product whose version
- * call it does not know (NCCL: its GPU check calls ncclGetVersion in step 6) is loaded only:
- * by absolute path, in the unprivileged child. */
+/* The library probe reads the version from the library itself when the product's GPU check
+ * knows its version call (step_gpu_reads_version); any other product's library (NCCL: its
+ * GPU check calls ncclGetVersion in step 6) is loaded only: by absolute path, in the
+ * unprivileged child. */
 static void check_library(struct run *r)
 {
 	if (step_gpu_reads_version(r->product)) {
