@@ -53,6 +53,7 @@ const struct cmd_spelling cmd_spellings[] = {
 	CMD_VALUE(OPT_ADD, "--add", FILE),
 	CMD_VALUE(OPT_THRESHOLD, "--threshold", TEXT),
 	CMD_VALUE(OPT_STATEMENT_THRESHOLD, "--statement-threshold", TEXT),
+	CMD_WORDS(OPT_SBOM, "--sbom", "cyclonedx spdx"),
 	CMD_SPELLINGS_END(OPT_COUNT),
 };
 
@@ -76,7 +77,8 @@ const struct command cmd_table[] = {
 	  verb_resolve, "what create would download; download nothing", help_resolve,
 	  RELEASE | O(CUDA_LIBS) },
 	{ "inspect", CMD_ARGS_ONE("BUNDLE"),
-	  verb_inspect, "check a bundle and print its manifest", help_inspect, O(EXPORT) },
+	  verb_inspect, "check a bundle and print its manifest", help_inspect,
+	  O(EXPORT) | O(SBOM) },
 	{ "sign", CMD_ARGS_ONE("BUNDLE"),
 	  verb_sign, "add a signature to a bundle", help_sign, SIGNING },
 	{ "split", CMD_ARGS_ONE("BUNDLE"),

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "bundler/check.h"
+#include "bundler/dossier.h"
 #include "bundler/fetch.h"
 #include "bundler/libreq.h"
 #include "bundler/mirror.h"
@@ -35,6 +36,7 @@
 #include "manifests/pathrule.h"
 #include "manifests/platforms.h"
 #include "manifests/product.h"
+#include "manifests/sbom.h"
 #include "manifests/shadow.h"
 #include "signing/sign.h"
 
@@ -143,6 +145,25 @@ static void add_tree_components(struct manifest *m, const struct tree *t, const 
 	}
 }
 
+/* Whether a file (its base name) is one of a CUDA component's libraries: libcublas.so*,
+ * bin/cublas64_*.dll (cuBLASLt's share the prefix). */
+static int component_file(const char *component, const char *path)
+{
+	static const struct {
+		const char *component, *linux_name, *windows_name;
+	} libs[] = {
+		{ "libcublas", "libcublas", "cublas" },
+		{ "cuda_nvrtc", "libnvrtc", "nvrtc" },
+	};
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++)
+		if (strcmp(libs[i].component, component) == 0)
+			return strncmp(base, libs[i].linux_name, strlen(libs[i].linux_name)) == 0 ||
+			       strncmp(base, libs[i].windows_name, strlen(libs[i].windows_name)) == 0;
+	return 0;
+}
+
 /* Whether the tree holds a CUDA component's main library: lib/libcublas.so*, bin/cublas64_*.dll */
 static int tree_packs(const struct tree *t, const char *component)
 {
@@ -164,6 +185,23 @@ static int tree_packs(const struct tree *t, const char *component)
 		}
 	}
 	return 0;
+}
+
+/* The SBOM's owner of a file: the included CUDA component whose library it is, else the
+ * product (LICENSE.<component>.txt files name theirs too). */
+static int file_owner(const struct manifest *m, const char *path)
+{
+	for (size_t i = 0; i < m->ncomponents; i++) {
+		const struct manifest_component *c = &m->components[i];
+		if (!c->included)
+			continue;
+		char *lic = xasprintf("LICENSE.%s.txt", c->name);
+		int own = component_file(c->name, path) || strcmp(path, lic) == 0;
+		free(lic);
+		if (own)
+			return (int)i;
+	}
+	return -1;
 }
 
 static int agree(const char *what, const char *given, const char *found, struct cf_err *e)
@@ -448,6 +486,10 @@ static int check_tree_names(const struct tree *t, struct cf_err *e)
 	if (t->count == 0)
 		return cf_fail(e, CF_SOURCE, "the source holds no %s files", t->product->display);
 	for (size_t i = 0; i < t->count; i++)
+		if (sbom_in_dossier(t->entries[i].path))
+			return cf_fail(e, CF_SOURCE, "source file '%s' cannot be bundled: " SBOM_DIR
+				       "/ holds the bundle's own SBOMs", t->entries[i].path);
+	for (size_t i = 0; i < t->count; i++)
 		if (path_check(t->entries[i].path, why, sizeof(why)) != 0 ||
 		    check_soname(&t->entries[i], why, sizeof(why)) != 0)
 			return cf_fail(e, CF_SOURCE, "source file '%s' cannot be bundled: %s",
@@ -577,6 +619,24 @@ static void warn_if_stub_distrusts(const char *stub, const char *platform,
 	free(data);
 }
 
+/* The SBOMs, from what the manifest says so far and the licences NVIDIA's JSON named (a
+ * mirror source's; an archive or a directory tells none). */
+static int add_dossier(struct job *j, struct prehash *hashes, struct cf_err *e)
+{
+	const char *component_licenses[MIRROR_MAX_COMPONENTS] = { 0 };
+	int mirror = strcmp(j->source_kind, "nvidia-redist") == 0;
+	for (size_t i = 0; j->have_plan && i < j->plan.ncomponents && i < j->m->ncomponents; i++)
+		if (j->plan.components[i].license[0])
+			component_licenses[i] = j->plan.components[i].license;
+	struct sbomgen_input in = {
+		.m = j->m,
+		.license = mirror && j->plan.product.license[0] ? j->plan.product.license : NULL,
+		.component_licenses = j->have_plan ? component_licenses : NULL,
+		.owner = file_owner,
+	};
+	return dossier_add(&j->tree, &in, j->workdir, hashes, e);
+}
+
 static int build(struct job *j, struct signer *signer, struct cf_err *e)
 {
 	int rc = load_source(j, e);
@@ -602,7 +662,13 @@ static int build(struct job *j, struct signer *signer, struct cf_err *e)
 		return rc;
 	}
 	struct pack_options po = { j->o->level, j->o->threads, j->o->progress };
-	rc = pack_payload(&j->tree, j->m, &po, fd, e);
+	struct prehash hashes = { 0 };
+	rc = add_dossier(j, &hashes, e);
+	if (rc == CF_OK)
+		rc = pack_payload(&j->tree, j->m, &po, fd, e);
+	if (rc == CF_OK)
+		rc = prehash_check(&hashes, j->m, e);
+	prehash_free(&hashes);
 	if (rc == CF_OK)
 		rc = manifest_validate(j->m, e);
 	if (rc == CF_OK)

@@ -149,18 +149,15 @@ static int add_generated(struct tree *t, const char *dir, const char *path, cons
 		return CF_OK; /* the source's own file wins */
 	char *src = xasprintf("%s/%s", dir, path), *parent = xstrdup(src);
 	*strrchr(parent, '/') = '\0';
-	int ok = io_mkdirs(parent, 0755) == 0 &&
-		 io_write_file_atomic(src, text, strlen(text), 0644) == 0;
-	int rc = ok ? CF_OK : cf_fail(e, cf_write_status(errno), "%s: %s", src, strerror(errno));
+	int rc = io_mkdirs(parent, 0755) == 0
+			 ? CF_OK
+			 : cf_fail(e, cf_write_status(errno), "%s: %s", parent, strerror(errno));
 	free(parent);
 	if (rc != CF_OK) {
 		free(src);
 		return rc;
 	}
-	struct tree_entry ent = { .path = xstrdup(path), .src = src, .mode = 0644 };
-	t->entries = xrealloc(t->entries, (t->count + 1) * sizeof(*t->entries));
-	t->entries[t->count++] = ent;
-	return CF_OK;
+	return tree_add_written(t, path, src, text, strlen(text), e);
 }
 
 int devfiles_add(struct tree *t, const char *version, const char *workdir, struct cf_err *e)

@@ -14,7 +14,7 @@ const char bundler_usage[] =
 	"       bundler resolve [--product NAME] --product-version VER [--cuda MAJOR[.MINOR]]\n"
 	"                       [--platform P] [--mirror URL]\n"
 	"                       [--with-cuda-libs] [--offline]\n"
-	"       bundler inspect BUNDLE [--export DIR]\n"
+	"       bundler inspect BUNDLE [--export DIR | --sbom cyclonedx|spdx]\n"
 	"       bundler sign BUNDLE (--key K.key | --external [--pub K.pub --signature SIG])\n"
 	"       bundler split BUNDLE --split SIZE|fat32\n"
 	"       bundler sfx BUNDLE|X.run [--platform P] [--unpacker PATH] [-o OUT] [--force]\n"
@@ -87,12 +87,13 @@ const char help_resolve[] =
 	"nothing.\n";
 
 const char help_inspect[] =
-	"usage: bundler inspect BUNDLE [--export DIR]\n"
+	"usage: bundler inspect BUNDLE [--export DIR | --sbom cyclonedx|spdx]\n"
 	"Check a bundle's signatures (by the keys it carries) and every chunk, and print its\n"
 	"manifest (with the glibc or Windows version its libraries need). A truncated or\n"
 	"corrupt bundle is exit 3; a middle part (NAME.002) is exit 1 naming NAME.001.\n"
 	"--export DIR writes the header, the public keys and DER signatures for\n"
-	"`openssl dgst -verify`.\n";
+	"`openssl dgst -verify`. --sbom cyclonedx|spdx prints only the stored SBOM (CycloneDX\n"
+	"1.6 or SPDX 2.3 JSON) after the same checks, with the signers' fingerprints added.\n";
 
 const char help_sign[] =
 	"usage: bundler sign BUNDLE --key K.key\n"

@@ -12,10 +12,12 @@
 #include "bundler/check.h"
 #include "bundler/output.h"
 #include "common/bundle/format.h"
+#include "common/bundle/open.h"
 #include "common/bundle/write.h"
 #include "common/io.h"
 #include "common/log.h"
 #include "common/sha256.h"
+#include "manifests/sbom.h"
 #include "signing/sign.h"
 #include "signing/verify.h"
 
@@ -133,8 +135,43 @@ static int explain_later_part(const char *path, struct cf_err *e)
 	return rc;
 }
 
-int inspect_bundle(const char *path, const char *export_dir, struct cf_err *e)
+/* The stored SBOM, after the same checks as the summary, and nothing else on stdout. */
+static int print_sbom(const char *path, enum sbom_kind kind, struct cf_err *e)
 {
+	struct checked c;
+	struct sbom_capture cap;
+	struct payload_sink sink;
+	sbom_capture_init(&cap, kind, &sink);
+	int rc = check_open(path, &c, e);
+	if (rc == CF_TRUST && !c.frame)
+		rc = explain_later_part(path, e);
+	if (rc == CF_OK)
+		rc = bundle_walk(c.input, &sink, NULL, e);
+	if (rc == CF_OK) {
+		char fps[FRAME_MAX_SIGS][65], *text;
+		size_t len;
+		for (uint32_t i = 0; i < c.frame->nsigs; i++)
+			sig_fingerprint(c.frame->sigs[i].keyid, fps[i]);
+		rc = sbom_with_signers(&cap, kind, (const char(*)[65])fps, c.frame->nsigs, &text, &len,
+				       e);
+		if (rc == CF_OK) {
+			log_out("%s", text);
+			free(text);
+		}
+	}
+	sbom_capture_free(&cap);
+	check_close(&c);
+	return rc;
+}
+
+int inspect_bundle(const char *path, const char *export_dir, const char *sbom, struct cf_err *e)
+{
+	if (sbom) {
+		enum sbom_kind kind;
+		if (sbom_kind_parse(sbom, &kind) != 0)
+			return cf_fail(e, CF_USAGE, "--sbom '%s': cyclonedx or spdx", sbom);
+		return print_sbom(path, kind, e);
+	}
 	struct checked c;
 	int rc = check_open(path, &c, e);
 	if (rc == CF_TRUST && !c.frame)

@@ -8,7 +8,9 @@
 #include "common/err.h"
 #include "common/bundle/format.h"
 
-int inspect_bundle(const char *path, const char *export_dir, struct cf_err *e);
+/* sbom: NULL for the summary; "cyclonedx" or "spdx" prints only that stored SBOM, with the
+ * signers' fingerprints added, once every chunk and file checked. */
+int inspect_bundle(const char *path, const char *export_dir, const char *sbom, struct cf_err *e);
 
 struct sign_options {
 	const char *key_path;       /* --key */

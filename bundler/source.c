@@ -24,6 +24,20 @@
 #include "manifests/product.h"
 #include "manifests/shadow.h"
 
+int tree_add_written(struct tree *t, const char *path, char *src, const char *text, size_t len,
+		     struct cf_err *e)
+{
+	if (io_write_file_atomic(src, text, len, 0644) != 0) {
+		int rc = cf_fail(e, cf_write_status(errno), "%s: %s", src, strerror(errno));
+		free(src);
+		return rc;
+	}
+	struct tree_entry ent = { .path = xstrdup(path), .src = src, .mode = 0644, .generated = 1 };
+	t->entries = xrealloc(t->entries, (t->count + 1) * sizeof(*t->entries));
+	t->entries[t->count++] = ent;
+	return CF_OK;
+}
+
 void tree_free(struct tree *t)
 {
 	for (size_t i = 0; i < t->count; i++) {

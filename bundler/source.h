@@ -14,6 +14,7 @@ struct tree_entry {
 	int is_symlink;
 	unsigned mode;  /* 0644 or 0755 */
 	int64_t mtime;
+	int generated;  /* written by the bundler (devfiles, the dossier), not the product's */
 };
 
 struct cuda_lib_info {
@@ -41,6 +42,10 @@ struct tree {
 };
 
 void tree_free(struct tree *t);
+/* A file the bundler makes (devfiles, the dossier): text written to src, which the tree then
+ * owns, and added as path (0644, marked generated). */
+int tree_add_written(struct tree *t, const char *path, char *src, const char *text, size_t len,
+		     struct cf_err *e);
 /* Take the tree's product's files (and CUDA's cuBLAS/NVRTC when with_cuda_libs) out of an
  * unpacked tree, such as a CUDA toolkit directory or an extracted NVIDIA archive. */
 int source_from_dir(const char *dir, int with_cuda_libs, struct tree *t, struct cf_err *e);

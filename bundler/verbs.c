@@ -260,7 +260,9 @@ VERB(inspect)
 {
 	struct cf_err e = { 0 };
 	(void)argc;
-	return finish(inspect_bundle(argv[0], c->export_dir, &e), &e);
+	if (c->sbom && c->export_dir)
+		return verb_usage_error("%s", "--sbom prints one document: leave out --export");
+	return finish(inspect_bundle(argv[0], c->export_dir, c->sbom, &e), &e);
 }
 
 VERB(sign)

@@ -13,6 +13,7 @@ struct bundler_args {
 	struct create_options create;
 	struct sign_options sign;
 	const char *export_dir;
+	const char *sbom; /* inspect --sbom cyclonedx|spdx */
 	const char *stub;
 	const char *release; /* cuda-json --release */
 	struct kit_options kit;

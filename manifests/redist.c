@@ -108,6 +108,8 @@ int redist_find(const struct redist *r, const char *component, const char *platf
 	snprintf(out->component, sizeof(out->component), "%s", component);
 	const char *version = str_field(comp, "version");
 	snprintf(out->version, sizeof(out->version), "%s", version ? version : "");
+	const char *license = str_field(comp, "license");
+	snprintf(out->license, sizeof(out->license), "%s", license ? license : "");
 	json_t *plat = json_object_get(comp, platform);
 	if (!json_is_object(plat))
 		return cf_fail(e, CF_SOURCE, "%s %s is not published for %s", component,

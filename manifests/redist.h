@@ -16,6 +16,7 @@ struct redist_artifact {
 	char cuda_variant[128]; /* "13", or "" when the manifest names none */
 	uint8_t sha256[32];
 	uint64_t size;
+	char license[64]; /* the component's "license" ("CUDA Toolkit", "NCCL"), "" when none */
 };
 
 /* Problems in a mirror's JSON are source errors (CF_SOURCE). */

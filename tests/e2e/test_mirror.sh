@@ -28,6 +28,14 @@ assert_contains last.out "libcublas   13.1.0.3     listed, not included"
 assert_contains last.out "nvidia-redist cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz"
 assert_contains last.out "lib/libcudnn.so -> libcudnn.so.9"
 (cd out && sha256sum -c SHA256SUMS) >/dev/null
+# The licence names of NVIDIA's JSON reach the SBOMs (a directory source has none: test_sbom).
+expect 0 "$BUNDLER" inspect "$b" --sbom spdx
+assert_contains last.out '"licenseDeclared": "LicenseRef-NVIDIA-cudnn"'
+assert_contains last.out '"licenseDeclared": "LicenseRef-NVIDIA-CUDA-Toolkit"'
+assert_contains last.out "NVIDIA's redistrib JSON names this licence"
+expect 0 "$BUNDLER" inspect "$b" --sbom cyclonedx
+assert_contains last.out '"name": "cudnn"'
+assert_contains last.out '"name": "CUDA Toolkit"'
 
 note "--with-cuda-libs downloads, verifies and packs cuBLAS and NVRTC"
 expect 0 "$BUNDLER" create --cudnn 9.19.0 --mirror "$MIRROR" --key "$FX/test.key" --cache cache \

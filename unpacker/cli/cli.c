@@ -54,6 +54,7 @@ const struct cmd_spelling cli_spellings[] = {
 	CMD_WORDS(OPT_SHELL, "--shell", "sh ps cmd"),
 	/* the words are the product registry's names: cmd_complete_words prints them */
 	CMD_WORDS(OPT_PRODUCT, "--product", NULL),
+	CMD_WORDS(OPT_SBOM, "--sbom", "cyclonedx spdx"),
 	CMD_SPELLINGS_END(OPT_COUNT),
 };
 
@@ -123,6 +124,7 @@ static int set_value(struct cli *c, const struct cmd_spelling *s, const char *v)
 		[OPT_PREFIX] = &c->prefix, [OPT_FINGERPRINT] = &c->fingerprint,
 		[OPT_MODULEFILES] = &c->modulefiles, [OPT_CUDA] = &c->cuda,
 		[OPT_PLATFORM] = &c->platform, [OPT_SHELL] = &c->shell, [OPT_PRODUCT] = &c->product,
+		[OPT_SBOM] = &c->sbom,
 	};
 	if (s->id == OPT_TRUST)
 		return add_list(c->trust_files, &c->ntrust_files, v);

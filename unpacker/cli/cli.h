@@ -26,6 +26,7 @@ struct cli {
 	const char *platform;  /* install DIR --dry-run: choose for another platform */
 	const char *modulefiles; /* --modulefiles DIR */
 	const char *product;   /* --product NAME: a name of the product registry, or NULL */
+	const char *sbom;      /* verify --sbom cyclonedx|spdx */
 	const char *trust_files[CLI_MAX_TRUST];
 	size_t ntrust_files;
 	const char *fingerprints[CLI_MAX_TRUST];

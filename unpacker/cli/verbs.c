@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "common/platform.h"
 #include "manifests/platforms.h"
+#include "manifests/sbom.h"
 #include "unpacker/target/choose.h"
 #include "unpacker/cli/cli.h"
 #include "unpacker/cli/commands.h"
@@ -217,8 +218,31 @@ VERB(install)
 	return after(c, o, r, rc, e);
 }
 
+/* verify BUNDLE --sbom KIND: the stored SBOM on stdout, and nothing else, once every check
+ * passed; a failed check prints nothing and exits as verify does. */
+static int verify_sbom(const struct cli *c, struct install_options *o, struct install_result *r,
+		       struct cf_err *e)
+{
+	enum sbom_kind kind;
+	if (sbom_kind_parse(c->sbom, &kind) != 0)
+		return cf_fail(e, CF_USAGE, "--sbom '%s': cyclonedx or spdx", c->sbom);
+	if (c->arg && (io_is_dir(c->arg) || kitcheck_is_container(c->arg)))
+		return cf_fail(e, CF_USAGE, "--sbom reads a bundle, not a kit or a container");
+	char *text = NULL;
+	size_t len = 0;
+	int rc = bundle_given(c, o, e);
+	if (rc == CF_OK)
+		rc = verify_bundle_sbom(o, kind, r, &text, &len, e);
+	if (rc == CF_OK && (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0))
+		rc = cf_fail(e, CF_INSTALL, "cannot write the SBOM to stdout");
+	free(text);
+	return rc;
+}
+
 VERB(verify)
 {
+	if (c->sbom)
+		return verify_sbom(c, o, r, e);
 	if (c->arg && io_is_dir(c->arg)) {
 		char *dir = NULL;
 		int rc = kitcheck_verify_kit(c->arg, &o->trust, c->allow_expired, 1, &dir, NULL, e);

@@ -8,8 +8,10 @@
 #include "common/log.h"
 #include "common/sha256.h"
 #include "common/bundle/open.h"
+#include "signing/verify.h"
 #include "unpacker/target/bundletrust.h"
 #include "unpacker/target/layout.h"
+#include "manifests/sbom.h"
 
 void opened_close(struct opened *b)
 {
@@ -51,7 +53,11 @@ void opened_fill_result(struct install_result *r, const struct manifest *m, cons
 	free(dir);
 }
 
-int verify_bundle(const struct install_options *o, struct install_result *r, struct cf_err *e)
+/* The walk of verify, handing each checked entry to sink; with sbom, the stored document
+ * once the whole walk passed. */
+static int verify_walk(const struct install_options *o, const struct payload_sink *sink,
+		       struct install_result *r, const struct sbom_capture *sbom, char **text,
+		       size_t *len, struct cf_err *e)
 {
 	struct layout p;
 	struct opened b;
@@ -63,13 +69,38 @@ int verify_bundle(const struct install_options *o, struct install_result *r, str
 		layout_init(&p, o->root, o->prefix, b.m->product); /* the prefix it would go to */
 		opened_fill_result(r, b.m, &p);
 		progress_start(&prog, "verifying", b.m->compressed_size, o->progress);
-		rc = bundle_walk(b.input, NULL, &prog, e);
+		rc = bundle_walk(b.input, sink, &prog, e);
 		progress_end(&prog);
+		if (rc == CF_OK && sbom) {
+			const struct frame *f = bundle_frame(b.input);
+			char fps[FRAME_MAX_SIGS][65];
+			for (uint32_t i = 0; i < f->nsigs; i++)
+				sig_fingerprint(f->sigs[i].keyid, fps[i]);
+			enum sbom_kind kind = strcmp(sbom->path, SBOM_SPDX_PATH) == 0 ? SBOM_SPDX
+										       : SBOM_CYCLONEDX;
+			rc = sbom_with_signers(sbom, kind, (const char(*)[65])fps, f->nsigs, text, len, e);
+		}
 		for (size_t i = 0; i < b.m->nfiles; i++)
 			r->bytes += b.m->files[i].size;
 		r->files = b.m->nfiles;
 	}
 	opened_close(&b);
 	layout_free(&p);
+	return rc;
+}
+
+int verify_bundle(const struct install_options *o, struct install_result *r, struct cf_err *e)
+{
+	return verify_walk(o, NULL, r, NULL, NULL, NULL, e);
+}
+
+int verify_bundle_sbom(const struct install_options *o, enum sbom_kind kind,
+		       struct install_result *r, char **text, size_t *len, struct cf_err *e)
+{
+	struct sbom_capture cap;
+	struct payload_sink sink;
+	sbom_capture_init(&cap, kind, &sink);
+	int rc = verify_walk(o, &sink, r, &cap, text, len, e);
+	sbom_capture_free(&cap);
 	return rc;
 }

@@ -7,6 +7,7 @@
 #include "common/bundle/reader.h"
 #include "common/bundle/format.h"
 #include "manifests/manifest.h"
+#include "manifests/sbom.h"
 #include "unpacker/target/result.h"
 #include "unpacker/target/layout.h"
 
@@ -24,6 +25,10 @@ int open_trusted(const struct install_options *o, struct opened *b, char *signer
 void opened_close(struct opened *b);
 /* verify: signature and every hash; writes nothing. */
 int verify_bundle(const struct install_options *o, struct install_result *r, struct cf_err *e);
+/* verify --sbom: the same checks, then the bundle's stored SBOM of kind with its header's
+ * signers added (manifests/sbom.h) into *text (caller frees); nothing when a check fails. */
+int verify_bundle_sbom(const struct install_options *o, enum sbom_kind kind,
+		       struct install_result *r, char **text, size_t *len, struct cf_err *e);
 /* The bundle's id, install directory, version and the prefix, into r. */
 void opened_fill_result(struct install_result *r, const struct manifest *m, const struct layout *p);
 

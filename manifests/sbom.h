@@ -1,0 +1,49 @@
+/* sbom.h - the SBOMs a bundle carries in its payload (CycloneDX 1.6 and SPDX 2.3 JSON): their
+ * names, reading one out of a verified payload walk, and the signers added at print time */
+#ifndef MANIFESTS_SBOM_H
+#define MANIFESTS_SBOM_H
+
+#include <stddef.h>
+
+#include "common/bundle/payload.h"
+#include "common/err.h"
+
+/* The dossier directory: its entries are listed and hashed in the signed manifest like every
+ * other file (so any unpacker of format 1 verifies and installs them), and sort before every
+ * name a product tree has, so they are the payload's first entries. Not MANIFEST_META_DIR:
+ * the manifest refuses that name for bundle entries. */
+#define SBOM_DIR ".cuferry-dossier"
+#define SBOM_CYCLONEDX_PATH SBOM_DIR "/sbom.cdx.json"
+#define SBOM_SPDX_PATH SBOM_DIR "/sbom.spdx.json"
+
+enum sbom_kind { SBOM_CYCLONEDX, SBOM_SPDX };
+
+/* "cyclonedx" or "spdx" (the --sbom word); -1 for anything else. */
+int sbom_kind_parse(const char *word, enum sbom_kind *out);
+const char *sbom_path(enum sbom_kind kind);
+/* Whether a bundle path is in the dossier directory. */
+int sbom_in_dossier(const char *path);
+
+/* Keeps the bytes of one dossier entry while a payload walk checks it: the walk's own hash
+ * check (against the signed manifest) passes before `found` is set. */
+struct sbom_capture {
+	const char *path;
+	char *data;
+	size_t len;
+	int active;
+	int found;
+};
+
+/* A sink for bundle_walk that captures kind's document into c (released by sbom_capture_free). */
+void sbom_capture_init(struct sbom_capture *c, enum sbom_kind kind, struct payload_sink *sink);
+void sbom_capture_free(struct sbom_capture *c);
+
+/* The captured document with the signers' key fingerprints (hex SHA-256 of each signer's
+ * SubjectPublicKeyInfo) added: CycloneDX as properties "cuferry:signer" of the bundle's
+ * component, SPDX as annotations of the bundle's package. Pretty-printed with sorted keys,
+ * ending in a newline; caller frees. CF_INCOMPATIBLE when the bundle has no such document (made
+ * before SBOMs), CF_INTEGRITY when the signed document is not the JSON the bundler writes. */
+int sbom_with_signers(const struct sbom_capture *c, enum sbom_kind kind, const char (*fps)[65],
+		      size_t nfps, char **out, size_t *len, struct cf_err *e);
+
+#endif
