@@ -852,7 +852,7 @@ int source_add_component_archive(const char *archive, const char *workdir, const
 	int rc = extract_to_workdir(archive, workdir, &root, &tmp, e);
 	const struct platform_spec *p = platform_facts(platform);
 	const char *const libs[] = { p->lib_pattern, NULL };
-	if (rc == CF_OK) {
+	if (rc == CF_OK && root) { /* root is set whenever the extraction succeeded */
 		char *lib = xasprintf("%s/%s", root, p->lib_dir);
 		rc = layout_dir_inside(root, lib, e);
 		if (rc == CF_OK)

@@ -130,13 +130,15 @@ static json_t *files_of(const char *name, const char *dir, const struct manifest
 /* The driver row's GPUs of a validation record: [{index, name}]. */
 static json_t *gpus_of(json_t *checks)
 {
-	json_t *out = json_array(), *row, *gpu;
-	size_t i, k;
-	json_array_foreach(checks, i, row) {
-		json_array_foreach(json_object_get(row, "gpus"), k, gpu)
+	json_t *out = json_array();
+	for (size_t i = 0; i < json_array_size(checks); i++) {
+		json_t *gpus = json_object_get(json_array_get(checks, i), "gpus");
+		for (size_t k = 0; k < json_array_size(gpus); k++) {
+			json_t *gpu = json_array_get(gpus, k);
 			json_array_append_new(out, json_pack("{s:O?, s:O?}", "index",
 							     json_object_get(gpu, "index"), "name",
 							     json_object_get(gpu, "name")));
+		}
 	}
 	return out;
 }
@@ -167,7 +169,7 @@ static json_t *validation_of(const char *name, const char *dir, struct findings 
 		json_t *checks = json_object_get(v, "checks"), *row;
 		const char *failed = NULL;
 		size_t i;
-		json_array_foreach(checks, i, row)
+		for (i = 0; (row = json_array_get(checks, i)) != NULL; i++)
 			if (!failed && json_string_value(json_object_get(row, "status")) &&
 			    strcmp(json_string_value(json_object_get(row, "status")), "fail") == 0)
 				failed = json_string_value(json_object_get(row, "detail"));

@@ -9,6 +9,12 @@
 #include "manifests/product.h"
 #include "unpacker/target/productline.h"
 
+/* The i-th element of o's array key; NULL past its end (or when key holds no array). */
+static json_t *item(json_t *o, const char *key, size_t i)
+{
+	return json_array_get(json_object_get(o, key), i);
+}
+
 static const char *text(json_t *o, const char *key)
 {
 	const char *s = json_string_value(json_object_get(o, key));
@@ -22,10 +28,11 @@ static long long number(json_t *o, const char *key)
 
 static void print_signers(json_t *b)
 {
-	json_t *s, *sig = json_object_get(b, "signature");
-	size_t i;
-	json_array_foreach(json_object_get(b, "signers"), i, s)
+	json_t *signers = json_object_get(b, "signers"), *sig = json_object_get(b, "signature");
+	for (size_t i = 0; i < json_array_size(signers); i++) {
+		json_t *s = json_array_get(signers, i);
 		log_out("    signer     %s: %s\n", text(s, "fingerprint"), text(s, "trust"));
+	}
 	log_out("    signature  %s: %s\n", json_is_true(json_object_get(sig, "verifies"))
 		? "verifies" : "DOES NOT VERIFY", text(sig, "detail"));
 }
@@ -60,7 +67,7 @@ static void print_validation(json_t *b)
 	}
 	char gpus[512] = "";
 	size_t i, used = 0;
-	json_array_foreach(json_object_get(v, "gpus"), i, g)
+	for (i = 0; (g = item(v, "gpus", i)) != NULL; i++)
 		if (used < sizeof(gpus))
 			used += (size_t)snprintf(gpus + used, sizeof(gpus) - used, "%s%lld %s",
 						 used ? ", " : "", number(g, "index"), text(g, "name"));
@@ -84,7 +91,7 @@ static void print_install(json_t *b, const struct product *p)
 	print_files(b);
 	json_t *x;
 	size_t i;
-	json_array_foreach(json_object_get(b, "builder_files"), i, x)
+	for (i = 0; (x = item(b, "builder_files", i)) != NULL; i++)
 		log_out("    builder    %s%s\n", text(x, "file"),
 			json_is_true(json_object_get(x, "present")) ? "" : " (missing)");
 	print_validation(b);
@@ -95,7 +102,7 @@ static void print_environment(json_t *inv)
 	json_t *x, *m;
 	size_t i, k;
 	log_out("environment:\n");
-	json_array_foreach(json_object_get(inv, "environment"), i, x) {
+	for (i = 0; (x = item(inv, "environment", i)) != NULL; i++) {
 		const char *at = json_string_value(json_object_get(x, "points_at"));
 		log_out("  %-4s %-14s %s%s%s\n", json_is_true(json_object_get(x, "ok")) ? "ok" : "BAD",
 			text(x, "kind"), text(x, "file"),
@@ -103,10 +110,10 @@ static void print_environment(json_t *inv)
 			json_is_true(json_object_get(x, "present")) && at ? at
 			: json_is_true(json_object_get(x, "present")) ? " (points elsewhere)" : "");
 	}
-	json_array_foreach(json_object_get(inv, "modulefiles"), i, m) {
+	for (i = 0; (m = item(inv, "modulefiles", i)) != NULL; i++) {
 		log_out("  %-4s %-14s %s:", json_is_true(json_object_get(m, "default_is_current"))
 			? "ok" : "BAD", "modulefiles", text(m, "dir"));
-		json_array_foreach(json_object_get(m, "installs"), k, x)
+		for (k = 0; (x = item(m, "installs", k)) != NULL; k++)
 			log_out(" %s", json_string_value(x));
 		log_out("\n");
 	}
@@ -123,7 +130,7 @@ static void print_copies(json_t *inv, const struct product *p, const char *root)
 	log_out("%s copies (names, headers and metadata read; nothing loaded):\n", p->display);
 	if (json_array_size(json_object_get(inv, "copies")) == 0)
 		log_out("  (none)\n");
-	json_array_foreach(json_object_get(inv, "copies"), i, c) {
+	for (i = 0; (c = item(inv, "copies", i)) != NULL; i++) {
 		const char *how = json_is_true(json_object_get(c, "shadows")) ? "SHADOWS the install"
 				: json_is_true(json_object_get(c, "ours")) ? "the install's"
 				: json_is_true(json_object_get(c, "wins")) ? "wins" : "does not win";
@@ -141,7 +148,7 @@ void inventory_print_prefix(json_t *prefix, const struct product *p, const char 
 	log_out("%s in %s%s: %zu %s, current %s\n", p->display, root, text(prefix, "prefix"), n,
 		n == 1 ? "install" : "installs",
 		json_string_value(json_object_get(prefix, "current")) ? text(prefix, "current") : "none");
-	json_array_foreach(json_object_get(prefix, "installs"), i, b)
+	for (i = 0; (b = item(prefix, "installs", i)) != NULL; i++)
 		print_install(b, p);
 	print_environment(prefix);
 	print_copies(prefix, p, root);
@@ -155,6 +162,6 @@ void inventory_print_problems(json_t *inv)
 		log_out("nothing drifted\n");
 	else
 		log_out("drifted (%zu):\n", k);
-	json_array_foreach(json_object_get(inv, "problems"), i, x)
+	for (i = 0; (x = item(inv, "problems", i)) != NULL; i++)
 		log_out("  %s\n", json_string_value(x));
 }
