@@ -119,6 +119,16 @@ for c in create resolve inspect sign split; do
 done
 expect 1 "$BUNDLER" help nosuch
 assert_contains last.err "unknown command"
+# The usage and every command's help fit 80 columns as printed ({products} filled in), as
+# the unpacker's do; the commands are the ones the usage lists, so a new one is checked too.
+expect 0 "$BUNDLER" --help
+! awk 'length > 80 { print; bad = 1 } END { exit !bad }' last.out || fail "bundler --help: a line over 80 columns"
+commands=$(sed -n '/^commands:$/,$p' last.out | tail -n +2 | awk '{ print $1 }')
+[ "$(echo "$commands" | wc -l)" -ge 11 ] || fail "bundler --help lists only: $commands"
+for c in $commands; do
+	expect 0 "$BUNDLER" help "$c"
+	! awk 'length > 80 { print; bad = 1 } END { exit !bad }' last.out || fail "bundler help $c: a line over 80 columns"
+done
 expect 0 "$BUNDLER" --version
 for w in "bundler " commit "bundle format cuferry-bundle-1" libarchive zstd mbedTLS jansson libcurl; do
 	assert_contains last.out "$w"
