@@ -21,18 +21,26 @@
 #include "signing/sign.h"
 #include "signing/verify.h"
 
+/* The manifest's free-text fields (where it came from, the component names) are a bundle
+ * maker's words, and inspect needs no trusted key: escaped, so no ESC reaches a terminal. */
 static void print_manifest(const struct manifest *m)
 {
+	char kind[64], name[1024], release[64];
 	log_out("bundle_id   %s\n", m->bundle_id);
 	log_out("format      %s, counter %llu\n", MANIFEST_FORMAT, (unsigned long long)m->counter);
 	log_out("created     %s, expires %s\n", m->created, m->expires ? m->expires : "never");
 	log_out("platform    %s\n", m->platform);
 	log_out("%-11s %s for CUDA %s (from %s %s)\n", m->product->display, m->product_version,
-		m->cuda_variant, m->source_kind, m->source_name);
-	log_out("CUDA        %s\n", m->cuda_release ? m->cuda_release : "(unknown release)");
-	for (size_t i = 0; i < m->ncomponents; i++)
-		log_out("  %-11s %-12s %s\n", m->components[i].name, m->components[i].version,
+		m->cuda_variant, log_escape(m->source_kind, kind, sizeof(kind)),
+		log_escape(m->source_name, name, sizeof(name)));
+	log_out("CUDA        %s\n", m->cuda_release ? log_escape(m->cuda_release, release, sizeof(release))
+						    : "(unknown release)");
+	for (size_t i = 0; i < m->ncomponents; i++) {
+		char component[128], version[64];
+		log_out("  %-11s %-12s %s\n", log_escape(m->components[i].name, component, sizeof(component)),
+			log_escape(m->components[i].version, version, sizeof(version)),
 			m->components[i].included ? "included" : "listed, not included");
+	}
 	check_print_requires(m, "requires    ");
 	log_out("payload     %llu bytes compressed, %llu bytes as tar, %zu chunks of %u bytes\n",
 		(unsigned long long)m->compressed_size, (unsigned long long)m->uncompressed_size,

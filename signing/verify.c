@@ -56,15 +56,24 @@ static int p256_load(const uint8_t *spki, size_t len, mbedtls_ecp_group *grp,
 	return 0;
 }
 
-/* PEM "PUBLIC KEY" to DER; NULL when the text holds no such block. */
+static const uint8_t *skip_space(const uint8_t *p, const uint8_t *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+		p++;
+	return p;
+}
+
+/* PEM "PUBLIC KEY" to DER; NULL unless the text is that one block with only white space
+ * around it. A block found inside other text is not taken: any small root-owned file that
+ * quotes a user's text (a report listing users' directory names) would otherwise be a key. */
 static uint8_t *pem_decode(const uint8_t *data, size_t len, size_t *out_len)
 {
-	const uint8_t *b = memfind(data, len, pem_begin, sizeof(pem_begin) - 1);
-	if (!b)
+	const uint8_t *end = data + len, *b = skip_space(data, end);
+	if ((size_t)(end - b) < sizeof(pem_begin) - 1 || memcmp(b, pem_begin, sizeof(pem_begin) - 1) != 0)
 		return NULL;
 	b += sizeof(pem_begin) - 1;
-	const uint8_t *e = memfind(b, len - (size_t)(b - data), pem_end, sizeof(pem_end) - 1);
-	if (!e)
+	const uint8_t *e = memfind(b, (size_t)(end - b), pem_end, sizeof(pem_end) - 1);
+	if (!e || skip_space(e + sizeof(pem_end) - 1, end) != end)
 		return NULL;
 	while (b < e && (*b == '\r' || *b == '\n'))
 		b++;

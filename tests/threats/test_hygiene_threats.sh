@@ -223,4 +223,15 @@ expect 0 "$BUNDLER" inspect "$W/dirlink.bundle"
 assert_contains last.out "lib/libcudnn.so -> libcudnn.so.9"
 record fromdir_layout_link "bundler create --from-dir whose lib/ is a link to a directory outside the tree" \
 	"refused, exit 9, the link and its target named; no bundle written (lib -> lib-real inside: taken)" "threats/fromdir_layout_link" "pass (exit 9)"
+
+# inspect needs no trusted key, so a stranger's bundle reaches it: the manifest's free text (the
+# source's name, here a directory named with a terminal title sequence) is printed escaped.
+ESC=$(printf '\033') BEL=$(printf '\007')
+rm -rf "$W/src${ESC}]0;PWN${BEL}" && cp -a "$FX/small-src" "$W/src${ESC}]0;PWN${BEL}"
+expect 0 "$BUNDLER" create --from-dir "$W/src${ESC}]0;PWN${BEL}" --cuda 13 --key "$FX/test.key" -o "$W/escname.bundle" -q
+expect 0 "$BUNDLER" inspect "$W/escname.bundle"
+if grep -q "$ESC\|$BEL" "$W/last.out" "$W/last.err"; then cat -v "$W/last.out" >&2; fail "inspect printed a raw ESC or BEL from the manifest"; fi
+grep -qF '\x1b]0;PWN\x07' "$W/last.out" || { cat -v "$W/last.out" >&2; fail "inspect did not print the name escaped"; }
+record inspect_escapes_manifest_text "bundler inspect of a bundle whose source name holds ESC ]0;PWN BEL (a terminal title sequence)" \
+	"printed as \\xNN, no raw ESC or BEL" "threats/inspect_escapes_manifest_text" "pass"
 echo "ok: environment hygiene"

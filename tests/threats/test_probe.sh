@@ -368,4 +368,24 @@ for mode in interactive silent; do
 	assert_contains last.out "fix: not shown"
 done
 record doctor_fix_injection "a directory named 'x;touch\${IFS}PWNED;' holding a libcudnn.so.9 (a command in its name)" "doctor names the copy, escaped, and prints no runnable fix for it" "threats/doctor_fix_injection" "pass (both modes)"
+
+# Terminal escapes in names a user chooses (the outside review of 2026-12-04): a conda-meta
+# file whose version part holds ESC and BEL, and a directory name that erases lines. doctor
+# and inventory, run by root, print them as \xNN, never raw.
+IMG3=$W/img3
+ESC=$(printf '\033') BEL=$(printf '\007')
+env3="/home/u/p${ESC}[1A${ESC}[2Kconda"
+mkdir -p "$IMG3/etc" "$IMG3$env3/lib" "$IMG3$env3/conda-meta"
+cp "$W/src-good/lib/libcudnn.so.9" "$IMG3$env3/lib/"
+echo '{}' > "$IMG3$env3/conda-meta/cudnn-9${ESC}]0;OWNED${BEL}x-h0.json"
+chown -R nobody "$IMG3/home/u"
+for verb in doctor inventory; do
+	set +e
+	"$UNPACKER" $verb --root "$IMG3" >"$W/last.out" 2>"$W/last.err"
+	set -e
+	grep -q "conda" "$W/last.out" || { cat "$W/last.out" >&2; fail "$verb did not list the user's copy"; }
+	if grep -q "$ESC\|$BEL" "$W/last.out" "$W/last.err"; then cat -v "$W/last.out" >&2; fail "$verb printed a raw ESC or BEL from a user's name"; fi
+	grep -qF '\x1b' "$W/last.out" || { cat -v "$W/last.out" >&2; fail "$verb did not print the name escaped"; }
+done
+record terminal_escapes_user_names "a user's conda-meta/cudnn-9<ESC>]0;OWNED<BEL>x-h0.json and a directory p<ESC>[1A<ESC>[2Kconda holding libcudnn.so.9" "doctor and inventory print the names with \\xNN, no raw ESC or BEL" "threats/terminal_escapes_user_names" "pass"
 echo ok

@@ -137,6 +137,38 @@ if [ "$(id -u)" = 0 ]; then
 	run_case trust_key_hard_linked "--trust KEY.pub (root's, 0644) with a second hard link, in a sticky directory" \
 		"trust: exit 2, the file named, nothing written" 2 "$W/dirkey.bundle" --trust "$W/sticky/k.pub" --no-validate
 	assert_contains last.err "k.pub has 2 hard links"
+	# The name checked is the file opened (the outside review of 2026-12-04): a user's link in
+	# the sticky directory to a root-owned file when root opens it, the user's own file renamed
+	# over it for the path's checks. Refused: the name is no longer the file opened.
+	cp "$FX/test.pub" gadget.pub && chmod 644 gadget.pub
+	R=$W/root-sticky-race
+	rm -f sticky/race.pub && mkdir -p "$R"
+	su -s /bin/sh nobody -c "ln -s '$W/gadget.pub' '$W/sticky/race.pub'"
+	CUFERRY_FAULT=trust-key-open:pause "$UNPACKER_SEAMS" "$FX/small.bundle" --root "$R" \
+		--trust "$W/sticky/race.pub" --no-validate >"$W/last.out" 2>"$W/last.err" &
+	pid=$!
+	wait_paused $pid "the trust-key-open pause"
+	su -s /bin/sh nobody -c "echo theirs > '$W/sticky/own.tmp' && mv -f '$W/sticky/own.tmp' '$W/sticky/race.pub'"
+	kill -CONT $pid
+	rc=0 && wait $pid || rc=$?
+	[ $rc -eq 2 ] || { cat "$W/last.err" >&2; fail "trust_key_name_swapped: exit $rc, expected 2"; }
+	one_line_reason
+	assert_contains last.err "race.pub was replaced while it was read"
+	[ ! -d "$R/opt/cudnn" ] || fail "trust_key_name_swapped: something was installed"
+	record trust_key_name_swapped "--trust /tmp/KEY.pub: a user's link to a root-owned file when root opens it, their own file renamed over it before the path is checked" \
+		"trust: exit 2, the name is not the file opened; nothing written" "threats/trust_key_name_swapped" "pass (exit 2)"
+	echo "ok   threat trust_key_name_swapped"
+	# A key is a file that holds one key: a PEM block inside other text (a root-owned report that
+	# quotes users' directory names) is not taken.
+	{ printf 'report of /home/x/'; tr -d '\n' < "$FX/test.pub"; printf 'conda\n'; } > quoted.txt
+	chmod 644 quoted.txt
+	R=$W/root-quoted
+	mkdir -p "$R"
+	expect 2 "$UNPACKER" "$FX/small.bundle" --root "$R" --trust "$W/quoted.txt" --no-validate
+	one_line_reason
+	assert_contains last.err "not a public key"
+	record trust_key_pem_in_text "--trust FILE: a root-owned file whose text quotes a PEM key (one line, inside other text)" \
+		"trust: exit 2, not a public key: only a file that is one PEM block (or DER) is a key" "threats/trust_key_pem_in_text" "pass (exit 2)"
 
 	# One open decides (F1): the key file is checked and read through the same open file, so
 	# another key renamed over its name after the check is never read, and --remember stores

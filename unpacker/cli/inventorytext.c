@@ -134,10 +134,14 @@ static void print_copies(json_t *inv, const struct product *p, const char *root)
 		const char *how = json_is_true(json_object_get(c, "shadows")) ? "SHADOWS the install"
 				: json_is_true(json_object_get(c, "ours")) ? "the install's"
 				: json_is_true(json_object_get(c, "wins")) ? "wins" : "does not win";
-		log_out("  %-10s %s%s\n", text(c, "version"), root, text(c, "path"));
-		log_out("             %s; %s; on the search path through: %s\n", text(c, "origin"), how,
+		/* Users choose these names (a conda-meta file, a dist-info, a directory): escaped. */
+		char version[64], path[1024], origin[512], via[512];
+		log_out("  %-10s %s%s\n", log_escape(text(c, "version"), version, sizeof(version)), root,
+			log_escape(text(c, "path"), path, sizeof(path)));
+		log_out("             %s; %s; on the search path through: %s\n",
+			log_escape(text(c, "origin"), origin, sizeof(origin)), how,
 			json_string_value(json_object_get(c, "on_search_path"))
-			? text(c, "on_search_path") : "nothing");
+			? log_escape(text(c, "on_search_path"), via, sizeof(via)) : "nothing");
 	}
 }
 

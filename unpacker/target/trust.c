@@ -269,6 +269,30 @@ static int key_dir_check(const char *path, const char *what, struct cf_err *e)
 	return rc == CF_OK ? CF_OK : cf_fail(e, CF_TRUST, "%s", why.msg);
 }
 
+/* After the walk, the name is still the file opened: its last component a regular file, or
+ * a link root owns, that leads to the same file. The directories the walk passed cannot
+ * change any more (root's, and nobody else may rename in them), so a user who swapped a link
+ * of theirs in for the open and their own file back for the walk is caught here: the one
+ * left at the name is either their link (refused) or not the file opened. */
+static int name_is_opened_file(const struct platform_stat *opened, const char *path,
+			       const char *what, struct cf_err *e)
+{
+	struct platform_stat named, target;
+	if (platform_lstat(path, &named) != 0)
+		return cf_fail(e, CF_TRUST, "%s %s: %s", what, path, platform_strerror(errno));
+	if (named.type == PLATFORM_TYPE_LINK && named.owner != 0)
+		return cf_fail(e, CF_TRUST, "%s %s is a symbolic link owned by uid %lu, not root: its "
+			       "owner chooses what it names", what, path, named.owner);
+	if (named.type == PLATFORM_TYPE_LINK && platform_stat(path, &target) != 0)
+		return cf_fail(e, CF_TRUST, "%s %s: %s", what, path, platform_strerror(errno));
+	if (named.type != PLATFORM_TYPE_LINK)
+		target = named;
+	if (target.device != opened->device || target.inode != opened->inode)
+		return cf_fail(e, CF_TRUST, "%s %s was replaced while it was read: not trusted (run "
+			       "again when nobody else can change it)", what, path);
+	return CF_OK;
+}
+
 /* A public key's file is small (PEM or DER SubjectPublicKeyInfo). */
 #define KEY_FILE_MAX (64 * 1024)
 
@@ -293,7 +317,10 @@ static int key_file_checked(int fd, const char *path, const char *what, struct c
 	if (platform_dir_separator() == '/' && platform_is_admin() && st.links > 1)
 		return cf_fail(e, CF_TRUST, "%s %s has %lu hard links: another name could have made it "
 			       "this file (copy the key to a file of its own)", what, path, st.links);
-	return key_dir_check(path, what, e);
+	int rc = key_dir_check(path, what, e);
+	if (rc == CF_OK && platform_dir_separator() == '/' && platform_is_admin())
+		rc = name_is_opened_file(&st, path, what, e);
+	return rc;
 }
 
 int trust_key_file_read(const char *path, const char *what, struct trust_key *k,
@@ -303,8 +330,11 @@ int trust_key_file_read(const char *path, const char *what, struct trust_key *k,
 	ssize_t got = -1;
 	struct cf_err why = { 0 };
 	int fd = platform_open(path, PLATFORM_OPEN_READ | PLATFORM_OPEN_NONBLOCK, 0);
-	int rc = fd >= 0 ? key_file_checked(fd, path, what, e)
+	/* Test seam: a test swaps the name between the open and the checks of its path. */
+	int rc = fd >= 0 ? install_fault("trust-key-open", e)
 			 : cf_fail(e, CF_TRUST, "%s %s: %s", what, path, platform_strerror(errno));
+	if (rc == CF_OK)
+		rc = key_file_checked(fd, path, what, e);
 	/* Test seam: a test renames another key over the name here; the one read is still this. */
 	if (rc == CF_OK)
 		rc = install_fault("trust-key-opened", e);

@@ -855,13 +855,16 @@ static void print_copies(const struct survey *s, const struct copy *main_winner)
 		log_out("  (none)\n");
 	for (size_t i = 0; i < s->ncopies; i++) {
 		const struct copy *c = &s->copies[i];
-		char real[PATH_MAX * 4], origin[PATH_MAX * 4];
-		log_out("  %s %-10s %s%s\n", c == main_winner ? "=>" : "  ", c->version, s->root,
+		char real[PATH_MAX * 4], origin[PATH_MAX * 4], version[256];
+		/* The version may come from a name a user chose (conda-meta/cudnn-VER-*.json). */
+		log_out("  %s %-10s %s%s\n", c == main_winner ? "=>" : "  ",
+			log_escape(c->version, version, sizeof(version)), s->root,
 			log_escape(c->real, real, sizeof(real)));
 		log_out("                from: %s\n", log_escape(c->origin ? c->origin : "", origin,
 								   sizeof(origin)));
 		if (c->version_how[0])
-			log_out("                version: %s\n", c->version_how);
+			log_out("                version: %s\n",
+				log_escape(c->version_how, origin, sizeof(origin)));
 		log_out("                on the search path through: %s\n",
 			c->vias[0] ? c->vias : "nothing (a program that loads it by name does not find it)");
 		if (!c->ours && c->fix && (!shell_plain(c->real) || !shell_plain(c->origin_word)))
