@@ -107,6 +107,12 @@ expect 6 "$UNPACKER" validate --root "$R" --product nccl $T
 assert_contains last.err "validation failed: step 6 compute: ncclCommInitAll over 2 GPUs: unhandled system error"
 one_line_reason
 
+note "a library of another release than the manifest's: exit 6 before any GPU is touched"
+printf 'nccl_version=22808\n' > "$CONF"
+expect 6 "$UNPACKER" validate --root "$R" --product nccl $T
+assert_contains last.err "validation failed: step 6 compute: ncclGetVersion() says 2.28.8, the manifest $V"
+one_line_reason
+
 note "the fake right again: --require-gpu passes"
 : > "$CONF"
 expect 0 "$UNPACKER" validate --root "$R" --product nccl $T --require-gpu

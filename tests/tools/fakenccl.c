@@ -3,7 +3,8 @@
  * device pointers are host memory (fakecuda.c), so the all-reduce really sums the buffers
  * on the CPU. Through FAKE_CONF (fakeconf.h): nccl_wrong_gpu=G (GPU G's result off by one at
  * one element), nccl_init_fail=1 (ncclCommInitAll fails, as on a machine whose GPUs NCCL
- * cannot connect). -DFAKE_NCCL_VERSION=22809 sets what ncclGetVersion says. */
+ * cannot connect), nccl_version=V (what ncclGetVersion says, as a library of another release
+ * in the install would; -DFAKE_NCCL_VERSION=22809 is the default). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,7 @@ struct comm {
 	int rank;
 };
 
-int ncclGetVersion(int *v) { *v = FAKE_NCCL_VERSION; return 0; }
+int ncclGetVersion(int *v) { *v = (int)fake_conf("nccl_version", FAKE_NCCL_VERSION); return 0; }
 
 const char *ncclGetErrorString(int r)
 {

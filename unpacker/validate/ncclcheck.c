@@ -8,6 +8,7 @@
 
 #include "common/io.h"
 #include "common/platform.h"
+#include "manifests/compat.h"
 #include "unpacker/validate/gpuapi.h"
 
 const char ncclcheck_name[] = "nccl-allreduce";
@@ -63,7 +64,7 @@ static void version_text(int v, char *out, size_t size)
 		snprintf(out, size, "%d.%d.%d", v / 1000, v % 1000 / 100, v % 100);
 }
 
-static int open_libraries(struct allreduce *ar, char **a)
+static int open_libraries(struct allreduce *ar, char **a, const char *want)
 {
 	char missing[128];
 	void *cuda = platform_lib_open(a[0], PLATFORM_LIB_NOW);
@@ -73,8 +74,14 @@ static int open_libraries(struct allreduce *ar, char **a)
 	if (!nccl || gpuapi_nccl(nccl, &ar->nccl, missing, sizeof(missing)) != 0)
 		return snprintf(ar->why, sizeof(ar->why), "NCCL: %s", nccl ? missing : platform_lib_error()), -1;
 	int v = 0;
-	if (ar->nccl.GetVersion(&v) == NCCL_SUCCESS)
-		version_text(v, ar->version, sizeof(ar->version));
+	if (ar->nccl.GetVersion(&v) != NCCL_SUCCESS)
+		return snprintf(ar->why, sizeof(ar->why), "ncclGetVersion failed"), -1;
+	version_text(v, ar->version, sizeof(ar->version));
+	/* The version the manifest states (from nccl.h or NVIDIA's JSON): a library of another release
+	 * beside the headers is a mixed install even when it would sum correctly. */
+	if (compat_version_cmp(ar->version, want) != 0)
+		return snprintf(ar->why, sizeof(ar->why), "ncclGetVersion() says %s, the manifest %s",
+				ar->version, want), -1;
 	return 0;
 }
 
@@ -224,7 +231,7 @@ int ncclcheck_run(char **a, void (*emit)(json_t *result))
 		return 1;
 	ar->phases = json_object();
 	snprintf(ar->version, sizeof(ar->version), "?");
-	int rc = open_libraries(ar, a);
+	int rc = open_libraries(ar, a, a[2]);
 	rc = rc ? rc : count_gpus(ar);
 	char shape[160];
 	snprintf(shape, sizeof(shape), "NCCL %s all-reduce (sum) of %zu floats (%zu MiB) on each of %d GPU%s",

@@ -10,8 +10,9 @@ struct json_t;
  * (struct product's gpu_check): step_gpu.c's table of the checks this unpacker has. */
 extern const char ncclcheck_name[];
 
-/* args: LIBCUDA LIBNCCL, both absolute paths, each loaded by that path (never searched for).
- * Hands each result to emit (which takes it over): a row per GPU once the all-reduce ran,
+/* args: LIBCUDA LIBNCCL VERSION: the two absolute paths, each loaded by that path (never
+ * searched for), and the manifest's NCCL version, which ncclGetVersion must say (a library of
+ * another release in the install fails before any GPU is touched). Hands each result to emit (which takes it over): a row per GPU once the all-reduce ran,
  * else one row without a GPU saying what failed; 0 when all passed. */
 int ncclcheck_run(char **args, void (*emit)(struct json_t *result));
 

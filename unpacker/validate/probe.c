@@ -301,7 +301,7 @@ int probe_main(int argc, char **argv)
 	} kinds[] = {
 		{ "library", "library", 4, probe_library }, { "driver", "driver", 1, probe_driver },
 		{ "version", "library", 1, probe_version }, { "compute", "compute", 7, probe_compute },
-		{ "load", "library", 1, probe_load }, { "allreduce", "compute", 2, probe_allreduce },
+		{ "load", "library", 1, probe_load }, { "allreduce", "compute", 3, probe_allreduce },
 	};
 	int fd = argc >= 2 ? platform_inherited_handle(argv[0]) : -1;
 	if (fd < 0) {

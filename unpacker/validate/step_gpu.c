@@ -156,7 +156,7 @@ static void allreduce_all(struct run *r, const char *libcuda, size_t ngpus)
 {
 	struct gpu_job j = { .r = r, .gpu = r->o->gpu };
 	char *lib = libname_main_path(r->product, r->dir, r->major);
-	char *const a[] = { "allreduce", (char *)libcuda, lib, NULL };
+	char *const a[] = { "allreduce", (char *)libcuda, lib, r->m->product_version, NULL };
 	memcpy(j.args, a, sizeof(a));
 	if (j.gpu >= 0)
 		snprintf(j.visible, sizeof(j.visible), "CUDA_VISIBLE_DEVICES=%d", j.gpu);
