@@ -228,6 +228,20 @@ int compat_check(const struct product *p, const char *version, const char *cuda,
 	return rc;
 }
 
+void compat_cc_floor(const struct product *p, const char *version, const char *variant,
+		     const char *platform, const char *recorded, char *out, size_t size)
+{
+	struct compat_result r;
+	struct cf_err ignored = { 0 };
+	int rows;
+	snprintf(out, size, "%s", recorded ? recorded : "");
+	if (lookup(p->compat_kind, p->display, version, variant, platform, &r, &rows, &ignored) != CF_OK ||
+	    !r.known || !r.sm_min[0])
+		return;
+	if (!out[0] || compat_version_cmp_full(r.sm_min, out) > 0)
+		snprintf(out, size, "%s", r.sm_min);
+}
+
 int compat_cuda_major_for_driver(const char *driver, const char *platform)
 {
 	/* The newest major whose minimum driver (minor-version compatibility: 13.x >= 580,

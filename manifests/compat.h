@@ -23,6 +23,13 @@ struct product;
  * versions, otherwise. */
 int compat_check(const struct product *p, const char *version, const char *cuda,
 		 const char *platform, struct compat_result *out, struct cf_err *e);
+/* The compute-capability floor a bundle of p (its version, CUDA variant and platform) holds
+ * to: the higher of what its manifest recorded (recorded; NULL when none) and what this
+ * build's table names for that release, since a bundle signed before the table knew a floor
+ * (cuDNN 9.11+ for CUDA 12 before 7.5 was in it) keeps the lower one it recorded. "" when
+ * neither says. */
+void compat_cc_floor(const struct product *p, const char *version, const char *variant,
+		     const char *platform, const char *recorded, char *out, size_t size);
 /* The newest CUDA major a driver version supports on platform, from the table's minimum
  * drivers; 0 when none is known. */
 int compat_cuda_major_for_driver(const char *driver, const char *platform);

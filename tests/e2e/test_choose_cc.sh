@@ -75,6 +75,20 @@ assert_contains last.out "3 GPUs of compute capability 9.0, 6.1, 9.0"
 assert_contains last.out "chose cudnn-9.10.2-cuda12-linux-x86_64.bundle"
 assert_contains last.out "cudnn-9.11.0-cuda12-linux-x86_64.bundle: needs compute capability >= 7.5, GPU 1 is 6.1"
 
+note "an old bundle (9.11 for CUDA 12 signed with the floor 5.0 it recorded before the table knew 7.5): the table's floor holds"
+mkdir -p old11
+cp kit/cudnn-9.10.2-cuda12-linux-x86_64.bundle old11/
+python3 "$TOP/tests/tools/forge.py" --key "$FX/test.key" --version 9.11.0 --cuda 12 \
+	--driver-min 525.60.13 --cc-min 5.0 --out old11/cudnn-9.11.0-cuda12-linux-x86_64.bundle ||
+	fail "forge the old bundle"
+printf 'gpus=1\ncc=61\n' > "$CONF"
+choose 0 old11
+assert_contains last.out "chose cudnn-9.10.2-cuda12-linux-x86_64.bundle"
+assert_contains last.out "cudnn-9.11.0-cuda12-linux-x86_64.bundle: needs compute capability >= 7.5 (this unpacker's compatibility data; the bundle records 5.0), GPU 0 is 6.1"
+printf 'gpus=1\ncc=75\n' > "$CONF"
+choose 0 old11
+assert_contains last.out "chose cudnn-9.11.0-cuda12-linux-x86_64.bundle"
+
 note "the driver was asked in the probe child, never in the unpacker itself (as root: as nobody)"
 ls "$UIDS" | grep -q 'libcuda-' || fail "the fake driver left no uid record: $(ls "$UIDS")"
 if ls "$UIDS" | grep -q '^uid-0-'; then fail "libcuda ran as root: $(ls "$UIDS" | grep '^uid-0-')"; fi

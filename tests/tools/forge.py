@@ -8,7 +8,8 @@ unpacker's own rules stand between them and the disk.
 
 usage: forge.py --key K.key [--key K2.key ...] --out B.bundle [--case NAME] [--outside DIR]
                 [--counter N] [--expires ISO] [--created ISO] [--platform P] [--salt S]
-                [--bundle-id ID] [--version V] [--cuda MAJOR] [--name NAME [--data FILE]] [--tar-name NAME]
+                [--bundle-id ID] [--version V] [--cuda MAJOR]
+                [--driver-min V] [--cc-min CC] [--name NAME [--data FILE]] [--tar-name NAME]
        forge.py --list
 
 With --platform windows-*, the bundle is laid out as NVIDIA's Windows archives are (bin/ with
@@ -258,6 +259,9 @@ def main():
     ap.add_argument("--version", default="9.19.0.56")
     ap.add_argument("--cuda", default="13", help="the CUDA variant (major) it is built for")
     ap.add_argument("--bundle-id")
+    ap.add_argument("--driver-min", default="580.65.06")
+    ap.add_argument("--cc-min", default="7.5",
+                    help="the recorded floor (an old bundle's, made before the table knew one)")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--name", help="rename include/cudnn_version.h to this (hostile) name")
     ap.add_argument("--data", help="with --name: the renamed file's bytes, from this file")
@@ -297,7 +301,7 @@ def main():
         "cudnn": {"version": args.version, "cuda_variant": args.cuda,
                   "source": {"kind": "dir", "name": "forge", "sha256": None, "size": 0}},
         "cuda": {"release": args.cuda + ".0", "components": []},
-        "requires": {"driver_min": "580.65.06", "compute_capability_min": "7.5"},
+        "requires": {"driver_min": args.driver_min, "compute_capability_min": args.cc_min},
         "payload": {"compressed_size": len(payload_signed), "uncompressed_size": tar_len,
                     "chunk_size": CHUNK, "chunk_sha256": chunks},
         "files": files,

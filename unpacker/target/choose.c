@@ -263,16 +263,23 @@ static int read_candidate(struct candidate *c, const struct trust *t)
 	return rc;
 }
 
-/* 1, and why, when a GPU is below the bundle's compute-capability floor: every GPU must run
- * it, so the lowest decides (each one below is named). Not known, or no floor: 0. No
+/* 1, and why, when a GPU is below the bundle's compute-capability floor (compat_cc_floor: an
+ * old bundle's recorded floor raised by this unpacker's table): every GPU must run it, so the
+ * lowest decides (each one below is named). Not known, or no floor: 0. No
  * ceiling is applied: NVIDIA's matrices list the architectures a release was tested on, not
  * an upper bound (docs/guide.md says why, with NVIDIA's word on forward compatibility). */
-static int gpus_below(const struct machine *mc, const char *cc_min, char *why, size_t size)
+static int gpus_below(const struct machine *mc, const struct manifest *m, char *why, size_t size)
 {
 	const struct choose_gpus *g = mc->gpus;
-	if (!g || !g->known || !cc_min)
+	char cc_min[16];
+	compat_cc_floor(m->product, m->product_version, m->cuda_variant, m->platform, m->cc_min,
+			cc_min, sizeof(cc_min));
+	if (!g || !g->known || !cc_min[0])
 		return 0;
 	size_t used = (size_t)snprintf(why, size, "needs compute capability >= %s", cc_min);
+	if (!m->cc_min || strcmp(cc_min, m->cc_min) != 0)
+		used += (size_t)snprintf(why + used, size - used, " (this unpacker's compatibility "
+					 "data; the bundle records %s)", m->cc_min ? m->cc_min : "none");
 	int below = 0;
 	for (size_t i = 0; i < g->n && i < CHOOSE_MAX_GPUS; i++) {
 		char cc[24];
@@ -323,7 +330,7 @@ static void judge(struct candidate *c, struct machine *mc)
 			 c->major, mc->driver, mc->cuda_max);
 		return;
 	}
-	if (gpus_below(mc, m->cc_min, c->why, sizeof(c->why)))
+	if (gpus_below(mc, m, c->why, sizeof(c->why)))
 		return;
 	c->libs_here = !lib || has_cublas(mc, c->major);
 	if (lib)

@@ -247,6 +247,9 @@ void step_gpu(struct run *r)
 		used += (size_t)snprintf(why + used, sizeof(why) - used, " (>= %s)",
 					 r->m->driver_min ? r->m->driver_min : "?");
 	}
+	char cc_min[16];
+	compat_cc_floor(r->product, r->m->product_version, r->m->cuda_variant, r->m->platform,
+			r->m->cc_min, cc_min, sizeof(cc_min));
 	size_t i;
 	json_t *gpu;
 	json_array_foreach(gpus, i, gpu) {
@@ -255,7 +258,7 @@ void step_gpu(struct run *r)
 			used = sizeof(why) - 1;
 		snprintf(cc, sizeof(cc), "%lld.%lld", json_integer_value(json_object_get(gpu, "cc_major")),
 			 json_integer_value(json_object_get(gpu, "cc_minor")));
-		int old = r->m->cc_min && compat_version_cmp_full(cc, r->m->cc_min) < 0;
+		int old = cc_min[0] && compat_version_cmp_full(cc, cc_min) < 0;
 		used += (size_t)snprintf(why + used, sizeof(why) - used, "; GPU %zu %s, %.0f GiB, sm %s%s%s%s", i,
 					 json_string_value(json_object_get(gpu, "name")),
 					 (double)json_integer_value(json_object_get(gpu, "memory_bytes")) / 1073741824.0,
