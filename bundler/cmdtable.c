@@ -29,6 +29,9 @@ const struct cmd_spelling cmd_spellings[] = {
 	CMD_VALUE(OPT_DIR, "--from-dir", DIR),
 	CMD_FLAG(OPT_CUDA_LIBS, "--with-cuda-libs"),
 	CMD_VALUE(OPT_ADD_FILE, "--add-file", FILE),
+	CMD_VALUE(OPT_WITH, "--with", TEXT),
+	CMD_VALUE(OPT_WITH_DIR, "--with-dir", TEXT),
+	CMD_VALUE(OPT_WITH_ARCHIVE, "--with-archive", TEXT),
 	CMD_VALUE(OPT_COUNTER, "--counter", TEXT),
 	CMD_VALUE(OPT_EXPIRES, "--expires", TEXT),
 	CMD_FLAG(OPT_ALLOW_FUTURE, "--allow-future"),
@@ -70,7 +73,8 @@ const struct command cmd_table[] = {
 	  verb_keygen, "write a signing key pair NAME.key and NAME.pub", help_keygen, 0 },
 	{ "create", CMD_ARGS_NONE,
 	  verb_create, "make one signed bundle of a product's release", help_create,
-	  RELEASE | O(KEY) | O(OUT) | O(ARCHIVE) | O(DIR) | O(CUDA_LIBS) | O(ADD_FILE) |
+	  RELEASE | O(KEY) | O(OUT) | O(ARCHIVE) | O(DIR) | O(CUDA_LIBS) | O(ADD_FILE) | O(WITH) |
+		  O(WITH_DIR) | O(WITH_ARCHIVE) |
 		  O(COUNTER) | O(EXPIRES) | O(ALLOW_FUTURE) | O(LEVEL) | O(THREADS) | O(SPLIT) |
 		  O(SFX) | O(UNPACKER) | O(CACHE) | O(QUIET) },
 	{ "resolve", CMD_ARGS_NONE,

@@ -18,6 +18,7 @@
 #include "bundler/dossier.h"
 #include "bundler/fetch.h"
 #include "bundler/libreq.h"
+#include "bundler/members.h"
 #include "bundler/mirror.h"
 #include "bundler/output.h"
 #include "bundler/pack.h"
@@ -214,6 +215,7 @@ static int agree(const char *what, const char *given, const char *found, struct 
 struct job {
 	const struct create_options *o;
 	struct tree tree;
+	struct members members;
 	struct mirror_plan plan;
 	int have_plan;
 	struct manifest *m;
@@ -646,6 +648,12 @@ static int build(struct job *j, struct signer *signer, struct cf_err *e)
 		rc = describe(j, e);
 	if (rc == CF_OK)
 		rc = devfiles_add(&j->tree, j->m->product_version, j->workdir, e);
+	if (rc == CF_OK && j->o->nwith) {
+		rc = members_add(j->o->with, j->o->nwith, j->o->from_dir, j->workdir, &j->tree, j->m,
+				 &j->members, e);
+		if (rc == CF_OK)
+			rc = check_tree_names(&j->tree, e);
+	}
 	char stub[PATH_MAX];
 	if (rc == CF_OK && j->o->sfx) /* no stub for this platform: say so before compressing */
 		rc = stub_find(j->m->platform, j->o->sfx_stub, stub, sizeof(stub), e);
@@ -693,6 +701,8 @@ static void print_summary(const struct job *j)
 	log_out("id        %s (counter %llu)\n", m->bundle_id, (unsigned long long)m->counter);
 	log_out("%-9s %s for CUDA %s, %s\n", m->product->display, m->product_version,
 		m->cuda_variant, m->platform);
+	for (size_t i = 0; i < m->nmembers; i++)
+		log_out("with      %s %s\n", m->members[i].product->display, m->members[i].version);
 	log_out("files     %zu, %.1f MiB -> %.1f MiB (%.1f%%)\n", m->nfiles,
 		(double)m->uncompressed_size / 1048576.0, (double)size / 1048576.0,
 		m->uncompressed_size ? 100.0 * (double)size / (double)m->uncompressed_size : 0.0);
@@ -780,6 +790,7 @@ int create_bundle(const struct create_options *o, struct cf_err *e)
 			print_summary(&j);
 	}
 	tree_free(&j.tree);
+	members_free(&j.members);
 	if (j.workdir)
 		io_rmtree(j.workdir);
 	/* A failed run leaves no empty -o directory of its own making behind. */

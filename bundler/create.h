@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bundler/members.h"
 #include "common/err.h"
 
 #define CREATE_MAX_ADD_FILES 16
@@ -14,6 +15,9 @@
 #define CREATE_FUTURE_GRACE_S 86400
 
 struct product;
+
+/* At most this many --with products in one unit. */
+#define CREATE_MAX_WITH MANIFEST_MAX_MEMBERS
 
 struct create_options {
 	/* --product NAME (product_name; NULL: the default product), selected by
@@ -49,6 +53,9 @@ struct create_options {
 	 * or lib/ (Linux), such as zlibwapi.dll */
 	const char *add_files[CREATE_MAX_ADD_FILES];
 	size_t nadd_files;
+	/* the unit's other products, in the order given (the manifest sorts them) */
+	struct create_member with[CREATE_MAX_WITH];
+	size_t nwith;
 };
 
 int create_bundle(const struct create_options *o, struct cf_err *e);

@@ -10,6 +10,8 @@
 	"                      [--cuda MAJOR[.MINOR]] [--platform P] --key K.key -o OUT\n" \
 	"                      [--mirror URL | --from-archive FILE | --from-dir DIR]\n" \
 	"                      [--with-cuda-libs] [--add-file FILE]... [--counter N]\n" \
+	"                      [--with NAME[=VER],...] [--with-dir NAME=DIR]...\n" \
+	"                      [--with-archive NAME=FILE]...\n" \
 	"                      [--expires DAYS] [--allow-future] [--level N]\n" \
 	"                      [--threads N] [--split SIZE|fat32]\n" \
 	"                      [--sfx [--unpacker PATH]] [--cache DIR] [--offline] [-q]\n"
@@ -95,6 +97,11 @@ const char help_create[] =
 	"                     toolkit's NCCL)\n"
 	"  --with-cuda-libs   pack cuBLAS and NVRTC too (cuDNN; NCCL opens none: exit 1);\n"
 	"                     the id and name get '-cudalibs'\n"
+	"  --with NAME[=VER]  carry another product in the same bundle, one unit\n"
+	"                     (installed, switched, validated together; comma list):\n"
+	"                     from the --from-dir tree, or --with-dir NAME=DIR,\n"
+	"                     --with-archive NAME=FILE; the id and name get\n"
+	"                     '+NAME-VER' (cudnn-...-cuda13+nccl-2.28.9-...)\n"
 	"  --add-file FILE    also pack FILE (repeatable) in bin/ (Windows) or lib/\n"
 	"                     (Linux), hashed like every file: zlibwapi.dll for cuDNN\n"
 	"                     8.3 - 9.1 on Windows; never a C library or loader name\n"

@@ -27,12 +27,19 @@ static void print_manifest(const struct manifest *m)
 {
 	char kind[64], name[1024], release[64];
 	log_out("bundle_id   %s\n", m->bundle_id);
-	log_out("format      %s, counter %llu\n", MANIFEST_FORMAT, (unsigned long long)m->counter);
+	log_out("format      %s, counter %llu\n", manifest_format_name(m), (unsigned long long)m->counter);
 	log_out("created     %s, expires %s\n", m->created, m->expires ? m->expires : "never");
 	log_out("platform    %s\n", m->platform);
 	log_out("%-11s %s for CUDA %s (from %s %s)\n", m->product->display, m->product_version,
 		m->cuda_variant, log_escape(m->source_kind, kind, sizeof(kind)),
 		log_escape(m->source_name, name, sizeof(name)));
+	for (size_t i = 0; i < m->nmembers; i++) {
+		const struct manifest_member *w = &m->members[i];
+		char wkind[64], wname[1024];
+		log_out("with        %s %s (from %s %s)\n", w->product->display, w->version,
+			log_escape(w->source_kind, wkind, sizeof(wkind)),
+			log_escape(w->source_name, wname, sizeof(wname)));
+	}
 	log_out("CUDA        %s\n", m->cuda_release ? log_escape(m->cuda_release, release, sizeof(release))
 						    : "(unknown release)");
 	for (size_t i = 0; i < m->ncomponents; i++) {

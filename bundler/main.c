@@ -15,6 +15,7 @@
 #include "common/log.h"
 #include "common/version.h"
 #include "manifests/manifest.h"
+#include "manifests/product.h"
 
 static int number(const char *s, long long min, long long max, long long *out)
 {
@@ -23,6 +24,64 @@ static int number(const char *s, long long min, long long max, long long *out)
 	if (!*s || *end || v < min || v > max)
 		return -1;
 	*out = v;
+	return 0;
+}
+
+/* The --with entry of the product called name (made on first mention, so that --with nccl and
+ * --with-dir nccl=DIR name one member); NULL after a usage error. */
+static struct create_member *member_named(struct create_options *o, const char *option,
+					  const char *name, size_t len)
+{
+	char wanted[64], names[256];
+	snprintf(wanted, sizeof(wanted), "%.*s", (int)(len < 63 ? len : 63), name);
+	const struct product *p = product_find(wanted);
+	product_names(names, sizeof(names));
+	if (!p)
+		return verb_usage_error("%s: unknown product '%s' (products: %s)", option, wanted, names),
+		       NULL;
+	for (size_t i = 0; i < o->nwith; i++)
+		if (o->with[i].product == p)
+			return &o->with[i];
+	if (o->nwith == CREATE_MAX_WITH)
+		return verb_usage_error("more than %d --with products", CREATE_MAX_WITH), NULL;
+	o->with[o->nwith] = (struct create_member){ .product = p };
+	return &o->with[o->nwith++];
+}
+
+/* --with NAME[=VERSION][,NAME[=VERSION]...] */
+static int parse_with(struct create_options *o, const char *list)
+{
+	for (const char *p = list;; p++) {
+		size_t n = strcspn(p, ",");
+		size_t name_len = strcspn(p, ",=");
+		if (n == 0)
+			return verb_usage_error("--with '%s': an empty product name", list);
+		struct create_member *w = member_named(o, "--with", p, name_len);
+		if (!w)
+			return 1;
+		if (name_len < n) {
+			char *version = xasprintf("%.*s", (int)(n - name_len - 1), p + name_len + 1);
+			w->version = version; /* lives as long as the process: options are read once */
+		}
+		p += n;
+		if (!*p)
+			return 0;
+	}
+}
+
+/* --with-dir NAME=DIR, --with-archive NAME=FILE */
+static int parse_with_source(struct create_options *o, const char *option, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	if (!eq || eq == arg || !eq[1])
+		return verb_usage_error("%s '%s' is not NAME=%s", option, arg,
+					strcmp(option, "--with-dir") == 0 ? "DIR" : "FILE");
+	struct create_member *w = member_named(o, option, arg, (size_t)(eq - arg));
+	if (!w)
+		return 1;
+	if (w->dir || w->archive)
+		return verb_usage_error("%s: %s has a source already", option, w->product->name);
+	*(strcmp(option, "--with-dir") == 0 ? &w->dir : &w->archive) = eq + 1;
 	return 0;
 }
 
@@ -53,6 +112,9 @@ static int parse_option(struct bundler_args *c, int opt, const char *arg)
 	case OPT_ARCHIVE: o->from_archive = arg; return 0;
 	case OPT_DIR: o->from_dir = arg; return 0;
 	case OPT_CUDA_LIBS: o->with_cuda_libs = 1; return 0;
+	case OPT_WITH: return parse_with(o, arg);
+	case OPT_WITH_DIR: return parse_with_source(o, "--with-dir", arg);
+	case OPT_WITH_ARCHIVE: return parse_with_source(o, "--with-archive", arg);
 	case OPT_OFFLINE: o->offline = 1; return 0;
 	case OPT_RELEASE: c->release = arg; return 0;
 	case OPT_ADD_FILE:

@@ -83,19 +83,23 @@ static char *spdx_idstring(const char *prefix, const char *s)
 	return out;
 }
 
-/* One product of the bundle: the bundle's own, or a CUDA component it lists. */
+/* One product of the bundle: the bundle's own, a --with product of its unit, or a CUDA
+ * component it lists. */
 struct part {
 	const char *name, *version, *license;
 	char *purl;
 	char *spdx_id;
 	int included;
-	const struct manifest_component *component; /* NULL for the bundle's product */
+	const struct manifest_component *component; /* NULL for a product of the unit */
+	const struct product *product;              /* a product of the unit; NULL: a component */
+	const char *description, *source_kind, *source_name;
+	const uint8_t *source_sha256;               /* NULL when its source has none */
 };
 
 struct gen {
 	const struct sbomgen_input *in;
 	const struct manifest *m;
-	struct part *parts; /* [0] the product, then m->components */
+	struct part *parts; /* [0] the product, then m->members, then m->components */
 	size_t nparts;
 	char content_hex[65];
 	char uuid[37];
@@ -116,17 +120,28 @@ static void gen_init(struct gen *g, const struct sbomgen_input *in)
 	uuid5(name, g->uuid);
 	free(name);
 	manifest_format_time((int64_t)m->source_date_epoch, g->created);
-	g->nparts = 1 + m->ncomponents;
+	g->nparts = 1 + m->nmembers + m->ncomponents;
 	g->parts = xcalloc(g->nparts, sizeof(*g->parts));
-	g->parts[0] = (struct part){ m->product->name, m->product_version, in->license, NULL, NULL, 1,
-				     NULL };
-	/* purl qualifiers in their canonical order (sorted by key) */
-	g->parts[0].purl = xasprintf("pkg:generic/nvidia/%s@%s?cuda=%s&platform=%s", m->product->name,
-				     m->product_version, m->cuda_variant, m->platform);
-	g->parts[0].spdx_id = spdx_idstring("SPDXRef-Package-", m->product->name);
+	for (size_t i = 0; i <= m->nmembers; i++) {
+		const struct manifest_member *w = i ? &m->members[i - 1] : NULL;
+		const struct product *prod = w ? w->product : m->product;
+		const char *version = w ? w->version : m->product_version;
+		struct part *p = &g->parts[i];
+		*p = (struct part){ .name = prod->name, .version = version, .included = 1,
+				    .product = prod, .description = prod->description,
+				    .license = w ? NULL : in->license,
+				    .source_kind = w ? w->source_kind : m->source_kind,
+				    .source_name = w ? w->source_name : m->source_name };
+		if (w ? w->source_has_sha256 : m->source_has_sha256)
+			p->source_sha256 = w ? w->source_sha256 : m->source_sha256;
+		/* purl qualifiers in their canonical order (sorted by key) */
+		p->purl = xasprintf("pkg:generic/nvidia/%s@%s?cuda=%s&platform=%s", prod->name, version,
+				    m->cuda_variant, m->platform);
+		p->spdx_id = spdx_idstring("SPDXRef-Package-", prod->name);
+	}
 	for (size_t i = 0; i < m->ncomponents; i++) {
 		const struct manifest_component *c = &m->components[i];
-		struct part *p = &g->parts[1 + i];
+		struct part *p = &g->parts[1 + m->nmembers + i];
 		p->name = c->name;
 		p->version = c->version;
 		p->license = in->component_licenses ? in->component_licenses[i] : NULL;
@@ -151,10 +166,15 @@ static void gen_free(struct gen *g)
 	free(g->parts);
 }
 
-static const struct part *file_part(const struct gen *g, const char *path)
+/* A --with product's file is its product's; any other is a listed component's (owner) or
+ * else the bundle's product's. */
+static const struct part *file_part(const struct gen *g, const struct tree_entry *ent)
 {
-	int i = g->in->owner ? g->in->owner(g->m, path) : -1;
-	return &g->parts[i >= 0 && (size_t)i < g->m->ncomponents ? 1 + (size_t)i : 0];
+	for (size_t k = 1; ent->product && k <= g->m->nmembers; k++)
+		if (g->parts[k].product == ent->product)
+			return &g->parts[k];
+	int i = g->in->owner ? g->in->owner(g->m, ent->path) : -1;
+	return &g->parts[i >= 0 && (size_t)i < g->m->ncomponents ? 1 + g->m->nmembers + (size_t)i : 0];
 }
 
 static char *dumps(json_t *doc, size_t *len)
@@ -190,7 +210,7 @@ static json_t *cdx_licenses(const char *license)
 
 static json_t *cdx_file(const struct gen *g, const struct prehash_file *f)
 {
-	const struct part *p = file_part(g, f->entry.path);
+	const struct part *p = file_part(g, &f->entry);
 	char sha256[65], sha1[41];
 	hex_encode(f->sha256, 32, sha256);
 	hex_encode(f->sha1, 20, sha1);
@@ -227,13 +247,12 @@ static json_t *cdx_part(const struct gen *g, const struct part *p)
 		json_object_set_new(c, "licenses", cdx_licenses(p->license));
 	json_t *props = json_array();
 	if (!p->component) {
-		const struct manifest *m = g->m;
-		json_object_set_new(c, "description", json_string(m->product->description));
-		json_array_append_new(props, property("cuferry:source-kind", m->source_kind));
-		json_array_append_new(props, property("cuferry:source-name", m->source_name));
-		if (m->source_has_sha256) {
+		json_object_set_new(c, "description", json_string(p->description));
+		json_array_append_new(props, property("cuferry:source-kind", p->source_kind));
+		json_array_append_new(props, property("cuferry:source-name", p->source_name));
+		if (p->source_sha256) {
 			char hex[65];
-			hex_encode(m->source_sha256, 32, hex);
+			hex_encode(p->source_sha256, 32, hex);
 			json_array_append_new(props, property("cuferry:source-sha256", hex));
 		}
 	} else {
@@ -250,7 +269,7 @@ static json_t *cdx_part(const struct gen *g, const struct part *p)
 	json_t *files = json_array();
 	for (size_t i = 0; i < g->in->files->count; i++) {
 		const struct prehash_file *f = &g->in->files->files[i];
-		if (!f->entry.is_symlink && file_part(g, f->entry.path) == p)
+		if (!f->entry.is_symlink && file_part(g, &f->entry) == p)
 			json_array_append_new(files, cdx_file(g, f));
 	}
 	if (json_array_size(files))
@@ -267,7 +286,7 @@ static char *cyclonedx(const struct gen *g, size_t *len)
 	json_t *bundle = json_pack(
 		"{s:s, s:s, s:s, s:s, s:[o, o, o, o]}", "type", "file", "bom-ref", "bundle", "name",
 		m->bundle_id, "version", m->product_version, "properties",
-		property("cuferry:format", MANIFEST_FORMAT), property("cuferry:platform", m->platform),
+		property("cuferry:format", manifest_format_name(m)), property("cuferry:platform", m->platform),
 		property("cuferry:cuda-variant", m->cuda_variant),
 		property("cuferry:content-sha256", g->content_hex));
 	json_t *components = json_array(), *depends = json_array();
@@ -311,8 +330,7 @@ static json_t *spdx_package(const struct gen *g, const struct part *p)
 		"PACKAGE-MANAGER", "referenceType", "purl", "referenceLocator", p->purl);
 	free(lic);
 	if (!p->component)
-		json_object_set_new(pkg, "sourceInfo",
-				    json_string(g->m->source_name));
+		json_object_set_new(pkg, "sourceInfo", json_string(p->source_name));
 	else if (!p->included)
 		json_object_set_new(pkg, "comment",
 				    json_string("listed as a requirement, not included in the bundle"));
@@ -353,7 +371,7 @@ static char *spdx(const struct gen *g, size_t *len)
 	char *ns = xasprintf("https://cuferry.invalid/spdx/%s/%s", m->bundle_id, g->uuid);
 	char *creator = xasprintf("Tool: " GENERATOR "-%s", CUFERRY_VERSION);
 	char *comment = xasprintf("cuferry bundle, format %s, for %s and CUDA %s; content SHA-256 "
-				  "%s (the sha256sum lines of its files)", MANIFEST_FORMAT,
+				  "%s (the sha256sum lines of its files)", manifest_format_name(m),
 				  m->platform, m->cuda_variant, g->content_hex);
 	json_t *packages = json_array(), *files = json_array(), *rels = json_array();
 	json_array_append_new(
@@ -389,7 +407,7 @@ static char *spdx(const struct gen *g, size_t *len)
 			json_object_set_new(file, "comment", json_string("generated by cuferry's "
 									 "bundler for this bundle"));
 		json_array_append_new(files, file);
-		json_array_append_new(rels, relationship(file_part(g, f->entry.path)->spdx_id,
+		json_array_append_new(rels, relationship(file_part(g, &f->entry)->spdx_id,
 							 "CONTAINS", id));
 		free(name);
 	}

@@ -7,6 +7,8 @@
 
 #include "common/err.h"
 
+struct product;
+
 struct tree_entry {
 	char *path;     /* install path, e.g. lib/libnccl.so.2 */
 	char *src;      /* absolute file on disk (files only) */
@@ -15,6 +17,7 @@ struct tree_entry {
 	unsigned mode;  /* 0644 or 0755 */
 	int64_t mtime;
 	int generated;  /* written by the bundler (devfiles, the dossier), not the product's */
+	const struct product *product; /* a --with product's file: that product; NULL: the tree's */
 };
 
 struct cuda_lib_info {

@@ -56,6 +56,18 @@ static int select_product(struct create_options *o)
 	if (o->with_cuda_libs && !p->cuda_libs_opened[0])
 		return verb_usage_error("--with-cuda-libs: %s opens no CUDA library by name, so "
 					"there are none to carry with it", p->display);
+	for (size_t i = 0; i < o->nwith; i++) {
+		const struct create_member *w = &o->with[i];
+		if (w->product == p)
+			return verb_usage_error("--with %s: the bundle is of %s already", p->name,
+						p->display);
+		/* Before any download: NVIDIA's mirror is not read for a --with product yet. */
+		if (!w->dir && !w->archive && !o->from_dir)
+			return verb_usage_error("--with %s: NVIDIA's mirror is not read for a --with "
+						"product yet: give --with-dir %s=DIR or --with-archive "
+						"%s=FILE, or --from-dir a tree that holds it",
+						w->product->name, w->product->name, w->product->name);
+	}
 	o->product = p;
 	return 0;
 }

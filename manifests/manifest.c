@@ -47,6 +47,12 @@ void manifest_free(struct manifest *m)
 		free(m->components[i].relative_path);
 	}
 	free(m->components);
+	for (size_t i = 0; i < m->nmembers; i++) {
+		free(m->members[i].version);
+		free(m->members[i].source_kind);
+		free(m->members[i].source_name);
+	}
+	free(m->members);
 	for (size_t i = 0; i < m->nfiles; i++) {
 		free(m->files[i].path);
 		free(m->files[i].target);
@@ -119,8 +125,56 @@ const struct manifest_file *manifest_find(const struct manifest *m, const char *
 
 char *manifest_install_name(const struct manifest *m)
 {
-	return xasprintf("%s%s-cuda%s", m->product->install_stem, m->product_version,
-			 m->cuda_variant);
+	char *name = xasprintf("%s%s-cuda%s", m->product->install_stem, m->product_version,
+			       m->cuda_variant);
+	for (size_t i = 0; i < m->nmembers; i++) {
+		char *longer = xasprintf("%s+%s%s", name, m->members[i].product->install_stem,
+					 m->members[i].version ? m->members[i].version : "");
+		free(name);
+		name = longer;
+	}
+	return name;
+}
+
+void manifest_add_member(struct manifest *m, const struct manifest_member *mem)
+{
+	size_t at = 0;
+	while (at < m->nmembers && strcmp(m->members[at].product->name, mem->product->name) < 0)
+		at++;
+	m->members = xrealloc(m->members, (m->nmembers + 1) * sizeof(*m->members));
+	memmove(&m->members[at + 1], &m->members[at], (m->nmembers - at) * sizeof(*m->members));
+	struct manifest_member *c = &m->members[at];
+	*c = *mem;
+	c->version = mem->version ? xstrdup(mem->version) : NULL;
+	c->source_kind = mem->source_kind ? xstrdup(mem->source_kind) : NULL;
+	c->source_name = mem->source_name ? xstrdup(mem->source_name) : NULL;
+	m->nmembers++;
+}
+
+int manifest_format(const struct manifest *m)
+{
+	return m->nmembers ? 2 : 1;
+}
+
+const char *manifest_format_name(const struct manifest *m)
+{
+	_Static_assert(BUNDLE_FORMAT_WRITTEN == 1, "format 2 is 1 with members");
+	return m->nmembers ? BUNDLE_FORMAT_PREFIX "2" : MANIFEST_FORMAT;
+}
+
+size_t manifest_product_count(const struct manifest *m)
+{
+	return 1 + m->nmembers;
+}
+
+const struct product *manifest_product_at(const struct manifest *m, size_t i)
+{
+	return i == 0 ? m->product : m->members[i - 1].product;
+}
+
+const char *manifest_product_version_at(const struct manifest *m, size_t i)
+{
+	return i == 0 ? m->product_version : m->members[i - 1].version;
 }
 
 int64_t manifest_parse_time(const char *iso)
@@ -294,6 +348,19 @@ int manifest_validate(const struct manifest *m, struct cf_err *e)
 	    path_check_component(m->bundle_id, strlen(m->bundle_id), why, sizeof(why)) != 0)
 		return cf_fail(e, CF_INTEGRITY, "bundle_id is not a plain name of [A-Za-z0-9._+-] "
 			       "(at most 128 characters)");
+	for (size_t i = 0; i < m->nmembers; i++) {
+		const struct manifest_member *w = &m->members[i];
+		if (!w->product || w->product == m->product)
+			return cf_fail(e, CF_INTEGRITY, "with: a member must be another product than %s",
+				       m->product->manifest_key);
+		if (i > 0 && strcmp(m->members[i - 1].product->name, w->product->name) >= 0)
+			return cf_fail(e, CF_INTEGRITY, "with: %s twice or out of order", w->product->name);
+		if (!w->version || !dotted_number(w->version, 32))
+			return cf_fail(e, CF_INTEGRITY, "with.%s.version must be digits separated by dots",
+				       w->product->manifest_key);
+	}
+	if (m->nmembers > MANIFEST_MAX_MEMBERS)
+		return cf_fail(e, CF_INTEGRITY, "with: more than %d products", MANIFEST_MAX_MEMBERS);
 	char *name = manifest_install_name(m);
 	int bad = path_check(name, why, sizeof(why));
 	free(name);
@@ -379,13 +446,34 @@ static json_t *json_components(const struct manifest *m)
 	return a;
 }
 
+static json_t *json_source(const char *kind, const char *name, uint64_t size, int has_sha256,
+			   const uint8_t sha256[32])
+{
+	json_t *source = json_pack("{s:s, s:s, s:I}", "kind", kind ? kind : "", "name",
+				   name ? name : "", "size", (json_int_t)size);
+	json_object_set_new(source, "sha256", has_sha256 ? json_hex(sha256) : json_null());
+	return source;
+}
+
+/* "with": {"nccl": {"version": ..., "source": {...}}}, keyed by each member's manifest_key. */
+static json_t *json_members(const struct manifest *m)
+{
+	json_t *with = json_object();
+	for (size_t i = 0; i < m->nmembers; i++) {
+		const struct manifest_member *w = &m->members[i];
+		json_object_set_new(with, w->product->manifest_key,
+				    json_pack("{s:s, s:o}", "version", w->version, "source",
+					      json_source(w->source_kind, w->source_name, w->source_size,
+							  w->source_has_sha256, w->source_sha256)));
+	}
+	return with;
+}
+
 char *manifest_to_json(const struct manifest *m, size_t *len)
 {
-	json_t *source = json_pack("{s:s, s:s, s:I}", "kind", m->source_kind ? m->source_kind : "",
-				   "name", m->source_name ? m->source_name : "", "size",
-				   (json_int_t)m->source_size);
-	json_object_set_new(source, "sha256",
-			    m->source_has_sha256 ? json_hex(m->source_sha256) : json_null());
+	json_t *source = json_source(m->source_kind, m->source_name, m->source_size,
+				     m->source_has_sha256, m->source_sha256);
+	const char *format = manifest_format_name(m);
 	json_t *chunks = json_array();
 	for (size_t i = 0; i < m->nchunks; i++)
 		json_array_append_new(chunks, json_hex(m->chunks[i]));
@@ -396,7 +484,7 @@ char *manifest_to_json(const struct manifest *m, size_t *len)
 		" s:{s:s?, s:s?, s:s*, s:s*},"
 		" s:{s:I, s:I, s:I, s:o},"
 		" s:o, s:{s:o, s:o}}",
-		"format", MANIFEST_FORMAT, "bundle_id", m->bundle_id, "counter",
+		"format", format, "bundle_id", m->bundle_id, "counter",
 		(json_int_t)m->counter, "source_date_epoch", (json_int_t)m->source_date_epoch,
 		"created", m->created, "expires", m->expires ? json_string(m->expires) : json_null(),
 		"platform", m->platform,
@@ -410,6 +498,8 @@ char *manifest_to_json(const struct manifest *m, size_t *len)
 		"chunk_sha256", chunks,
 		"files", json_files(m), "env", "PATH", json_strings(&m->env_path), "LD_LIBRARY_PATH",
 		json_strings(&m->env_ld_library_path));
+	if (root && m->nmembers)
+		json_object_set_new(root, "with", json_members(m));
 	if (!root)
 		return NULL;
 	char *out = json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(1) | JSON_ENSURE_ASCII);
@@ -639,6 +729,58 @@ static int optional_version(struct reader *r, json_t *o, const char *key, char *
 	return 0;
 }
 
+/* "with" (format 2 only): each key a registered product's manifest_key, each value its
+ * version and source. */
+static int read_members(struct reader *r, struct manifest *m, json_t *root, int format)
+{
+	json_t *with = json_object_get(root, "with"), *o;
+	const char *key;
+	if (!with)
+		return 0;
+	if (format < 2) {
+		cf_fail(r->e, CF_INTEGRITY, "manifest: 'with' needs format 2, this one says 1");
+		return -1;
+	}
+	if (!json_is_object(with) || json_object_size(with) == 0 ||
+	    json_object_size(with) > MANIFEST_MAX_MEMBERS) {
+		cf_fail(r->e, CF_INTEGRITY, "manifest: with must be an object of 1 to %d products",
+			MANIFEST_MAX_MEMBERS);
+		return -1;
+	}
+	json_object_foreach(with, key, o) {
+		const struct product *p = NULL;
+		for (size_t i = 0; i < product_count() && !p; i++)
+			if (strcmp(product_at(i)->manifest_key, key) == 0)
+				p = product_at(i);
+		char where[64], source_where[80];
+		snprintf(where, sizeof(where), "with.%.40s.", key);
+		snprintf(source_where, sizeof(source_where), "with.%.40s.source.", key);
+		if (!p || !json_is_object(o)) {
+			cf_fail(r->e, CF_INTEGRITY, "manifest: with.%.40s is not a product this unpacker "
+				"knows", key);
+			return -1;
+		}
+		struct manifest_member w = { .product = p };
+		json_t *source;
+		r->where = where;
+		int bad = need_str(r, o, "version", &w.version) ||
+			  !(source = need(r, o, "source", JSON_OBJECT));
+		r->where = source_where;
+		bad = bad || need_str(r, source, "kind", &w.source_kind) ||
+		      need_str(r, source, "name", &w.source_name) ||
+		      need_u64(r, source, "size", &w.source_size) ||
+		      need_sha(r, source, "sha256", w.source_sha256, &w.source_has_sha256);
+		if (!bad)
+			manifest_add_member(m, &w);
+		free(w.version);
+		free(w.source_kind);
+		free(w.source_name);
+		if (bad)
+			return -1;
+	}
+	return 0;
+}
+
 /* The product a manifest carries is the registered product whose manifest_key names an
  * object at its top: exactly one, so that a bundle is never read as two products. */
 static const struct product *read_product(struct reader *r, json_t *root)
@@ -660,7 +802,7 @@ static const struct product *read_product(struct reader *r, json_t *root)
 	return found;
 }
 
-static int read_root(struct reader *r, struct manifest *m, json_t *root)
+static int read_root(struct reader *r, struct manifest *m, json_t *root, int format)
 {
 	json_t *product, *source, *cuda, *req, *payload, *files, *env, *o;
 	size_t i;
@@ -696,7 +838,8 @@ static int read_root(struct reader *r, struct manifest *m, json_t *root)
 	    need_sha(r, source, "sha256", m->source_sha256, &m->source_has_sha256))
 		return -1;
 	r->where = "cuda.";
-	if (need_str_or_null(r, cuda, "release", &m->cuda_release) || read_components(r, m, cuda))
+	if (need_str_or_null(r, cuda, "release", &m->cuda_release) || read_components(r, m, cuda) ||
+	    read_members(r, m, root, format))
 		return -1;
 	r->where = "requires.";
 	if (need_str_or_null(r, req, "driver_min", &m->driver_min) ||
@@ -736,8 +879,8 @@ int manifest_parse(const char *json, size_t len, struct manifest **out, struct c
 		return cf_fail(e, CF_INTEGRITY, "manifest: not a JSON object");
 	}
 	json_t *format = json_object_get(root, "format");
-	if (!json_is_string(format) ||
-	    !bundle_format_supported(bundle_format_number(json_string_value(format)))) {
+	int number = json_is_string(format) ? bundle_format_number(json_string_value(format)) : -1;
+	if (!bundle_format_supported(number)) {
 		char shown[64] = "";
 		if (json_is_string(format))
 			snprintf(shown, sizeof(shown), "%s", json_string_value(format));
@@ -748,7 +891,7 @@ int manifest_parse(const char *json, size_t len, struct manifest **out, struct c
 	}
 	struct manifest *m = manifest_new();
 	struct reader r = { .e = e, .where = "" };
-	int bad = read_root(&r, m, root);
+	int bad = read_root(&r, m, root, number);
 	json_decref(root);
 	if (bad || manifest_validate(m, e) != CF_OK) {
 		manifest_free(m);

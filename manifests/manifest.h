@@ -23,6 +23,22 @@ struct manifest_component {
 	int included;
 };
 
+/* A product the bundle carries beside its own (bundler create --with): installed, switched,
+ * rolled back and validated with it as one unit, in the same install directory, for the same
+ * CUDA variant. A manifest with members is format 2 (an unpacker that knows only format 1
+ * refuses it rather than install libraries it would not prove). */
+struct manifest_member {
+	const struct product *product;
+	char *version;
+	char *source_kind; /* nvidia-redist, archive, dir */
+	char *source_name;
+	uint8_t source_sha256[32];
+	int source_has_sha256;
+	uint64_t source_size;
+};
+
+#define MANIFEST_MAX_MEMBERS 16
+
 struct manifest_strings {
 	char **items;
 	size_t count;
@@ -49,6 +65,9 @@ struct manifest {
 	char *cuda_release;
 	struct manifest_component *components;
 	size_t ncomponents;
+	/* "with": the other products of the unit, sorted by name; none in a format-1 bundle. */
+	struct manifest_member *members;
+	size_t nmembers;
 	char *driver_min;
 	char *cc_min;
 	/* What the bundle's own libraries ask of the host, read from them by the bundler;
@@ -74,6 +93,17 @@ void manifest_add_file(struct manifest *m, const char *path, uint64_t size, unsi
 void manifest_add_symlink(struct manifest *m, const char *path, const char *target);
 void manifest_add_component(struct manifest *m, const struct manifest_component *c);
 void manifest_strings_add(struct manifest_strings *s, const char *value);
+/* Copies mem's strings; keeps the members sorted by product name. */
+void manifest_add_member(struct manifest *m, const struct manifest_member *mem);
+/* The format a manifest is written as: 2 with members, else 1 (the bytes of a bundle of one
+ * product stay what format 1 wrote). */
+int manifest_format(const struct manifest *m);
+/* Its "format" string: "cuferry-bundle-1" or "cuferry-bundle-2". */
+const char *manifest_format_name(const struct manifest *m);
+/* The products of the unit: 0 is the manifest's own, 1.. its members. */
+size_t manifest_product_count(const struct manifest *m);
+const struct product *manifest_product_at(const struct manifest *m, size_t i);
+const char *manifest_product_version_at(const struct manifest *m, size_t i);
 /* Sort files by path (byte order), the order of the payload. */
 void manifest_sort_files(struct manifest *m);
 const struct manifest_file *manifest_find(const struct manifest *m, const char *path);
@@ -90,7 +120,8 @@ int manifest_parse(const char *json, size_t len, struct manifest **out, struct c
  * owns every other name, uses these): the unpacker's own directory in the prefix, which no
  * bundle entry may use, and the start of every install directory's name. */
 #define MANIFEST_META_DIR ".cuferry"
-/* "<install_stem><version>-cuda<variant>": the install directory name of a bundle. */
+/* "<install_stem><version>-cuda<variant>", then "+<member's install_stem><version>" for each
+ * member: the install directory name of a bundle (cudnn-9.19.0.56-cuda13+nccl-2.28.9). */
 char *manifest_install_name(const struct manifest *m);
 /* Seconds since the epoch from "YYYY-MM-DDTHH:MM:SSZ"; -1 when malformed. */
 /* Compare dotted version numbers numerically, component by component ("9.2" < "9.19"):

@@ -7,7 +7,8 @@
 
 bool bundle_format_supported(int format)
 {
-	return format == 1;
+	/* 2 is 1 with "with": the other products of a unit (manifests/manifest.h). */
+	return format == 1 || format == 2;
 }
 
 int bundle_format_number(const char *name)

@@ -29,7 +29,9 @@
 #define FRAME_STATEMENT_KIT_FILE "trust-statement.cuferry" /* on a kit (bundler kit --statement) */
 
 /* The manifest's "format" is BUNDLE_FORMAT_PREFIX followed by the format's number. The
- * bundler writes BUNDLE_FORMAT_WRITTEN; a reader accepts what bundle_format_supported says. */
+ * bundler writes BUNDLE_FORMAT_WRITTEN for a bundle of one product and 2 for a unit of several
+ * (manifest_format: format 2 is 1 with "with"); a reader accepts what
+ * bundle_format_supported says. */
 #define BUNDLE_FORMAT_PREFIX "cuferry-bundle-"
 #define BUNDLE_FORMAT_WRITTEN 1
 #define MANIFEST_FORMAT BUNDLE_FORMAT_PREFIX "1" /* the name of BUNDLE_FORMAT_WRITTEN */

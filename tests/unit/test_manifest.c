@@ -221,8 +221,8 @@ static void test_bundle_format_names(void **state)
 			      "cuferry-bundle-1x", "cuferry-bundle-9999999999", "cuferry-trust-statement-1" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_int_equal(bundle_format_number(bad[i]), -1);
-	assert_true(bundle_format_supported(1));
-	assert_false(bundle_format_supported(0) || bundle_format_supported(2) ||
+	assert_true(bundle_format_supported(1) && bundle_format_supported(2));
+	assert_false(bundle_format_supported(0) || bundle_format_supported(3) ||
 		     bundle_format_supported(-1));
 	assert_int_equal(parse_code("{\"format\": \"cuferry-bundle-01\"}"), CF_INCOMPATIBLE);
 }
@@ -233,7 +233,8 @@ static void test_manifest_strict_errors(void **state)
 	char msg[1024];
 	assert_int_equal(parse_code("[]"), CF_INTEGRITY);
 	assert_int_equal(parse_code("{\"format\": \"cuferry-bundle-1\", \"format\": \"x\"}"), CF_INTEGRITY);
-	assert_int_equal(parse_code("{\"format\": \"cuferry-bundle-2\"}"), CF_INCOMPATIBLE);
+	assert_int_equal(parse_code("{\"format\": \"cuferry-bundle-3\"}"), CF_INCOMPATIBLE);
+	assert_int_equal(parse_code("{\"format\": \"cuferry-bundle-2\"}"), CF_INTEGRITY);
 	assert_int_equal(parse_code("not json"), CF_INTEGRITY);
 	assert_int_equal(mutated("\"counter\": 1764431000", "\"counter\": \"1\"", msg, sizeof(msg)), CF_INTEGRITY);
 	assert_non_null(strstr(msg, "counter"));
@@ -285,6 +286,71 @@ static void test_manifest_names_its_product(void **state)
 		manifest_free(m);
 		manifest_free(back);
 	}
+}
+
+/* A unit (bundler create --with): format 2, "with" keyed by each member's manifest_key, the
+ * install name and the product list naming every member; the rules a reader holds it to. */
+static void test_manifest_members(void **state)
+{
+	(void)state;
+	const struct product *nccl = product_find("nccl");
+	assert_non_null(nccl);
+	struct manifest *m = sample(), *back = NULL;
+	struct cf_err e = { 0 };
+	struct manifest_member w = { .product = nccl, .version = "2.28.9", .source_kind = "dir",
+				     .source_name = "/usr/local/cuda" };
+	manifest_add_member(m, &w);
+	assert_int_equal(manifest_format(m), 2);
+	assert_string_equal(manifest_format_name(m), "cuferry-bundle-2");
+	assert_int_equal(manifest_validate(m, &e), CF_OK);
+	size_t len, len2;
+	char *json = manifest_to_json(m, &len);
+	assert_non_null(strstr(json, "\"format\": \"cuferry-bundle-2\""));
+	assert_int_equal(manifest_parse(json, len, &back, &e), CF_OK);
+	assert_int_equal(back->nmembers, 1);
+	assert_ptr_equal(back->members[0].product, nccl);
+	assert_string_equal(back->members[0].version, "2.28.9");
+	assert_int_equal(manifest_product_count(back), 2);
+	assert_ptr_equal(manifest_product_at(back, 1), nccl);
+	assert_string_equal(manifest_product_version_at(back, 1), "2.28.9");
+	char *dir = manifest_install_name(back);
+	assert_string_equal(dir, "cudnn-9.19.0.56-cuda13+nccl-2.28.9");
+	free(dir);
+	char *again = manifest_to_json(back, &len2);
+	assert_string_equal(json, again);
+	free(again);
+	manifest_free(back);
+	back = NULL;
+
+	/* the reader's rules */
+	struct { const char *from, *to, *says; int code; } cases[] = {
+		{ "\"format\": \"cuferry-bundle-2\"", "\"format\": \"cuferry-bundle-1\"",
+		  "'with' needs format 2", CF_INTEGRITY },
+		{ "\"with\": {\n  \"nccl\"", "\"with\": {\n  \"cudnn\"", "another product than cudnn",
+		  CF_INTEGRITY },
+		{ "\"with\": {\n  \"nccl\"", "\"with\": {\n  \"nosuch\"", "not a product this unpacker knows",
+		  CF_INTEGRITY },
+		{ "\"version\": \"2.28.9\"", "\"version\": \"2.28.9/../x\"", "with.nccl.version",
+		  CF_INTEGRITY },
+		{ "\"version\": \"2.28.9\"", "\"versio\": \"2.28.9\"", "with.nccl.version is missing",
+		  CF_INTEGRITY },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *at = strstr(json, cases[i].from);
+		assert_non_null(at);
+		char *bad = malloc(len + 64);
+		snprintf(bad, len + 64, "%.*s%s%s", (int)(at - json), json, cases[i].to,
+			 at + strlen(cases[i].from));
+		struct cf_err be = { 0 };
+		assert_int_equal(manifest_parse(bad, strlen(bad), &back, &be), cases[i].code);
+		if (!strstr(be.msg, cases[i].says))
+			fail_msg("case %zu: '%s' not in '%s'", i, cases[i].says, be.msg);
+		assert_null(back);
+		free(bad);
+	}
+	/* a member twice is impossible in JSON (duplicate keys are refused) */
+	free(json);
+	manifest_free(m);
 }
 
 static void test_manifest_case_and_dir_conflicts(void **state)
@@ -351,6 +417,7 @@ int main(void)
 		cmocka_unit_test(test_pathrule_lengths),
 		cmocka_unit_test(test_manifest_strict_errors),
 		cmocka_unit_test(test_manifest_names_its_product),
+		cmocka_unit_test(test_manifest_members),
 		cmocka_unit_test(test_bundle_format_names),
 		cmocka_unit_test(test_manifest_case_and_dir_conflicts),
 		cmocka_unit_test(test_manifest_chunk_count_must_match),

@@ -233,7 +233,16 @@ static json_t *install_of(const struct layout *l, const struct state *st,
 	json_object_set_new(j, "platform", jstr(m ? m->platform : NULL));
 	/* An unverified header is believed in nothing: its files are not judged by it. */
 	json_object_set_new(j, "files", m ? files_of(b->dir, dir, m, io->deep, f) : json_null());
-	json_object_set_new(j, "builder_files", builder_files(l->product, dir, m));
+	json_t *builders = builder_files(l->product, dir, m), *with = json_array();
+	for (size_t i = 0; m && i < m->nmembers; i++) {
+		json_t *more = builder_files(m->members[i].product, dir, m);
+		json_array_extend(builders, more);
+		json_decref(more);
+		json_array_append_new(with, json_pack("{s:s, s:s}", "product", m->members[i].product->name,
+						      "version", m->members[i].version));
+	}
+	json_object_set_new(j, "builder_files", builders);
+	json_object_set_new(j, "with", with);
 	json_object_set_new(j, "validation", io_is_dir(dir) ? validation_of(b->dir, dir, f)
 							     : json_null());
 	manifest_free(m);

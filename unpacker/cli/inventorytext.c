@@ -83,14 +83,18 @@ static void print_install(json_t *b, const struct product *p)
 	productline_version_key(p, key, sizeof(key));
 	log_out("%s %s: %s %s for CUDA %s, %s\n", json_is_true(json_object_get(b, "current")) ? "*" : " ",
 		text(b, "dir"), p->display, text(b, key), text(b, "cuda_variant"), text(b, "platform"));
+	json_t *x;
+	size_t i;
+	for (i = 0; (x = item(b, "with", i)) != NULL; i++) {
+		const struct product *w = product_find(text(x, "product"));
+		log_out("    with       %s %s\n", w ? w->display : text(x, "product"), text(x, "version"));
+	}
 	log_out("    bundle     %s, counter %lld, created %s\n", text(b, "bundle_id"),
 		number(b, "counter"), text(b, "created"));
 	log_out("    installed  %s%s\n", text(b, "installed_at"),
 		json_is_true(json_object_get(b, "current")) ? " (current)" : "");
 	print_signers(b);
 	print_files(b);
-	json_t *x;
-	size_t i;
 	for (i = 0; (x = item(b, "builder_files", i)) != NULL; i++)
 		log_out("    builder    %s%s\n", text(x, "file"),
 			json_is_true(json_object_get(x, "present")) ? "" : " (missing)");

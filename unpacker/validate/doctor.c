@@ -741,12 +741,14 @@ static const struct verdict *shadowing(const struct verdict v[3])
 
 /* The survey of copies under l's root for the product's main library of MAJOR, each classified and dated from
  * names, headers and metadata (nothing loaded); ours set on the install's own copy. */
-static struct survey *survey_copies(const struct layout *l, const char *major, char *ours,
-				    int *installed)
+/* The copies of product's library (the layout's own, or a --with product of its current
+ * unit, whose files are in the same install). */
+static struct survey *survey_copies(const struct layout *l, const struct product *product,
+				    const char *major, char *ours, int *installed)
 {
 	struct survey *s = xcalloc(1, sizeof(*s));
 	char *current_sys = layout_current_sys(l->prefix_sys, '/');
-	s->product = l->product;
+	s->product = product;
 	s->root = l->root;
 	s->prefix_sys = l->prefix_sys;
 	libname_main(s->product, major, s->soname, sizeof(s->soname));
@@ -775,11 +777,12 @@ static void survey_free(struct survey *s)
 	free(s);
 }
 
-int doctor_pick(const struct layout *l, const char *major, int system_env, struct doctor_pick *p)
+int doctor_pick(const struct layout *l, const struct product *product, const char *major,
+		int system_env, struct doctor_pick *p)
 {
 	char ours[PATH_MAX];
 	int installed;
-	struct survey *s = survey_copies(l, major, ours, &installed);
+	struct survey *s = survey_copies(l, product, major, ours, &installed);
 	struct verdict v[3];
 	decide(s, system_env, v);
 	const struct verdict *lost = shadowing(v), *got = lost;
@@ -809,7 +812,7 @@ size_t doctor_copies(const struct layout *l, struct doctor_copy **out, int *surv
 	char ours[PATH_MAX] = "", major[16];
 	int installed;
 	snprintf(major, sizeof(major), "%d", current_major(l));
-	struct survey *s = survey_copies(l, major, ours, &installed);
+	struct survey *s = survey_copies(l, l->product, major, ours, &installed);
 	struct verdict v[3];
 	decide(s, env_system_present(l), v);
 	struct doctor_copy *copies = xcalloc(s->ncopies + 1, sizeof(*copies));
@@ -886,7 +889,7 @@ int doctor_run(const struct install_options *o, struct cf_err *e)
 	char ours[PATH_MAX] = "", major[16];
 	snprintf(major, sizeof(major), "%d", current_major(&l));
 	int installed, system_env = env_system_present(&l);
-	struct survey *s = survey_copies(&l, major, ours, &installed);
+	struct survey *s = survey_copies(&l, l.product, major, ours, &installed);
 	for (size_t i = 0; i < s->ncopies; i++)
 		version_by_loading(s, &s->copies[i]);
 	struct verdict v[3];

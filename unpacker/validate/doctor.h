@@ -24,8 +24,10 @@ struct doctor_pick {
 	char via[4160];         /* what puts it on the search path */
 	char fix[4096];         /* when another copy wins: the command that removes it */
 };
-/* 0, or -1 when nothing is installed as current under l. */
-int doctor_pick(const struct layout *l, const char *major, int system_env, struct doctor_pick *p);
+/* Of product's library: the layout's product, or a --with product of its current unit.
+ * 0, or -1 when nothing is installed as current under l. */
+int doctor_pick(const struct layout *l, const struct product *product, const char *major,
+		int system_env, struct doctor_pick *p);
 
 /* One copy of the product's main library (of the current install's major) that doctor finds,
  * for inventory: the same survey, from names, headers and metadata only (no library is

@@ -12,6 +12,7 @@
 #include "common/io.h"
 #include "common/log.h"
 #include "common/platform.h"
+#include "manifests/product.h"
 #include "unpacker/target/layout.h"
 #include "unpacker/target/productline.h"
 #include "unpacker/validate/proberun.h"
@@ -45,10 +46,17 @@ void report_timing(struct run *r, const char *name, double since)
 	json_object_set_new(r->timings, name, json_real(platform_elapsed_s() - since));
 }
 
+void report_tag(const struct run *r, json_t *row)
+{
+	if (r->m && r->product != r->m->product)
+		json_object_set_new(row, "product", json_string(r->product->name));
+}
+
 json_t *report_add(struct run *r, int step, const char *check, const char *status, const char *detail)
 {
 	json_t *o = json_pack("{s:i, s:s, s:s, s:s}", "step", step, "check", check, "status", status,
 			      "detail", detail);
+	report_tag(r, o);
 	json_array_append_new(r->checks, o);
 	if (strcmp(status, "fail") == 0)
 		r->failed = 1;
@@ -67,6 +75,7 @@ json_t *report_probe(struct run *r, int step, const char *check, int timeout, ch
 	json_t *o = json_array_get(lines, 0);
 	json_object_set_new(o, "step", json_integer(step));
 	json_object_set_new(o, "check", json_string(check));
+	report_tag(r, o);
 	if (strcmp(json_string_value(json_object_get(o, "status")), "fail") == 0)
 		r->failed = 1;
 	json_array_append(r->checks, o);
@@ -123,6 +132,13 @@ static int name_record(size_t k, json_t *a, void *ctx)
 	return 1;
 }
 
+/* The --with product a row is of; NULL for the unit's own. */
+static const struct product *row_product(json_t *c)
+{
+	const char *name = json_string_value(json_object_get(c, "product"));
+	return name ? product_find(name) : NULL;
+}
+
 void report_print_row(json_t *c)
 {
 	const char *check = json_string_value(json_object_get(c, "check"));
@@ -133,9 +149,10 @@ void report_print_row(json_t *c)
 		snprintf(label, sizeof(label), "%s gpu%lld", check, json_integer_value(gpu));
 	else
 		snprintf(label, sizeof(label), "%s", check);
-	log_out("%-4lld %-13s %-6s %s%s%s\n", json_integer_value(json_object_get(c, "step")), label,
-		json_string_value(json_object_get(c, "status")), shape ? shape : "", shape ? ": " : "",
-		json_string_value(json_object_get(c, "detail")));
+	const struct product *p = row_product(c);
+	log_out("%-4lld %-13s %-6s %s%s%s%s%s\n", json_integer_value(json_object_get(c, "step")), label,
+		json_string_value(json_object_get(c, "status")), p ? p->display : "", p ? ": " : "",
+		shape ? shape : "", shape ? ": " : "", json_string_value(json_object_get(c, "detail")));
 	each_record(c, print_record, NULL);
 }
 
@@ -149,9 +166,12 @@ void report_first_failure(const struct run *r, char *out, size_t size)
 		if (strcmp(json_string_value(json_object_get(c, "status")), "fail") != 0)
 			continue;
 		json_t *gpu = json_object_get(c, "gpu");
-		char where[32] = "";
+		const struct product *p = row_product(c);
+		char where[80] = "";
 		if (gpu)
 			snprintf(where, sizeof(where), " gpu%lld", json_integer_value(gpu));
+		if (p)
+			snprintf(where + strlen(where), sizeof(where) - strlen(where), " (%s)", p->display);
 		snprintf(out, size, "step %lld %s%s: %.300s", json_integer_value(json_object_get(c, "step")),
 			 json_string_value(json_object_get(c, "check")), where,
 			 json_string_value(json_object_get(c, "detail")));
@@ -221,6 +241,33 @@ int report_write(const struct run *r, const char *result, char *failed_copy, siz
 }
 
 /* Fold the GPU steps' run into the main one (rows already printed). */
+void report_run_for(const struct run *r, size_t i, struct run *out)
+{
+	*out = *r;
+	out->product = manifest_product_at(r->m, i);
+	const char *version = out->version = manifest_product_version_at(r->m, i);
+	snprintf(out->major, sizeof(out->major), "%.*s", (int)strcspn(version, "."), version);
+	out->checks = json_array();
+	out->timings = json_object();
+	out->printed = 0;
+	out->gpu_checked = out->failed = out->incompatible = 0;
+	out->preload[0] = '\0';
+}
+
+void report_merge_product(struct run *r, struct run *mr)
+{
+	const char *name;
+	json_t *v, *named = json_object();
+	json_object_foreach(mr->timings, name, v) {
+		char key[96];
+		snprintf(key, sizeof(key), "%s_%s", mr->product->name, name);
+		json_object_set(named, key, v);
+	}
+	json_decref(mr->timings);
+	mr->timings = named;
+	report_merge(r, mr);
+}
+
 void report_merge(struct run *r, struct run *g)
 {
 	json_array_extend(r->checks, g->checks);

@@ -21,6 +21,7 @@ struct run {
 	const char *dir;
 	const struct manifest *m;
 	const struct product *product; /* the manifest's (m->product), else the layout's */
+	const char *version;           /* product's version in the manifest; NULL without one */
 	char major[16];
 	char env_ldpath[4096];
 	/* step 4's CUDA libraries that the product opens by name (its cuda_libs_opened) of this
@@ -57,5 +58,13 @@ void report_first_failure(const struct run *r, char *out, size_t size);
 int report_write(const struct run *r, const char *result, char *failed_copy, size_t size);
 /* Fold the GPU steps' run into the main one (rows already printed). */
 void report_merge(struct run *r, struct run *g);
+/* A run of r's unit for its product i (manifest_product_at: 1.. the --with products), with rows
+ * and timings of its own: its rows name the product ("product" in report.json, its display name
+ * before the detail on the console). Folded back with report_merge_product, its timings then
+ * named "PRODUCT_step". */
+void report_run_for(const struct run *r, size_t i, struct run *out);
+void report_merge_product(struct run *r, struct run *mr);
+/* A row of a --with product's run names the product ("product"); the unit's own rows do not. */
+void report_tag(const struct run *r, struct json_t *row);
 
 #endif

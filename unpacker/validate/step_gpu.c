@@ -75,6 +75,7 @@ static void *gpu_job_run(void *arg)
 	}
 	json_array_foreach(j->lines, k, line) {
 		json_object_set_new(line, "step", json_integer(6));
+		report_tag(j->r, line);
 		if (j->gpu >= 0)
 			json_object_set_new(line, "gpu", json_integer(j->gpu));
 		report_print_row(line);
@@ -156,7 +157,7 @@ static void allreduce_all(struct run *r, const char *libcuda, size_t ngpus)
 {
 	struct gpu_job j = { .r = r, .gpu = r->o->gpu };
 	char *lib = libname_main_path(r->product, r->dir, r->major);
-	char *const a[] = { "allreduce", (char *)libcuda, lib, r->m->product_version, NULL };
+	char *const a[] = { "allreduce", (char *)libcuda, lib, (char *)r->version, NULL };
 	memcpy(j.args, a, sizeof(a));
 	if (j.gpu >= 0)
 		snprintf(j.visible, sizeof(j.visible), "CUDA_VISIBLE_DEVICES=%d", j.gpu);
@@ -202,11 +203,73 @@ int step_gpu_reads_version(const struct product *p)
 	return c && c->reads_version;
 }
 
+/* Whether any product of r's unit has a GPU check here: else steps 5-6 say so and stop. */
+static int unit_has_check(const struct run *r)
+{
+	size_t n = r->m ? manifest_product_count(r->m) : 1;
+	for (size_t i = 0; i < n; i++)
+		if (check_of(r->m ? manifest_product_at(r->m, i) : r->product))
+			return 1;
+	return 0;
+}
+
+struct product_check {
+	struct run run;
+	const char *libcuda;
+	size_t ngpus;
+};
+
+/* Step 6 of one product of the unit: its check, or a row saying it has none. */
+static void *product_check_run(void *arg)
+{
+	struct product_check *pc = arg;
+	struct run *r = &pc->run;
+	const struct gpu_check *check = check_of(r->product);
+	if (check) {
+		check->run(r, pc->libcuda, pc->ngpus);
+		return NULL;
+	}
+	char why[256];
+	snprintf(why, sizeof(why), "no GPU check for %s in this unpacker", r->product->display);
+	report_add(r, 6, "compute", r->o->require_gpu ? "fail" : "skip", why);
+	r->incompatible |= r->o->require_gpu;
+	report_flush(r);
+	return NULL;
+}
+
+/* Step 6 of every product of the unit at once: the --with products' checks (NCCL's child over
+ * every GPU) beside the unit's own (cuDNN's children per GPU), each in a thread of its own. */
+static void unit_checks(struct run *r, const char *libcuda, size_t ngpus)
+{
+	size_t n = r->m ? manifest_product_count(r->m) - 1 : 0;
+	struct product_check *pcs = calloc(n ? n : 1, sizeof(*pcs));
+	pthread_t *threads = calloc(n ? n : 1, sizeof(*threads));
+	int *started = calloc(n ? n : 1, sizeof(*started));
+	for (size_t i = 0; pcs && threads && started && i < n; i++) {
+		report_run_for(r, i + 1, &pcs[i].run);
+		pcs[i].libcuda = libcuda;
+		pcs[i].ngpus = ngpus;
+		started[i] = pthread_create(&threads[i], NULL, product_check_run, &pcs[i]) == 0;
+	}
+	struct product_check own = { .run = *r, .libcuda = libcuda, .ngpus = ngpus };
+	product_check_run(&own);
+	*r = own.run;
+	for (size_t i = 0; pcs && threads && started && i < n; i++) {
+		if (started[i])
+			pthread_join(threads[i], NULL);
+		else
+			product_check_run(&pcs[i]);
+		report_merge_product(r, &pcs[i].run);
+	}
+	free(pcs);
+	free(threads);
+	free(started);
+}
+
 void step_gpu(struct run *r)
 {
 	char libcuda[PATH_MAX], version[64], why[1024];
-	const struct gpu_check *check = check_of(r->product);
-	if (!check) {
+	if (!unit_has_check(r)) {
 		const char *skip = r->o->require_gpu ? "fail" : "skip";
 		snprintf(why, sizeof(why), "no GPU check for %s in this unpacker", r->product->display);
 		report_add(r, 5, "driver", skip, why);
@@ -248,7 +311,7 @@ void step_gpu(struct run *r)
 					 r->m->driver_min ? r->m->driver_min : "?");
 	}
 	char cc_min[16];
-	compat_cc_floor(r->product, r->m->product_version, r->m->cuda_variant, r->m->platform,
+	compat_cc_floor(r->product, r->version, r->m->cuda_variant, r->m->platform,
 			r->m->cc_min, cc_min, sizeof(cc_min));
 	size_t i;
 	json_t *gpu;
@@ -288,5 +351,5 @@ void step_gpu(struct run *r)
 		report_add(r, 6, "compute", "fail", why);
 		return;
 	}
-	check->run(r, libcuda, json_array_size(gpus));
+	unit_checks(r, libcuda, json_array_size(gpus));
 }

@@ -76,7 +76,7 @@ void step_resolution(struct run *r, int is_current)
 	if (*root && platform_realpath(root, shown_root, sizeof(shown_root)) != 0)
 		snprintf(shown_root, sizeof(shown_root), "%s", root);
 	json_t *o;
-	if (!ok || doctor_pick(r->o->layout, r->major, system_env, p) != 0) {
+	if (!ok || doctor_pick(r->o->layout, r->product, r->major, system_env, p) != 0) {
 		o = report_add(r, 3, "resolution", "fail", "the install's library is missing");
 	} else if (!p->found && !system_env) {
 		snprintf(why, sizeof(why), "no system file puts the install on the loader's path (a "

@@ -45,7 +45,7 @@ static void compute_env(struct run *r)
 static void check_library(struct run *r)
 {
 	if (step_gpu_reads_version(r->product)) {
-		char *const args[] = { "library", (char *)r->dir, r->major, r->m->product_version,
+		char *const args[] = { "library", (char *)r->dir, r->major, (char *)r->version,
 				       r->m->cuda_variant, NULL };
 		report_probe(r, 2, "library", PROBE_TIMEOUT, args);
 		return;
@@ -54,6 +54,34 @@ static void check_library(struct run *r)
 	char *const args[] = { "load", path, NULL };
 	report_probe(r, 2, "library", PROBE_TIMEOUT, args);
 	free(path);
+}
+
+/* Steps 2-4 of each --with product of the unit, after the unit's own: its library loads from
+ * the install, resolves first, finds its dependencies, each row naming it. */
+static void library_steps(struct run *r, int is_current)
+{
+	double t = platform_elapsed_s();
+	check_library(r);
+	report_timing(r, "library", t);
+	report_flush(r);
+	t = platform_elapsed_s();
+	step_resolution(r, is_current);
+	report_timing(r, "resolution", t);
+	report_flush(r);
+	t = platform_elapsed_s();
+	step_deps(r);
+	report_timing(r, "dependencies", t);
+	report_flush(r);
+}
+
+static void member_steps(struct run *r, int is_current)
+{
+	for (size_t i = 1; r->m && i < manifest_product_count(r->m); i++) {
+		struct run mr;
+		report_run_for(r, i, &mr);
+		library_steps(&mr, is_current);
+		report_merge_product(r, &mr);
+	}
 }
 
 /* Steps 5-6 need only the files: they run beside steps 2-4, in a run of their own. */
@@ -72,9 +100,11 @@ int validate_install(const struct validate_options *o, const char *install_dir,
 	struct run r = { .o = o, .dir = install_dir, .m = m,
 			 .product = m ? m->product : o->layout->product, .checks = json_array(),
 			 .timings = json_object(), .lock = &lock };
-	if (m)
+	if (m) {
+		r.version = m->product_version;
 		snprintf(r.major, sizeof(r.major), "%.*s", (int)strcspn(m->product_version, "."),
 			 m->product_version);
+	}
 	compute_env(&r);
 	log_msg(LOG_INFO, "validating %s", install_dir);
 	log_out("%-4s %-13s %-6s %s\n", "step", "check", "result", "detail");
@@ -97,19 +127,9 @@ int validate_install(const struct validate_options *o, const char *install_dir,
 		g.printed = 0;
 		pthread_t gpu_thread;
 		int threaded = pthread_create(&gpu_thread, NULL, gpu_steps, &g) == 0;
-		t = platform_elapsed_s();
 		report_progress(&r, "steps 2-6");
-		check_library(&r);
-		report_timing(&r, "library", t);
-		report_flush(&r);
-		t = platform_elapsed_s();
-		step_resolution(&r, is_current);
-		report_timing(&r, "resolution", t);
-		report_flush(&r);
-		t = platform_elapsed_s();
-		step_deps(&r);
-		report_timing(&r, "dependencies", t);
-		report_flush(&r);
+		library_steps(&r, is_current);
+		member_steps(&r, is_current);
 		if (threaded)
 			pthread_join(gpu_thread, NULL);
 		else
