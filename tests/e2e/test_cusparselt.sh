@@ -11,18 +11,7 @@
 # (a pip nvidia-cusparselt-cu13 copy) and uninstall.
 . "$CUFERRY_TOP/tests/e2e/lib.sh"
 T="--trust $FX/test.pub"
-UIDS=$W/uids
-mkdir -p "$UIDS" && chmod 1777 "$UIDS"
-CONF=$W/fake.conf
-: > "$CONF"
-chmod 0644 "$CONF"
-FAKEFLAGS="-I$TOP/tests/tools -DFAKE_CONF=\"$CONF\" -DFAKE_UID_DIR=\"$UIDS\""
-drv=$W/host-driver
-mkdir -p "$drv"
-cc -shared -fPIC $FAKEFLAGS -o "$drv/libcuda.so.580.95.05" -Wl,-soname,libcuda.so.1 \
-	"$TOP/tests/tools/fakecuda.c"
-ln -sf libcuda.so.580.95.05 "$drv/libcuda.so.1"
-export CUFERRY_LIBCUDA="$drv/libcuda.so.1"
+fake_host_driver
 
 # tree DIR MAJOR MINOR PATCH BUILD: cuSPARSELt's tree as NVIDIA's archives lay it out: the
 # header with its version macros, the (fake) library under its full version with the soname
