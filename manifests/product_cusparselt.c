@@ -46,6 +46,7 @@ const struct product product_cusparselt = {
 	.env_root_var = "CUSPARSELT_ROOT", /* the hint PyTorch's FindCUSPARSELT.cmake reads */
 	.ldconf_name = "00-cuferry-cusparselt.conf", /* ahead of 000_cuda.conf, as cuDNN's */
 	.ldconf_legacy_name = NULL,
+	.soname_major = "0",
 	.profile_name = "cuferry-cusparselt.sh",
 	.user_env_name = "cusparselt.sh",
 	.pkgconfig_name = "cusparselt",

@@ -86,6 +86,10 @@ expect 9 "$BUNDLER" create --product cusparselt --from-archive "$A.tar.xz" --pla
 	--key "$FX/test.key" -o x.bundle --cache "$W/cache"
 one_line_reason
 
+note "doctor before any install looks for cuSPARSELt's soname, libcusparseLt.so.0"
+expect 0 "$UNPACKER" doctor --root "$R" --product cusparselt
+assert_contains last.out "cuSPARSELt copies that provide libcusparseLt.so.0"
+
 note "install under --root: /opt/cusparselt, its environment; step 6's 2:4 sparse matmul passes"
 mkdir -p "$R/mods"
 expect 0 "$UNPACKER" "$b" --root "$R" $T --require-gpu --modulefiles /mods --json "$W/one.json"
