@@ -185,14 +185,15 @@ struct nccl_api {
 
 /* cuSPARSELt's numbers and the calls of the 2:4 sparse matmul check (cusparseltcheck.c), as
  * NVIDIA's cusparseLt.h (0.8) and the CUDA toolkit's cusparse.h and library_types.h have them.
- * Confirmed here against this machine's CUDA 13.0 headers: CUSPARSE_STATUS_SUCCESS 0,
- * CUSPARSE_OPERATION_NON_TRANSPOSE 0, CUSPARSE_ORDER_ROW 2, CUDA_R_16F 2, libraryPropertyType
- * MAJOR_VERSION 0 / MINOR_VERSION 1 / PATCH_LEVEL 2. From cusparseLt.h (no copy on this
- * machine; public copies: the 0.1 header, NVIDIA's cuSPARSELt documentation and release notes,
- * NVIDIA/CUDALibrarySamples cuSPARSELt/matmul for the call order): the first value of each of
- * cusparseLtSparsity_t, cusparseLtMatmulAlg_t and cusparseLtPruneAlg_t is 0 in every release;
- * CUSPARSE_COMPUTE_32F 2 (0.6 on: 32I 0, 16F 1, 32F 2) is the one not checked against
- * NVIDIA's own header (docs/testing.md: the GPU run checks it). */
+ * test_gpuapi checks those of cusparse.h and library_types.h against this machine's CUDA
+ * headers (CUSPARSE_STATUS_SUCCESS 0, CUSPARSE_OPERATION_NON_TRANSPOSE 0, CUSPARSE_ORDER_ROW 2,
+ * CUDA_R_16F 2; libraryPropertyType MAJOR_VERSION 0, MINOR_VERSION 1, PATCH_LEVEL 2), and
+ * cusparseLt.h's own wherever a copy of it is there; none is on this machine. Those from
+ * public copies (the 0.1 header; NVIDIA's cuSPARSELt documentation and release notes; the
+ * call order of NVIDIA/CUDALibrarySamples cuSPARSELt/matmul): the first value of
+ * cusparseLtSparsity_t, cusparseLtMatmulAlg_t and cusparseLtPruneAlg_t is 0 in every copy;
+ * CUSPARSE_COMPUTE_32F 2 (32I 0, 16F 1, 32F 2 since 0.6) is from copies of later headers, not
+ * NVIDIA's own: tests/tools/gpu-cusparselt.sh prints the real header's lines for them. */
 enum {
 	CUSPARSE_STATUS_SUCCESS = 0,
 	CUSPARSE_OPERATION_NON_TRANSPOSE = 0,
@@ -207,9 +208,9 @@ enum {
 	CUSPARSELT_PROPERTY_PATCH = 2,
 };
 
-/* cuSPARSELt's opaque objects live in the caller's memory: 1024 bytes in the 0.1-0.4 headers,
- * 512 (aligned to 16) since; the larger is reserved, aligned to 16, since the library writes
- * no more than its own size. */
+/* cuSPARSELt's opaque objects live in the caller's memory: 1024 bytes each in the 0.1 header,
+ * 512 aligned to 16 as later ones are described; 1024 aligned to 16 is reserved, which holds
+ * either, since the library writes no more than its own size. */
 struct cusparselt_opaque {
 	_Alignas(16) unsigned char data[1024];
 };
