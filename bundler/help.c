@@ -1,6 +1,7 @@
 /* help.c - the usage and one text per command (the command table, cmdtable.c, names which);
  * the man page (docs/man/bundler.1.scd) says the same at length. "{products}" is printed as
- * the product registry's names (cmdtable.c), so a new product needs no edit here. */
+ * the product registry's names (cmdtable.c), so a new product needs no edit here while each
+ * "{products}" ends its line or leaves room after it: every product widens the line. */
 #include "bundler/help.h"
 
 /* Each command's usage, once: the general usage leads it with spaces, the command's help with
@@ -80,9 +81,9 @@ const char help_create[] =
 	USAGE_CREATE("usage: ")
 	"Make one signed bundle of a product's release and check it before it is put in\n"
 	"place.\n"
-	"  --product NAME     the product: {products}; one NVIDIA does\n"
-	"                     not build for the platform's OS (NCCL for Windows) is\n"
-	"                     exit 9; another name 1\n"
+	"  --product NAME     the product: {products};\n"
+	"                     one NVIDIA does not build for the platform's OS (NCCL or\n"
+	"                     cuSPARSELt for Windows) is exit 9; another name 1\n"
 	"  --product-version VER  its version (9.19 picks the newest 9.19.x on the\n"
 	"                     mirror; with --from-* it must agree with the source);\n"
 	"                     --cudnn VER is the same for cuDNN, and exit 1 with another\n"

@@ -10,7 +10,8 @@
 #include "manifests/product_rows.h"
 
 /* The first row is the default: a bundle that names no product is of it. */
-static const struct product *const products[] = { &product_cudnn, &product_nccl };
+static const struct product *const products[] = { &product_cudnn, &product_nccl,
+								    &product_cusparselt };
 
 const struct product *product_default(void)
 {

@@ -82,6 +82,10 @@ struct product {
 				       * NULL: it needs none beside it */
 	const char *ldconf_legacy_name; /* an older ldconf_name, renamed on install; NULL: it
 					 * never had another (only the first product had) */
+	/* The main library's soname major that doctor looks for while nothing of the product is
+	 * installed ("9": libcudnn.so.9); an install's own is its version's first number. NULL:
+	 * "9", cuDNN's, as before products had one. */
+	const char *soname_major;
 	/* The CUDA libraries it opens by name (soname stems, such as "libcublas.so."), and whose
 	 * CUDA component list a bundle carries; empty: none. */
 	const char *const *cuda_libs_opened;

@@ -44,6 +44,7 @@ const struct product product_cudnn = {
 	 * as '-' (0x2d) sorts before '0' and "00-c" before "00-n". */
 	.ldconf_name = "00-cuferry-cudnn.conf",
 	.ldconf_legacy_name = "cuferry-cudnn.conf", /* before 00-: it lost to 000_cuda.conf */
+	.soname_major = "9",
 	.profile_name = "cuferry-cudnn.sh",
 	.user_env_name = "cudnn.sh",
 	.pkgconfig_name = "cudnn",

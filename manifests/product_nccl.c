@@ -40,6 +40,7 @@ const struct product product_nccl = {
 	.env_root_var = "NCCL_ROOT", /* the hint CMake's and PyTorch's FindNCCL read */
 	.ldconf_name = "00-cuferry-nccl.conf", /* ahead of NVIDIA's 000_cuda.conf, 00-nvcr-*.conf */
 	.ldconf_legacy_name = NULL,
+	.soname_major = "2",
 	.profile_name = "cuferry-nccl.sh",
 	.user_env_name = "nccl.sh",
 	.pkgconfig_name = "nccl",

@@ -7,5 +7,6 @@ struct product;
 
 extern const struct product product_cudnn;
 extern const struct product product_nccl;
+extern const struct product product_cusparselt;
 
 #endif

@@ -90,6 +90,24 @@ no_staging() {
 
 py() { python3 "$@"; }
 
+# fake_host_driver: the fake libcuda (tests/tools/fakecuda.c, driver 580.95.05) as the host's
+# driver, outside any --root (CUFERRY_LIBCUDA names it); sets CONF (its fakeconf.h switches,
+# empty: one GPU, sm 9.0), UIDS (the uid records) and FAKEFLAGS for the fakes built after it.
+fake_host_driver() {
+	UIDS=$W/uids
+	mkdir -p "$UIDS" && chmod 1777 "$UIDS"
+	CONF=$W/fake.conf
+	: > "$CONF"
+	chmod 0644 "$CONF"
+	FAKEFLAGS="-I$TOP/tests/tools -DFAKE_CONF=\"$CONF\" -DFAKE_UID_DIR=\"$UIDS\""
+	mkdir -p "$W/host-driver"
+	# shellcheck disable=SC2086
+	cc -shared -fPIC $FAKEFLAGS -o "$W/host-driver/libcuda.so.580.95.05" -Wl,-soname,libcuda.so.1 \
+		"$TOP/tests/tools/fakecuda.c"
+	ln -sf libcuda.so.580.95.05 "$W/host-driver/libcuda.so.1"
+	export CUFERRY_LIBCUDA="$W/host-driver/libcuda.so.1"
+}
+
 # mkfake NAME [CFLAGS or extra sources]...: a fake cuDNN 9.19 tree in $W/src-NAME
 # (tests/tools/fakecudnn.c with $FAKEFLAGS: CPU convolutions, a graph sub-library, $ORIGIN);
 # mkbundle NAME: its signed bundle $W/NAME.bundle, each with a higher counter.

@@ -29,7 +29,7 @@ expect 1 "$BUNDLER" create --key "$K" -o x/
 
 note "the product: an unknown name is 1 listing the known ones; --cudnn names cuDNN's version only"
 expect 1 "$BUNDLER" create --product bogus --from-dir "$SRC" --key "$K" -o x/
-assert_contains last.err "unknown product 'bogus' (products: cudnn nccl)"
+assert_contains last.err "unknown product 'bogus' (products: cudnn nccl cusparselt)"
 expect 1 "$BUNDLER" resolve --product bogus --product-version 1.0
 assert_contains last.err "unknown product 'bogus'"
 expect 1 "$BUNDLER" create --product nccl --cudnn 9.19 --key "$K" -o x/

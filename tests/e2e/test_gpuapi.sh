@@ -1,5 +1,5 @@
 #!/bin/sh
-# gpuapi.h declares the cuDNN, NCCL and CUDA constants validation passes to the libraries, as the
+# gpuapi.h declares the cuDNN, NCCL, cuSPARSELt and CUDA constants validation passes to the libraries, as the
 # unpacker links nothing from CUDA: each must be the number NVIDIA's own headers give it (this
 # machine's real cuDNN and CUDA toolkit). A wrong one would send cuDNN a different descriptor
 # or attribute than the check means.
@@ -13,6 +13,14 @@ check_source() {
 	echo '#include <stdio.h>'
 	[ -f "$CUDA/include/cuda.h" ] && echo '#include <cuda.h>'
 	[ -f "$CUDA/include/nccl.h" ] && echo '#include <nccl.h>'
+	# cuSPARSELt's status, operation, order and data type numbers are cuSPARSE's and CUDA's;
+	# its own (cusparseLt.h) are checked only where a copy of that header is there
+	if [ -f "$CUDA/include/cusparse.h" ]; then
+		echo '#define DISABLE_CUSPARSE_DEPRECATED'
+		echo '#include <library_types.h>'
+		echo '#include <cusparse.h>'
+	fi
+	[ -f "$CUDA/include/cusparseLt.h" ] && echo '#include <cusparseLt.h>'
 	cat <<'END'
 #include <cudnn.h>
 #define CHECK(name, value) do { n++; if ((long)(name) != (value)) { bad = 1; \
@@ -25,6 +33,13 @@ END
 	while read -r name value; do
 		case $name in
 		CU_*) [ -f "$CUDA/include/cuda.h" ] || continue ;;
+		# libraryPropertyType's MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL
+		CUSPARSELT_PROPERTY_*) [ -f "$CUDA/include/cusparse.h" ] || continue
+			case $name in
+			*MAJOR) name=MAJOR_VERSION ;; *MINOR) name=MINOR_VERSION ;; *) name=PATCH_LEVEL ;;
+			esac ;;
+		CUSPARSELT_*|CUSPARSE_COMPUTE_*) [ -f "$CUDA/include/cusparseLt.h" ] || continue ;;
+		CUSPARSE_*|CUDA_R_*) [ -f "$CUDA/include/cusparse.h" ] || continue ;;
 		# nccl.h's names: NCCL_FLOAT32 is its ncclFloat32
 		NCCL_*) [ -f "$CUDA/include/nccl.h" ] || continue
 			rest=$(echo "${name#NCCL_}" | tr 'A-Z' 'a-z')
@@ -43,6 +58,10 @@ cc -I"$CUDA/include" -o check check.c || fail "NVIDIA's headers lack a name gpua
 cat out.txt
 if [ -f "$CUDA/include/nccl.h" ]; then
 	grep -q 'CHECK(ncclFloat32, 7)' check.c || fail "NCCL's constants not checked"
+fi
+if [ -f "$CUDA/include/cusparse.h" ]; then
+	grep -q 'CHECK(CUSPARSE_ORDER_ROW, 2)' check.c && grep -q 'CHECK(PATCH_LEVEL, 2)' check.c ||
+		fail "cuSPARSELt's cuSPARSE and CUDA constants not checked"
 fi
 
 note "a value changed in a copy of the header is found and named"

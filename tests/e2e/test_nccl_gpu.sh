@@ -14,20 +14,8 @@ if [ ! -f "$CUDA/include/nccl.h" ]; then
 	echo "SKIP $NAME: no nccl.h in $CUDA/include"
 	exit 0
 fi
-UIDS=$W/uids
-mkdir -p "$UIDS" && chmod 1777 "$UIDS"
-CONF=$W/fake.conf
-: > "$CONF"
-chmod 0644 "$CONF"
-FAKEFLAGS="-I$TOP/tests/tools -DFAKE_CONF=\"$CONF\" -DFAKE_UID_DIR=\"$UIDS\""
-
 # The driver is the host's: CUFERRY_LIBCUDA names the fake one, outside the root.
-drv=$W/host-driver
-mkdir -p "$drv"
-cc -shared -fPIC $FAKEFLAGS -o "$drv/libcuda.so.580.95.05" -Wl,-soname,libcuda.so.1 \
-	"$TOP/tests/tools/fakecuda.c"
-ln -sf libcuda.so.580.95.05 "$drv/libcuda.so.1"
-export CUFERRY_LIBCUDA="$drv/libcuda.so.1"
+fake_host_driver
 
 # NCCL's tree as the toolkit has it: the (fake) library, its link, the real header.
 mkdir -p src/lib src/include

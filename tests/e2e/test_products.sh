@@ -148,7 +148,7 @@ assert_contains last.err "holds cuDNN, not NCCL"
 expect 4 "$UNPACKER" "$W/nccl.bundle" --root "$R" $T --product cudnn
 assert_contains last.err "the bundle is of NCCL, --product asks for cuDNN"
 expect 1 "$UNPACKER" list --root "$R" --product nosuch
-assert_contains last.err "--product 'nosuch': no such product (products: cudnn nccl)"
+assert_contains last.err "--product 'nosuch': no such product (products: cudnn nccl cusparselt)"
 
 note "install KIT: the chooser considers the bundles of --product, names the others"
 mkdir kit

@@ -5,6 +5,7 @@
  * (ld.so.conf, environment, profile.d, dpkg's lists) is the image's, links resolved inside it. */
 #include "unpacker/validate/doctor.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
@@ -677,15 +678,16 @@ static struct copy *winner(struct survey *s, const enum context *ctxs, const cha
 	return NULL;
 }
 
-/* The major of the current install (state.json), or 9 when nothing is installed. */
+/* The major of the current install (state.json), or the product's soname_major when nothing
+ * is installed. A major of 0 is one (cuSPARSELt 0.8: libcusparseLt.so.0). */
 static int current_major(const struct layout *l)
 {
 	struct state st;
 	struct cf_err ignored = { 0 };
-	int major = 9;
+	int major = l->product->soname_major ? atoi(l->product->soname_major) : 9;
 	if (state_load(l->state, &st, &ignored) == CF_OK) {
 		const struct state_bundle *b = st.current ? state_find(&st, st.current) : NULL;
-		if (b && b->version && atoi(b->version) > 0)
+		if (b && b->version && isdigit((unsigned char)b->version[0]))
 			major = atoi(b->version);
 		state_free(&st);
 	}

@@ -1,4 +1,4 @@
-/* gpuapi.c - looking up cuDNN, NCCL and driver entry points by name */
+/* gpuapi.c - looking up cuDNN, NCCL, cuSPARSELt and driver entry points by name */
 #include "unpacker/validate/gpuapi.h"
 
 #include <stdio.h>
@@ -54,6 +54,17 @@ static const struct symbol nccl_symbols[] = {
 	NCCL(AllReduce), NCCL(GroupStart), NCCL(GroupEnd),
 };
 
+#define SPLT(f) { "cusparseLt" #f, offsetof(struct cusparselt_api, f), 0 }
+#define SPLT_OPT(f) { "cusparseLt" #f, offsetof(struct cusparselt_api, f), 1 }
+
+static const struct symbol cusparselt_symbols[] = {
+	SPLT(Init), SPLT(Destroy), SPLT_OPT(GetProperty), SPLT_OPT(GetErrorString),
+	SPLT(DenseDescriptorInit), SPLT(StructuredDescriptorInit), SPLT(MatDescriptorDestroy),
+	SPLT(MatmulDescriptorInit), SPLT(MatmulAlgSelectionInit), SPLT_OPT(MatmulAlgSelectionDestroy),
+	SPLT(MatmulPlanInit), SPLT(MatmulPlanDestroy), SPLT(MatmulGetWorkspace), SPLT(Matmul),
+	SPLT(SpMMAPrune), SPLT(SpMMAPruneCheck), SPLT(SpMMACompressedSize), SPLT(SpMMACompress),
+};
+
 static int resolve(void *lib, void *api, const struct symbol *syms, size_t n, char *missing,
 		   size_t size)
 {
@@ -91,6 +102,28 @@ int gpuapi_nccl(void *lib, struct nccl_api *api, char *missing, size_t size)
 	api->lib = lib;
 	return resolve(lib, api, nccl_symbols, sizeof(nccl_symbols) / sizeof(nccl_symbols[0]),
 		       missing, size);
+}
+
+int gpuapi_cusparselt(void *lib, struct cusparselt_api *api, char *missing, size_t size)
+{
+	memset(api, 0, sizeof(*api));
+	api->lib = lib;
+	int rc = resolve(lib, api, cusparselt_symbols,
+			 sizeof(cusparselt_symbols) / sizeof(cusparselt_symbols[0]), missing, size);
+	/* 0.8's release notes name it cusparseLtAlgSelectionDestroy, its API reference
+	 * cusparseLtMatmulAlgSelectionDestroy: whichever the library has. */
+	if (rc == 0 && !api->MatmulAlgSelectionDestroy) {
+		void *f = platform_lib_symbol(lib, "cusparseLtAlgSelectionDestroy");
+		memcpy(&api->MatmulAlgSelectionDestroy, &f, sizeof(f));
+	}
+	return rc;
+}
+
+/* Before 0.8 the library has no error strings of its own (they were cuSPARSE's). */
+const char *gpuapi_cusparselt_error(const struct cusparselt_api *api, int status)
+{
+	const char *s = api->GetErrorString ? api->GetErrorString(status) : NULL;
+	return s ? s : "cusparseStatus_t";
 }
 
 const char *gpuapi_nccl_error(const struct nccl_api *api, int status)

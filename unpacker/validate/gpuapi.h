@@ -1,4 +1,4 @@
-/* gpuapi.h - the few cuDNN, NCCL and CUDA driver entry points and constants validation needs,
+/* gpuapi.h - the few cuDNN, NCCL, cuSPARSELt and CUDA driver entry points and constants validation needs,
  * declared here and looked up at run time: the unpacker links nothing from CUDA (values from
  * NVIDIA.md; the same in cuDNN 8.2 - 9.x; NCCL's from its nccl.h, unchanged since 2.0) */
 #ifndef UNPACKER_GPUAPI_H
@@ -183,12 +183,84 @@ struct nccl_api {
 	int (*GroupEnd)(void);
 };
 
+/* cuSPARSELt's numbers and the calls of the 2:4 sparse matmul check (cusparseltcheck.c), as
+ * NVIDIA's cusparseLt.h (0.8) and the CUDA toolkit's cusparse.h and library_types.h have them.
+ * test_gpuapi checks those of cusparse.h and library_types.h against this machine's CUDA
+ * headers (CUSPARSE_STATUS_SUCCESS 0, CUSPARSE_OPERATION_NON_TRANSPOSE 0, CUSPARSE_ORDER_ROW 2,
+ * CUDA_R_16F 2; libraryPropertyType MAJOR_VERSION 0, MINOR_VERSION 1, PATCH_LEVEL 2), and
+ * cusparseLt.h's own wherever a copy of it is there; none is on this machine. Those from
+ * public copies (the 0.1 header; NVIDIA's cuSPARSELt documentation and release notes; the
+ * call order of NVIDIA/CUDALibrarySamples cuSPARSELt/matmul): the first value of
+ * cusparseLtSparsity_t, cusparseLtMatmulAlg_t and cusparseLtPruneAlg_t is 0 in every copy;
+ * CUSPARSE_COMPUTE_32F 2 (32I 0, 16F 1, 32F 2 since 0.6) is from copies of later headers, not
+ * NVIDIA's own: tests/tools/gpu-cusparselt.sh prints the real header's lines for them. */
+enum {
+	CUSPARSE_STATUS_SUCCESS = 0,
+	CUSPARSE_OPERATION_NON_TRANSPOSE = 0,
+	CUSPARSE_ORDER_ROW = 2,
+	CUDA_R_16F = 2,
+	CUSPARSELT_SPARSITY_50_PERCENT = 0,
+	CUSPARSE_COMPUTE_32F = 2,
+	CUSPARSELT_MATMUL_ALG_DEFAULT = 0,
+	CUSPARSELT_PRUNE_SPMMA_TILE = 0,
+	CUSPARSELT_PROPERTY_MAJOR = 0, /* libraryPropertyType: MAJOR_VERSION, MINOR_VERSION, */
+	CUSPARSELT_PROPERTY_MINOR = 1, /* PATCH_LEVEL */
+	CUSPARSELT_PROPERTY_PATCH = 2,
+};
+
+/* cuSPARSELt's opaque objects live in the caller's memory: 1024 bytes each in the 0.1 header,
+ * 512 aligned to 16 as later ones are described; 1024 aligned to 16 is reserved, which holds
+ * either, since the library writes no more than its own size. */
+struct cusparselt_opaque {
+	_Alignas(16) unsigned char data[1024];
+};
+
+typedef void *cu_stream; /* NULL: the context's default stream */
+
+struct cusparselt_api {
+	void *lib;
+	int (*Init)(struct cusparselt_opaque *);
+	int (*Destroy)(const struct cusparselt_opaque *);
+	int (*GetProperty)(int, int *);                        /* optional */
+	const char *(*GetErrorString)(int);                    /* optional: 0.8 and later */
+	int (*DenseDescriptorInit)(const struct cusparselt_opaque *, struct cusparselt_opaque *,
+				   int64_t, int64_t, int64_t, uint32_t, int, int);
+	int (*StructuredDescriptorInit)(const struct cusparselt_opaque *, struct cusparselt_opaque *,
+					int64_t, int64_t, int64_t, uint32_t, int, int, int);
+	int (*MatDescriptorDestroy)(const struct cusparselt_opaque *);
+	int (*MatmulDescriptorInit)(const struct cusparselt_opaque *, struct cusparselt_opaque *, int,
+				    int, const struct cusparselt_opaque *,
+				    const struct cusparselt_opaque *, const struct cusparselt_opaque *,
+				    const struct cusparselt_opaque *, int);
+	int (*MatmulAlgSelectionInit)(const struct cusparselt_opaque *, struct cusparselt_opaque *,
+				      const struct cusparselt_opaque *, int);
+	int (*MatmulAlgSelectionDestroy)(const struct cusparselt_opaque *); /* optional: 0.8 on */
+	int (*MatmulPlanInit)(const struct cusparselt_opaque *, struct cusparselt_opaque *,
+			      const struct cusparselt_opaque *, const struct cusparselt_opaque *);
+	int (*MatmulPlanDestroy)(const struct cusparselt_opaque *);
+	int (*MatmulGetWorkspace)(const struct cusparselt_opaque *, const struct cusparselt_opaque *,
+				  size_t *);
+	int (*Matmul)(const struct cusparselt_opaque *, const struct cusparselt_opaque *, const void *,
+		      const void *, const void *, const void *, const void *, void *, void *,
+		      cu_stream *, int32_t);
+	int (*SpMMAPrune)(const struct cusparselt_opaque *, const struct cusparselt_opaque *,
+			  const void *, void *, int, cu_stream);
+	int (*SpMMAPruneCheck)(const struct cusparselt_opaque *, const struct cusparselt_opaque *,
+			       const void *, int *, cu_stream);
+	int (*SpMMACompressedSize)(const struct cusparselt_opaque *, const struct cusparselt_opaque *,
+				   size_t *, size_t *);
+	int (*SpMMACompress)(const struct cusparselt_opaque *, const struct cusparselt_opaque *,
+			     const void *, void *, void *, cu_stream);
+};
+
 /* Resolve every symbol; on a missing one, name it in missing and return -1. The legacy
  * convolution API and the core calls are required; the backend API is optional (NULL). */
 int gpuapi_cudnn(void *lib, struct cudnn_api *api, char *missing, size_t size);
 int gpuapi_cuda(void *lib, struct cuda_api *api, char *missing, size_t size);
 int gpuapi_nccl(void *lib, struct nccl_api *api, char *missing, size_t size);
 const char *gpuapi_nccl_error(const struct nccl_api *api, int status);
+int gpuapi_cusparselt(void *lib, struct cusparselt_api *api, char *missing, size_t size);
+const char *gpuapi_cusparselt_error(const struct cusparselt_api *api, int status);
 const char *gpuapi_cudnn_error(const struct cudnn_api *api, int status);
 const char *gpuapi_cuda_error(const struct cuda_api *api, int status);
 

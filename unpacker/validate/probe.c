@@ -12,6 +12,7 @@
 #include "common/io.h"
 #include "common/platform.h"
 #include "manifests/compat.h"
+#include "unpacker/validate/cusparseltcheck.h"
 #include "unpacker/validate/gpucheck.h"
 #include "unpacker/validate/gpuapi.h"
 #include "unpacker/validate/mapped.h"
@@ -289,6 +290,17 @@ static int probe_allreduce(char **a)
 	return probe_readable(a[1], "compute") == 0 ? ncclcheck_run(a, probe_emit) : 1;
 }
 
+/* spmma LIBCUDA LIBCUSPARSELT: cuSPARSELt's 2:4 sparse matmul on this child's one GPU
+ * (cusparseltcheck.h), once the unprivileged user is known to be able to read the library. */
+static int probe_spmma(char **a)
+{
+	if (a[1][0] != '/') {
+		probe_emit(probe_result("compute", "fail", "not an absolute path"));
+		return 1;
+	}
+	return probe_readable(a[1], "compute") == 0 ? cusparseltcheck_run(a, probe_emit) : 1;
+}
+
 int probe_main(int argc, char **argv)
 {
 	/* A crash inside a library must kill this child by its signal, so the parent can name
@@ -302,6 +314,7 @@ int probe_main(int argc, char **argv)
 		{ "library", "library", 4, probe_library }, { "driver", "driver", 1, probe_driver },
 		{ "version", "library", 1, probe_version }, { "compute", "compute", 7, probe_compute },
 		{ "load", "library", 1, probe_load }, { "allreduce", "compute", 3, probe_allreduce },
+		{ "spmma", "compute", 2, probe_spmma },
 	};
 	int fd = argc >= 2 ? platform_inherited_handle(argv[0]) : -1;
 	if (fd < 0) {

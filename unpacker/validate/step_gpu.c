@@ -12,6 +12,7 @@
 #include "manifests/compat.h"
 #include "common/fault.h"
 #include "manifests/product.h"
+#include "unpacker/validate/cusparseltcheck.h"
 #include "unpacker/validate/gpuapi.h"
 #include "unpacker/validate/gpucaps.h"
 #include "unpacker/validate/gpucheck.h"
@@ -99,44 +100,25 @@ static void collect_job(struct run *r, struct gpu_job *j, const char *name)
 	r->printed = json_array_size(r->checks);
 }
 
-/* Step 6 on every selected GPU at once: per GPU one child for the convolutions and one for
- * the backend graph (whose runtime compilation then overlaps the convolutions), all in
- * parallel. */
-static void convolutions_all(struct run *r, const char *libcuda, size_t ngpus)
+/* The child of GPU i sees it alone, as its device 0 (CUDA_VISIBLE_DEVICES): the driver of
+ * each child started at once initialises one GPU, not all. */
+static void see_one_gpu(struct gpu_job *j, size_t i)
 {
-	size_t max = 2 * (ngpus < MAX_GPUS ? ngpus : MAX_GPUS), n = 0;
-	struct gpu_job *jobs = calloc(max ? max : 1, sizeof(*jobs));
-	pthread_t *threads = calloc(max ? max : 1, sizeof(*threads));
-	int *started = calloc(max ? max : 1, sizeof(*started));
-	char what[128];
-	report_flush(r);
-	for (size_t i = 0; jobs && threads && started && i < ngpus && i < MAX_GPUS; i++) {
-		if (r->o->gpu >= 0 && (size_t)r->o->gpu != i)
-			continue;
-		for (int graph = 0; graph < 2; graph++) {
-			struct gpu_job *j = &jobs[n];
-			j->r = r;
-			j->gpu = (int)i;
-			j->graph = graph;
-			char point[32];
-			snprintf(point, sizeof(point), "gpu%zu", i);
-			/* The child sees GPU i alone, as its device 0: the driver of each of the 2N
-			 * children started at once initialises one GPU, not all N. Test build only
-			 * (CUFERRY_FAULT=gpuK): an ordinal no machine has, for GPU K. */
-			snprintf(j->visible, sizeof(j->visible), "CUDA_VISIBLE_DEVICES=%zu", i);
-			snprintf(j->idx, sizeof(j->idx), "%d", install_fault_here(point) ? 999999 : 0);
-			/* QUICK: 0 both shapes, 1 the small one, 2 none (the graph job) */
-			char *const a[] = { "compute", (char *)libcuda, (char *)r->dir, r->major, j->idx,
-					    graph ? "2" : r->o->quick ? "1" : "0", graph ? "1" : "0",
-					    r->preload[0] ? r->preload : "-", NULL };
-			memcpy(j->args, a, sizeof(a));
-			started[n] = pthread_create(&threads[n], NULL, gpu_job_run, j) == 0;
-			if (!started[n])
-				gpu_job_run(j);
-			n++;
-		}
+	snprintf(j->visible, sizeof(j->visible), "CUDA_VISIBLE_DEVICES=%zu", i);
+}
+
+/* The jobs of step 6, n of them, each in a thread of its own, all in parallel; what the
+ * progress line says while they run. Each job's rows, once joined, go into the run under the
+ * timing name compute_gpuK (graph_gpuK for the backend graph's). */
+static void run_jobs(struct run *r, struct gpu_job *jobs, size_t n, const char *what)
+{
+	pthread_t *threads = calloc(n ? n : 1, sizeof(*threads));
+	int *started = calloc(n ? n : 1, sizeof(*started));
+	for (size_t i = 0; i < n; i++) {
+		started[i] = threads && started && pthread_create(&threads[i], NULL, gpu_job_run, &jobs[i]) == 0;
+		if (!started[i])
+			gpu_job_run(&jobs[i]);
 	}
-	snprintf(what, sizeof(what), "step 6 compute on %zu GPU%s", n / 2, n == 2 ? "" : "s in parallel");
 	report_progress(r, what);
 	for (size_t i = 0; i < n; i++) {
 		if (started[i])
@@ -146,9 +128,67 @@ static void convolutions_all(struct run *r, const char *libcuda, size_t ngpus)
 		collect_job(r, &jobs[i], name);
 	}
 	r->gpu_checked = n > 0;
-	free(jobs);
 	free(threads);
 	free(started);
+}
+
+/* Step 6 on every selected GPU at once: per GPU one child for the convolutions and one for
+ * the backend graph (whose runtime compilation then overlaps the convolutions), all in
+ * parallel. */
+static void convolutions_all(struct run *r, const char *libcuda, size_t ngpus)
+{
+	size_t max = 2 * (ngpus < MAX_GPUS ? ngpus : MAX_GPUS), n = 0;
+	struct gpu_job *jobs = calloc(max ? max : 1, sizeof(*jobs));
+	char what[128];
+	report_flush(r);
+	for (size_t i = 0; jobs && i < ngpus && i < MAX_GPUS; i++) {
+		if (r->o->gpu >= 0 && (size_t)r->o->gpu != i)
+			continue;
+		for (int graph = 0; graph < 2; graph++) {
+			struct gpu_job *j = &jobs[n];
+			j->r = r;
+			j->gpu = (int)i;
+			j->graph = graph;
+			char point[32];
+			snprintf(point, sizeof(point), "gpu%zu", i);
+			see_one_gpu(j, i);
+			/* Test build only (CUFERRY_FAULT=gpuK): an ordinal no machine has, for GPU K. */
+			snprintf(j->idx, sizeof(j->idx), "%d", install_fault_here(point) ? 999999 : 0);
+			/* QUICK: 0 both shapes, 1 the small one, 2 none (the graph job) */
+			char *const a[] = { "compute", (char *)libcuda, (char *)r->dir, r->major, j->idx,
+					    graph ? "2" : r->o->quick ? "1" : "0", graph ? "1" : "0",
+					    r->preload[0] ? r->preload : "-", NULL };
+			memcpy(j->args, a, sizeof(a));
+			n++;
+		}
+	}
+	snprintf(what, sizeof(what), "step 6 compute on %zu GPU%s", n / 2, n == 2 ? "" : "s in parallel");
+	run_jobs(r, jobs, n, what);
+	free(jobs);
+}
+
+/* Step 6 for cuSPARSELt: one child per selected GPU, all in parallel, each one 2:4 sparse
+ * matmul on its GPU (cusparseltcheck.c). */
+static void spmma_all(struct run *r, const char *libcuda, size_t ngpus)
+{
+	size_t n = 0;
+	struct gpu_job *jobs = calloc(ngpus ? ngpus : 1, sizeof(*jobs));
+	char *lib = libname_main_path(r->product, r->dir, r->major), what[128];
+	report_flush(r);
+	for (size_t i = 0; jobs && i < ngpus && i < MAX_GPUS; i++) {
+		if (r->o->gpu >= 0 && (size_t)r->o->gpu != i)
+			continue;
+		struct gpu_job *j = &jobs[n++];
+		*j = (struct gpu_job){ .r = r, .gpu = (int)i };
+		see_one_gpu(j, i);
+		char *const a[] = { "spmma", (char *)libcuda, lib, NULL };
+		memcpy(j->args, a, sizeof(a));
+	}
+	snprintf(what, sizeof(what), "step 6 cuSPARSELt 2:4 sparse matmul on %zu GPU%s", n,
+		 n == 1 ? "" : "s in parallel");
+	run_jobs(r, jobs, n, what);
+	free(jobs);
+	free(lib);
 }
 
 /* Step 6 for NCCL: one child for every GPU, since NCCL's communicators of one process
@@ -182,6 +222,7 @@ static const struct gpu_check {
 } gpu_checks[] = {
 	{ gpucheck_name, convolutions_all, 1 },
 	{ ncclcheck_name, allreduce_all, 0 },
+	{ cusparseltcheck_name, spmma_all, 0 },
 };
 
 static const struct gpu_check *check_of(const struct product *p)

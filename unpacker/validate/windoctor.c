@@ -1,6 +1,7 @@
 /* windoctor.c - the product's DLLs of a Windows machine, and which one a program gets */
 #include "unpacker/validate/windoctor.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,13 +116,13 @@ static char *current_install(const struct layout *l, char *major, size_t size)
 	struct state st;
 	struct cf_err ignored = { 0 };
 	char *dir = NULL;
-	snprintf(major, size, "9");
+	snprintf(major, size, "%s", l->product->soname_major ? l->product->soname_major : "9");
 	if (state_load(l->state, &st, &ignored) != CF_OK)
 		return NULL;
 	const struct state_bundle *b = st.current ? state_find(&st, st.current) : NULL;
 	if (b) {
 		dir = layout_under(l, b->dir);
-		if (b->version && atoi(b->version) > 0)
+		if (b->version && isdigit((unsigned char)b->version[0])) /* 0 is a major too */
 			snprintf(major, size, "%d", atoi(b->version));
 	}
 	state_free(&st);
