@@ -26,7 +26,7 @@ note "cudnn_summary_dir under [cudnn_hosts:vars]: one summary, there, and the la
 run run1.log || { cat run1.log; fail "the install failed"; }
 for h in local_a local_b; do grep -q "^$h " "$W/hostsum/fleet-summary.txt" || { cat "$W/hostsum/fleet-summary.txt"; fail "$h not in the summary"; }; done
 [ ! -e "$DEFAULT" ] || fail "a second summary in the default directory: $(ls "$DEFAULT")"
-assert_contains run1.log "($W/hostsum/fleet-summary.txt and .json)"
+assert_contains run1.log "($W/hostsum/fleet-summary.txt, .md and .json)"
 written=$(sed -n 's/.*written \([^;]*\);.*/\1/p' "$W/hostsum/fleet-summary.txt")
 grep -F "written $written;" run1.log >/dev/null || fail "the last play showed another summary than the one written ($written)"
 
