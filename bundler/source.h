@@ -25,6 +25,14 @@ struct cuda_lib_info {
 
 struct product;
 
+/* An archive the tree's files were extracted from: a file's archive member name is its src
+ * below dir (what the provenance record lists). */
+struct tree_archive {
+	char *file; /* the archive as read (the cache's copy of a download) */
+	char *dir;  /* where it was extracted */
+};
+#define TREE_MAX_ARCHIVES 4
+
 /* The files of one product's release. */
 struct tree {
 	const struct product *product; /* set by the caller before a source_* call fills it */
@@ -39,6 +47,9 @@ struct tree {
 	size_t ncuda_libs;
 	int64_t newest_mtime;
 	char *tmpdir;           /* extraction directory to remove, if any */
+	struct tree_archive archives[TREE_MAX_ARCHIVES];
+	size_t narchives;
+	char wheel_dist[256];   /* a pip install's product wheel: its .dist-info folder, or "" */
 };
 
 void tree_free(struct tree *t);
