@@ -64,7 +64,7 @@ zstd -dc again.bundle | tar -t > list1
 tar --zstd -tf again.bundle > list2
 cmp list1 list2
 grep -qx 'lib/libcudnn.so.9' list1 || fail "libcudnn.so.9 not listed"
-[ "$(wc -l < list1)" -eq 36 ] || fail "expected 36 entries (the two SBOMs, 31 of cuDNN, the pkg-config and CMake files)"
+[ "$(wc -l < list1)" -eq 37 ] || fail "expected 37 entries (the two SBOMs, the provenance record, 31 of cuDNN, the pkg-config and CMake files)"
 
 note "OpenSSL verifies the exported header and signature"
 expect 0 "$BUNDLER" inspect again.bundle --export exp

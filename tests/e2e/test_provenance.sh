@@ -124,23 +124,26 @@ note "the same inputs, the same bundle (another cache directory)"
 mkbundle_mirror again.bundle cache2
 cmp again.bundle B.bundle || fail "two builds of the same inputs differ"
 
-note "--from-archive: the archive's own name, size and hash; no NVIDIA JSON, said so"
+note "--from-archive: the archive's own name, size and hash, no NVIDIA JSON, said so; its CUDA
+libraries from the mirror keep theirs"
 ARC=DL/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz
-SOURCE_DATE_EPOCH=1760486400 expect 0 "$BUNDLER" create --from-archive "$ARC" \
-	--key "$FX/test.key" -o arc.bundle --level 1 -q
+SOURCE_DATE_EPOCH=1760486400 expect 0 "$BUNDLER" create --from-archive "$ARC" --with-cuda-libs \
+	--mirror "$MIRROR" --cache cache --key "$FX/test.key" -o arc.bundle --level 1 -q
 expect 0 "$BUNDLER" inspect arc.bundle --provenance
 py - last.out "$(sha256sum "$ARC" | cut -d' ' -f1)" "$(stat -c %s "$ARC")" <<'PY'
 import json, sys
 p = json.load(open(sys.argv[1]))
-assert p['source'] == 'archive' and p['nvidia_json'] == [] and p['mirror'] is None, p
+assert p['source'] == 'archive', p
+assert [j['mirror_path'] for j in p['nvidia_json']] == ['cuda/redist/redistrib_13.0.2.json'], p
+assert [c['authorised_by']['file'] for c in p['sources'][1:]] == [p['nvidia_json'][0]['file']] * 2, p
 s = p['sources'][0]
 assert s['archive'] == 'cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz', s
 assert s['sha256'] == sys.argv[2] and s['size'] == int(sys.argv[3]), s
 assert s['authorised_by'] is None and 'no NVIDIA redistrib JSON' in s['not_known'], s
 assert s['url'] is None and len(s) and any(m['path'] == 'lib/libcudnn.so.9' for m in s['members'])
 PY
-zstd -dc arc.bundle | tar -t | grep -q '^.cuferry-dossier/provenance/' &&
-	fail "an archive source kept an NVIDIA JSON"
+zstd -dc arc.bundle | tar -t | grep -q '^.cuferry-dossier/provenance/cudnn' &&
+	fail "an archive source kept a cuDNN JSON"
 
 note "--from-dir: the directory as given; no archive, no NVIDIA JSON, said so"
 expect 0 "$BUNDLER" inspect "$FX/small.bundle" --provenance
@@ -153,4 +156,15 @@ assert s['authorised_by'] is None and 'read from a directory' in s['not_known'],
 assert 'archive' not in s and s['wheel'] is None, s
 assert [m['member'] for m in s['members'] if m['path'] == 'lib/libcudnn.so.9'] == ['lib/libcudnn.so.9'], s
 PY
+# This machine's toolkit, assembled from NVIDIA's wheels: the cuDNN wheel's name and version.
+CUDA=$(cat "$FX/cuda_dir")
+if ls -d "$CUDA"/dist-info/nvidia_cudnn_cu*.dist-info >/dev/null 2>&1; then
+	expect 0 "$BUNDLER" inspect "$FX/real.bundle" --provenance
+	py - last.out "$CUDA" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))['sources'][0]
+assert s['directory'] == sys.argv[2] and s['wheel']['name'].startswith('nvidia_cudnn_cu'), s
+assert s['wheel']['version'].startswith('9.') and 'wheel file' in s['wheel']['not_known'], s
+PY
+fi
 echo "PASS $NAME"
