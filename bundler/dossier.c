@@ -31,9 +31,10 @@ int dossier_add(struct tree *t, struct sbomgen_input *in, struct provenance_inpu
 	struct provenance_file pf[PROVENANCE_MAX_FILES];
 	in->files = prov->files = p;
 	sbomgen_write(in, &cdx, &cdx_len, &spdx, &spdx_len);
-	size_t npf = provenance_files(prov, pf);
+	size_t npf = 0;
+	rc = provenance_files(prov, pf, &npf, e);
 	char *dir = xasprintf("%s/dossier", workdir);
-	if (io_mkdirs(dir, 0755) != 0)
+	if (rc == CF_OK && io_mkdirs(dir, 0755) != 0)
 		rc = cf_fail(e, cf_write_status(errno), "%s: %s", dir, strerror(errno));
 	if (rc == CF_OK)
 		rc = add_file(t, dir, SBOM_CYCLONEDX_PATH, cdx, cdx_len, e);

@@ -125,8 +125,9 @@ static struct source given_source(const struct provenance_input *in)
 	return s;
 }
 
-/* The file's origin among the sources: its src below one's directory. */
-static json_t *member_of(struct source *s, size_t n, const struct prehash_file *f)
+/* The file's origin among the sources: its src below one's directory (added to its members,
+ * *bad set when that fails); else its entry for other_files, or NULL for a link. */
+static json_t *member_of(struct source *s, size_t n, const struct prehash_file *f, int *bad)
 {
 	for (size_t i = 0; f->entry.src && i < n; i++) {
 		size_t len = s[i].below ? strlen(s[i].below) : 0;
@@ -135,16 +136,18 @@ static json_t *member_of(struct source *s, size_t n, const struct prehash_file *
 					      f->entry.src + len + 1 + strspn(f->entry.src + len + 1, "/"),
 					      "sha256", hex_string(f->sha256), "size",
 					      (json_int_t)f->size);
-			json_array_append_new(s[i].members, m);
+			*bad |= json_array_append_new(s[i].members, m) != 0;
 			return NULL;
 		}
 	}
 	/* A link has no bytes of its own: what it points at is in the manifest. */
 	if (f->entry.is_symlink)
 		return NULL;
-	return json_pack("{s:s, s:s, s:o, s:I}", "path", f->entry.path, "origin",
+	json_t *o = json_pack("{s:s, s:s, s:o, s:I}", "path", f->entry.path, "origin",
 			 f->entry.generated ? "written by the bundler" : "added with --add-file",
 			 "sha256", hex_string(f->sha256), "size", (json_int_t)f->size);
+	*bad |= !o;
+	return o;
 }
 
 static json_t *kept_entry(const struct mirror_json *j, const char *url, const char *mirror)
@@ -167,8 +170,8 @@ static void add_kept(struct provenance_file *out, size_t *n, const struct mirror
 	out[(*n)++].len = j->len;
 }
 
-size_t provenance_files(const struct provenance_input *in,
-			struct provenance_file out[PROVENANCE_MAX_FILES])
+int provenance_files(const struct provenance_input *in,
+		     struct provenance_file out[PROVENANCE_MAX_FILES], size_t *n, struct cf_err *e)
 {
 	const struct mirror_plan *plan = in->plan;
 	int from_mirror = strcmp(in->source_kind, "nvidia-redist") == 0 && plan &&
@@ -176,10 +179,11 @@ size_t provenance_files(const struct provenance_input *in,
 	int with_components = in->components_packed && plan && plan->cuda_json.text;
 	struct source src[1 + MIRROR_MAX_COMPONENTS];
 	size_t nsrc = 0, nout = 1;
+	int bad = 0; /* json_pack refuses a name that is not UTF-8: the record would lack it */
 	json_t *kept = json_array(), *sources = json_array(), *other = json_array();
 	if (from_mirror) {
-		json_array_append_new(kept, kept_entry(&plan->product_json, plan->product_json_url,
-						       plan->mirror));
+		bad |= json_array_append_new(kept, kept_entry(&plan->product_json,
+							      plan->product_json_url, plan->mirror)) != 0;
 		src[nsrc++] = mirror_source("product", &plan->product, plan->product_url, plan,
 					    &plan->product_json, in->tree);
 		add_kept(out, &nout, &plan->product_json);
@@ -187,8 +191,8 @@ size_t provenance_files(const struct provenance_input *in,
 		src[nsrc++] = given_source(in);
 	}
 	if (with_components) {
-		json_array_append_new(kept, kept_entry(&plan->cuda_json, plan->cuda_json_url,
-						       plan->mirror));
+		bad |= json_array_append_new(kept, kept_entry(&plan->cuda_json, plan->cuda_json_url,
+							      plan->mirror)) != 0;
 		for (size_t i = 0; i < plan->ncomponents; i++)
 			src[nsrc++] = mirror_source("cuda-component", &plan->components[i],
 						    plan->component_urls[i], plan, &plan->cuda_json,
@@ -198,13 +202,13 @@ size_t provenance_files(const struct provenance_input *in,
 	for (size_t i = 0; i < nsrc; i++)
 		src[i].members = json_array();
 	for (size_t i = 0; i < in->files->count; i++) {
-		json_t *o = member_of(src, nsrc, &in->files->files[i]);
+		json_t *o = member_of(src, nsrc, &in->files->files[i], &bad);
 		if (o)
-			json_array_append_new(other, o);
+			bad |= json_array_append_new(other, o) != 0;
 	}
 	for (size_t i = 0; i < nsrc; i++) {
-		json_object_set_new(src[i].obj, "members", src[i].members);
-		json_array_append_new(sources, src[i].obj);
+		bad |= json_object_set_new(src[i].obj, "members", src[i].members) != 0;
+		bad |= json_array_append_new(sources, src[i].obj) != 0;
 		free(src[i].below);
 	}
 	json_t *doc = json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o}", "format",
@@ -213,15 +217,22 @@ size_t provenance_files(const struct provenance_input *in,
 				plan && plan->mirror[0] && (from_mirror || with_components)
 					? json_string(plan->mirror) : json_null(),
 				"nvidia_json", kept, "sources", sources, "other_files", other);
-	char *text = json_dumps(doc, JSON_INDENT(2));
+	char *text = doc && !bad ? json_dumps(doc, JSON_INDENT(2)) : NULL;
 	json_decref(doc);
+	if (!text) {
+		provenance_files_free(out + 1, nout - 1);
+		*n = 0;
+		return cf_fail(e, CF_SOURCE, "cannot write " PROVENANCE_PATH ": a source or member "
+			       "name is not UTF-8 text");
+	}
 	size_t len = strlen(text);
 	out[0].path = xstrdup(PROVENANCE_PATH);
 	out[0].text = xrealloc(text, len + 2);
 	out[0].text[len++] = '\n';
 	out[0].text[len] = '\0';
 	out[0].len = len;
-	return nout;
+	*n = nout;
+	return CF_OK;
 }
 
 void provenance_files_free(struct provenance_file *f, size_t n)

@@ -38,9 +38,10 @@ struct provenance_file {
 
 /* The dossier's provenance files (provenance.json first), deterministic for the same inputs:
  * URLs are the mirror as given plus NVIDIA's relative paths, never a cache or work path.
- * Returns their count; provenance_files_free releases them. */
-size_t provenance_files(const struct provenance_input *in,
-			struct provenance_file out[PROVENANCE_MAX_FILES]);
+ * Sets *n to their count (provenance_files_free releases them); CF_SOURCE when a name cannot
+ * be written as JSON (not UTF-8), with nothing made. */
+int provenance_files(const struct provenance_input *in,
+		     struct provenance_file out[PROVENANCE_MAX_FILES], size_t *n, struct cf_err *e);
 void provenance_files_free(struct provenance_file *f, size_t n);
 
 #endif
