@@ -22,6 +22,7 @@
 struct source {
 	json_t *obj;
 	json_t *members;
+	json_t *links;
 	char *below; /* files whose src lies below this directory came from it; NULL: none */
 };
 
@@ -131,17 +132,20 @@ static json_t *member_of(struct source *s, size_t n, const struct prehash_file *
 {
 	for (size_t i = 0; f->entry.src && i < n; i++) {
 		size_t len = s[i].below ? strlen(s[i].below) : 0;
-		if (len && strncmp(f->entry.src, s[i].below, len) == 0 && f->entry.src[len] == '/') {
-			json_t *m = json_pack("{s:s, s:s, s:o, s:I}", "path", f->entry.path, "member",
-					      f->entry.src + len + 1 + strspn(f->entry.src + len + 1, "/"),
-					      "sha256", hex_string(f->sha256), "size",
-					      (json_int_t)f->size);
-			*bad |= json_array_append_new(s[i].members, m) != 0;
-			return NULL;
-		}
+		if (!len || strncmp(f->entry.src, s[i].below, len) != 0 || f->entry.src[len] != '/')
+			continue;
+		const char *member = f->entry.src + len + 1 + strspn(f->entry.src + len + 1, "/");
+		/* A link has no bytes of its own: its target, as the manifest has it. */
+		json_t *m = f->entry.is_symlink
+				    ? json_pack("{s:s, s:s, s:s}", "path", f->entry.path, "member", member,
+						"target", f->entry.target)
+				    : json_pack("{s:s, s:s, s:o, s:I}", "path", f->entry.path, "member",
+						member, "sha256", hex_string(f->sha256), "size",
+						(json_int_t)f->size);
+		*bad |= json_array_append_new(f->entry.is_symlink ? s[i].links : s[i].members, m) != 0;
+		return NULL;
 	}
-	/* A link has no bytes of its own: what it points at is in the manifest. */
-	if (f->entry.is_symlink)
+	if (f->entry.is_symlink) /* --add-file and the bundler write no link */
 		return NULL;
 	json_t *o = json_pack("{s:s, s:s, s:o, s:I}", "path", f->entry.path, "origin",
 			 f->entry.generated ? "written by the bundler" : "added with --add-file",
@@ -199,8 +203,10 @@ int provenance_files(const struct provenance_input *in,
 						    in->tree);
 		add_kept(out, &nout, &plan->cuda_json);
 	}
-	for (size_t i = 0; i < nsrc; i++)
+	for (size_t i = 0; i < nsrc; i++) {
 		src[i].members = json_array();
+		src[i].links = json_array();
+	}
 	for (size_t i = 0; i < in->files->count; i++) {
 		json_t *o = member_of(src, nsrc, &in->files->files[i], &bad);
 		if (o)
@@ -208,6 +214,7 @@ int provenance_files(const struct provenance_input *in,
 	}
 	for (size_t i = 0; i < nsrc; i++) {
 		bad |= json_object_set_new(src[i].obj, "members", src[i].members) != 0;
+		bad |= json_object_set_new(src[i].obj, "links", src[i].links) != 0;
 		bad |= json_array_append_new(sources, src[i].obj) != 0;
 		free(src[i].below);
 	}

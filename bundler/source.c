@@ -125,6 +125,7 @@ static int tree_add(struct tree *t, const char *path, const char *src, struct cf
 			return rc;
 		ent.is_symlink = 1;
 		ent.target = xstrdup(target);
+		ent.src = xstrdup(src);
 	} else if (S_ISREG(st.st_mode)) {
 		ent.src = xstrdup(src);
 		ent.mode = (st.st_mode & 0111) ? 0755 : 0644;

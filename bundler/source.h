@@ -9,7 +9,8 @@
 
 struct tree_entry {
 	char *path;     /* install path, e.g. lib/libnccl.so.2 */
-	char *src;      /* absolute file on disk (files only) */
+	char *src;      /* the file on disk; a symlink's own path, read only for the provenance
+	                 * record (what reads a file's bytes asks is_symlink first) */
 	char *target;   /* symlinks only */
 	int is_symlink;
 	unsigned mode;  /* 0644 or 0755 */

@@ -50,6 +50,9 @@ cudnn = p['sources'][0]
 assert cudnn['authorised_by']['jq_path'] == '.["cudnn"]["linux-x86_64"]["cuda13"]', cudnn
 lib = [m for m in cudnn['members'] if m['path'] == 'lib/libcudnn.so.9']
 assert lib and lib[0]['member'] == 'cudnn-linux-x86_64-9.19.0.56_cuda13-archive/lib/libcudnn.so.9', lib
+link = [m for m in cudnn['links'] if m['path'] == 'lib/libcudnn.so']
+assert link == [{'path': 'lib/libcudnn.so', 'member': 'cudnn-linux-x86_64-9.19.0.56_cuda13-archive/lib/libcudnn.so',
+                 'target': 'libcudnn.so.9'}], cudnn['links']
 lic = [m for s in p['sources'][1:2] for m in s['members'] if m['path'] == 'LICENSE.libcublas.txt']
 assert lic and lic[0]['member'].endswith('-archive/LICENSE'), lic
 assert {f['origin'] for f in p['other_files']} == {'written by the bundler'}, p['other_files']
@@ -155,6 +158,7 @@ assert p['source'] == 'dir' and s['directory'] == 'small-src', s
 assert s['authorised_by'] is None and 'read from a directory' in s['not_known'], s
 assert 'archive' not in s and s['wheel'] is None, s
 assert [m['member'] for m in s['members'] if m['path'] == 'lib/libcudnn.so.9'] == ['lib/libcudnn.so.9'], s
+assert {'path': 'lib/libcudnn.so', 'member': 'lib/libcudnn.so', 'target': 'libcudnn.so.9'} in s['links'], s
 PY
 # This machine's toolkit, assembled from NVIDIA's wheels: the cuDNN wheel's name and version.
 CUDA=$(cat "$FX/cuda_dir")
