@@ -103,6 +103,8 @@ DEB_PACKAGES += ansible ansible-core ansible-lint debootstrap podman runc lmod t
 DEB_PACKAGES += wine wine64
 # test_everyday_unpacker: the --json report checked against docs/unpacker-report.schema.json.
 DEB_PACKAGES += python3-jsonschema
+# test_provenance: the README's offline re-check of a bundle's provenance (sha256sum, jq, zstd, tar).
+DEB_PACKAGES += jq
 
 # The sources, by folder: the folders are the layers of tools/include-graph.py
 # (docs/ARCHITECTURE.md), and a new file in one is built without a line here.

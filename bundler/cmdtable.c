@@ -57,6 +57,7 @@ const struct cmd_spelling cmd_spellings[] = {
 	CMD_VALUE(OPT_THRESHOLD, "--threshold", TEXT),
 	CMD_VALUE(OPT_STATEMENT_THRESHOLD, "--statement-threshold", TEXT),
 	CMD_WORDS(OPT_SBOM, "--sbom", "cyclonedx spdx"),
+	CMD_FLAG(OPT_PROVENANCE, "--provenance"),
 	CMD_SPELLINGS_END(OPT_COUNT),
 };
 
@@ -82,7 +83,7 @@ const struct command cmd_table[] = {
 	  RELEASE | O(CUDA_LIBS) },
 	{ "inspect", CMD_ARGS_ONE("BUNDLE"),
 	  verb_inspect, "check a bundle and print its manifest", help_inspect,
-	  O(EXPORT) | O(SBOM) },
+	  O(EXPORT) | O(SBOM) | O(PROVENANCE) },
 	{ "sign", CMD_ARGS_ONE("BUNDLE"),
 	  verb_sign, "add a signature to a bundle", help_sign, SIGNING },
 	{ "split", CMD_ARGS_ONE("BUNDLE"),

@@ -622,7 +622,7 @@ static void warn_if_stub_distrusts(const char *stub, const char *platform,
 }
 
 /* The SBOMs, from what the manifest says so far and the licences NVIDIA's JSON named (a
- * mirror source's; an archive or a directory tells none). */
+ * mirror source's; an archive or a directory tells none), and the provenance record. */
 static int add_dossier(struct job *j, struct prehash *hashes, struct cf_err *e)
 {
 	const char *component_licenses[MIRROR_MAX_COMPONENTS] = { 0 };
@@ -636,7 +636,23 @@ static int add_dossier(struct job *j, struct prehash *hashes, struct cf_err *e)
 		.component_licenses = j->have_plan ? component_licenses : NULL,
 		.owner = file_owner,
 	};
-	return dossier_add(&j->tree, &in, j->workdir, hashes, e);
+	struct provenance_input prov = {
+		.bundle_id = j->m->bundle_id,
+		.product = j->o->product->name,
+		.version = j->m->product_version,
+		.source_kind = j->source_kind,
+		.source_name = j->o->from_dir ? j->o->from_dir : j->o->from_archive,
+		.source_sha256 = j->source_has_sha ? j->source_sha : NULL,
+		.source_size = j->source_size,
+		.plan = j->have_plan ? &j->plan : NULL,
+		/* what fetch_components downloaded and packed */
+		.components_packed = j->o->with_cuda_libs && !j->o->from_dir,
+		.tree = &j->tree,
+		.members = j->m->members,
+		.nmembers = j->m->nmembers,
+		.member_trees = &j->members,
+	};
+	return dossier_add(&j->tree, &in, &prov, j->workdir, hashes, e);
 }
 
 static int build(struct job *j, struct signer *signer, struct cf_err *e)
@@ -799,6 +815,7 @@ int create_bundle(const struct create_options *o, struct cf_err *e)
 	output_dir_free(&made_dir);
 	signer_free(signer);
 	manifest_free(j.m);
+	mirror_plan_free(&j.plan);
 	free(j.workdir);
 	free(j.cache);
 	free(j.out_path);
@@ -826,7 +843,9 @@ static int resolve_plan(const struct create_options *o, const char *platform,
 int create_check_mirror(const struct create_options *o, struct cf_err *e)
 {
 	struct mirror_plan plan;
-	return resolve_plan(o, o->platform ? o->platform : "linux-x86_64", &plan, e);
+	int rc = resolve_plan(o, o->platform ? o->platform : "linux-x86_64", &plan, e);
+	mirror_plan_free(&plan);
+	return rc;
 }
 
 int create_resolve(const struct create_options *o, struct cf_err *e)
@@ -835,8 +854,10 @@ int create_resolve(const struct create_options *o, struct cf_err *e)
 	const char *platform = o->platform ? o->platform : "linux-x86_64";
 	char hex[65];
 	int rc = resolve_plan(o, platform, &plan, e);
-	if (rc != CF_OK)
+	if (rc != CF_OK) {
+		mirror_plan_free(&plan);
 		return rc;
+	}
 	hex_encode(plan.product.sha256, 32, hex);
 	log_out("%s %s for CUDA %s on %s (released %s)\n", o->product->display,
 		plan.product.version,
@@ -859,5 +880,6 @@ int create_resolve(const struct create_options *o, struct cf_err *e)
 	log_out("bundle name %s-%s-cuda%s%s-%s.bundle\n", o->product->bundle_id_stem,
 		plan.product.version,
 		plan.product.cuda_variant, o->with_cuda_libs ? CREATE_CUDA_LIBS_TAG : "", platform);
+	mirror_plan_free(&plan);
 	return CF_OK;
 }

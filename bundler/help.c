@@ -49,11 +49,15 @@
 	"       bundler trust-statement FILE (--key K.key\n" \
 	"                               | --external [--pub K.pub --signature SIG])\n"
 
+#define USAGE_INSPECT(lead) \
+	lead "bundler inspect BUNDLE [--export DIR | --sbom cyclonedx|spdx\n" \
+	"                               | --provenance]\n"
+
 const char bundler_usage[] =
 	"usage: bundler keygen NAME\n"
 	USAGE_CREATE("       ")
 	USAGE_RESOLVE("       ")
-	"       bundler inspect BUNDLE [--export DIR | --sbom cyclonedx|spdx]\n"
+	USAGE_INSPECT("       ")
 	USAGE_SIGN("       ")
 	"       bundler split BUNDLE --split SIZE|fat32\n"
 	USAGE_SFX("       ")
@@ -130,14 +134,16 @@ const char help_resolve[] =
 	"download nothing.\n";
 
 const char help_inspect[] =
-	"usage: bundler inspect BUNDLE [--export DIR | --sbom cyclonedx|spdx]\n"
+	USAGE_INSPECT("usage: ")
 	"Check a bundle's signatures (by the keys it carries) and every chunk, and print\n"
 	"its manifest (with the glibc or Windows version its libraries need). A truncated\n"
 	"or corrupt bundle is exit 3; a middle part (NAME.002) is exit 1 naming NAME.001.\n"
 	"--export DIR writes the header, the public keys and DER signatures for\n"
 	"`openssl dgst -verify`. --sbom cyclonedx|spdx prints only the stored SBOM\n"
 	"(CycloneDX 1.6 or SPDX 2.3 JSON) after the same checks, with the signers'\n"
-	"fingerprints added.\n";
+	"fingerprints added. --provenance prints the stored provenance.json as it is:\n"
+	"each archive's URL, size and SHA-256, the NVIDIA JSON kept in the bundle that\n"
+	"authorised it, and the install path, member name and hash of each file.\n";
 
 const char help_sign[] =
 	USAGE_SIGN("usage: ")

@@ -150,7 +150,8 @@ static int explain_later_part(const char *path, struct cf_err *e)
 	return rc;
 }
 
-/* The stored SBOM, after the same checks as the summary, and nothing else on stdout. */
+/* The stored SBOM or provenance record, after the same checks as the summary, and nothing
+ * else on stdout. */
 static int print_sbom(const char *path, enum sbom_kind kind, struct cf_err *e)
 {
 	struct checked c;
@@ -167,8 +168,7 @@ static int print_sbom(const char *path, enum sbom_kind kind, struct cf_err *e)
 		size_t len;
 		for (uint32_t i = 0; i < c.frame->nsigs; i++)
 			sig_fingerprint(c.frame->sigs[i].keyid, fps[i]);
-		rc = sbom_with_signers(&cap, kind, (const char(*)[65])fps, c.frame->nsigs, &text, &len,
-				       e);
+		rc = sbom_with_signers(&cap, (const char(*)[65])fps, c.frame->nsigs, &text, &len, e);
 		if (rc == CF_OK) {
 			log_out("%s", text);
 			free(text);
@@ -179,8 +179,13 @@ static int print_sbom(const char *path, enum sbom_kind kind, struct cf_err *e)
 	return rc;
 }
 
-int inspect_bundle(const char *path, const char *export_dir, const char *sbom, struct cf_err *e)
+int inspect_bundle(const char *path, const char *export_dir, const char *sbom, int provenance,
+		   struct cf_err *e)
 {
+	if (sbom && provenance)
+		return cf_fail(e, CF_USAGE, "--sbom and --provenance print one document each: give one");
+	if (provenance)
+		return print_sbom(path, SBOM_PROVENANCE, e);
 	if (sbom) {
 		enum sbom_kind kind;
 		if (sbom_kind_parse(sbom, &kind) != 0)

@@ -9,8 +9,10 @@
 #include "common/bundle/format.h"
 
 /* sbom: NULL for the summary; "cyclonedx" or "spdx" prints only that stored SBOM, with the
- * signers' fingerprints added, once every chunk and file checked. */
-int inspect_bundle(const char *path, const char *export_dir, const char *sbom, struct cf_err *e);
+ * signers' fingerprints added, once every chunk and file checked; provenance prints the
+ * stored provenance record (.cuferry-dossier/provenance.json) as it is, after the same checks. */
+int inspect_bundle(const char *path, const char *export_dir, const char *sbom, int provenance,
+		   struct cf_err *e);
 
 struct sign_options {
 	const char *key_path;       /* --key */

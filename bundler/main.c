@@ -141,6 +141,7 @@ static int parse_option(struct bundler_args *c, int opt, const char *arg)
 	case OPT_CACHE: o->cache = arg; return 0;
 	case OPT_EXPORT: c->export_dir = arg; return 0;
 	case OPT_SBOM: c->sbom = arg; return 0;
+	case OPT_PROVENANCE: c->provenance = 1; return 0;
 	case OPT_EXTERNAL: c->sign.external = 1; return 0;
 	case OPT_PUB: c->sign.pub_path = arg; return 0;
 	case OPT_SIGNATURE: c->sign.signature_path = arg; return 0;

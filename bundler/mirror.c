@@ -93,17 +93,24 @@ static int pick_label(const char *base, const char *want, const char *cuda,
 	return CF_OK;
 }
 
-static int load_redist(const char *url, const struct fetch_options *o, struct redist **r,
-		       struct cf_err *e)
+/* The JSON at mirror/path, parsed, its bytes kept in *keep (the provenance record). */
+static int load_redist(const char *mirror, const char *path, const struct fetch_options *o,
+		       struct mirror_json *keep, struct redist **r, struct cf_err *e)
 {
-	char *text;
-	size_t len;
-	int rc = fetch_text(url, JSON_MAX, o, &text, &len, e);
-	if (rc != CF_OK)
-		return rc;
-	rc = redist_parse(text, len, r, e);
-	free(text);
-	return rc;
+	char *url = xasprintf("%s/%s", mirror, path);
+	free(keep->text);
+	memset(keep, 0, sizeof(*keep));
+	snprintf(keep->path, sizeof(keep->path), "%s", path);
+	int rc = fetch_text(url, JSON_MAX, o, &keep->text, &keep->len, e);
+	free(url);
+	return rc == CF_OK ? redist_parse(keep->text, keep->len, r, e) : rc;
+}
+
+void mirror_plan_free(struct mirror_plan *plan)
+{
+	free(plan->product_json.text);
+	free(plan->cuda_json.text);
+	plan->product_json.text = plan->cuda_json.text = NULL;
 }
 
 /* The highest CUDA variant offered, when the user named none. */
@@ -134,10 +141,12 @@ int mirror_resolve_cuda(const char *mirror, const char *cuda, const char *platfo
 	char *base = xasprintf("%s/cuda/redist", mirror);
 	struct redist *r = NULL;
 	int rc = pick_label(base, cuda, NULL, o, plan->cuda_release, sizeof(plan->cuda_release), e);
+	snprintf(plan->mirror, sizeof(plan->mirror), "%s", mirror);
 	if (rc == CF_OK) {
-		snprintf(plan->cuda_json_url, sizeof(plan->cuda_json_url), "%s/redistrib_%s.json", base,
-			 plan->cuda_release);
-		rc = load_redist(plan->cuda_json_url, o, &r, e);
+		char *path = xasprintf("cuda/redist/redistrib_%s.json", plan->cuda_release);
+		snprintf(plan->cuda_json_url, sizeof(plan->cuda_json_url), "%s/%s", mirror, path);
+		rc = load_redist(mirror, path, o, &plan->cuda_json, &r, e);
+		free(path);
 	}
 	plan->ncomponents = 0;
 	for (size_t i = 0; i < 2 && rc == CF_OK; i++) {
@@ -178,12 +187,14 @@ int mirror_resolve(const struct product *p, const char *mirror, const char *vers
 	struct redist *r = NULL;
 	struct compat_result compat;
 	memset(plan, 0, sizeof(*plan));
+	snprintf(plan->mirror, sizeof(plan->mirror), "%s", mirror);
 	int rc = pick_label(base, version, cuda, o, plan->product_label,
 			    sizeof(plan->product_label), e);
 	if (rc == CF_OK) {
-		snprintf(plan->product_json_url, sizeof(plan->product_json_url), "%s/redistrib_%s.json",
-			 base, plan->product_label);
-		rc = load_redist(plan->product_json_url, o, &r, e);
+		char *path = xasprintf("%s/redistrib_%s.json", p->mirror_path, plan->product_label);
+		snprintf(plan->product_json_url, sizeof(plan->product_json_url), "%s/%s", mirror, path);
+		rc = load_redist(mirror, path, o, &plan->product_json, &r, e);
+		free(path);
 	}
 	if (rc == CF_OK) {
 		if (cuda)

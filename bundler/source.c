@@ -46,6 +46,10 @@ void tree_free(struct tree *t)
 		free(t->entries[i].target);
 	}
 	free(t->entries);
+	for (size_t i = 0; i < t->narchives; i++) {
+		free(t->archives[i].file);
+		free(t->archives[i].dir);
+	}
 	if (t->tmpdir)
 		io_rmtree(t->tmpdir);
 	free(t->tmpdir);
@@ -121,6 +125,7 @@ static int tree_add(struct tree *t, const char *path, const char *src, struct cf
 			return rc;
 		ent.is_symlink = 1;
 		ent.target = xstrdup(target);
+		ent.src = xstrdup(src);
 	} else if (S_ISREG(st.st_mode)) {
 		ent.src = xstrdup(src);
 		ent.mode = (st.st_mode & 0111) ? 0755 : 0644;
@@ -568,6 +573,7 @@ int source_from_dir(const char *dir, int with_cuda_libs, struct tree *t, struct 
 	    compat_version_cmp(exact, t->version) == 0) {
 		const char *cu = dist + strlen(p->wheel_dist) + 3; /* past the stem and "_cu" */
 		snprintf(t->version, sizeof(t->version), "%s", exact);
+		snprintf(t->wheel_dist, sizeof(t->wheel_dist), "%s", dist);
 		snprintf(t->cuda_variant, sizeof(t->cuda_variant), "%.*s",
 			 (int)strspn(cu, "0123456789"), cu);
 	}
@@ -808,6 +814,15 @@ static int check_agreement(const char *archive, struct tree *t, struct cf_err *e
 	return CF_OK;
 }
 
+/* Which archive went where, for the member names of the provenance record. */
+static void note_archive(struct tree *t, const char *archive, const char *dir)
+{
+	if (t->narchives >= TREE_MAX_ARCHIVES)
+		return;
+	t->archives[t->narchives].file = xstrdup(archive);
+	t->archives[t->narchives++].dir = xstrdup(dir);
+}
+
 static int extract_to_workdir(const char *archive, const char *workdir, char **root,
 			      char **tmp, struct cf_err *e)
 {
@@ -827,6 +842,8 @@ int source_from_archive(const char *archive, const char *workdir, struct tree *t
 {
 	char *root = NULL;
 	int rc = extract_to_workdir(archive, workdir, &root, &t->tmpdir, e);
+	if (rc == CF_OK)
+		note_archive(t, archive, t->tmpdir);
 	if (rc == CF_OK)
 		rc = take_all(t, root, "", e);
 	if (rc == CF_OK) {
@@ -852,6 +869,8 @@ int source_add_component_archive(const char *archive, const char *workdir, const
 	int rc = extract_to_workdir(archive, workdir, &root, &tmp, e);
 	const struct platform_spec *p = platform_facts(platform);
 	const char *const libs[] = { p->lib_pattern, NULL };
+	if (rc == CF_OK)
+		note_archive(t, archive, tmp);
 	if (rc == CF_OK && root) { /* root is set whenever the extraction succeeded */
 		char *lib = xasprintf("%s/%s", root, p->lib_dir);
 		rc = layout_dir_inside(root, lib, e);

@@ -11,7 +11,8 @@ struct product;
 
 struct tree_entry {
 	char *path;     /* install path, e.g. lib/libnccl.so.2 */
-	char *src;      /* absolute file on disk (files only) */
+	char *src;      /* the file on disk; a symlink's own path, read only for the provenance
+	                 * record (what reads a file's bytes asks is_symlink first) */
 	char *target;   /* symlinks only */
 	int is_symlink;
 	unsigned mode;  /* 0644 or 0755 */
@@ -28,6 +29,14 @@ struct cuda_lib_info {
 
 struct product;
 
+/* An archive the tree's files were extracted from: a file's archive member name is its src
+ * below dir (what the provenance record lists). */
+struct tree_archive {
+	char *file; /* the archive as read (the cache's copy of a download) */
+	char *dir;  /* where it was extracted */
+};
+#define TREE_MAX_ARCHIVES 4
+
 /* The files of one product's release. */
 struct tree {
 	const struct product *product; /* set by the caller before a source_* call fills it */
@@ -42,6 +51,9 @@ struct tree {
 	size_t ncuda_libs;
 	int64_t newest_mtime;
 	char *tmpdir;           /* extraction directory to remove, if any */
+	struct tree_archive archives[TREE_MAX_ARCHIVES];
+	size_t narchives;
+	char wheel_dist[256];   /* a pip install's product wheel: its .dist-info folder, or "" */
 };
 
 void tree_free(struct tree *t);

@@ -272,9 +272,10 @@ VERB(inspect)
 {
 	struct cf_err e = { 0 };
 	(void)argc;
-	if (c->sbom && c->export_dir)
-		return verb_usage_error("%s", "--sbom prints one document: leave out --export");
-	return finish(inspect_bundle(argv[0], c->export_dir, c->sbom, &e), &e);
+	if ((c->sbom || c->provenance) && c->export_dir)
+		return verb_usage_error("%s prints one document: leave out --export",
+					c->sbom ? "--sbom" : "--provenance");
+	return finish(inspect_bundle(argv[0], c->export_dir, c->sbom, c->provenance, &e), &e);
 }
 
 VERB(sign)

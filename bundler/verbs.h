@@ -14,6 +14,7 @@ struct bundler_args {
 	struct sign_options sign;
 	const char *export_dir;
 	const char *sbom; /* inspect --sbom cyclonedx|spdx */
+	int provenance;   /* inspect --provenance */
 	const char *stub;
 	const char *release; /* cuda-json --release */
 	struct kit_options kit;

@@ -98,6 +98,29 @@ static void variant_from_name(const char *rel, char *out, size_t size)
 		snprintf(out, size, "%.*s", (int)n, p);
 }
 
+/* One jq path step, .["key"]: quoted, so a key of any characters stays one step. */
+static void jq_step(char *path, size_t size, const char *key)
+{
+	size_t used = strlen(path);
+	int n = snprintf(path + used, size - used, "[\"");
+	for (const char *k = key; n >= 0 && *k; k++) {
+		used = strlen(path);
+		n = snprintf(path + used, size - used, *k == '"' || *k == '\\' ? "\\%c" : "%c", *k);
+	}
+	used = strlen(path);
+	snprintf(path + used, size - used, "\"]");
+}
+
+static void set_jq_path(struct redist_artifact *out, const char *component, const char *platform,
+			const char *variant_key)
+{
+	snprintf(out->jq_path, sizeof(out->jq_path), ".");
+	jq_step(out->jq_path, sizeof(out->jq_path), component);
+	jq_step(out->jq_path, sizeof(out->jq_path), platform);
+	if (variant_key)
+		jq_step(out->jq_path, sizeof(out->jq_path), variant_key);
+}
+
 int redist_find(const struct redist *r, const char *component, const char *platform,
 		const char *cuda_major, struct redist_artifact *out, struct cf_err *e)
 {
@@ -118,6 +141,7 @@ int redist_find(const struct redist *r, const char *component, const char *platf
 		/* Older generation: one CUDA major per manifest, named in the archive name. */
 		if (read_leaf(plat, component, out, e) != CF_OK)
 			return e->code;
+		set_jq_path(out, component, platform, NULL);
 		variant_from_name(out->relative_path, out->cuda_variant, sizeof(out->cuda_variant));
 		if (cuda_major && out->cuda_variant[0] && strcmp(cuda_major, out->cuda_variant) != 0)
 			return cf_fail(e, CF_INCOMPATIBLE, "%s %s on %s is built for CUDA %s, not %s",
@@ -141,6 +165,7 @@ int redist_find(const struct redist *r, const char *component, const char *platf
 			       component, out->version, platform, cuda_major, offered);
 	}
 	snprintf(out->cuda_variant, sizeof(out->cuda_variant), "%s", cuda_major);
+	set_jq_path(out, component, platform, key);
 	return read_leaf(leaf, component, out, e);
 }
 

@@ -17,6 +17,9 @@ struct redist_artifact {
 	uint8_t sha256[32];
 	uint64_t size;
 	char license[64]; /* the component's "license" ("CUDA Toolkit", "NCCL"), "" when none */
+	/* Where the entry is in the JSON, as a jq path (.["cudnn"]["linux-x86_64"]["cuda13"]), so
+	 * that a reviewer reads its sha256 and size back with jq alone (the provenance record). */
+	char jq_path[256];
 };
 
 /* Problems in a mirror's JSON are source errors (CF_SOURCE). */

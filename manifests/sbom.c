@@ -24,7 +24,9 @@ int sbom_kind_parse(const char *word, enum sbom_kind *out)
 
 const char *sbom_path(enum sbom_kind kind)
 {
-	return kind == SBOM_SPDX ? SBOM_SPDX_PATH : SBOM_CYCLONEDX_PATH;
+	return kind == SBOM_PROVENANCE ? PROVENANCE_PATH
+	       : kind == SBOM_SPDX     ? SBOM_SPDX_PATH
+				       : SBOM_CYCLONEDX_PATH;
 }
 
 int sbom_in_dossier(const char *path)
@@ -70,6 +72,7 @@ static int capture_end(void *ctx, const struct manifest_file *f, struct cf_err *
 void sbom_capture_init(struct sbom_capture *c, enum sbom_kind kind, struct payload_sink *sink)
 {
 	memset(c, 0, sizeof(*c));
+	c->kind = kind;
 	c->path = sbom_path(kind);
 	*sink = (struct payload_sink){ capture_begin, capture_data, capture_end, c };
 }
@@ -126,12 +129,21 @@ static void add_signer(json_t *doc, json_t *el, enum sbom_kind kind, const char 
 	free(comment);
 }
 
-int sbom_with_signers(const struct sbom_capture *c, enum sbom_kind kind, const char (*fps)[65],
-		      size_t nfps, char **out, size_t *len, struct cf_err *e)
+int sbom_with_signers(const struct sbom_capture *c, const char (*fps)[65], size_t nfps,
+		      char **out, size_t *len, struct cf_err *e)
 {
+	enum sbom_kind kind = c->kind;
 	if (!c->found)
 		return cf_fail(e, CF_INCOMPATIBLE, "the bundle carries no %s (it was made before "
-			       "bundles carried SBOMs)", c->path);
+			       "bundles carried %s)", c->path,
+			       kind == SBOM_PROVENANCE ? "their provenance" : "SBOMs");
+	if (kind == SBOM_PROVENANCE) {
+		*out = xmalloc(c->len + 1);
+		memcpy(*out, c->data ? c->data : "", c->len);
+		(*out)[c->len] = '\0';
+		*len = c->len;
+		return CF_OK;
+	}
 	json_error_t jerr;
 	json_t *doc = json_loadb(c->data ? c->data : "", c->len, JSON_REJECT_DUPLICATES, &jerr);
 	json_t *el = doc ? bundle_element(doc, kind) : NULL;

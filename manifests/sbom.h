@@ -15,8 +15,13 @@
 #define SBOM_DIR ".cuferry-dossier"
 #define SBOM_CYCLONEDX_PATH SBOM_DIR "/sbom.cdx.json"
 #define SBOM_SPDX_PATH SBOM_DIR "/sbom.spdx.json"
+/* Where each archive came from (bundler/provenance.h), and the NVIDIA redistrib JSONs that
+ * authorised them, kept byte for byte under their path below the mirror. */
+#define PROVENANCE_PATH SBOM_DIR "/provenance.json"
+#define PROVENANCE_JSON_DIR SBOM_DIR "/provenance"
 
-enum sbom_kind { SBOM_CYCLONEDX, SBOM_SPDX };
+/* The dossier's documents that inspect and verify print: --sbom's two, and --provenance. */
+enum sbom_kind { SBOM_CYCLONEDX, SBOM_SPDX, SBOM_PROVENANCE };
 
 /* "cyclonedx" or "spdx" (the --sbom word); -1 for anything else. */
 int sbom_kind_parse(const char *word, enum sbom_kind *out);
@@ -27,6 +32,7 @@ int sbom_in_dossier(const char *path);
 /* Keeps the bytes of one dossier entry while a payload walk checks it: the walk's own hash
  * check (against the signed manifest) passes before `found` is set. */
 struct sbom_capture {
+	enum sbom_kind kind;
 	const char *path;
 	char *data;
 	size_t len;
@@ -41,9 +47,11 @@ void sbom_capture_free(struct sbom_capture *c);
 /* The captured document with the signers' key fingerprints (hex SHA-256 of each signer's
  * SubjectPublicKeyInfo) added: CycloneDX as properties "cuferry:signer" of the bundle's
  * component, SPDX as annotations of the bundle's package. Pretty-printed with sorted keys,
- * ending in a newline; caller frees. CF_INCOMPATIBLE when the bundle has no such document (made
- * before SBOMs), CF_INTEGRITY when the signed document is not the JSON the bundler writes. */
-int sbom_with_signers(const struct sbom_capture *c, enum sbom_kind kind, const char (*fps)[65],
-		      size_t nfps, char **out, size_t *len, struct cf_err *e);
+ * ending in a newline; caller frees. The provenance record is given as stored, byte for byte
+ * (the signers are the header's business; its bytes are what a reviewer hashes). CF_INCOMPATIBLE
+ * when the bundle has no such document (made before the dossier held it), CF_INTEGRITY when
+ * the signed document is not the JSON the bundler writes. */
+int sbom_with_signers(const struct sbom_capture *c, const char (*fps)[65], size_t nfps,
+		      char **out, size_t *len, struct cf_err *e);
 
 #endif

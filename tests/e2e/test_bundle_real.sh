@@ -31,12 +31,12 @@ expect 0 "$BUNDLER" inspect "$name" --export nccl-exp
 assert_contains last.out "NCCL        2.28.9 for CUDA 13"
 # What the tree holds of NCCL's, as the toolkit has it (include/nccl_device/ whole, 2.28 and
 # later), and the files the bundler writes for every Linux bundle (pkg-config, CMake, the
-# SBOMs): exactly these, nothing of cuDNN's beside them.
+# SBOMs, the provenance record): exactly these, nothing of cuDNN's beside them.
 { (cd "$CUDA" && ls -d include/nccl*.h && if [ -d include/nccl_device ]; then find include/nccl_device -type f; fi)
   (cd "$NCCL_LIBDIR" && ls -d libnccl*) | sed 's|^|lib/|'
   printf '%s\n' LICENSE lib/pkgconfig/nccl.pc lib/cmake/NCCL/NCCLConfig.cmake \
 	lib/cmake/NCCL/NCCLConfigVersion.cmake .cuferry-dossier/sbom.cdx.json \
-	.cuferry-dossier/sbom.spdx.json; } | LC_ALL=C sort > nccl.want
+	.cuferry-dossier/sbom.spdx.json .cuferry-dossier/provenance.json; } | LC_ALL=C sort > nccl.want
 py - nccl-exp/header.json nccl.have <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))
@@ -64,7 +64,7 @@ zstd -dc again.bundle | tar -t > list1
 tar --zstd -tf again.bundle > list2
 cmp list1 list2
 grep -qx 'lib/libcudnn.so.9' list1 || fail "libcudnn.so.9 not listed"
-[ "$(wc -l < list1)" -eq 36 ] || fail "expected 36 entries (the two SBOMs, 31 of cuDNN, the pkg-config and CMake files)"
+[ "$(wc -l < list1)" -eq 37 ] || fail "expected 37 entries (the two SBOMs, the provenance record, 31 of cuDNN, the pkg-config and CMake files)"
 
 note "OpenSSL verifies the exported header and signature"
 expect 0 "$BUNDLER" inspect again.bundle --export exp

@@ -20,7 +20,7 @@ assert_contains "$R/etc/ld.so.conf.d/00-cuferry-cudnn.conf" "/opt/cudnn/current/
 assert_contains "$R/etc/profile.d/cuferry-cudnn.sh" "CUDNN_PATH='/opt/cudnn/current'"
 grep -q 'LD_LIBRARY_PATH' "$R/etc/profile.d/cuferry-cudnn.sh" && fail "profile.d must not touch LD_LIBRARY_PATH"
 [ -f "$P/current/.cuferry/header.bin" ] || fail "header.bin missing"
-assert_contains "$P/current/.cuferry/report.json" '"files": 36'   # 31 of cuDNN, 3 pkg-config/CMake files, 2 SBOMs
+assert_contains "$P/current/.cuferry/report.json" '"files": 37'   # 31 of cuDNN, 3 pkg-config/CMake files, 2 SBOMs, the provenance record
 
 note "the environment snippets never add an empty path element"
 for setting in unset empty set; do
@@ -119,7 +119,7 @@ py - "$W/report.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 for k, v in {"exit_code": 0, "status": "ok", "bundle_id": "cudnn-9.19.0.56-cuda13-linux-x86_64",
-             "files": 36, "cudnn_version": "9.19.0.56", "already_installed": False}.items():
+             "files": 37, "cudnn_version": "9.19.0.56", "already_installed": False}.items():
     assert r[k] == v, (k, r[k])
 assert r["signers"] and r["duration_s"] >= 0
 PY

@@ -29,9 +29,11 @@ assert_contains cudnn.spdx.json '"spdxVersion": "SPDX-2.3"'
 assert_contains cudnn.spdx.json '"licenseDeclared": "NOASSERTION"'
 
 note "the dossier is the payload's first entries, stored without signers, listed in the manifest"
-zstd -dc cudnn.bundle | tar -t | head -2 > first
-printf '%s\n' .cuferry-dossier/sbom.cdx.json .cuferry-dossier/sbom.spdx.json | cmp - first ||
-	fail "the SBOMs are not the first entries: $(cat first)"
+zstd -dc cudnn.bundle | tar -t | head -3 > first
+# A directory source keeps no NVIDIA JSON: its provenance record, then the SBOMs (test_provenance).
+printf '%s\n' .cuferry-dossier/provenance.json .cuferry-dossier/sbom.cdx.json \
+	.cuferry-dossier/sbom.spdx.json | cmp - first ||
+	fail "the dossier is not the first entries: $(cat first)"
 zstd -dc cudnn.bundle | tar -xO .cuferry-dossier/sbom.cdx.json > stored.cdx.json
 grep -q 'cuferry:signer' stored.cdx.json && fail "the stored SBOM names a signer"
 assert_contains exp/header.json '"path": ".cuferry-dossier/sbom.spdx.json"'

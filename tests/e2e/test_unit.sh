@@ -69,6 +69,21 @@ pk = [p for p in spdx["packages"] if p["name"] == "nccl"]
 assert len(pk) == 1 and pk[0]["versionInfo"] == nv, pk
 PY
 
+note "the provenance names each product's own source, its files under it"
+"$BUNDLER" inspect "$B" --provenance > "$W/prov.json" || fail "inspect --provenance"
+py - "$W/prov.json" "$CUDA" <<'PY'
+import json, sys
+p, cuda = json.load(open(sys.argv[1])), sys.argv[2]
+by = {s["name"]: s for s in p["sources"]}
+assert by["nccl"]["role"] == "with" and by["nccl"]["directory"] == cuda, by["nccl"]
+assert by["nccl"]["authorised_by"] is None and by["nccl"]["not_known"], by["nccl"]
+npaths = {m["path"] for m in by["nccl"]["members"]}
+cpaths = {m["path"] for m in by["cudnn"]["members"]}
+assert "lib/libnccl.so.2" in npaths and "include/nccl.h" in npaths, npaths
+assert not any("nccl" in x for x in cpaths), cpaths
+assert not any("nccl" in o["path"] and o["origin"] != "written by the bundler" for o in p["other_files"]), p["other_files"]
+PY
+
 note "installed as one unit: one directory, one current, each product's steps 2-3 named"
 R=$W/root
 mkdir -p "$R"

@@ -40,6 +40,8 @@ static void test_redist_variants_generation(void **state)
 	assert_string_equal(a.cuda_variant, "13");
 	assert_int_equal(a.size, 641302680);
 	assert_non_null(strstr(a.relative_path, "_cuda13-archive.tar.xz"));
+	/* where jq finds the entry again (the provenance record) */
+	assert_string_equal(a.jq_path, ".[\"cudnn\"][\"linux-x86_64\"][\"cuda13\"]");
 	redist_variants(r, "cudnn", "linux-x86_64", offered, sizeof(offered));
 	assert_non_null(strstr(offered, "12"));
 	assert_non_null(strstr(offered, "13"));
@@ -58,6 +60,7 @@ static void test_redist_single_variant_generation(void **state)
 	struct cf_err e = { 0 };
 	assert_int_equal(redist_find(r, "cudnn", "linux-x86_64", NULL, &a, &e), CF_OK);
 	assert_string_equal(a.cuda_variant, "12");
+	assert_string_equal(a.jq_path, ".[\"cudnn\"][\"linux-x86_64\"]"); /* one variant: no cudaN */
 	assert_int_equal(redist_find(r, "cudnn", "linux-x86_64", "11", &a, &e), CF_INCOMPATIBLE);
 	redist_free(r);
 }

@@ -153,7 +153,7 @@ static void test_print_adds_the_signers(void **state)
 		feed(&sink, sbom_path(kind), k ? spdx : cdx);
 		feed(&sink, "lib/libx.so.9", "nor this");
 		assert_true(c.found);
-		assert_int_equal(sbom_with_signers(&c, kind, fps, 2, &out, &len, &e), CF_OK);
+		assert_int_equal(sbom_with_signers(&c, fps, 2, &out, &len, &e), CF_OK);
 		json_t *doc = json_loads(out, 0, NULL);
 		assert_non_null(doc);
 		json_t *el = k ? json_array_get(json_object_get(doc, "packages"), 0)
@@ -181,13 +181,38 @@ static void test_missing_or_foreign_document(void **state)
 	size_t len;
 	sbom_capture_init(&c, SBOM_CYCLONEDX, &sink);
 	feed(&sink, "LICENSE", "x");
-	assert_int_equal(sbom_with_signers(&c, SBOM_CYCLONEDX, NULL, 0, &out, &len, &e),
+	assert_int_equal(sbom_with_signers(&c, NULL, 0, &out, &len, &e),
 			 CF_INCOMPATIBLE);
 	assert_non_null(strstr(e.msg, "made before bundles carried SBOMs"));
 	feed(&sink, SBOM_CYCLONEDX_PATH, "{\"bomFormat\": \"CycloneDX\"}");
 	cf_err_clear(&e);
-	assert_int_equal(sbom_with_signers(&c, SBOM_CYCLONEDX, NULL, 0, &out, &len, &e),
+	assert_int_equal(sbom_with_signers(&c, NULL, 0, &out, &len, &e),
 			 CF_INTEGRITY);
+	sbom_capture_free(&c);
+}
+
+/* The provenance record is printed as stored, byte for byte: what a reviewer hashes. */
+static void test_provenance_verbatim(void **state)
+{
+	(void)state;
+	struct sbom_capture c;
+	struct payload_sink sink;
+	struct cf_err e = { 0 };
+	char *out;
+	size_t len;
+	const char fps[1][65] = { "aa" };
+	const char *stored = "{\"format\":  \"cuferry-provenance-1\"}\n";
+	sbom_capture_init(&c, SBOM_PROVENANCE, &sink);
+	assert_string_equal(c.path, PROVENANCE_PATH);
+	assert_int_equal(sbom_with_signers(&c, fps, 1, &out, &len, &e), CF_INCOMPATIBLE);
+	assert_non_null(strstr(e.msg, "carried their provenance"));
+	feed(&sink, SBOM_CYCLONEDX_PATH, "{}");
+	feed(&sink, PROVENANCE_PATH, stored);
+	cf_err_clear(&e);
+	assert_int_equal(sbom_with_signers(&c, fps, 1, &out, &len, &e), CF_OK);
+	assert_int_equal(len, strlen(stored));
+	assert_memory_equal(out, stored, len);
+	free(out);
 	sbom_capture_free(&c);
 }
 
@@ -216,6 +241,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_licence_named_or_noassertion, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_print_adds_the_signers, setup, teardown),
 		cmocka_unit_test(test_missing_or_foreign_document),
+		cmocka_unit_test(test_provenance_verbatim),
 		cmocka_unit_test(test_names),
 	};
 	return cmocka_run_group_tests_name("sbom", tests, NULL, NULL);

@@ -55,6 +55,7 @@ const struct cmd_spelling cli_spellings[] = {
 	/* the words are the product registry's names: cmd_complete_words prints them */
 	CMD_WORDS(OPT_PRODUCT, "--product", NULL),
 	CMD_WORDS(OPT_SBOM, "--sbom", "cyclonedx spdx"),
+	CMD_FLAG(OPT_PROVENANCE, "--provenance"),
 	CMD_SPELLINGS_END(OPT_COUNT),
 };
 
@@ -148,7 +149,7 @@ static void set_flag(struct cli *c, enum cmd_option id)
 		[OPT_REPAIR] = &c->repair, [OPT_NO_VALIDATE] = &c->no_validate,
 		[OPT_REQUIRE_GPU] = &c->require_gpu, [OPT_KEEP_FAILED] = &c->keep_failed,
 		[OPT_QUICK_VALIDATE] = &c->quick, [OPT_DRY_RUN] = &c->dry_run, [OPT_FORCE] = &c->force,
-		[OPT_DEEP] = &c->deep,
+		[OPT_DEEP] = &c->deep, [OPT_PROVENANCE] = &c->provenance,
 	};
 	*flags[id] = 1;
 }

@@ -37,6 +37,7 @@ struct cli {
 	int remember; /* install --trust K.pub --remember: add the key once the install worked */
 	int repair, version;
 	int deep; /* inventory --deep: every file's SHA-256 too */
+	int provenance; /* verify --provenance */
 	int verb_given; /* the command was named: "unpacker install --help" vs "unpacker --help" */
 	int gpu; /* -1: all */
 	int why_names_help; /* the reason already says which help to read */

@@ -52,7 +52,8 @@ const struct command cmd_table[] = {
 	  NULL },
 	{ "verify", CMD_ARGS_OPTIONAL("BUNDLE|KIT"),
 	  verb_verify, "check a bundle's or a kit's signatures and hashes",
-	  help_verify, NULL, O(TRUST) | O(TRUST_FINGERPRINT) | O(ALLOW_EXPIRED) | O(SBOM), NULL },
+	  help_verify, NULL, O(TRUST) | O(TRUST_FINGERPRINT) | O(ALLOW_EXPIRED) | O(SBOM) |
+		  O(PROVENANCE), NULL },
 	{ "validate", CMD_ARGS_OPTIONAL("ID"),
 	  verb_validate, "prove an install works, on every GPU", help_validate, NULL,
 	  PREFIX_TRUST | VALIDATE_OPTIONS | O(PRODUCT), NULL },

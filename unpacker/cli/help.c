@@ -167,14 +167,16 @@ const char help_install_windows[] =
 const char help_verify[] =
 	"usage: unpacker verify BUNDLE|PART.001|X.run|KIT|CONTAINER [--trust K.pub]...\n"
 	"                [--trust-fingerprint HEX]... [--allow-expired]\n"
-	"                [--sbom cyclonedx|spdx]\n"
+	"                [--sbom cyclonedx|spdx | --provenance]\n"
 	"Check the signature against the trusted keys and every chunk and file hash; install\n"
 	"nothing. A KIT directory (what 'bundler kit' wrote): its index cuferry-kit.json signed\n"
 	"by trusted keys (2), every file as the index lists it and nothing else (3), each\n"
 	"unpacker on it signed (2), and not expired (7, unless --allow-expired); a linked\n"
 	"cuferry-kit/ is 2. A CONTAINER (PLATFORM/unpacker of a kit): its signatures.\n"
 	"--sbom cyclonedx|spdx: once every check passed, print the bundle's stored SBOM (JSON)\n"
-	"with its signers' fingerprints, and nothing else; a failed check prints nothing.\n";
+	"with its signers' fingerprints, and nothing else; a failed check prints nothing.\n"
+	"--provenance: the same for its stored provenance.json, as it is (each archive's URL,\n"
+	"size and SHA-256, the NVIDIA JSON kept that authorised it, each file's member).\n";
 
 const char help_self_install[] =
 	"usage: unpacker self-install KIT|CONTAINER [--trust K.pub]... [--trust-fingerprint HEX]...\n"

@@ -218,30 +218,34 @@ VERB(install)
 	return after(c, o, r, rc, e);
 }
 
-/* verify BUNDLE --sbom KIND: the stored SBOM on stdout, and nothing else, once every check
- * passed; a failed check prints nothing and exits as verify does. */
+/* verify BUNDLE --sbom KIND or --provenance: the stored document on stdout, and nothing else,
+ * once every check passed; a failed check prints nothing and exits as verify does. */
 static int verify_sbom(const struct cli *c, struct install_options *o, struct install_result *r,
 		       struct cf_err *e)
 {
-	enum sbom_kind kind;
-	if (sbom_kind_parse(c->sbom, &kind) != 0)
+	enum sbom_kind kind = SBOM_PROVENANCE;
+	const char *option = c->sbom ? "--sbom" : "--provenance";
+	if (c->sbom && c->provenance)
+		return cf_fail(e, CF_USAGE, "--sbom and --provenance print one document each: give one");
+	if (c->sbom && sbom_kind_parse(c->sbom, &kind) != 0)
 		return cf_fail(e, CF_USAGE, "--sbom '%s': cyclonedx or spdx", c->sbom);
 	if (c->arg && (io_is_dir(c->arg) || kitcheck_is_container(c->arg)))
-		return cf_fail(e, CF_USAGE, "--sbom reads a bundle, not a kit or a container");
+		return cf_fail(e, CF_USAGE, "%s reads a bundle, not a kit or a container", option);
 	char *text = NULL;
 	size_t len = 0;
 	int rc = bundle_given(c, o, e);
 	if (rc == CF_OK)
 		rc = verify_bundle_sbom(o, kind, r, &text, &len, e);
 	if (rc == CF_OK && (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0))
-		rc = cf_fail(e, CF_INSTALL, "cannot write the SBOM to stdout");
+		rc = cf_fail(e, CF_INSTALL, "cannot write the %s to stdout",
+			     c->sbom ? "SBOM" : "provenance record");
 	free(text);
 	return rc;
 }
 
 VERB(verify)
 {
-	if (c->sbom)
+	if (c->sbom || c->provenance)
 		return verify_sbom(c, o, r, e);
 	if (c->arg && io_is_dir(c->arg)) {
 		char *dir = NULL;

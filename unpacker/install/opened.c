@@ -76,9 +76,7 @@ static int verify_walk(const struct install_options *o, const struct payload_sin
 			char fps[FRAME_MAX_SIGS][65];
 			for (uint32_t i = 0; i < f->nsigs; i++)
 				sig_fingerprint(f->sigs[i].keyid, fps[i]);
-			enum sbom_kind kind = strcmp(sbom->path, SBOM_SPDX_PATH) == 0 ? SBOM_SPDX
-										       : SBOM_CYCLONEDX;
-			rc = sbom_with_signers(sbom, kind, (const char(*)[65])fps, f->nsigs, text, len, e);
+			rc = sbom_with_signers(sbom, (const char(*)[65])fps, f->nsigs, text, len, e);
 		}
 		for (size_t i = 0; i < b.m->nfiles; i++)
 			r->bytes += b.m->files[i].size;

@@ -25,8 +25,9 @@ int open_trusted(const struct install_options *o, struct opened *b, char *signer
 void opened_close(struct opened *b);
 /* verify: signature and every hash; writes nothing. */
 int verify_bundle(const struct install_options *o, struct install_result *r, struct cf_err *e);
-/* verify --sbom: the same checks, then the bundle's stored SBOM of kind with its header's
- * signers added (manifests/sbom.h) into *text (caller frees); nothing when a check fails. */
+/* verify --sbom and --provenance: the same checks, then the bundle's stored document of kind
+ * (an SBOM with its header's signers added, or the provenance record as stored:
+ * manifests/sbom.h) into *text (caller frees); nothing when a check fails. */
 int verify_bundle_sbom(const struct install_options *o, enum sbom_kind kind,
 		       struct install_result *r, char **text, size_t *len, struct cf_err *e);
 /* The bundle's id, install directory, version and the prefix, into r. */
