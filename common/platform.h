@@ -22,6 +22,21 @@ const char *platform_libc_version(void);
 const char *platform_windows_version(void);
 int platform_is_admin(void);
 int platform_cpu_count(void);
+/* Threads, and a monitor (a lock with one condition) they share: what the payload's decoding
+ * workers need, opaque so that no pthread or Windows type crosses this header. start: 0, or
+ * -1 with errno. join waits for the thread's end and frees it. wait leaves the monitor,
+ * sleeps until a wake (or spuriously: callers loop on their condition) and enters again;
+ * wake wakes every waiter. */
+struct platform_thread;
+struct platform_monitor;
+int platform_thread_start(struct platform_thread **out, void (*fn)(void *), void *arg);
+void platform_thread_join(struct platform_thread *t);
+struct platform_monitor *platform_monitor_new(void); /* NULL when out of memory */
+void platform_monitor_free(struct platform_monitor *m);
+void platform_monitor_enter(struct platform_monitor *m);
+void platform_monitor_leave(struct platform_monitor *m);
+void platform_monitor_wait(struct platform_monitor *m);
+void platform_monitor_wake(struct platform_monitor *m);
 /* A number unique to this process among those running, for temporary names. */
 long platform_process_id(void);
 /* The absolute path of this program's own executable file; NULL if unknown. The string is

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bundle/decode.h"
 #include "common/io.h"
 #include "common/log.h"
 #include "common/sha256.h"
@@ -18,21 +19,26 @@ struct walk {
 	struct bundle_input *b;
 	struct cf_err *e;
 	struct progress *progress;
-	int chunk_failed;
+	int chunk_failed; /* the source failed (a chunk, a frame): its reason is in e */
+	struct decoder *decoder; /* an indexed payload's, else NULL */
 };
 
-/* libarchive pulls compressed bytes from here: only chunks whose signed hash matched. */
+/* libarchive pulls its bytes from here: compressed, from chunks whose signed hash matched; or,
+ * with a frame index, plain tar from the decoder, which decodes only such chunks, in order. */
 static la_ssize_t read_verified(struct archive *a, void *ctx, const void **buf)
 {
 	struct walk *w = ctx;
 	size_t len;
-	if (bundle_next_chunk(w->b, (const uint8_t **)buf, &len, w->e) != CF_OK) {
+	uint64_t compressed = 0;
+	int rc = w->decoder ? decoder_next(w->decoder, (const uint8_t **)buf, &len, &compressed, w->e)
+			    : bundle_next_chunk(w->b, (const uint8_t **)buf, &len, w->e);
+	if (rc != CF_OK) {
 		w->chunk_failed = 1;
 		archive_set_error(a, EIO, "%s", w->e->msg);
 		return -1;
 	}
 	if (w->progress)
-		progress_add(w->progress, len);
+		progress_add(w->progress, w->decoder ? compressed : len);
 	return (la_ssize_t)len;
 }
 
@@ -268,6 +274,18 @@ static int copy_entry_data(struct archive *a, const struct manifest_file *f, str
 	}
 }
 
+/* Workers for an indexed payload: one per core; test builds take CUFERRY_DECODE_WORKERS=N
+ * (the bench compares one with all). */
+static int payload_decode_workers(void)
+{
+#ifdef CUFERRY_TEST_SEAMS
+	const char *v = getenv("CUFERRY_DECODE_WORKERS");
+	if (v)
+		return atoi(v);
+#endif
+	return 0;
+}
+
 static int walk_entries(struct archive *a, const struct bundle_contents *c,
 			const struct payload_sink *sink, struct walk *wk, struct cf_err *e)
 {
@@ -315,14 +333,49 @@ static int walk_entries(struct archive *a, const struct bundle_contents *c,
 	return rc != CF_OK ? rc : wrc;
 }
 
+/* What libarchive left unread must still be what was signed: with an index, frames that
+ * decode as indexed (the tar's end padding); then chunks, and nothing after them. */
+static int drain(struct walk *w)
+{
+	int rc = CF_OK;
+	while (w->decoder && rc == CF_OK) {
+		const uint8_t *data;
+		size_t len;
+		uint64_t compressed;
+		rc = decoder_next(w->decoder, &data, &len, &compressed, w->e);
+		if (rc == CF_OK && len == 0)
+			break;
+		if (w->progress)
+			progress_add(w->progress, compressed);
+	}
+	decoder_stop(w->decoder); /* the workers end here, before the stream is read again */
+	w->decoder = NULL;
+	while (rc == CF_OK) {
+		const uint8_t *data;
+		size_t len;
+		rc = bundle_next_chunk(w->b, &data, &len, w->e);
+		if (rc == CF_OK && len == 0)
+			break;
+		if (w->progress)
+			progress_add(w->progress, len);
+	}
+	return rc;
+}
+
 int payload_walk(struct bundle_input *b, const struct bundle_contents *c,
 		 const struct payload_sink *sink, struct progress *progress, struct cf_err *e)
 {
-	struct walk w = { b, e, progress, 0 };
+	struct walk w = { b, e, progress, 0, NULL };
+	/* The index is checked whole before any frame is used. */
+	if (c->nframes && decode_check_index(c, e) != CF_OK)
+		return e->code;
 	bundle_begin_payload(b, &c->plan);
+	if (c->nframes && decoder_start(b, c, payload_decode_workers(), &w.decoder, e) != CF_OK)
+		return e->code;
 	struct archive *a = archive_read_new();
-	/* Only tar and zstd: no other parser ever sees a byte. */
-	archive_read_support_filter_zstd(a);
+	/* Only tar, and zstd for a payload without an index: no other parser ever sees a byte. */
+	if (!w.decoder)
+		archive_read_support_filter_zstd(a);
 	archive_read_support_format_tar(a);
 	int rc;
 	if (archive_read_open(a, &w, NULL, read_verified, NULL) != ARCHIVE_OK)
@@ -331,15 +384,8 @@ int payload_walk(struct bundle_input *b, const struct bundle_contents *c,
 	else
 		rc = walk_entries(a, c, sink, &w, e);
 	archive_read_free(a);
-	/* Whatever libarchive left unread must still be signed chunks, and nothing after them. */
-	while (rc == CF_OK) {
-		const uint8_t *data;
-		size_t len;
-		rc = bundle_next_chunk(b, &data, &len, e);
-		if (rc == CF_OK && len == 0)
-			break;
-		if (progress)
-			progress_add(progress, len);
-	}
+	if (rc == CF_OK)
+		return drain(&w);
+	decoder_stop(w.decoder);
 	return rc;
 }

@@ -13,7 +13,11 @@
 #include "common/sha256.h"
 
 #define MAX_PARTS 999
-#define PREFETCH_SLOTS 8 /* chunks read and verified ahead: 8 MiB with 1 MiB chunks */
+/* Chunks read and verified ahead: up to 8, holding at most PREFETCH_BYTES (8 MiB with the
+ * default 1 MiB chunks). Chunks over half of it are read on demand, one at a time, so a
+ * 64 MiB chunk is held once, never eight times (the memory bound of docs/formats.md). */
+#define PREFETCH_SLOTS 8
+#define PREFETCH_BYTES (16u << 20)
 
 struct bundle_part {
 	char *path;
@@ -47,6 +51,7 @@ struct bundle_input {
 	pthread_cond_t changed;
 	uint8_t *slots[PREFETCH_SLOTS];
 	size_t lens[PREFETCH_SLOTS];
+	size_t nslots;          /* in use: PREFETCH_BYTES / chunk_size, at most PREFETCH_SLOTS */
 	size_t produced;        /* chunks verified and waiting, counting from 0 */
 	size_t consumed;        /* chunks handed out and released */
 	int holding;            /* the consumer still uses slot (consumed % SLOTS) */
@@ -398,7 +403,7 @@ static void *reader_main(void *arg)
 	struct cf_err e = { 0 };
 	for (;;) {
 		pthread_mutex_lock(&b->mu);
-		while (!b->stop && b->produced - b->consumed >= PREFETCH_SLOTS - 1)
+		while (!b->stop && b->produced - b->consumed >= b->nslots - 1)
 			pthread_cond_wait(&b->changed, &b->mu);
 		size_t index = b->produced;
 		int stop = b->stop;
@@ -406,13 +411,13 @@ static void *reader_main(void *arg)
 		if (stop)
 			return NULL;
 		size_t len;
-		int rc = read_chunk(b, b->slots[index % PREFETCH_SLOTS], &len, &e);
+		int rc = read_chunk(b, b->slots[index % b->nslots], &len, &e);
 		pthread_mutex_lock(&b->mu);
 		if (rc != CF_OK || index == b->plan.nchunks) {
 			b->reader_err = e;
 			b->finished = 1;
 		} else {
-			b->lens[index % PREFETCH_SLOTS] = len;
+			b->lens[index % b->nslots] = len;
 			b->produced++;
 		}
 		int done = b->finished;
@@ -455,8 +460,12 @@ void bundle_begin_payload(struct bundle_input *b, const struct chunk_plan *plan)
 	b->produced = b->consumed = 0;
 	b->holding = b->finished = b->stop = 0;
 	cf_err_clear(&b->reader_err);
-	for (int i = 0; i < PREFETCH_SLOTS; i++)
+	size_t fit = plan->chunk_size ? PREFETCH_BYTES / plan->chunk_size : PREFETCH_SLOTS;
+	b->nslots = fit > PREFETCH_SLOTS ? PREFETCH_SLOTS : fit < 2 ? 1 : fit;
+	for (size_t i = 0; i < b->nslots; i++)
 		b->slots[i] = xmalloc(plan->chunk_size);
+	if (b->nslots == 1)
+		return; /* on demand */
 	pthread_mutex_init(&b->mu, NULL);
 	pthread_cond_init(&b->changed, NULL);
 	b->reader_running = pthread_create(&b->reader, NULL, reader_main, b) == 0;
@@ -488,8 +497,8 @@ int bundle_next_chunk(struct bundle_input *b, const uint8_t **data, size_t *len,
 	*len = 0;
 	*data = NULL;
 	if (b->produced > b->consumed) {
-		*data = b->slots[b->consumed % PREFETCH_SLOTS];
-		*len = b->lens[b->consumed % PREFETCH_SLOTS];
+		*data = b->slots[b->consumed % b->nslots];
+		*len = b->lens[b->consumed % b->nslots];
 		b->holding = 1;
 	} else if (b->reader_err.code) {
 		rc = cf_fail(e, b->reader_err.code, "%s", b->reader_err.msg);
