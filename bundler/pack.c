@@ -289,6 +289,13 @@ int pack_payload(const struct tree *t, struct manifest *m, const struct pack_opt
 			}
 			bytes += size;
 		}
+#ifdef CUFERRY_TEST_SEAMS
+	/* CUFERRY_PACK_CHUNK_SIZE=BYTES: chunks of another size than the default, up to the
+	 * format's 64 MiB (the memory bound's test installs one). */
+	const char *chunk = getenv("CUFERRY_PACK_CHUNK_SIZE");
+	if (chunk)
+		m->chunk_size = (uint32_t)strtoul(chunk, NULL, 10);
+#endif
 	sha256_init(&p.chunk_hash);
 	if (setup_zstd(&p, o) != CF_OK) {
 		ZSTD_freeCCtx(p.z);
