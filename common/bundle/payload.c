@@ -4,13 +4,13 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/bundle/decode.h"
 #include "common/io.h"
 #include "common/log.h"
+#include "common/platform.h"
 #include "common/sha256.h"
 
 #define READ_BUF (256u << 10)
@@ -112,9 +112,8 @@ struct job {
 };
 
 struct writer {
-	pthread_t thread;
-	pthread_mutex_t mu;
-	pthread_cond_t changed;
+	struct platform_thread *thread;
+	struct platform_monitor *mon;
 	struct job queue[WRITE_BUFS * 2 + 4];
 	size_t head, tail;
 	uint8_t *bufs[WRITE_BUFS];
@@ -165,26 +164,26 @@ static void writer_do(struct writer *w, const struct job *j)
 		w->failed = 1;
 }
 
-static void *writer_main(void *arg)
+static void writer_main(void *arg)
 {
 	struct writer *w = arg;
 	for (;;) {
-		pthread_mutex_lock(&w->mu);
+		platform_monitor_enter(w->mon);
 		while (w->head == w->tail)
-			pthread_cond_wait(&w->changed, &w->mu);
+			platform_monitor_wait(w->mon);
 		struct job j = w->queue[w->head % QLEN];
 		int failed = w->failed;
-		pthread_mutex_unlock(&w->mu);
+		platform_monitor_leave(w->mon);
 		if (!failed) /* after a failure, only drain: no more writes */
 			writer_do(w, &j);
-		pthread_mutex_lock(&w->mu);
+		platform_monitor_enter(w->mon);
 		w->head++;
 		if (j.kind == JOB_DATA)
 			w->free_bufs[w->nfree++] = j.buf;
-		pthread_cond_broadcast(&w->changed);
-		pthread_mutex_unlock(&w->mu);
+		platform_monitor_wake(w->mon);
+		platform_monitor_leave(w->mon);
 		if (j.kind == JOB_STOP)
-			return NULL;
+			return;
 	}
 }
 
@@ -192,25 +191,32 @@ static void *writer_main(void *arg)
 static int writer_push(struct writer *w, enum job_kind kind, const struct manifest_file *f,
 		       uint8_t *buf, size_t len)
 {
-	pthread_mutex_lock(&w->mu);
+	platform_monitor_enter(w->mon);
 	while (w->tail - w->head >= QLEN)
-		pthread_cond_wait(&w->changed, &w->mu);
+		platform_monitor_wait(w->mon);
 	w->queue[w->tail % QLEN] = (struct job){ kind, f, buf, len };
 	w->tail++;
 	int failed = w->failed;
-	pthread_cond_broadcast(&w->changed);
-	pthread_mutex_unlock(&w->mu);
+	platform_monitor_wake(w->mon);
+	platform_monitor_leave(w->mon);
 	return failed;
 }
 
 static uint8_t *writer_buffer(struct writer *w)
 {
-	pthread_mutex_lock(&w->mu);
+	platform_monitor_enter(w->mon);
 	while (w->nfree == 0)
-		pthread_cond_wait(&w->changed, &w->mu);
+		platform_monitor_wait(w->mon);
 	uint8_t *buf = w->free_bufs[--w->nfree];
-	pthread_mutex_unlock(&w->mu);
+	platform_monitor_leave(w->mon);
 	return buf;
+}
+
+static void writer_free(struct writer *w)
+{
+	platform_monitor_free(w->mon);
+	for (int i = 0; i < WRITE_BUFS; i++)
+		free(w->bufs[i]);
 }
 
 static int writer_start(struct writer *w, const struct payload_sink *sink)
@@ -219,9 +225,11 @@ static int writer_start(struct writer *w, const struct payload_sink *sink)
 	w->sink = sink;
 	for (int i = 0; i < WRITE_BUFS; i++)
 		w->free_bufs[w->nfree++] = w->bufs[i] = xmalloc(READ_BUF);
-	pthread_mutex_init(&w->mu, NULL);
-	pthread_cond_init(&w->changed, NULL);
-	return pthread_create(&w->thread, NULL, writer_main, w) == 0 ? 0 : -1;
+	w->mon = platform_monitor_new();
+	if (w->mon && platform_thread_start(&w->thread, writer_main, w) == 0)
+		return 0;
+	writer_free(w);
+	return -1;
 }
 
 /* The writer's failure, passed on to the caller's error. */
@@ -234,19 +242,17 @@ static int writer_verdict(const struct writer *w, int failed, struct cf_err *e)
 static int writer_finish(struct writer *w, struct cf_err *e)
 {
 	writer_push(w, JOB_STOP, NULL, NULL, 0);
-	pthread_join(w->thread, NULL);
-	pthread_mutex_destroy(&w->mu);
-	pthread_cond_destroy(&w->changed);
-	for (int i = 0; i < WRITE_BUFS; i++)
-		free(w->bufs[i]);
-	return writer_verdict(w, w->failed, e);
+	platform_thread_join(w->thread);
+	int rc = writer_verdict(w, w->failed, e);
+	writer_free(w);
+	return rc;
 }
 
 static int writer_error(struct writer *w, struct cf_err *e)
 {
-	pthread_mutex_lock(&w->mu);
+	platform_monitor_enter(w->mon);
 	int failed = w->failed;
-	pthread_mutex_unlock(&w->mu);
+	platform_monitor_leave(w->mon);
 	return writer_verdict(w, failed, e);
 }
 

@@ -2,7 +2,6 @@
 #include "common/bundle/reader.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,10 +44,9 @@ struct bundle_input {
 	struct chunk_plan plan;
 	size_t next_chunk;
 	/* The reader thread: it alone touches the stream once the payload begins. */
-	pthread_t reader;
+	struct platform_thread *reader;
 	int reader_running;
-	pthread_mutex_t mu;
-	pthread_cond_t changed;
+	struct platform_monitor *mon;
 	uint8_t *slots[PREFETCH_SLOTS];
 	size_t lens[PREFETCH_SLOTS];
 	size_t nslots;          /* in use: PREFETCH_BYTES / chunk_size, at most PREFETCH_SLOTS */
@@ -397,22 +395,22 @@ int bundle_read_frame(struct bundle_input *b, struct cf_err *e)
 	return rc;
 }
 
-static void *reader_main(void *arg)
+static void reader_main(void *arg)
 {
 	struct bundle_input *b = arg;
 	struct cf_err e = { 0 };
 	for (;;) {
-		pthread_mutex_lock(&b->mu);
+		platform_monitor_enter(b->mon);
 		while (!b->stop && b->produced - b->consumed >= b->nslots - 1)
-			pthread_cond_wait(&b->changed, &b->mu);
+			platform_monitor_wait(b->mon);
 		size_t index = b->produced;
 		int stop = b->stop;
-		pthread_mutex_unlock(&b->mu);
+		platform_monitor_leave(b->mon);
 		if (stop)
-			return NULL;
+			return;
 		size_t len;
 		int rc = read_chunk(b, b->slots[index % b->nslots], &len, &e);
-		pthread_mutex_lock(&b->mu);
+		platform_monitor_enter(b->mon);
 		if (rc != CF_OK || index == b->plan.nchunks) {
 			b->reader_err = e;
 			b->finished = 1;
@@ -421,10 +419,10 @@ static void *reader_main(void *arg)
 			b->produced++;
 		}
 		int done = b->finished;
-		pthread_cond_broadcast(&b->changed);
-		pthread_mutex_unlock(&b->mu);
+		platform_monitor_wake(b->mon);
+		platform_monitor_leave(b->mon);
 		if (done)
-			return NULL;
+			return;
 	}
 }
 
@@ -432,13 +430,13 @@ static void stop_reader(struct bundle_input *b)
 {
 	if (!b->reader_running)
 		return;
-	pthread_mutex_lock(&b->mu);
+	platform_monitor_enter(b->mon);
 	b->stop = 1;
-	pthread_cond_broadcast(&b->changed);
-	pthread_mutex_unlock(&b->mu);
-	pthread_join(b->reader, NULL);
-	pthread_mutex_destroy(&b->mu);
-	pthread_cond_destroy(&b->changed);
+	platform_monitor_wake(b->mon);
+	platform_monitor_leave(b->mon);
+	platform_thread_join(b->reader);
+	platform_monitor_free(b->mon);
+	b->mon = NULL;
 	b->reader_running = 0;
 }
 
@@ -466,13 +464,12 @@ void bundle_begin_payload(struct bundle_input *b, const struct chunk_plan *plan)
 		b->slots[i] = xmalloc(plan->chunk_size);
 	if (b->nslots == 1)
 		return; /* on demand */
-	pthread_mutex_init(&b->mu, NULL);
-	pthread_cond_init(&b->changed, NULL);
-	b->reader_running = pthread_create(&b->reader, NULL, reader_main, b) == 0;
+	b->mon = platform_monitor_new();
+	b->reader_running = b->mon && platform_thread_start(&b->reader, reader_main, b) == 0;
 	if (!b->reader_running) {
 		/* No thread: verify on demand in the caller, one chunk at a time. */
-		pthread_mutex_destroy(&b->mu);
-		pthread_cond_destroy(&b->changed);
+		platform_monitor_free(b->mon);
+		b->mon = NULL;
 	}
 }
 
@@ -485,14 +482,14 @@ int bundle_next_chunk(struct bundle_input *b, const uint8_t **data, size_t *len,
 		*data = b->slots[0];
 		return read_chunk(b, b->slots[0], len, e);
 	}
-	pthread_mutex_lock(&b->mu);
+	platform_monitor_enter(b->mon);
 	if (b->holding) {
 		b->consumed++;
 		b->holding = 0;
-		pthread_cond_broadcast(&b->changed);
+		platform_monitor_wake(b->mon);
 	}
 	while (b->produced == b->consumed && !b->finished)
-		pthread_cond_wait(&b->changed, &b->mu);
+		platform_monitor_wait(b->mon);
 	int rc = CF_OK;
 	*len = 0;
 	*data = NULL;
@@ -503,7 +500,7 @@ int bundle_next_chunk(struct bundle_input *b, const uint8_t **data, size_t *len,
 	} else if (b->reader_err.code) {
 		rc = cf_fail(e, b->reader_err.code, "%s", b->reader_err.msg);
 	}
-	pthread_mutex_unlock(&b->mu);
+	platform_monitor_leave(b->mon);
 	return rc;
 }
 
