@@ -490,8 +490,9 @@ demo:
 	@$(MAKE) --no-print-directory all
 	@sh tests/tools/demo.sh $(B)
 
-## bench: speed and size against tar/xz/zstd baselines on the real cuDNN payload
-bench: all $(B)/sha256_speed
+## bench: speed and size against tar/xz/zstd baselines on the real cuDNN payload; parallel vs
+##        one-thread decode and install peak RSS at 1 and 64 MiB chunks (BENCH_ONLY=decode: those alone)
+bench: all $(B)/sha256_speed $(B)/test-bin/unpacker $(B)/bundler-test-seams
 	@python3 tests/tools/bench.py $(B)
 
 $(B)/sha256_speed: tests/tools/sha256_speed.c $(B)/obj/common/sha256.o $(B)/obj/common/platform_posix_fs.o

@@ -1,4 +1,5 @@
-/* pack.c - deterministic tar into multi-threaded zstd, with per-chunk and per-file SHA-256 */
+/* pack.c - deterministic tar into independent zstd frames (indexed in the manifest), with
+ * per-chunk and per-file SHA-256 */
 #include "bundler/pack.h"
 
 #include <archive.h>
@@ -26,6 +27,12 @@ struct packer {
 	uint64_t chunk_fill;
 	uint64_t compressed;
 	uint64_t uncompressed;
+	/* Independent frames: tar bytes gather in fbuf until frame_size, then one frame each. */
+	size_t frame_size; /* 0: one stream, as bundles were before the index */
+	uint8_t *fbuf;
+	size_t ffill;
+	uint8_t *fout;
+	size_t fout_size;
 	struct progress progress;
 	struct cf_err *e;
 };
@@ -87,12 +94,67 @@ static int compress(struct packer *p, const void *data, size_t len, ZSTD_EndDire
 	}
 }
 
+/* One frame of the tar gathered so far, with its content size in its header (so its window
+ * fits it), recorded in the index. */
+static int frame_flush(struct packer *p)
+{
+	size_t cap = p->fout_size;
+#ifdef CUFERRY_TEST_SEAMS
+	const char *at = getenv("CUFERRY_ZSTD_FAIL");
+	if (at && p->uncompressed >= strtoull(at, NULL, 10))
+		cap = 1;
+#endif
+	size_t n = ZSTD_compress2(p->z, p->fout, cap, p->fbuf, p->ffill);
+	if (ZSTD_isError(n))
+		return cf_fail(p->e, CF_INSTALL, "zstd: %s", ZSTD_getErrorName(n));
+	struct manifest *m = p->m;
+	m->frames = xrealloc(m->frames, (m->nframes + 1) * sizeof(*m->frames));
+	m->frames[m->nframes++] = (struct payload_frame){ p->compressed, n, p->ffill };
+	p->ffill = 0;
+	return emit(p, p->fout, n);
+}
+
+static int frame_add(struct packer *p, const uint8_t *data, size_t len)
+{
+	while (len > 0) {
+		size_t n = len < p->frame_size - p->ffill ? len : p->frame_size - p->ffill;
+		memcpy(p->fbuf + p->ffill, data, n);
+		p->ffill += n;
+		data += n;
+		len -= n;
+		if (p->ffill == p->frame_size && frame_flush(p) != CF_OK)
+			return p->e->code;
+	}
+	return CF_OK;
+}
+
 static la_ssize_t tar_write(struct archive *a, void *ctx, const void *buf, size_t len)
 {
 	struct packer *p = ctx;
 	(void)a;
 	p->uncompressed += len;
-	return compress(p, buf, len, ZSTD_e_continue) == CF_OK ? (la_ssize_t)len : -1;
+	int rc = p->frame_size ? frame_add(p, buf, len) : compress(p, buf, len, ZSTD_e_continue);
+	return rc == CF_OK ? (la_ssize_t)len : -1;
+}
+
+/* The end of the payload: the last, shorter frame, or the end of the one stream. */
+static int finish(struct packer *p)
+{
+	if (!p->frame_size)
+		return compress(p, NULL, 0, ZSTD_e_end);
+	return p->ffill ? frame_flush(p) : CF_OK;
+}
+
+/* PACK_FRAME_SIZE; test builds take CUFERRY_PACK_FRAME_SIZE=BYTES (0: one stream, a bundle of
+ * the kind made before the index, which must still install). */
+static size_t frame_size_for(void)
+{
+#ifdef CUFERRY_TEST_SEAMS
+	const char *v = getenv("CUFERRY_PACK_FRAME_SIZE");
+	if (v)
+		return (size_t)strtoull(v, NULL, 10);
+#endif
+	return PACK_FRAME_SIZE;
 }
 
 static int setup_zstd(struct packer *p, const struct pack_options *o)
@@ -116,6 +178,12 @@ static int setup_zstd(struct packer *p, const struct pack_options *o)
 		return cf_fail(p->e, CF_INSTALL, "zstd: %s", ZSTD_getErrorName(r));
 	p->zbuf_size = ZSTD_CStreamOutSize();
 	p->zbuf = xmalloc(p->zbuf_size);
+	p->frame_size = frame_size_for();
+	if (p->frame_size) {
+		p->fbuf = xmalloc(p->frame_size);
+		p->fout_size = ZSTD_compressBound(p->frame_size);
+		p->fout = xmalloc(p->fout_size);
+	}
 	return CF_OK;
 }
 
@@ -221,9 +289,17 @@ int pack_payload(const struct tree *t, struct manifest *m, const struct pack_opt
 			}
 			bytes += size;
 		}
+#ifdef CUFERRY_TEST_SEAMS
+	/* CUFERRY_PACK_CHUNK_SIZE=BYTES: chunks of another size than the default, up to the
+	 * format's 64 MiB (the memory bound's test installs one). */
+	const char *chunk = getenv("CUFERRY_PACK_CHUNK_SIZE");
+	if (chunk)
+		m->chunk_size = (uint32_t)strtoul(chunk, NULL, 10);
+#endif
 	sha256_init(&p.chunk_hash);
 	if (setup_zstd(&p, o) != CF_OK) {
 		ZSTD_freeCCtx(p.z);
+		free(p.zbuf);
 		return e->code;
 	}
 	progress_start(&p.progress, "compressing", bytes, o->progress);
@@ -238,7 +314,7 @@ int pack_payload(const struct tree *t, struct manifest *m, const struct pack_opt
 		rc = cf_fail(e, CF_INSTALL, "tar: %s", archive_error_string(a));
 	archive_write_free(a);
 	if (rc == CF_OK)
-		rc = compress(&p, NULL, 0, ZSTD_e_end);
+		rc = finish(&p);
 	progress_end(&p.progress);
 	if (rc == CF_OK && p.chunk_fill > 0)
 		chunk_push(&p);
@@ -246,5 +322,7 @@ int pack_payload(const struct tree *t, struct manifest *m, const struct pack_opt
 	m->uncompressed_size = p.uncompressed;
 	ZSTD_freeCCtx(p.z);
 	free(p.zbuf);
+	free(p.fbuf);
+	free(p.fout);
 	return rc;
 }

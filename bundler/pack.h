@@ -1,4 +1,5 @@
-/* pack.h - the payload: a deterministic pax tar, compressed by libzstd, hashed per chunk */
+/* pack.h - the payload: a deterministic pax tar, compressed by libzstd in independent frames,
+ * hashed per chunk */
 #ifndef BUNDLER_PACK_H
 #define BUNDLER_PACK_H
 
@@ -8,6 +9,10 @@
 
 #define PACK_DEFAULT_LEVEL 9
 #define PACK_WINDOW_LOG 27
+/* Tar bytes per zstd frame: frames are independent so that the unpacker decodes several at
+ * once; small enough for its memory bound, large enough that the bundle grows by little
+ * (docs/formats.md has the measured sizes). */
+#define PACK_FRAME_SIZE (8u << 20)
 
 struct pack_options {
 	int level;
@@ -16,7 +21,7 @@ struct pack_options {
 };
 
 /* Writes the compressed payload to out_fd and fills m->files (sorted, with sizes and
- * SHA-256 computed while streaming) and m->payload. Entries' mtime is m->source_date_epoch. */
+ * SHA-256 computed while streaming) and m->payload (its frame index too). Entries' mtime is m->source_date_epoch. */
 int pack_payload(const struct tree *t, struct manifest *m, const struct pack_options *o,
 		 int out_fd, struct cf_err *e);
 

@@ -1,8 +1,9 @@
 /* platform.h - the one interface through which the unpacker side makes operating-system
  * calls: files through handles, paths and their metadata, directories, the no-follow tree,
- * locks, links and disk space, time, interrupts, processes, the unprivileged drop, run-time
- * loaded libraries and where the system finds them. POSIX in common/platform_posix*.c, what
- * only Linux has (/proc, prctl, memfd, dl_iterate_phdr, ld.so.conf) in platform_linux*.c;
+ * locks, links and disk space, time, interrupts, processes, threads, the unprivileged drop,
+ * run-time loaded libraries and where the system finds them. POSIX in
+ * common/platform_posix*.c, what only Linux has (/proc, prctl, memfd, dl_iterate_phdr,
+ * ld.so.conf) in platform_linux*.c;
  * Windows (mingw-w64) in platform_win*.c, behind the same calls. No OS type crosses this header:
  * a handle is an int, metadata is struct platform_stat. Errors are reported as -1 with errno
  * set, so callers word them the same way on every platform. */
@@ -22,6 +23,21 @@ const char *platform_libc_version(void);
 const char *platform_windows_version(void);
 int platform_is_admin(void);
 int platform_cpu_count(void);
+/* Threads, and a monitor (a lock with one condition) they share: what the payload's reader,
+ * decoding workers and writer need (common/bundle/), opaque so that no pthread or Windows type
+ * crosses this header. start: 0, or -1 with errno. join waits for the thread's end and frees
+ * it. wait leaves the monitor, sleeps until a wake (or spuriously: callers loop on their
+ * condition) and enters again; wake wakes every waiter. */
+struct platform_thread;
+struct platform_monitor;
+int platform_thread_start(struct platform_thread **out, void (*fn)(void *), void *arg);
+void platform_thread_join(struct platform_thread *t);
+struct platform_monitor *platform_monitor_new(void); /* NULL when out of memory */
+void platform_monitor_free(struct platform_monitor *m);
+void platform_monitor_enter(struct platform_monitor *m);
+void platform_monitor_leave(struct platform_monitor *m);
+void platform_monitor_wait(struct platform_monitor *m);
+void platform_monitor_wake(struct platform_monitor *m);
 /* A number unique to this process among those running, for temporary names. */
 long platform_process_id(void);
 /* The absolute path of this program's own executable file; NULL if unknown. The string is

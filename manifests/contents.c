@@ -7,6 +7,9 @@ void manifest_contents(const struct manifest *m, struct bundle_contents *c)
 	c->nfiles = m->nfiles;
 	c->plan = (struct chunk_plan){ m->compressed_size, m->chunk_size, m->nchunks,
 				       (const uint8_t(*)[32])m->chunks };
+	c->frames = m->frames;
+	c->nframes = m->nframes;
+	c->uncompressed_size = m->uncompressed_size;
 }
 
 int manifest_read_contents(void *ctx, const struct frame *f, struct bundle_contents *c,

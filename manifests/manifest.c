@@ -59,6 +59,7 @@ void manifest_free(struct manifest *m)
 	}
 	free(m->files);
 	free(m->chunks);
+	free(m->frames);
 	strings_free(&m->env_path);
 	strings_free(&m->env_ld_library_path);
 	free(m);
@@ -469,6 +470,17 @@ static json_t *json_members(const struct manifest *m)
 	return with;
 }
 
+static json_t *json_frames(const struct manifest *m)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < m->nframes; i++)
+		json_array_append_new(a, json_pack("{s:I, s:I, s:I}", "offset",
+						   (json_int_t)m->frames[i].offset, "size",
+						   (json_int_t)m->frames[i].size, "uncompressed_size",
+						   (json_int_t)m->frames[i].uncompressed_size));
+	return a;
+}
+
 char *manifest_to_json(const struct manifest *m, size_t *len)
 {
 	json_t *source = json_source(m->source_kind, m->source_name, m->source_size,
@@ -502,6 +514,9 @@ char *manifest_to_json(const struct manifest *m, size_t *len)
 		json_object_set_new(root, "with", json_members(m));
 	if (!root)
 		return NULL;
+	/* Written only when there is an index: a single-stream payload's manifest stays as it was. */
+	if (m->nframes)
+		json_object_set_new(json_object_get(root, "payload"), "frames", json_frames(m));
 	char *out = json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(1) | JSON_ENSURE_ASCII);
 	json_decref(root);
 	if (out && len)
@@ -687,6 +702,36 @@ static int read_components(struct reader *r, struct manifest *m, json_t *cuda)
 	return 0;
 }
 
+/* payload.frames, which older bundles lack: its shape here; whether it fits the payload is the
+ * decoder's check (common/bundle/decode.c), made before any frame is used. */
+static int read_frames(struct reader *r, struct manifest *m, json_t *p)
+{
+	json_t *a = json_object_get(p, "frames"), *o;
+	size_t i;
+	if (!a)
+		return 0;
+	if (!json_is_array(a) || json_array_size(a) == 0) {
+		cf_fail(r->e, CF_INTEGRITY, "manifest: payload.frames must be a non-empty array");
+		return -1;
+	}
+	m->nframes = json_array_size(a);
+	m->frames = xcalloc(m->nframes, sizeof(*m->frames));
+	json_array_foreach(a, i, o) {
+		char where[48];
+		snprintf(where, sizeof(where), "payload.frames[%zu].", i);
+		r->where = where;
+		struct payload_frame *f = &m->frames[i];
+		if (!json_is_object(o) || need_u64(r, o, "offset", &f->offset) ||
+		    need_u64(r, o, "size", &f->size) ||
+		    need_u64(r, o, "uncompressed_size", &f->uncompressed_size)) {
+			if (!r->e->code)
+				cf_fail(r->e, CF_INTEGRITY, "manifest: payload.frames[%zu] is malformed", i);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int read_payload(struct reader *r, struct manifest *m, json_t *p)
 {
 	uint64_t chunk_size;
@@ -711,7 +756,7 @@ static int read_payload(struct reader *r, struct manifest *m, json_t *p)
 			return -1;
 		}
 	}
-	return 0;
+	return read_frames(r, m, p);
 }
 
 /* A field older bundles lack: absent is NULL; present, a dotted version ("2.27"). */

@@ -79,6 +79,9 @@ struct manifest {
 	uint32_t chunk_size;
 	uint8_t (*chunks)[32];
 	size_t nchunks;
+	/* payload.frames: the zstd frames' index; absent (0) in single-stream bundles. */
+	struct payload_frame *frames;
+	size_t nframes;
 	struct manifest_file *files;
 	size_t nfiles;
 	struct manifest_strings env_path;

@@ -18,6 +18,15 @@ struct manifest_file {
 	char *target;     /* symlinks only: a file name in the same directory */
 };
 
+/* One zstd frame of an indexed payload (DESIGN.md §3 "payload.frames"): where its compressed
+ * bytes lie in the payload and how many tar bytes it decodes to. Frames are independent, so
+ * several can be decoded at once; the index is read only from the verified manifest. */
+struct payload_frame {
+	uint64_t offset;            /* from the payload's first byte */
+	uint64_t size;              /* compressed */
+	uint64_t uncompressed_size; /* tar bytes */
+};
+
 /* Sort by path (byte order), the order of the payload. */
 void entry_sort(struct manifest_file *files, size_t n);
 /* The entry named path in a sorted list, or NULL. */

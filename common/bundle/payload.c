@@ -4,12 +4,13 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bundle/decode.h"
 #include "common/io.h"
 #include "common/log.h"
+#include "common/platform.h"
 #include "common/sha256.h"
 
 #define READ_BUF (256u << 10)
@@ -18,21 +19,26 @@ struct walk {
 	struct bundle_input *b;
 	struct cf_err *e;
 	struct progress *progress;
-	int chunk_failed;
+	int chunk_failed; /* the source failed (a chunk, a frame): its reason is in e */
+	struct decoder *decoder; /* an indexed payload's, else NULL */
 };
 
-/* libarchive pulls compressed bytes from here: only chunks whose signed hash matched. */
+/* libarchive pulls its bytes from here: compressed, from chunks whose signed hash matched; or,
+ * with a frame index, plain tar from the decoder, which decodes only such chunks, in order. */
 static la_ssize_t read_verified(struct archive *a, void *ctx, const void **buf)
 {
 	struct walk *w = ctx;
 	size_t len;
-	if (bundle_next_chunk(w->b, (const uint8_t **)buf, &len, w->e) != CF_OK) {
+	uint64_t compressed = 0;
+	int rc = w->decoder ? decoder_next(w->decoder, (const uint8_t **)buf, &len, &compressed, w->e)
+			    : bundle_next_chunk(w->b, (const uint8_t **)buf, &len, w->e);
+	if (rc != CF_OK) {
 		w->chunk_failed = 1;
 		archive_set_error(a, EIO, "%s", w->e->msg);
 		return -1;
 	}
 	if (w->progress)
-		progress_add(w->progress, len);
+		progress_add(w->progress, w->decoder ? compressed : len);
 	return (la_ssize_t)len;
 }
 
@@ -106,9 +112,8 @@ struct job {
 };
 
 struct writer {
-	pthread_t thread;
-	pthread_mutex_t mu;
-	pthread_cond_t changed;
+	struct platform_thread *thread;
+	struct platform_monitor *mon;
 	struct job queue[WRITE_BUFS * 2 + 4];
 	size_t head, tail;
 	uint8_t *bufs[WRITE_BUFS];
@@ -159,26 +164,26 @@ static void writer_do(struct writer *w, const struct job *j)
 		w->failed = 1;
 }
 
-static void *writer_main(void *arg)
+static void writer_main(void *arg)
 {
 	struct writer *w = arg;
 	for (;;) {
-		pthread_mutex_lock(&w->mu);
+		platform_monitor_enter(w->mon);
 		while (w->head == w->tail)
-			pthread_cond_wait(&w->changed, &w->mu);
+			platform_monitor_wait(w->mon);
 		struct job j = w->queue[w->head % QLEN];
 		int failed = w->failed;
-		pthread_mutex_unlock(&w->mu);
+		platform_monitor_leave(w->mon);
 		if (!failed) /* after a failure, only drain: no more writes */
 			writer_do(w, &j);
-		pthread_mutex_lock(&w->mu);
+		platform_monitor_enter(w->mon);
 		w->head++;
 		if (j.kind == JOB_DATA)
 			w->free_bufs[w->nfree++] = j.buf;
-		pthread_cond_broadcast(&w->changed);
-		pthread_mutex_unlock(&w->mu);
+		platform_monitor_wake(w->mon);
+		platform_monitor_leave(w->mon);
 		if (j.kind == JOB_STOP)
-			return NULL;
+			return;
 	}
 }
 
@@ -186,25 +191,32 @@ static void *writer_main(void *arg)
 static int writer_push(struct writer *w, enum job_kind kind, const struct manifest_file *f,
 		       uint8_t *buf, size_t len)
 {
-	pthread_mutex_lock(&w->mu);
+	platform_monitor_enter(w->mon);
 	while (w->tail - w->head >= QLEN)
-		pthread_cond_wait(&w->changed, &w->mu);
+		platform_monitor_wait(w->mon);
 	w->queue[w->tail % QLEN] = (struct job){ kind, f, buf, len };
 	w->tail++;
 	int failed = w->failed;
-	pthread_cond_broadcast(&w->changed);
-	pthread_mutex_unlock(&w->mu);
+	platform_monitor_wake(w->mon);
+	platform_monitor_leave(w->mon);
 	return failed;
 }
 
 static uint8_t *writer_buffer(struct writer *w)
 {
-	pthread_mutex_lock(&w->mu);
+	platform_monitor_enter(w->mon);
 	while (w->nfree == 0)
-		pthread_cond_wait(&w->changed, &w->mu);
+		platform_monitor_wait(w->mon);
 	uint8_t *buf = w->free_bufs[--w->nfree];
-	pthread_mutex_unlock(&w->mu);
+	platform_monitor_leave(w->mon);
 	return buf;
+}
+
+static void writer_free(struct writer *w)
+{
+	platform_monitor_free(w->mon);
+	for (int i = 0; i < WRITE_BUFS; i++)
+		free(w->bufs[i]);
 }
 
 static int writer_start(struct writer *w, const struct payload_sink *sink)
@@ -213,9 +225,11 @@ static int writer_start(struct writer *w, const struct payload_sink *sink)
 	w->sink = sink;
 	for (int i = 0; i < WRITE_BUFS; i++)
 		w->free_bufs[w->nfree++] = w->bufs[i] = xmalloc(READ_BUF);
-	pthread_mutex_init(&w->mu, NULL);
-	pthread_cond_init(&w->changed, NULL);
-	return pthread_create(&w->thread, NULL, writer_main, w) == 0 ? 0 : -1;
+	w->mon = platform_monitor_new();
+	if (w->mon && platform_thread_start(&w->thread, writer_main, w) == 0)
+		return 0;
+	writer_free(w);
+	return -1;
 }
 
 /* The writer's failure, passed on to the caller's error. */
@@ -228,19 +242,17 @@ static int writer_verdict(const struct writer *w, int failed, struct cf_err *e)
 static int writer_finish(struct writer *w, struct cf_err *e)
 {
 	writer_push(w, JOB_STOP, NULL, NULL, 0);
-	pthread_join(w->thread, NULL);
-	pthread_mutex_destroy(&w->mu);
-	pthread_cond_destroy(&w->changed);
-	for (int i = 0; i < WRITE_BUFS; i++)
-		free(w->bufs[i]);
-	return writer_verdict(w, w->failed, e);
+	platform_thread_join(w->thread);
+	int rc = writer_verdict(w, w->failed, e);
+	writer_free(w);
+	return rc;
 }
 
 static int writer_error(struct writer *w, struct cf_err *e)
 {
-	pthread_mutex_lock(&w->mu);
+	platform_monitor_enter(w->mon);
 	int failed = w->failed;
-	pthread_mutex_unlock(&w->mu);
+	platform_monitor_leave(w->mon);
 	return writer_verdict(w, failed, e);
 }
 
@@ -266,6 +278,18 @@ static int copy_entry_data(struct archive *a, const struct manifest_file *f, str
 		if (n == 0)
 			return CF_OK;
 	}
+}
+
+/* Workers for an indexed payload: one per core; test builds take CUFERRY_DECODE_WORKERS=N
+ * (the bench compares one with all). */
+static int payload_decode_workers(void)
+{
+#ifdef CUFERRY_TEST_SEAMS
+	const char *v = getenv("CUFERRY_DECODE_WORKERS");
+	if (v)
+		return atoi(v);
+#endif
+	return 0;
 }
 
 static int walk_entries(struct archive *a, const struct bundle_contents *c,
@@ -315,14 +339,49 @@ static int walk_entries(struct archive *a, const struct bundle_contents *c,
 	return rc != CF_OK ? rc : wrc;
 }
 
+/* What libarchive left unread must still be what was signed: with an index, frames that
+ * decode as indexed (the tar's end padding); then chunks, and nothing after them. */
+static int drain(struct walk *w)
+{
+	int rc = CF_OK;
+	while (w->decoder && rc == CF_OK) {
+		const uint8_t *data;
+		size_t len;
+		uint64_t compressed;
+		rc = decoder_next(w->decoder, &data, &len, &compressed, w->e);
+		if (rc == CF_OK && len == 0)
+			break;
+		if (w->progress)
+			progress_add(w->progress, compressed);
+	}
+	decoder_stop(w->decoder); /* the workers end here, before the stream is read again */
+	w->decoder = NULL;
+	while (rc == CF_OK) {
+		const uint8_t *data;
+		size_t len;
+		rc = bundle_next_chunk(w->b, &data, &len, w->e);
+		if (rc == CF_OK && len == 0)
+			break;
+		if (w->progress)
+			progress_add(w->progress, len);
+	}
+	return rc;
+}
+
 int payload_walk(struct bundle_input *b, const struct bundle_contents *c,
 		 const struct payload_sink *sink, struct progress *progress, struct cf_err *e)
 {
-	struct walk w = { b, e, progress, 0 };
+	struct walk w = { b, e, progress, 0, NULL };
+	/* The index is checked whole before any frame is used. */
+	if (c->nframes && decode_check_index(c, e) != CF_OK)
+		return e->code;
 	bundle_begin_payload(b, &c->plan);
+	if (c->nframes && decoder_start(b, c, payload_decode_workers(), &w.decoder, e) != CF_OK)
+		return e->code;
 	struct archive *a = archive_read_new();
-	/* Only tar and zstd: no other parser ever sees a byte. */
-	archive_read_support_filter_zstd(a);
+	/* Only tar, and zstd for a payload without an index: no other parser ever sees a byte. */
+	if (!w.decoder)
+		archive_read_support_filter_zstd(a);
 	archive_read_support_format_tar(a);
 	int rc;
 	if (archive_read_open(a, &w, NULL, read_verified, NULL) != ARCHIVE_OK)
@@ -331,15 +390,8 @@ int payload_walk(struct bundle_input *b, const struct bundle_contents *c,
 	else
 		rc = walk_entries(a, c, sink, &w, e);
 	archive_read_free(a);
-	/* Whatever libarchive left unread must still be signed chunks, and nothing after them. */
-	while (rc == CF_OK) {
-		const uint8_t *data;
-		size_t len;
-		rc = bundle_next_chunk(b, &data, &len, e);
-		if (rc == CF_OK && len == 0)
-			break;
-		if (progress)
-			progress_add(progress, len);
-	}
+	if (rc == CF_OK)
+		return drain(&w);
+	decoder_stop(w.decoder);
 	return rc;
 }

@@ -2,7 +2,6 @@
 #include "common/bundle/reader.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +12,11 @@
 #include "common/sha256.h"
 
 #define MAX_PARTS 999
-#define PREFETCH_SLOTS 8 /* chunks read and verified ahead: 8 MiB with 1 MiB chunks */
+/* Chunks read and verified ahead: up to 8, holding at most PREFETCH_BYTES (8 MiB with the
+ * default 1 MiB chunks). Chunks over half of it are read on demand, one at a time, so a
+ * 64 MiB chunk is held once, never eight times (the memory bound of docs/formats.md). */
+#define PREFETCH_SLOTS 8
+#define PREFETCH_BYTES (16u << 20)
 
 struct bundle_part {
 	char *path;
@@ -41,12 +44,12 @@ struct bundle_input {
 	struct chunk_plan plan;
 	size_t next_chunk;
 	/* The reader thread: it alone touches the stream once the payload begins. */
-	pthread_t reader;
+	struct platform_thread *reader;
 	int reader_running;
-	pthread_mutex_t mu;
-	pthread_cond_t changed;
+	struct platform_monitor *mon;
 	uint8_t *slots[PREFETCH_SLOTS];
 	size_t lens[PREFETCH_SLOTS];
+	size_t nslots;          /* in use: PREFETCH_BYTES / chunk_size, at most PREFETCH_SLOTS */
 	size_t produced;        /* chunks verified and waiting, counting from 0 */
 	size_t consumed;        /* chunks handed out and released */
 	int holding;            /* the consumer still uses slot (consumed % SLOTS) */
@@ -392,34 +395,34 @@ int bundle_read_frame(struct bundle_input *b, struct cf_err *e)
 	return rc;
 }
 
-static void *reader_main(void *arg)
+static void reader_main(void *arg)
 {
 	struct bundle_input *b = arg;
 	struct cf_err e = { 0 };
 	for (;;) {
-		pthread_mutex_lock(&b->mu);
-		while (!b->stop && b->produced - b->consumed >= PREFETCH_SLOTS - 1)
-			pthread_cond_wait(&b->changed, &b->mu);
+		platform_monitor_enter(b->mon);
+		while (!b->stop && b->produced - b->consumed >= b->nslots - 1)
+			platform_monitor_wait(b->mon);
 		size_t index = b->produced;
 		int stop = b->stop;
-		pthread_mutex_unlock(&b->mu);
+		platform_monitor_leave(b->mon);
 		if (stop)
-			return NULL;
+			return;
 		size_t len;
-		int rc = read_chunk(b, b->slots[index % PREFETCH_SLOTS], &len, &e);
-		pthread_mutex_lock(&b->mu);
+		int rc = read_chunk(b, b->slots[index % b->nslots], &len, &e);
+		platform_monitor_enter(b->mon);
 		if (rc != CF_OK || index == b->plan.nchunks) {
 			b->reader_err = e;
 			b->finished = 1;
 		} else {
-			b->lens[index % PREFETCH_SLOTS] = len;
+			b->lens[index % b->nslots] = len;
 			b->produced++;
 		}
 		int done = b->finished;
-		pthread_cond_broadcast(&b->changed);
-		pthread_mutex_unlock(&b->mu);
+		platform_monitor_wake(b->mon);
+		platform_monitor_leave(b->mon);
 		if (done)
-			return NULL;
+			return;
 	}
 }
 
@@ -427,13 +430,13 @@ static void stop_reader(struct bundle_input *b)
 {
 	if (!b->reader_running)
 		return;
-	pthread_mutex_lock(&b->mu);
+	platform_monitor_enter(b->mon);
 	b->stop = 1;
-	pthread_cond_broadcast(&b->changed);
-	pthread_mutex_unlock(&b->mu);
-	pthread_join(b->reader, NULL);
-	pthread_mutex_destroy(&b->mu);
-	pthread_cond_destroy(&b->changed);
+	platform_monitor_wake(b->mon);
+	platform_monitor_leave(b->mon);
+	platform_thread_join(b->reader);
+	platform_monitor_free(b->mon);
+	b->mon = NULL;
 	b->reader_running = 0;
 }
 
@@ -455,15 +458,18 @@ void bundle_begin_payload(struct bundle_input *b, const struct chunk_plan *plan)
 	b->produced = b->consumed = 0;
 	b->holding = b->finished = b->stop = 0;
 	cf_err_clear(&b->reader_err);
-	for (int i = 0; i < PREFETCH_SLOTS; i++)
+	size_t fit = plan->chunk_size ? PREFETCH_BYTES / plan->chunk_size : PREFETCH_SLOTS;
+	b->nslots = fit > PREFETCH_SLOTS ? PREFETCH_SLOTS : fit < 2 ? 1 : fit;
+	for (size_t i = 0; i < b->nslots; i++)
 		b->slots[i] = xmalloc(plan->chunk_size);
-	pthread_mutex_init(&b->mu, NULL);
-	pthread_cond_init(&b->changed, NULL);
-	b->reader_running = pthread_create(&b->reader, NULL, reader_main, b) == 0;
+	if (b->nslots == 1)
+		return; /* on demand */
+	b->mon = platform_monitor_new();
+	b->reader_running = b->mon && platform_thread_start(&b->reader, reader_main, b) == 0;
 	if (!b->reader_running) {
 		/* No thread: verify on demand in the caller, one chunk at a time. */
-		pthread_mutex_destroy(&b->mu);
-		pthread_cond_destroy(&b->changed);
+		platform_monitor_free(b->mon);
+		b->mon = NULL;
 	}
 }
 
@@ -476,25 +482,25 @@ int bundle_next_chunk(struct bundle_input *b, const uint8_t **data, size_t *len,
 		*data = b->slots[0];
 		return read_chunk(b, b->slots[0], len, e);
 	}
-	pthread_mutex_lock(&b->mu);
+	platform_monitor_enter(b->mon);
 	if (b->holding) {
 		b->consumed++;
 		b->holding = 0;
-		pthread_cond_broadcast(&b->changed);
+		platform_monitor_wake(b->mon);
 	}
 	while (b->produced == b->consumed && !b->finished)
-		pthread_cond_wait(&b->changed, &b->mu);
+		platform_monitor_wait(b->mon);
 	int rc = CF_OK;
 	*len = 0;
 	*data = NULL;
 	if (b->produced > b->consumed) {
-		*data = b->slots[b->consumed % PREFETCH_SLOTS];
-		*len = b->lens[b->consumed % PREFETCH_SLOTS];
+		*data = b->slots[b->consumed % b->nslots];
+		*len = b->lens[b->consumed % b->nslots];
 		b->holding = 1;
 	} else if (b->reader_err.code) {
 		rc = cf_fail(e, b->reader_err.code, "%s", b->reader_err.msg);
 	}
-	pthread_mutex_unlock(&b->mu);
+	platform_monitor_leave(b->mon);
 	return rc;
 }
 

@@ -26,6 +26,10 @@ struct bundle_contents {
 	const struct manifest_file *files;
 	size_t nfiles;
 	struct chunk_plan plan;
+	/* The payload's frame index, or none (NULL, 0): one stream, decoded on one thread. */
+	const struct payload_frame *frames;
+	size_t nframes;
+	uint64_t uncompressed_size; /* the tar's bytes, which the frames must add up to */
 };
 
 /* The parts of a split bundle, in order: NAME.001, NAME.002, ... as long as they exist. */

@@ -18,7 +18,8 @@ forge() { $FORGE --key "$FX/test.key" --outside "$W/outside" --out "$W/$1.bundle
 for c in header_bitflip truncated_frame unsigned frame_over_cap sig_len63 sig_len65 sig_r0 sig_s0 \
 	 sig_r_ge_n payload_bitflip appended_byte appended_frame dotdot absolute symlink_then_write \
 	 symlink_out hardlink_abs hardlink_dotdot chardev fifo setuid duplicate dir_then_file extra \
-	 missing sparse bomb size_lie hash_lie truncated_zstd case_collision; do forge $c $c; done
+	 missing sparse bomb size_lie hash_lie truncated_zstd case_collision frames_valid frames_gap \
+	 frames_overlap frames_sum frames_merged frames_size_moved; do forge $c $c; done
 
 T2="trust: exit 2, nothing read past the frame"
 run_case header_bitflip "a flipped bit in the signed header" "$T2" 2 header_bitflip.bundle
@@ -78,6 +79,17 @@ done
 run_case bomb "an entry claiming 4 GiB of zeros (150 KB compressed)" "refused at its header, nothing of it written; $T3" 3 bomb.bundle --no-validate
 run_case size_lie "a size lie" "$T3" 3 size_lie.bundle --no-validate
 run_case hash_lie "a hash lie" "$T3" 3 hash_lie.bundle --no-validate
+# issue 29: the frame index is signed, and still checked before any frame is used
+expect 0 "$UNPACKER" verify frames_valid.bundle --trust "$FX/test.pub"
+run_case frames_gap "a signed frame index with a gap" "checked against the chunk plan before use; $T3" 3 frames_gap.bundle --no-validate
+assert_contains last.err "(a gap or an overlap)"
+run_case frames_overlap "a signed frame index with an overlap" "checked against the chunk plan before use; $T3" 3 frames_overlap.bundle --no-validate
+run_case frames_sum "signed frame sizes that do not add up to uncompressed_size" "checked before use; $T3" 3 frames_sum.bundle --no-validate
+assert_contains last.err "uncompressed_size says"
+run_case frames_merged "two zstd frames indexed as one" "each frame must be exactly one zstd frame; $T3" 3 frames_merged.bundle --no-validate
+assert_contains last.err "is not one zstd frame"
+run_case frames_size_moved "tar bytes moved between two indexed frames (the sums still match)" "each frame must decode to its indexed size; $T3" 3 frames_size_moved.bundle --no-validate
+assert_contains last.err "decodes to more than its"
 run_case truncated_zstd "a truncated zstd stream (signed as is)" "$T3" 3 truncated_zstd.bundle --no-validate
 
 n=0

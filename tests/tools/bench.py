@@ -21,6 +21,11 @@ RUNS = int(os.environ.get("BENCH_RUNS", "3"))
 SLOW = int(os.environ.get("BENCH_SLOW_RUNS", "1"))
 CUDA_LIBS = os.environ.get("BENCH_CUDA_LIBS") == "1"
 BUNDLER, UNPACKER = os.path.join(B, "bundler"), os.path.join(B, "unpacker")
+# The seams builds: CUFERRY_DECODE_WORKERS picks the decoder's workers, CUFERRY_PACK_CHUNK_SIZE
+# and CUFERRY_PACK_FRAME_SIZE the bundle's chunks and frames (the shipped programs have none).
+UNPACKER_SEAMS, BUNDLER_SEAMS = os.path.join(B, "test-bin", "unpacker"), os.path.join(B, "bundler-test-seams")
+# BENCH_ONLY=decode: only the decode rows (parallel vs one thread, peak RSS by chunk size).
+ONLY = os.environ.get("BENCH_ONLY", "")
 
 
 def sh(cmd, **kw):
@@ -127,6 +132,53 @@ int main(void) {
             "files": statistics.median(files), "old": oldt}
 
 
+def decode_rows(cuda, libs, env):
+    """the same bundle decoded by one worker and by one per core, taking turns, run after run;
+    zstd -dc of it on one thread beside them; then the peak RSS of an install of the same tree
+    bundled with 1 MiB and with 64 MiB chunks (the format's largest)"""
+    if not os.path.exists("ours.bundle"):
+        sh("%s %s create --from-dir %s %s --key k.key -o ours.bundle -q >/dev/null" % (env, BUNDLER, cuda, libs))
+    sh("%s CUFERRY_PACK_CHUNK_SIZE=67108864 %s create --from-dir %s %s --key k.key -o c64.bundle -q >/dev/null"
+       % (env, BUNDLER_SEAMS, cuda, libs))
+    sh("%s CUFERRY_PACK_FRAME_SIZE=0 %s create --from-dir %s %s --key k.key -o one.bundle -q >/dev/null"
+       % (env, BUNDLER_SEAMS, cuda, libs))
+    fresh = "rm -rf r && mkdir r && sync"
+    inst = "%s install %%s --root %s/r --trust k.pub --no-validate" % (UNPACKER_SEAMS, W)
+    ver = "%s verify %%s --trust k.pub" % UNPACKER_SEAMS
+    t = interleaved([
+        ("verify 1", "CUFERRY_DECODE_WORKERS=1 " + ver % "ours.bundle", "sync"),
+        ("verify N", ver % "ours.bundle", "sync"),
+        ("verify one", ver % "one.bundle", "sync"),
+        ("install 1", "CUFERRY_DECODE_WORKERS=1 " + inst % "ours.bundle", fresh),
+        ("install N", inst % "ours.bundle", fresh),
+        ("zstd", "zstd -dc ours.bundle >/dev/null", "sync"),
+        ("zstd one", "zstd -dc one.bundle >/dev/null", "sync"),
+        ("install 64", inst % "c64.bundle", fresh),
+    ], RUNS)
+    return t, size("ours.bundle"), size("one.bundle")
+
+
+def decode_table(d, p):
+    t, framed, one = d
+    p("| decode (the same bundle; %d cores here) | time | vs one worker | peak memory |" % os.cpu_count())
+    p("| --- | ---: | ---: | ---: |")
+    p("| unpacker verify, one decoding worker | %.2f s | 1.00x | %.0f MiB |" % (t["verify 1"][0], t["verify 1"][1] / 1024))
+    p("| unpacker verify, one worker per core | %.2f s | %.2fx | %.0f MiB |" % (t["verify N"][0], t["verify 1"][0] / t["verify N"][0], t["verify N"][1] / 1024))
+    p("| unpacker verify, the same tree as one zstd stream (no index: libarchive, one thread) | %.2f s | %.2fx | %.0f MiB |" % (t["verify one"][0], t["verify 1"][0] / t["verify one"][0], t["verify one"][1] / 1024))
+    p("| unpacker install --no-validate, one decoding worker | %.2f s | 1.00x | %.0f MiB |" % (t["install 1"][0], t["install 1"][1] / 1024))
+    p("| unpacker install --no-validate, one worker per core | %.2f s | %.2fx | %.0f MiB |" % (t["install N"][0], t["install 1"][0] / t["install N"][0], t["install N"][1] / 1024))
+    p("| zstd -dc of it (one thread, decodes only) | %.2f s | | |" % t["zstd"][0])
+    p("| zstd -dc of the one-stream bundle | %.2f s | | |" % t["zstd one"][0])
+    p("")
+    p("| install peak RSS (RSS bound 256 MiB) | peak memory |")
+    p("| --- | ---: |")
+    p("| 1 MiB chunks (the default) | %.0f MiB |" % (t["install N"][1] / 1024))
+    p("| 64 MiB chunks (the format's largest) | %.0f MiB |" % (t["install 64"][1] / 1024))
+    p("")
+    p("Frames: the indexed bundle is %.0f bytes, %.2f %% more than the same tree as one stream (%.0f)."
+      % (framed, (framed - one) * 100.0 / one, one))
+
+
 def main():
     shutil.rmtree(W, ignore_errors=True)
     os.makedirs(W)
@@ -136,6 +188,14 @@ def main():
     libs = "--with-cuda-libs" if CUDA_LIBS else ""
     env = "SOURCE_DATE_EPOCH=1760486400"
     rows = []
+    if ONLY == "decode":
+        out = []
+        decode_table(decode_rows(cuda, libs, env), out.append)
+        text = "\n".join(out) + "\n"
+        print(text)
+        open(os.path.join(W, "results.md"), "w").write(text)
+        shutil.rmtree("r", ignore_errors=True)
+        return
 
     # The payload tree, as the bundle installs it: the baselines archive the same files.
     sh("%s %s create --from-dir %s %s --key k.key -o ref.bundle --level 1 -q >/dev/null" % (env, BUNDLER, cuda, libs))
@@ -184,6 +244,7 @@ def main():
     ver_t, ver_m = unpack["verify"]
 
     val = validation_rows(cuda)
+    dec = decode_rows(cuda, libs, env)
 
     # ---- SHA-256 ----
     ours_sha = float(subprocess.run([os.path.join(B, "sha256_speed")], capture_output=True, text=True).stdout)
@@ -216,6 +277,8 @@ def main():
     p("| zstd -dc BUNDLE \\| tar -x (the same bundle; verifies nothing) | %.2f s | 1.00x | |" % zx_t)
     p("| zstd -dc BUNDLE \\| tar -x, then sync | %.2f s | %.2fx | |" % (zxs_t, zxs_t / zx_t))
     p("| tar -xJf + sha256sum -c | %.2f s | %.2fx | |" % (xzx_t, xzx_t / zx_t))
+    p("")
+    decode_table(dec, p)
     p("")
     p("| validation (no GPU here) | time | vs loading cuDNN |")
     p("| --- | ---: | ---: |")

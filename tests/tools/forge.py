@@ -52,7 +52,12 @@ CASES = {
     "bomb": 3,
     # signed manifest fields outside their allow-lists (issue 11, finding 10)
     "version_slash": 3, "bundle_id_newline": 3, "created_unpadded": 3, "cuferry_entry": 3,
+    # the payload as independent zstd frames with an index (payload.frames, issue 29): valid,
+    # then signed indexes that do not fit the payload (checked before use) or its frames
+    "frames_valid": 0, "frames_gap": 3, "frames_overlap": 3, "frames_sum": 3,
+    "frames_merged": 3, "frames_size_moved": 3,
 }
+FRAME_TAR = 2048  # tar bytes per frame in the frames_* cases: the small tar makes several
 # Cases that mean something only with --platform windows-* (listed only with it: the Linux tests
 # run --list's cases with the default platform): a signed manifest listing a link, which Windows
 # bundles never carry (on Linux the same bundle is valid).
@@ -238,6 +243,32 @@ def tar_bytes(entries):
     return buf.getvalue()
 
 
+def framed_payload(tar, case):
+    """The tar as independent zstd frames, the bundler's layout, with its index; then case's
+    defect in the index (the payload itself stays valid)."""
+    payload, frames = b"", []
+    for at in range(0, len(tar), FRAME_TAR):
+        z = run(["zstd", "-q", "-c", "-3"], tar[at:at + FRAME_TAR])
+        frames.append({"offset": len(payload), "size": len(z),
+                       "uncompressed_size": len(tar[at:at + FRAME_TAR])})
+        payload += z
+    assert len(frames) >= 3, "the frames cases need three frames"
+    if case == "frames_gap":
+        frames[1]["offset"] += 1
+    elif case == "frames_overlap":
+        frames[2]["offset"] -= 1
+    elif case == "frames_sum":
+        frames[-1]["uncompressed_size"] += 512
+    elif case == "frames_merged":
+        frames[0]["size"] += frames[1]["size"]
+        frames[0]["uncompressed_size"] += frames[1]["uncompressed_size"]
+        del frames[1]
+    elif case == "frames_size_moved":
+        frames[0]["uncompressed_size"] -= 1
+        frames[1]["uncompressed_size"] += 1
+    return payload, frames
+
+
 def frame(header, sigs):
     body = b"CUFERRY1" + struct.pack("<I", len(header)) + header + struct.pack("<I", len(sigs))
     for keyid, spki, sig in sigs:
@@ -283,6 +314,9 @@ def main():
         tar = tar_bytes(entries)
         tar_len = len(tar)
         payload = run(["zstd", "-q", "-c", "-3"], tar)
+    frames = None
+    if case.startswith("frames_"):
+        payload, frames = framed_payload(tar, case)
     if case == "truncated_zstd":
         payload = payload[: len(payload) * 2 // 3]
     if case == "appended_frame":
@@ -308,6 +342,8 @@ def main():
         "env": {"PATH": ["bin"], "LD_LIBRARY_PATH": []} if is_windows(args) else
         {"PATH": [], "LD_LIBRARY_PATH": ["lib"]},
     }
+    if frames is not None:
+        manifest["payload"]["frames"] = frames
     if case == "version_slash":
         manifest["cudnn"]["version"] = "9.19.0.56/lib"
     if case == "bundle_id_newline":
