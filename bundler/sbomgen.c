@@ -107,6 +107,21 @@ struct gen {
 	const char *license_file; /* the product's licence text in the bundle, if it has one */
 };
 
+/* A product of the unit: the bundle's own, or a --with product. */
+static void product_part(struct part *p, const struct manifest *m, const struct product *prod,
+			 const char *version, const char *license, const char *source_kind,
+			 const char *source_name, const uint8_t *source_sha256)
+{
+	*p = (struct part){ .name = prod->name, .version = version, .included = 1, .product = prod,
+			    .description = prod->description, .license = license,
+			    .source_kind = source_kind, .source_name = source_name,
+			    .source_sha256 = source_sha256 };
+	/* purl qualifiers in their canonical order (sorted by key) */
+	p->purl = xasprintf("pkg:generic/nvidia/%s@%s?cuda=%s&platform=%s", prod->name, version,
+			    m->cuda_variant, m->platform);
+	p->spdx_id = spdx_idstring("SPDXRef-Package-", prod->name);
+}
+
 static void gen_init(struct gen *g, const struct sbomgen_input *in)
 {
 	const struct manifest *m = in->m;
@@ -122,22 +137,12 @@ static void gen_init(struct gen *g, const struct sbomgen_input *in)
 	manifest_format_time((int64_t)m->source_date_epoch, g->created);
 	g->nparts = 1 + m->nmembers + m->ncomponents;
 	g->parts = xcalloc(g->nparts, sizeof(*g->parts));
-	for (size_t i = 0; i <= m->nmembers; i++) {
-		const struct manifest_member *w = i ? &m->members[i - 1] : NULL;
-		const struct product *prod = w ? w->product : m->product;
-		const char *version = w ? w->version : m->product_version;
-		struct part *p = &g->parts[i];
-		*p = (struct part){ .name = prod->name, .version = version, .included = 1,
-				    .product = prod, .description = prod->description,
-				    .license = w ? NULL : in->license,
-				    .source_kind = w ? w->source_kind : m->source_kind,
-				    .source_name = w ? w->source_name : m->source_name };
-		if (w ? w->source_has_sha256 : m->source_has_sha256)
-			p->source_sha256 = w ? w->source_sha256 : m->source_sha256;
-		/* purl qualifiers in their canonical order (sorted by key) */
-		p->purl = xasprintf("pkg:generic/nvidia/%s@%s?cuda=%s&platform=%s", prod->name, version,
-				    m->cuda_variant, m->platform);
-		p->spdx_id = spdx_idstring("SPDXRef-Package-", prod->name);
+	product_part(&g->parts[0], m, m->product, m->product_version, in->license, m->source_kind,
+		     m->source_name, m->source_has_sha256 ? m->source_sha256 : NULL);
+	for (size_t i = 0; i < m->nmembers; i++) {
+		const struct manifest_member *w = &m->members[i];
+		product_part(&g->parts[1 + i], m, w->product, w->version, NULL, w->source_kind,
+			     w->source_name, w->source_has_sha256 ? w->source_sha256 : NULL);
 	}
 	for (size_t i = 0; i < m->ncomponents; i++) {
 		const struct manifest_component *c = &m->components[i];

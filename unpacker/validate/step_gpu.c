@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/io.h"
 #include "common/log.h"
 #include "common/platform.h"
 #include "manifests/compat.h"
@@ -112,10 +113,10 @@ static void see_one_gpu(struct gpu_job *j, size_t i)
  * timing name compute_gpuK (graph_gpuK for the backend graph's). */
 static void run_jobs(struct run *r, struct gpu_job *jobs, size_t n, const char *what)
 {
-	pthread_t *threads = calloc(n ? n : 1, sizeof(*threads));
-	int *started = calloc(n ? n : 1, sizeof(*started));
+	pthread_t *threads = xcalloc(n ? n : 1, sizeof(*threads));
+	int *started = xcalloc(n ? n : 1, sizeof(*started));
 	for (size_t i = 0; i < n; i++) {
-		started[i] = threads && started && pthread_create(&threads[i], NULL, gpu_job_run, &jobs[i]) == 0;
+		started[i] = pthread_create(&threads[i], NULL, gpu_job_run, &jobs[i]) == 0;
 		if (!started[i])
 			gpu_job_run(&jobs[i]);
 	}
@@ -283,10 +284,10 @@ static void *product_check_run(void *arg)
 static void unit_checks(struct run *r, const char *libcuda, size_t ngpus)
 {
 	size_t n = r->m ? manifest_product_count(r->m) - 1 : 0;
-	struct product_check *pcs = calloc(n ? n : 1, sizeof(*pcs));
-	pthread_t *threads = calloc(n ? n : 1, sizeof(*threads));
-	int *started = calloc(n ? n : 1, sizeof(*started));
-	for (size_t i = 0; pcs && threads && started && i < n; i++) {
+	struct product_check *pcs = xcalloc(n ? n : 1, sizeof(*pcs));
+	pthread_t *threads = xcalloc(n ? n : 1, sizeof(*threads));
+	int *started = xcalloc(n ? n : 1, sizeof(*started));
+	for (size_t i = 0; i < n; i++) {
 		report_run_for(r, i + 1, &pcs[i].run);
 		pcs[i].libcuda = libcuda;
 		pcs[i].ngpus = ngpus;
@@ -295,7 +296,7 @@ static void unit_checks(struct run *r, const char *libcuda, size_t ngpus)
 	struct product_check own = { .run = *r, .libcuda = libcuda, .ngpus = ngpus };
 	product_check_run(&own);
 	*r = own.run;
-	for (size_t i = 0; pcs && threads && started && i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		if (started[i])
 			pthread_join(threads[i], NULL);
 		else
