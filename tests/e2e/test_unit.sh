@@ -120,6 +120,24 @@ assert i["with"] == [{"product": "nccl", "version": i["with"][0]["version"]}], i
 assert {"file": "lib/pkgconfig/nccl.pc", "present": True} in i["builder_files"], i["builder_files"]
 PY
 
+note "beside a bundle of cuDNN alone: list, use and uninstall act on the unit by its id"
+FAKEFLAGS=""
+mkfake alone
+"$BUNDLER" create --from-dir "$W/src-alone" --cuda 13 --key "$FX/test.key" -o "$W/alone.bundle" \
+	--level 1 -q >/dev/null || fail "bundle cuDNN alone"
+expect 0 "$UNPACKER" "$W/alone.bundle" --root "$R" $T --no-validate --keep-current
+expect 0 "$UNPACKER" list --root "$R"
+assert_contains last.out "* $D "
+assert_contains last.out "  cudnn-9.19.0-cuda13 "
+expect 0 "$UNPACKER" use cudnn-9.19.0-cuda13-linux-x86_64 --root "$R"
+[ "$(readlink "$R/opt/cudnn/current")" = cudnn-9.19.0-cuda13 ] || fail "use: current -> $(readlink "$R/opt/cudnn/current")"
+expect 0 "$UNPACKER" use "$ID" --root "$R"
+[ "$(readlink "$R/opt/cudnn/current")" = "$D" ] || fail "use $ID: current -> $(readlink "$R/opt/cudnn/current")"
+expect 0 "$UNPACKER" uninstall cudnn-9.19.0-cuda13-linux-x86_64 --root "$R"
+[ -d "$R/opt/cudnn/$D" ] || fail "uninstalling the bundle of cuDNN alone took the unit"
+expect 0 "$UNPACKER" list --root "$R"
+assert_contains last.out "* $D "
+
 note "pkg-config finds both products of the unit through the one environment"
 PKG_CONFIG_PATH="$R/opt/cudnn/current/lib/pkgconfig" pkg-config --modversion nccl > "$W/pc.out" ||
 	fail "pkg-config nccl"

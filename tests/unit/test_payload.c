@@ -109,7 +109,7 @@ static int walk(const struct tar_item *items, size_t nitems, const struct manife
 	struct bundle_input *b;
 	assert_int_equal(bundle_open(path, &b, e), CF_OK);
 	assert_int_equal(bundle_read_frame(b, e), CF_OK);
-	struct bundle_contents c = { files, nfiles, fixture_plan(&fx) };
+	struct bundle_contents c = { .files = files, .nfiles = nfiles, .plan = fixture_plan(&fx) };
 	struct payload_sink sink = { sink_begin, sink_data, sink_end, seen };
 	memset(seen, 0, sizeof(*seen));
 	int rc = payload_walk(b, &c, &sink, NULL, e);
