@@ -253,7 +253,7 @@ int provenance_files(const struct provenance_input *in,
 				plan && plan->mirror[0] && (from_mirror || with_components)
 					? json_string(plan->mirror) : json_null(),
 				"nvidia_json", kept, "sources", sources, "other_files", other);
-	char *text = doc && !bad ? json_dumps(doc, JSON_INDENT(2)) : NULL;
+	char *text = doc && !bad ? json_dumps(doc, JSON_INDENT(2) | JSON_ENSURE_ASCII) : NULL;
 	json_decref(doc);
 	if (!text) {
 		provenance_files_free(out + 1, nout - 1);

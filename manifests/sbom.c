@@ -137,24 +137,24 @@ int sbom_with_signers(const struct sbom_capture *c, const char (*fps)[65], size_
 		return cf_fail(e, CF_INCOMPATIBLE, "the bundle carries no %s (it was made before "
 			       "bundles carried %s)", c->path,
 			       kind == SBOM_PROVENANCE ? "their provenance" : "SBOMs");
-	if (kind == SBOM_PROVENANCE) {
-		*out = xmalloc(c->len + 1);
-		memcpy(*out, c->data ? c->data : "", c->len);
-		(*out)[c->len] = '\0';
-		*len = c->len;
-		return CF_OK;
-	}
 	json_error_t jerr;
 	json_t *doc = json_loadb(c->data ? c->data : "", c->len, JSON_REJECT_DUPLICATES, &jerr);
-	json_t *el = doc ? bundle_element(doc, kind) : NULL;
+	json_t *el = doc && kind != SBOM_PROVENANCE ? bundle_element(doc, kind) : doc;
 	if (!json_is_object(el)) {
 		json_decref(doc);
-		return cf_fail(e, CF_INTEGRITY, "%s is not an SBOM of the bundler's (%s)", c->path,
+		return cf_fail(e, CF_INTEGRITY, "%s is not %s of the bundler's (%s)", c->path,
+			       kind == SBOM_PROVENANCE ? "a provenance record" : "an SBOM",
 			       doc ? "no bundle element" : jerr.text);
 	}
-	for (size_t i = 0; i < nfps; i++)
+	for (size_t i = 0; kind != SBOM_PROVENANCE && i < nfps; i++)
 		add_signer(doc, el, kind, fps[i]);
-	char *text = json_dumps(doc, JSON_SORT_KEYS | JSON_INDENT(2));
+	/* Printed as JSON this reader wrote, never as the stored bytes: a bundle maker's text
+	 * reaches a terminal (inspect needs no trusted key) with every control character and
+	 * every non-ASCII one escaped. The provenance record keeps its order: the bundler wrote
+	 * it this way, so the print is its stored bytes. */
+	size_t flags = JSON_INDENT(2) | JSON_ENSURE_ASCII |
+		       (kind == SBOM_PROVENANCE ? 0 : JSON_SORT_KEYS);
+	char *text = json_dumps(doc, flags);
 	json_decref(doc);
 	if (!text)
 		return cf_fail(e, CF_INSTALL, "cannot encode %s", c->path);

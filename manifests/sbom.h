@@ -47,8 +47,10 @@ void sbom_capture_free(struct sbom_capture *c);
 /* The captured document with the signers' key fingerprints (hex SHA-256 of each signer's
  * SubjectPublicKeyInfo) added: CycloneDX as properties "cuferry:signer" of the bundle's
  * component, SPDX as annotations of the bundle's package. Pretty-printed with sorted keys,
- * ending in a newline; caller frees. The provenance record is given as stored, byte for byte
- * (the signers are the header's business; its bytes are what a reviewer hashes). CF_INCOMPATIBLE
+ * ending in a newline, ASCII only (control and non-ASCII characters escaped: no bundle maker's
+ * text reaches a terminal raw); caller frees. The provenance record is printed in its own order
+ * with no signers (they are the header's business) as the bundler writes it, so for its
+ * bundles the print is the stored bytes; a record that is not a JSON object is refused. CF_INCOMPATIBLE
  * when the bundle has no such document (made before the dossier held it), CF_INTEGRITY when
  * the signed document is not the JSON the bundler writes. */
 int sbom_with_signers(const struct sbom_capture *c, const char (*fps)[65], size_t nfps,

@@ -32,6 +32,20 @@ assert s["on_target"] is True and s["summary"] == "drift", s
 s = fleet.fleet_host_state({"status": "no result", "message": "not reached"}, None)
 assert s["inventoried"] is False and s["reason"] == "not reached" and s["summary"] == "not inventoried: no result", s
 assert fleet.md_cell("a|b\nc") == "a\\|b c", fleet.md_cell("a|b\nc")
+# a compromised target's words: no raw control character, HTML, link or forged line
+evil = "/p/x\n\n## Drift\n- realhost: ALL CLEAN <img src=x onerror=alert(1)> [c](javascript:1) \x1b]8;;http://e\x07 \x1b[2J \x9b1m ~~x~~"
+cell = fleet.md_cell(evil)
+assert "\n" not in cell and not any(ord(c) < 0x20 or 0x7f <= ord(c) <= 0x9f for c in cell), repr(cell)
+assert "<" not in cell and "[c]" not in cell and "~~" not in cell and "\\x1b" in cell, cell
+assert fleet.plain(evil) == "/p/x  ## Drift - realhost: ALL CLEAN <img src=x onerror=alert(1)> [c](javascript:1) \\x1b]8;;http://e\\x07 \\x1b[2J \\x9b1m ~~x~~", repr(fleet.plain(evil))
+# every value the templates print from a host goes through md_cell (Markdown) or plain (text)
+import re, os
+tdir = os.path.join(os.environ["CUFERRY_TOP"], "ansible/collections/ansible_collections/cuferry/cudnn/roles/fleet_summary/templates")
+ours = ("| length", "rep.written", "rep.run_started", "rep.check_mode", "fmt | format('host'")
+for name, guard in (("summary.md.j2", "md_cell"), ("summary.txt.j2", "plain")):
+    for expr in re.findall(r"\{\{(.*?)\}\}", open(os.path.join(tdir, name)).read(), re.S):
+        if not any(k in expr for k in ours) and not expr.strip().startswith("'"):
+            assert guard in expr, (name, expr)
 o = fleet.fleet_overview([{"host": "h", "status": "unreachable", "state": fleet.fleet_host_state({"status": "unreachable", "message": "m"}, None)}])
 assert o["hosts_not_inventoried"] == [{"host": "h", "status": "unreachable", "reason": "m"}] and o["hosts_inventoried"] == [], o
 PY

@@ -234,4 +234,27 @@ if grep -q "$ESC\|$BEL" "$W/last.out" "$W/last.err"; then cat -v "$W/last.out" >
 grep -qF '\x1b]0;PWN\x07' "$W/last.out" || { cat -v "$W/last.out" >&2; fail "inspect did not print the name escaped"; }
 record inspect_escapes_manifest_text "bundler inspect of a bundle whose source name holds ESC ]0;PWN BEL (a terminal title sequence)" \
 	"printed as \\xNN, no raw ESC or BEL" "threats/inspect_escapes_manifest_text" "pass"
+
+# The dossier's provenance record is a bundle maker's text too: printed only as JSON the
+# reader re-encodes (every control character escaped), and refused when it is not JSON.
+printf 'not json \033]0;owned\007\033[2J FAKE: all checks passed\n' > "$W/prov-raw.json"
+python3 "$TOP/tests/tools/forge.py" --key "$FX/test.key" --out "$W/provraw.bundle" \
+	--name .cuferry-dossier/provenance.json --data "$W/prov-raw.json" || fail "forge provraw"
+printf '{"format": "cuferry-provenance-1", "note": "\\u001b]0;owned\\u0007\\u009b2J"}\n' > "$W/prov-esc.json"
+python3 "$TOP/tests/tools/forge.py" --key "$FX/test.key" --out "$W/provesc.bundle" \
+	--name .cuferry-dossier/provenance.json --data "$W/prov-esc.json" || fail "forge provesc"
+expect 3 "$BUNDLER" inspect "$W/provraw.bundle" --provenance
+assert_contains last.err "is not a provenance record of the bundler's"
+expect 3 "$UNPACKER" verify "$W/provraw.bundle" --trust "$FX/test.pub" --provenance
+one_line_reason
+for b in provraw provesc; do
+	"$BUNDLER" inspect "$W/$b.bundle" --provenance > "$W/$b.i" 2>&1 || true
+	"$UNPACKER" verify "$W/$b.bundle" --trust "$FX/test.pub" --provenance > "$W/$b.v" 2>&1 || true
+	if LC_ALL=C grep -q "$ESC\|$BEL\|$(printf '\302\233')" "$W/$b.i" "$W/$b.v"; then
+		cat -v "$W/$b.i" "$W/$b.v" >&2; fail "a --provenance print of $b carried a raw control character"
+	fi
+done
+grep -qiF '\u001b]0;owned' "$W/provesc.v" || { cat "$W/provesc.v" >&2; fail "verify --provenance did not print the record escaped"; }
+record provenance_print_escaped "bundler inspect / unpacker verify --provenance of a signed bundle whose provenance.json is raw ESC text, or JSON with ESC, BEL and C1 CSI" \
+	"not JSON: exit 3, one line; JSON: printed with every control character escaped (\\u001b), no raw ESC, BEL or CSI" "threats/provenance_print_escaped" "pass"
 echo "ok: environment hygiene"

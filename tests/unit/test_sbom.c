@@ -192,7 +192,10 @@ static void test_missing_or_foreign_document(void **state)
 }
 
 /* The provenance record is printed as stored, byte for byte: what a reviewer hashes. */
-static void test_provenance_verbatim(void **state)
+/* The provenance record is printed re-encoded, in its own order: the bundler's bytes (two-space
+ * indent, ASCII) come back as they are; anything else as the JSON it is, escaped; not JSON is
+ * refused. */
+static void test_provenance_reencoded(void **state)
 {
 	(void)state;
 	struct sbom_capture c;
@@ -201,7 +204,7 @@ static void test_provenance_verbatim(void **state)
 	char *out;
 	size_t len;
 	const char fps[1][65] = { "aa" };
-	const char *stored = "{\"format\":  \"cuferry-provenance-1\"}\n";
+	const char *stored = "{\n  \"format\": \"cuferry-provenance-1\",\n  \"b\": 1,\n  \"a\": [\n    \"x\"\n  ]\n}\n";
 	sbom_capture_init(&c, SBOM_PROVENANCE, &sink);
 	assert_string_equal(c.path, PROVENANCE_PATH);
 	assert_int_equal(sbom_with_signers(&c, fps, 1, &out, &len, &e), CF_INCOMPATIBLE);
@@ -214,6 +217,25 @@ static void test_provenance_verbatim(void **state)
 	assert_memory_equal(out, stored, len);
 	free(out);
 	sbom_capture_free(&c);
+
+	const struct { const char *stored, *printed; int code; } cases[] = {
+		{ "{\"n\": \"\\u001b]0;x\\u0007\\u009b\"}", "{\n  \"n\": \"\\u001B]0;x\\u0007\\u009B\"\n}\n", CF_OK },
+		{ "not json \033[2J", NULL, CF_INTEGRITY },
+		{ "[1, 2]", NULL, CF_INTEGRITY },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		sbom_capture_init(&c, SBOM_PROVENANCE, &sink);
+		feed(&sink, PROVENANCE_PATH, cases[i].stored);
+		cf_err_clear(&e);
+		assert_int_equal(sbom_with_signers(&c, fps, 1, &out, &len, &e), cases[i].code);
+		if (cases[i].printed) {
+			assert_string_equal(out, cases[i].printed);
+			free(out);
+		} else {
+			assert_non_null(strstr(e.msg, "is not a provenance record"));
+		}
+		sbom_capture_free(&c);
+	}
 }
 
 static void test_names(void **state)
@@ -241,7 +263,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_licence_named_or_noassertion, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_print_adds_the_signers, setup, teardown),
 		cmocka_unit_test(test_missing_or_foreign_document),
-		cmocka_unit_test(test_provenance_verbatim),
+		cmocka_unit_test(test_provenance_reencoded),
 		cmocka_unit_test(test_names),
 	};
 	return cmocka_run_group_tests_name("sbom", tests, NULL, NULL);

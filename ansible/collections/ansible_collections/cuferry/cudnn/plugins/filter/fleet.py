@@ -130,12 +130,34 @@ def fleet_overview(rows):
     }
 
 
-def md_cell(value):
-    """VALUE as one Markdown table cell: pipes escaped, no line breaks."""
+def plain(value):
+    """VALUE as one line of text for a terminal or a text file: what a host reported is a
+    compromised target's words, so every control character (C0, DEL, C1: ESC, BEL, CSI...) is
+    written as \\xNN and line breaks become spaces; nothing it sends can move the cursor, set a
+    title or forge a line."""
     s = '' if value is None else str(value)
-    return s.replace('\\', '\\\\').replace('|', '\\|').replace('\r', ' ').replace('\n', ' ')
+    out = []
+    for ch in s.replace('\r\n', ' ').replace('\n', ' ').replace('\r', ' '):
+        o = ord(ch)
+        out.append('\\x%02x' % o if o < 0x20 or 0x7f <= o <= 0x9f else ch)
+    return ''.join(out)
+
+
+# What Markdown (CommonMark and GitHub's) would read as markup in a cell, escaped with a
+# backslash: no link or image ([...](...)), code span, strong text or strikethrough (which
+# could hide a word), no cell break. Line breaks are gone (plain), so no heading or list can
+# start; '_' between letters (host_names) is no emphasis and stays as it is.
+MD_SPECIAL = '\\`*[]~|'
+
+
+def md_cell(value):
+    """VALUE as one Markdown table cell or list item: plain() first, then '&' '<' '>' as HTML
+    entities (no raw HTML, no autolink) and every Markdown special character escaped."""
+    s = plain(value).replace('&', '&amp;').replace('<', '&lt;').replace('>', '&gt;')
+    return ''.join('\\' + ch if ch in MD_SPECIAL else ch for ch in s)
 
 
 class FilterModule:
     def filters(self):
-        return {'fleet_host_state': fleet_host_state, 'fleet_overview': fleet_overview, 'md_cell': md_cell}
+        return {'fleet_host_state': fleet_host_state, 'fleet_overview': fleet_overview, 'md_cell': md_cell,
+                'plain': plain}
